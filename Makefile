@@ -1,0 +1,47 @@
+# magi-code: a stdio coding-agent backend. `make demo` runs the main job, `make test` the tests.
+GO        ?= go
+BIN       := bin/magi-code
+PKGS      := ./...
+FUZZTIME  ?= 30s
+GOFLAGS_TEST ?= -race -count=1 -timeout 9m
+
+.PHONY: all build test demo bench fuzz fuzz-short lint clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/magi-code
+
+# Whole-process tests find the binary through MAGI_CODE_BIN.
+test: build
+	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
+	$(MAKE) --no-print-directory fuzz-short
+	$(GO) vet $(PKGS)
+
+demo: build
+	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/...
+	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
+
+# Each fuzz target runs for FUZZTIME (make fuzz) or a few seconds (make test).
+FUZZ_TARGETS := \
+	./stages/framing:FuzzSplitter \
+	./stages/validate:FuzzParse \
+	./stages/chunk:FuzzSplit
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg; done
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,90 @@
+package chunk
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+func checkParts(t *testing.T, s string, raw, esc int) {
+	t.Helper()
+	parts := Split(s, raw, esc)
+	if got := strings.Join(parts, ""); got != s {
+		t.Fatalf("Split(%q) does not rejoin", s)
+	}
+	for i, p := range parts {
+		if len(p) > raw {
+			t.Fatalf("part %d has %d raw bytes > %d", i, len(p), raw)
+		}
+		if e := wire.EscapedLen(p); e > esc {
+			t.Fatalf("part %d has %d escaped bytes > %d", i, e, esc)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(p) {
+			t.Fatalf("part %d splits a UTF-8 sequence", i)
+		}
+		if len(parts) > 1 && len(p) == 0 {
+			t.Fatalf("empty part %d", i)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	cases := []struct {
+		name     string
+		s        string
+		raw, esc int
+		want     int
+	}{
+		{"empty", "", 4000, 4000, 1},
+		{"one byte", "a", 4000, 4000, 1},
+		{"exact", strings.Repeat("a", 4000), 4000, 4000, 1},
+		{"one over", strings.Repeat("a", 4001), 4000, 4000, 2},
+		{"emoji boundary", strings.Repeat("a", 3999) + "😀", 4000, 4000, 2},
+		{"escapes shrink parts", strings.Repeat("\x01", 100), 100, 60, 10},
+		{"quotes", strings.Repeat(`"`, 10), 100, 10, 2},
+		{"cjk", strings.Repeat("漢", 3000), 4000, 16384, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parts := Split(c.s, c.raw, c.esc)
+			if len(parts) != c.want {
+				t.Fatalf("Split(%q...) = %d parts; want %d", c.s[:min(len(c.s), 8)], len(parts), c.want)
+			}
+			checkParts(t, c.s, c.raw, c.esc)
+		})
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	f.Add("hello", 4, 6)
+	f.Add("😀漢\x01\"\\", 5, 7)
+	f.Add(strings.Repeat("é", 100), 4000, 100)
+	f.Fuzz(func(t *testing.T, s string, raw, esc int) {
+		raw = 4 + abs(raw)%5000
+		esc = 6 + abs(esc)%5000
+		checkParts(t, s, raw, esc)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n {
+			return 0
+		}
+		return -n
+	}
+	return n
+}
+
+func BenchmarkNext(b *testing.B) {
+	s := strings.Repeat("héllo wörld ", 400)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for r := s; len(r) > 0; {
+			r = r[Next(r, wire.LiveChunkBytes, 16000):]
+		}
+	}
+}

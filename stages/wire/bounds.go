@@ -1,0 +1,64 @@
+package wire
+
+import "time"
+
+// Protocol identity. Spec: "serves magi-code.local-agent, version 1".
+const (
+	ProtocolName    = "magi-code.local-agent"
+	ProtocolVersion = 1
+)
+
+// Bounds, named after the rows of the spec's bounds table.
+const (
+	MaxInputFrameBytes      = 65536 // excluding LF
+	MaxOutputFrameBytes     = 65536 // including LF
+	MaxJSONDepth            = 32    // containers
+	MaxIDBytes              = 64    // ID, method, capability, cursor, revision
+	MaxPromptBytes          = 16384 // UTF-8 bytes, non-whitespace
+	HistoryChunkBytes       = 16384 // history content chunk, raw UTF-8
+	LiveChunkBytes          = 4000  // live event content chunk, raw UTF-8
+	HistoryPageBytes        = 32768 // serialized result bytes
+	HistoryPageEntries      = 100
+	HistorySnapshotBytes    = 8 << 20
+	HistorySnapshotParts    = 10000
+	StoredHistoryBytes      = 64 << 20
+	StoredHistoryLines      = 100000
+	PendingOutputFrames     = 32
+	WorkerEvents            = 32
+	RunContentBytes         = 8 << 20
+	RunSegments             = 512
+	RunActivityIDs          = 4096
+	ActivityInternalIDBytes = 1024
+	SummaryBytes            = 1024
+	RequestIDsPerChild      = 4096
+	MaxRequiredCapabilities = 16
+	MaxSelectionNameBytes   = 256 // provider/model names
+	ReadBatchBytes          = 4096
+)
+
+// Durations from the bounds table.
+const (
+	OutputDeadline    = 2000 * time.Millisecond // from enqueue, not reset by partial progress
+	CleanupWait       = 2000 * time.Millisecond
+	ClosingDrain      = 2000 * time.Millisecond
+	CriticalEventWait = 2000 * time.Millisecond
+	ApprovalExpiry    = 60000 * time.Millisecond
+)
+
+// Methods of version 1, in the order the spec lists them. All nine are
+// advertised as capabilities.
+var Methods = [...]string{
+	"initialize", "status", "shutdown",
+	"session.create", "session.open", "history.page",
+	"turn.start", "turn.cancel", "approval.answer",
+}
+
+// IsCapability reports whether name is one of the nine advertised capabilities.
+func IsCapability(name string) bool {
+	for _, m := range Methods {
+		if m == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,67 @@
+package wire
+
+// Code is a protocol error code: the only thing an error response carries.
+// Codes never carry submitted text, paths or underlying error strings.
+type Code string
+
+// Protocol errors.
+const (
+	CodeInvalidFrame          Code = "invalid_frame"
+	CodeInvalidRequest        Code = "invalid_request"
+	CodeInvalidParams         Code = "invalid_params"
+	CodeProtocolMismatch      Code = "protocol_mismatch"
+	CodeUnsupportedMethod     Code = "unsupported_method"
+	CodeUnsupportedCapability Code = "unsupported_capability"
+	CodeNotInitialized        Code = "not_initialized"
+	CodeAlreadyInitialized    Code = "already_initialized"
+	CodeDuplicateID           Code = "duplicate_id"
+	CodeRequestLimit          Code = "request_limit"
+	CodeFrameTooLarge         Code = "frame_too_large"
+	CodeIncompleteFrame       Code = "incomplete_frame"
+)
+
+// Startup errors.
+const (
+	CodeConfigurationInvalid Code = "configuration_invalid"
+	CodeProviderUnavailable  Code = "provider_unavailable"
+	CodeProfileInvalid       Code = "profile_invalid"
+	CodeMCPUnavailable       Code = "mcp_unavailable"
+	CodeStartupCancelled     Code = "startup_cancelled"
+	CodeStartupFailed        Code = "startup_failed"
+)
+
+// Session and history errors.
+const (
+	CodeBusy               Code = "busy"
+	CodeStaleSession       Code = "stale_session"
+	CodeSessionMissing     Code = "session_missing"
+	CodeSessionBusy        Code = "session_busy"
+	CodeSessionInvalid     Code = "session_invalid"
+	CodeCwdMismatch        Code = "cwd_mismatch"
+	CodeHistoryLimit       Code = "history_limit"
+	CodeStaleRevision      Code = "stale_revision"
+	CodeContentLimit       Code = "content_limit"
+	CodeOperationCancelled Code = "operation_cancelled"
+)
+
+// Turn errors.
+const (
+	CodeStaleRun          Code = "stale_run"
+	CodeStaleApproval     Code = "stale_approval"
+	CodeExecutionFailed   Code = "execution_failed"
+	CodePersistenceFailed Code = "persistence_failed"
+	CodeOutputUnavailable Code = "output_unavailable"
+)
+
+// Notices returned by session.open.
+const (
+	NoticeSavedSelectionUnavailable = "saved_selection_unavailable"
+	NoticeSavedSelectionNotice      = "saved_selection_notice"
+	NoticeCwdUnverified             = "cwd_unverified"
+)
+
+// Closes reports whether answering with c ends admission and closes the
+// connection. Spec: "Mismatch/request-limit/oversize close as specified."
+func (c Code) Closes() bool {
+	return c == CodeProtocolMismatch || c == CodeRequestLimit || c == CodeFrameTooLarge
+}

@@ -1,0 +1,192 @@
+package wire
+
+import "strconv"
+
+// Request is a validated request envelope. Params holds the raw bytes of the
+// params value (already checked for UTF-8 and depth); dispatch decodes it
+// strictly per method.
+type Request struct {
+	ID     string
+	Method string
+	Params []byte
+}
+
+// Response is one response frame before the writer assigns its seq.
+// Exactly one of Result (raw JSON) or Error is set. NullID answers with
+// "id":null: the request identity itself could not be read or was invalid.
+type Response struct {
+	ID     string
+	NullID bool
+	Result []byte
+	Error  Code
+}
+
+// Event names of version 1.
+const (
+	EventInputPersisted    = "input.persisted"
+	EventMessageDelta      = "message.delta"
+	EventMessageReconcile  = "message.reconcile"
+	EventActivity          = "activity"
+	EventApprovalRequested = "approval.requested"
+	EventDiagnostic        = "diagnostic"
+	EventRunFinished       = "run.finished"
+)
+
+// Event is one run event before the writer assigns its seq. Name selects
+// which of the fields below are encoded into data; every event carries
+// SessionID and RunID. Text fields must already be redacted and chunked.
+type Event struct {
+	Name      string
+	SessionID string
+	RunID     string
+
+	// input.persisted, message.delta, message.reconcile
+	MessageID string
+	Part      int
+	Text      string
+	LastPart  bool // reconcile
+	Partial   bool // reconcile
+	Revision  string
+	// run.finished: Revision may be null.
+	HasRevision bool
+
+	// activity
+	ActivityID string
+	Kind       string // tool | subagent | compaction
+	State      string // started | completed | failed
+	ToolName   string // "name"
+	Summary    string // activity, approval.requested, diagnostic
+
+	// approval.requested
+	ApprovalID  string
+	ExpiresInMs int64
+
+	// diagnostic
+	Code string
+
+	// run.finished
+	Outcome     string // completed | cancelled | failed
+	Persistence string // durable | degraded | not_started
+	ErrorCode   Code   // empty encodes null
+}
+
+// Critical reports whether the event must never be silently dropped.
+// Spec: "Deltas may coalesce/drop under pressure, authoritative
+// reconciliation/terminal never silently drop."
+func (e *Event) Critical() bool { return e.Name != EventMessageDelta }
+
+// frame prefix up to the instance_id value.
+const prefixHead = `{"protocol":"` + ProtocolName + `","version":1,"type":"`
+
+// AppendResponse appends the complete response frame, including the trailing
+// LF, to dst. Field order: protocol, version, type, instance_id, seq, id,
+// result|error.
+func AppendResponse(dst []byte, instanceID string, seq uint64, r *Response) []byte {
+	dst = append(dst, prefixHead...)
+	dst = append(dst, `response","instance_id":"`...)
+	dst = append(dst, instanceID...)
+	dst = append(dst, `","seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, `,"id":`...)
+	if r.NullID {
+		dst = append(dst, "null"...)
+	} else {
+		dst = AppendString(dst, r.ID)
+	}
+	if r.Error != "" {
+		dst = append(dst, `,"error":{"code":`...)
+		dst = AppendString(dst, string(r.Error))
+		dst = append(dst, "}}\n"...)
+		return dst
+	}
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, r.Result...)
+	dst = append(dst, "}\n"...)
+	return dst
+}
+
+// AppendEvent appends the complete event frame, including the trailing LF.
+// It does not allocate when dst has room.
+func AppendEvent(dst []byte, instanceID string, seq uint64, e *Event) []byte {
+	dst = append(dst, prefixHead...)
+	dst = append(dst, `event","instance_id":"`...)
+	dst = append(dst, instanceID...)
+	dst = append(dst, `","seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, `,"event":`...)
+	dst = AppendString(dst, e.Name)
+	dst = append(dst, `,"data":`...)
+	dst = AppendEventData(dst, e)
+	dst = append(dst, "}\n"...)
+	return dst
+}
+
+// AppendEventData appends the event's data object.
+func AppendEventData(dst []byte, e *Event) []byte {
+	dst = append(dst, `{"session_id":`...)
+	dst = AppendString(dst, e.SessionID)
+	dst = append(dst, `,"run_id":`...)
+	dst = AppendString(dst, e.RunID)
+	switch e.Name {
+	case EventInputPersisted:
+		dst = appendField(dst, "message_id", e.MessageID)
+		dst = append(dst, `,"durable":true`...)
+		dst = appendField(dst, "revision", e.Revision)
+	case EventMessageDelta:
+		dst = appendField(dst, "message_id", e.MessageID)
+		dst = append(dst, `,"part":`...)
+		dst = strconv.AppendInt(dst, int64(e.Part), 10)
+		dst = appendField(dst, "text", e.Text)
+	case EventMessageReconcile:
+		dst = appendField(dst, "message_id", e.MessageID)
+		dst = append(dst, `,"part":`...)
+		dst = strconv.AppendInt(dst, int64(e.Part), 10)
+		dst = appendField(dst, "text", e.Text)
+		dst = append(dst, `,"last_part":`...)
+		dst = strconv.AppendBool(dst, e.LastPart)
+		dst = append(dst, `,"partial":`...)
+		dst = strconv.AppendBool(dst, e.Partial)
+	case EventActivity:
+		dst = appendField(dst, "activity_id", e.ActivityID)
+		dst = appendField(dst, "kind", e.Kind)
+		dst = appendField(dst, "state", e.State)
+		dst = appendField(dst, "name", e.ToolName)
+		dst = appendField(dst, "summary", e.Summary)
+	case EventApprovalRequested:
+		dst = appendField(dst, "approval_id", e.ApprovalID)
+		dst = appendField(dst, "summary", e.Summary)
+		dst = append(dst, `,"expires_in_ms":`...)
+		dst = strconv.AppendInt(dst, e.ExpiresInMs, 10)
+	case EventDiagnostic:
+		dst = appendField(dst, "code", e.Code)
+		dst = appendField(dst, "summary", e.Summary)
+	case EventRunFinished:
+		dst = appendField(dst, "outcome", e.Outcome)
+		dst = appendField(dst, "persistence", e.Persistence)
+		dst = append(dst, `,"revision":`...)
+		if e.HasRevision {
+			dst = AppendString(dst, e.Revision)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"error_code":`...)
+		if e.ErrorCode != "" {
+			dst = AppendString(dst, string(e.ErrorCode))
+		} else {
+			dst = append(dst, "null"...)
+		}
+	}
+	return append(dst, '}')
+}
+
+func appendField(dst []byte, name, value string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return AppendString(dst, value)
+}
+
+// FrameOverhead is an upper bound on the bytes a frame adds around its
+// payload (envelope fields, a 20-digit seq, a 36-byte instance ID, LF).
+// Producers keep payloads within MaxOutputFrameBytes-FrameOverhead.
+const FrameOverhead = 192
