@@ -1,0 +1,79 @@
+package framing
+
+import (
+	"io"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// maxEmptyReads bounds consecutive (0, nil) reads before Next gives up with
+// io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
+
+// Reader frames LF-terminated lines from an io.Reader. It reads in batches of
+// at most wire.ReadBatchBytes bytes and holds at most one partial frame of
+// wire.MaxInputFrameBytes bytes (LF excluded). It is not safe for concurrent
+// use: one goroutine, the one that owns stdin, calls Next.
+type Reader struct {
+	r     io.Reader
+	split Splitter
+	// batch[start:end] is read but not yet split.
+	batch      [wire.ReadBatchBytes]byte
+	start, end int
+	// err is the error returned with the last read; it is reported once
+	// the bytes read with it have been split.
+	err error
+	// eofReported is set once Next has reported the end of input.
+	eofReported bool
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: r}
+}
+
+// Next returns the next line without its LF, or a code, or an error:
+//   - a non-empty line, valid until the next call to Next;
+//   - wire.CodeInvalidFrame for an empty line (zero bytes before LF);
+//   - wire.CodeFrameTooLarge when byte 65,537 of a line arrives without an
+//     LF before it. The Reader is then finished: it never reads again and
+//     every later call returns wire.CodeFrameTooLarge;
+//   - wire.CodeIncompleteFrame at EOF when a partial frame was buffered (the
+//     partial frame is never returned as a line); the next call returns
+//     io.EOF;
+//   - err == io.EOF at a clean end of input, or the underlying reader's
+//     error (a partial frame is then discarded, and the same error is
+//     returned by every later call).
+//
+// Bytes read together with an error are framed before the error is
+// reported. Next blocks while the underlying Read blocks.
+func (r *Reader) Next() (line []byte, code wire.Code, err error) {
+	empty := 0
+	for {
+		if r.start < r.end || r.split.tooLarge {
+			n, line, code, found := r.split.Split(r.batch[r.start:r.end])
+			r.start += n
+			if found {
+				return line, code, nil
+			}
+		}
+		if r.err != nil {
+			if r.err == io.EOF && !r.eofReported {
+				r.eofReported = true
+				if code := r.split.End(); code != "" {
+					return nil, code, nil
+				}
+			}
+			return nil, "", r.err
+		}
+		n, err := r.r.Read(r.batch[:])
+		r.start, r.end, r.err = 0, n, err
+		if n == 0 && err == nil {
+			if empty++; empty >= maxEmptyReads {
+				r.err = io.ErrNoProgress
+			}
+			continue
+		}
+		empty = 0
+	}
+}

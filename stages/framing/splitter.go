@@ -1,0 +1,93 @@
+package framing
+
+import (
+	"bytes"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Splitter is the pure core of framing: it is fed byte slices and finds the
+// lines in them, holding at most one partial frame of
+// wire.MaxInputFrameBytes bytes between calls. The zero value is ready to
+// use. A Splitter is not safe for concurrent use.
+type Splitter struct {
+	// partial holds the bytes of the current frame seen in earlier Split
+	// calls. Its capacity is allocated once, on the first partial frame.
+	partial []byte
+	// tooLarge is set once a frame exceeded the limit; the Splitter is
+	// finished from then on.
+	tooLarge bool
+}
+
+// Split scans p for the end of the current frame. It returns how many bytes
+// of p it consumed and, when a frame ended within them, found == true and
+// either the line (LF removed, never empty) or a code:
+//   - wire.CodeInvalidFrame for an empty line (zero bytes before LF);
+//   - wire.CodeFrameTooLarge when byte 65,537 of a frame arrives without an
+//     LF before it. The Splitter is then finished: every later call returns
+//     (0, nil, wire.CodeFrameTooLarge, true) without consuming anything.
+//
+// When found is false, all of p was consumed into the partial frame. The
+// line may alias p or the Splitter's buffer: it is valid until the next call
+// to Split or End and until p is modified. Split never allocates, except for
+// the one partial-frame buffer the first time a frame spans two calls.
+func (s *Splitter) Split(p []byte) (n int, line []byte, code wire.Code, found bool) {
+	if s.tooLarge {
+		return 0, nil, wire.CodeFrameTooLarge, true
+	}
+	if len(p) == 0 {
+		return 0, nil, "", false
+	}
+	room := wire.MaxInputFrameBytes - len(s.partial)
+	// Only the first room+1 bytes can hold this frame's LF: byte room+1 is
+	// either that LF or the 65,537th byte of the frame.
+	window := p[:min(len(p), room+1)]
+	lf := bytes.IndexByte(window, '\n')
+	if lf < 0 {
+		if len(window) > room {
+			// Spec: oversize is detected on byte 65,537; send
+			// frame_too_large, then close without unbounded draining.
+			s.tooLarge = true
+			s.partial = s.partial[:0]
+			return len(window), nil, wire.CodeFrameTooLarge, true
+		}
+		if s.partial == nil {
+			s.partial = make([]byte, 0, wire.MaxInputFrameBytes)
+		}
+		s.partial = append(s.partial, p...)
+		return len(p), nil, "", false
+	}
+	if len(s.partial) == 0 {
+		line = p[:lf]
+	} else {
+		s.partial = append(s.partial, p[:lf]...)
+		line = s.partial
+		// The next frame starts empty; line keeps the bytes until the
+		// next append overwrites them.
+		s.partial = s.partial[:0]
+	}
+	if len(line) == 0 {
+		// Spec: "Empty lines are invalid."
+		return lf + 1, nil, wire.CodeInvalidFrame, true
+	}
+	return lf + 1, line, "", true
+}
+
+// End reports what is left at EOF: wire.CodeIncompleteFrame when a partial
+// frame is buffered (it is discarded, never returned as a line), "" when the
+// input ended on a frame boundary, or wire.CodeFrameTooLarge if the Splitter
+// had already finished on an oversize frame.
+func (s *Splitter) End() wire.Code {
+	if s.tooLarge {
+		return wire.CodeFrameTooLarge
+	}
+	if len(s.partial) > 0 {
+		// Spec: "EOF without LF does not execute a partial request."
+		s.partial = s.partial[:0]
+		return wire.CodeIncompleteFrame
+	}
+	return ""
+}
+
+// Buffered returns the number of bytes of the current partial frame.
+func (s *Splitter) Buffered() int { return len(s.partial) }
