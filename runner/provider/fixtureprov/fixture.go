@@ -1,0 +1,154 @@
+// Package fixtureprov is the offline fixture provider of DESIGN.md: a real
+// provider.Provider that replays a parsed fixture.Script, deterministically.
+//
+// Each Stream call consumes the next scripted response, whatever happens to
+// it (cancellation included). Steps: text (with repeat N: N deltas of the
+// same string, no allocation per delta), reasoning_summary, tool_call (IDs
+// "call_1", "call_2", ... per provider instance), sleep_ms (cancellable) and
+// error CODE (the stream fails with a safe code). When the script is
+// exhausted, or there is none, the reply is one delta "echo: " followed by
+// the last user prompt of the request.
+package fixtureprov
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/magi-code/magi-code/runner/fixture"
+	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// EchoPrefix starts the reply of an exhausted or absent script.
+const EchoPrefix = "echo: "
+
+// ctxCheckEvery bounds how many repeated deltas pass between two checks of
+// ctx: often enough to stop a flood promptly, rarely enough to stay cheap.
+const ctxCheckEvery = 256
+
+// Provider replays a fixture script. It is safe for concurrent use, though
+// the runner calls it one run at a time.
+type Provider struct {
+	// mu guards the fields below.
+	mu       sync.Mutex
+	script   *fixture.Script
+	next     int // index of the next response to replay
+	lastCall int // last tool-call number handed out
+}
+
+// New returns a provider replaying script; a nil script always echoes.
+func New(script *fixture.Script) *Provider {
+	return &Provider{script: script}
+}
+
+// take consumes the next response; ok is false once the script is exhausted.
+// It also reserves tool-call numbers for every tool_call step of the response.
+func (p *Provider) take() (resp fixture.Response, firstCall int, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.script == nil || p.next >= len(p.script.Responses) {
+		return fixture.Response{}, 0, false
+	}
+	resp = p.script.Responses[p.next]
+	p.next++
+	firstCall = p.lastCall + 1
+	for _, st := range resp.Steps {
+		if st.ToolCall != nil {
+			p.lastCall++
+		}
+	}
+	return resp, firstCall, true
+}
+
+// Stream replays the next response. See provider.Provider.
+func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(provider.StreamEvent) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	resp, callN, ok := p.take()
+	if !ok {
+		if err := emit(provider.StreamEvent{Kind: provider.TextDelta, Text: EchoPrefix + lastUserPrompt(req.Messages)}); err != nil {
+			return err
+		}
+		return emit(provider.StreamEvent{Kind: provider.Done})
+	}
+	for i := range resp.Steps {
+		st := &resp.Steps[i]
+		var err error
+		switch {
+		case st.Text != nil:
+			err = streamText(ctx, *st.Text, max(st.Repeat, 1), emit)
+		case st.ReasoningSummary != nil:
+			err = emit(provider.StreamEvent{Kind: provider.ReasoningSummary, Text: *st.ReasoningSummary})
+		case st.ToolCall != nil:
+			call := provider.ToolCall{
+				ID:        "call_" + strconv.Itoa(callN),
+				Name:      st.ToolCall.Name,
+				Arguments: st.ToolCall.Arguments,
+			}
+			callN++
+			err = emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call})
+		case st.SleepMs != nil:
+			err = sleep(ctx, time.Duration(*st.SleepMs)*time.Millisecond)
+		case st.Error != nil:
+			err = &provider.Error{Code: scriptCode(*st.Error)}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return emit(provider.StreamEvent{Kind: provider.Done})
+}
+
+// streamText emits text n times. The event is built once: the loop does not
+// allocate.
+func streamText(ctx context.Context, text string, n int, emit func(provider.StreamEvent) error) error {
+	ev := provider.StreamEvent{Kind: provider.TextDelta, Text: text}
+	for i := 0; i < n; i++ {
+		if i%ctxCheckEvery == ctxCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// scriptCode maps a script's error CODE to a safe code: the turn failure
+// codes pass through, anything else (script text is not trusted on the wire)
+// becomes execution_failed.
+func scriptCode(code string) wire.Code {
+	switch c := wire.Code(code); c {
+	case wire.CodeExecutionFailed, wire.CodeContentLimit, wire.CodeOutputUnavailable,
+		wire.CodePersistenceFailed, wire.CodeProviderUnavailable:
+		return c
+	}
+	return wire.CodeExecutionFailed
+}
+
+// lastUserPrompt returns the text of the last user message, or "".
+func lastUserPrompt(msgs []provider.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == provider.RoleUser {
+			return msgs[i].Text
+		}
+	}
+	return ""
+}

@@ -1,0 +1,109 @@
+// Package provider is the streaming model-provider abstraction of the agent
+// runner: plain Go messages in, a sequence of stream events out. Concrete
+// providers live in subpackages (fixtureprov: offline scripted replay;
+// openai: any OpenAI-compatible chat-completions endpoint).
+//
+// Providers never see frames or protocol types; their failures carry only a
+// safe wire.Code (see Error), never response bodies or upstream messages.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one conversation message, as the runner persists and replays
+// it. Assistant messages may carry ToolCalls; tool messages answer one call
+// through ToolCallID (and name the tool in ToolName).
+type Message struct {
+	Role       string
+	Text       string
+	ToolCalls  []ToolCall
+	ToolCallID string
+	ToolName   string
+}
+
+// ToolCall is a model's request to run a tool. Arguments is a JSON object.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// ToolSpec describes a tool offered to the model. Schema is a JSON Schema
+// object for the arguments.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+}
+
+// Request is one provider call: system context (in its documented order),
+// the conversation so far, and the tools on offer.
+type Request struct {
+	Model    string
+	System   []string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Kind tells what a StreamEvent carries.
+type Kind uint8
+
+// Stream event kinds.
+const (
+	TextDelta        Kind = iota + 1 // Text: an assistant text delta
+	ReasoningSummary                 // Text, SummaryID (may be empty): a provider reasoning summary
+	ToolCallKind                     // Call: a complete tool call
+	Done                             // the response ended normally
+)
+
+// StreamEvent is one item of a streaming response. It is passed by value and
+// holds no pointers the provider keeps writing to.
+type StreamEvent struct {
+	Kind      Kind
+	Text      string
+	Call      ToolCall
+	SummaryID string
+}
+
+// Provider streams one model response per call.
+//
+// Stream blocks until the response ends, calling emit in order from the
+// calling goroutine. If emit returns an error, Stream stops and returns that
+// error (unchanged). When ctx ends, Stream stops promptly and returns an
+// error for which ctx.Err() is non-nil at the caller. Any other failure is
+// an *Error with a safe code. Implementations are safe for use by one run at
+// a time; the ones in this module also guard their state with a mutex.
+type Provider interface {
+	Stream(ctx context.Context, req Request, emit func(StreamEvent) error) error
+}
+
+// Error is a provider failure with a safe protocol code. Error() returns only
+// the code; the cause (which may quote upstream bodies or paths) is kept for
+// errors.Is/As and injected logs, never for the wire.
+type Error struct {
+	Code wire.Code
+	Err  error
+}
+
+func (e *Error) Error() string { return "provider: " + string(e.Code) }
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode reports the safe code.
+func (e *Error) ErrorCode() wire.Code { return e.Code }
+
+// Failed returns an *Error with code execution_failed and cause err.
+func Failed(err error) *Error { return &Error{Code: wire.CodeExecutionFailed, Err: err} }
