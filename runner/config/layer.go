@@ -1,0 +1,142 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	tomlparser "github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Source names where a value came from.
+const (
+	SourceDefault = "default"
+	SourceGlobal  = "global"
+	SourceProject = "project"
+)
+
+// layer is one settings file after parsing, migration and path resolution.
+type layer struct {
+	source       string
+	path         string // canonical path of the file; "" when absent
+	present      bool
+	raw          map[string]any // without "instructions"
+	instructions []string       // absolute, in file order
+	original     []byte
+	perm         fs.FileMode
+	moved        bool           // a version-1 key was migrated
+	migrated     map[string]any // the migrated file as written, before path resolution
+}
+
+// loadLayer reads one settings file. An absent file is an empty layer.
+// Errors name what went wrong, never the file's text.
+func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, error) {
+	l := &layer{source: source, raw: map[string]any{}}
+	data, perm, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		logf("config: %s settings unreadable: %v", source, err)
+		return nil, errors.New("settings file unreadable")
+	}
+	if c, err := canonical(path); err == nil {
+		path = c
+	}
+	l.path, l.present, l.original, l.perm = path, true, data, perm
+	raw, err := tomlparser.Parser().Unmarshal(data)
+	if err != nil {
+		// Log the position only: go-toml's message may quote the document.
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			logf("config: %s settings: invalid TOML at line %d column %d", source, row, col)
+		} else {
+			logf("config: %s settings: invalid TOML", source)
+		}
+		return nil, errors.New("invalid TOML")
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	l.raw = raw
+	if l.moved, err = migrate(raw); err != nil {
+		logf("config: %s settings: migration: %v", source, err)
+		return nil, err
+	}
+	if l.moved {
+		l.migrated = deepCopy(raw)
+		logf("config: %s settings migrated from schema version 1", source)
+	}
+	if err := l.resolvePaths(filepath.Dir(path), home); err != nil {
+		logf("config: %s settings: %v", source, err)
+		return nil, err
+	}
+	return l, nil
+}
+
+// resolvePaths makes path-valued keys absolute relative to the defining
+// file's directory and moves "instructions" out of the map: instruction
+// lists accumulate across files instead of replacing each other.
+func (l *layer) resolvePaths(base, home string) error {
+	if v, ok := l.raw["instructions"]; ok {
+		list, ok := v.([]any)
+		if !ok {
+			return errors.New("instructions: not an array")
+		}
+		for _, item := range list {
+			s, ok := item.(string)
+			if !ok || s == "" {
+				return errors.New("instructions: not an array of paths")
+			}
+			l.instructions = append(l.instructions, resolvePath(s, base, home))
+		}
+		delete(l.raw, "instructions")
+	}
+	if p, ok := l.raw["providers"].(map[string]any); ok {
+		if f, ok := p["fixture"].(map[string]any); ok {
+			if s, ok := f["script"].(string); ok && s != "" {
+				f["script"] = resolvePath(s, base, home)
+			}
+		}
+	}
+	if servers, ok := l.raw["mcp_servers"].(map[string]any); ok {
+		for _, v := range servers {
+			if t, ok := v.(map[string]any); ok {
+				if s, ok := t["cwd"].(string); ok && s != "" {
+					t["cwd"] = resolvePath(s, base, home)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// definesServer reports whether this layer has a [mcp_servers.NAME] table.
+func (l *layer) definesServer(name string) bool {
+	servers, ok := l.raw["mcp_servers"].(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = servers[name]
+	return ok
+}
+
+// writeBack persists a migrated global file: the original is kept beside it
+// as settings.toml.v1.bak, then the migrated TOML replaces it atomically.
+// Comments are not preserved in the rewritten file (the backup has them).
+func (l *layer) writeBack() error {
+	data, err := tomlparser.Parser().Marshal(l.migrated)
+	if err != nil {
+		return err
+	}
+	perm := l.perm
+	if perm == 0 {
+		perm = 0o600
+	}
+	if err := writeAtomic(l.path+".v1.bak", l.original, perm); err != nil {
+		return err
+	}
+	return writeAtomic(l.path, data, perm)
+}

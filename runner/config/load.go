@@ -1,0 +1,264 @@
+package config
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Env is everything Load takes from the process: no os.Getenv, no wall
+// clock, no working directory lookups inside the package.
+type Env struct {
+	Home   string               // $HOME (used when MC_HOME is unset)
+	MCHome string               // $MC_HOME or ""
+	Cwd    string               // the child's cwd (absolute)
+	Getenv func(string) string  // api_key_env lookups; nil reads nothing
+	Now    func() time.Time     // credential expiry; nil is time.Now
+	Logf   func(string, ...any) // details for people (may name paths); nil discards
+}
+
+func (e *Env) getenv(k string) string {
+	if e.Getenv == nil || k == "" {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+func (e *Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// homeDir resolves MC_HOME: $MC_HOME when set, else $HOME/.magi-code. It
+// must be absolute.
+func (e *Env) homeDir() (string, error) {
+	h := e.MCHome
+	if h == "" {
+		if e.Home == "" {
+			return "", errors.New("neither MC_HOME nor HOME is set")
+		}
+		h = filepath.Join(e.Home, ".magi-code")
+	}
+	if !filepath.IsAbs(h) {
+		return "", errors.New("MC_HOME is not an absolute path")
+	}
+	return filepath.Clean(h), nil
+}
+
+// Snapshot is the one admitted startup snapshot of a child. Changes on disk
+// after Load need a restart.
+type Snapshot struct {
+	Home, SessionsDir, Cwd string // canonical
+	// ContextID is the hex SHA-256 of the canonical cwd and the canonical
+	// admitted storage roots (MC_HOME and MC_HOME/sessions).
+	ContextID string
+	// Provider and Model are the raw effective selection: pass them through
+	// SafeName before they reach a frame.
+	Provider, Model string
+	Thinking        string
+	Settings        Settings
+	Instructions    []Document // in precedence order (see KEYS.md)
+	Skills          []Skill    // sorted by name, disabled removed
+	Agent           *Profile   // the selected primary agent; nil for the built-in one
+	Subagents       []Profile  // enabled subagent profiles, sorted by name
+	// Credential is the resolved provider credential. Never log it, put it
+	// on the wire, in history or in a subprocess environment.
+	Credential Credential
+	// MCPServers are the enabled and approved servers to start, by name.
+	MCPServers []MCPServer
+	// MCPUnapproved are enabled servers that lack a global approval: they
+	// are not started (log them; `magi-code mcp approve NAME` fixes it).
+	MCPUnapproved []MCPServer
+}
+
+// contextID digests the canonical cwd and storage roots. A fixed domain
+// prefix and NUL separators keep distinct path tuples distinct.
+func contextID(cwd, home, sessions string) string {
+	h := sha256.New()
+	for _, s := range []string{"magi-code.context.v1", cwd, home, sessions} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// settingsState is the result of the settings step, shared by Load, Approve
+// and Describe.
+type settingsState struct {
+	home, cwd       string
+	global, project *layer
+	settings        *Settings
+	servers         []MCPServer
+}
+
+// loadSettings loads, migrates, merges and validates both settings files
+// and resolves the MCP servers' approvals. home and cwd are canonicalized
+// when they exist. With writeBack, a migrated global file is rewritten.
+func loadSettings(env *Env, writeBack bool) (*settingsState, error) {
+	home, err := env.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	if c, err := canonical(home); err == nil {
+		home = c
+	}
+	if !filepath.IsAbs(env.Cwd) {
+		return nil, errors.New("cwd is not absolute")
+	}
+	cwd, err := canonical(env.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	return loadSettingsAt(env, home, cwd, writeBack)
+}
+
+func loadSettingsAt(env *Env, home, cwd string, writeBack bool) (*settingsState, error) {
+	st := &settingsState{home: home, cwd: cwd}
+	var err error
+	if st.global, err = loadLayer(SourceGlobal, filepath.Join(home, "settings.toml"), env.Home, env.logf); err != nil {
+		return st, err
+	}
+	if st.project, err = loadLayer(SourceProject, filepath.Join(cwd, ".magi-code", "settings.toml"), env.Home, env.logf); err != nil {
+		return st, err
+	}
+	if writeBack && st.global.moved {
+		if err := st.global.writeBack(); err != nil {
+			// The migrated settings are used in memory either way.
+			env.logf("config: could not rewrite migrated global settings: %v", err)
+		}
+	}
+	s, err := merge(st.global.raw, st.project.raw)
+	if err != nil {
+		env.logf("config: settings: %v", err)
+		return st, errors.New("settings have wrong types or unknown keys")
+	}
+	s.Instructions = append(append([]string(nil), st.global.instructions...), st.project.instructions...)
+	if err := s.validate(); err != nil {
+		env.logf("config: settings: %v", err)
+		return st, err
+	}
+	s.fillProviderDefaults()
+	st.settings = s
+	store, err := readApprovals(home)
+	if err != nil {
+		env.logf("config: MCP approvals ignored: %v", err)
+	}
+	st.servers = servers(s, st.global, st.project, store)
+	return st, nil
+}
+
+// Load performs the whole startup load once: resolve MC_HOME, create the
+// runtime directories (MC_HOME and MC_HOME/sessions, mode 0700), load global
+// and exact-cwd project settings with precedence, migrate older schema
+// versions, compute the context identity, load instructions, skills and
+// profiles, check provider readiness locally, and collect the MCP servers
+// with their approval status. It makes no network request and starts
+// nothing. It blocks only on the file system; ctx is checked between steps
+// and its end gives startup_cancelled.
+//
+// On failure it returns the safe code and the part of the snapshot already
+// known (paths and context after the directories; provider, model and
+// settings after the settings step). It never panics on any file content.
+func Load(ctx context.Context, env Env) (*Snapshot, wire.Code) {
+	snap := &Snapshot{}
+	home, err := env.homeDir()
+	if err != nil {
+		env.logf("config: %v", err)
+		return snap, wire.CodeConfigurationInvalid
+	}
+	if !filepath.IsAbs(env.Cwd) {
+		env.logf("config: cwd is not absolute")
+		return snap, wire.CodeStartupFailed
+	}
+	if ctx.Err() != nil {
+		return snap, wire.CodeStartupCancelled
+	}
+	sessions := filepath.Join(home, "sessions")
+	for _, dir := range []string{home, sessions} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			env.logf("config: creating runtime directory: %v", err)
+			return snap, wire.CodeStartupFailed
+		}
+	}
+	// Spec: context identity is "captured once after normal runtime
+	// directory creation", over canonical paths, so aliases agree.
+	var paths [3]string
+	for i, p := range []string{home, sessions, env.Cwd} {
+		if paths[i], err = canonical(p); err != nil {
+			env.logf("config: canonicalizing a runtime path: %v", err)
+			return snap, wire.CodeStartupFailed
+		}
+	}
+	snap.Home, snap.SessionsDir, snap.Cwd = paths[0], paths[1], paths[2]
+	snap.ContextID = contextID(snap.Cwd, snap.Home, snap.SessionsDir)
+
+	if ctx.Err() != nil {
+		return snap, wire.CodeStartupCancelled
+	}
+	st, err := loadSettingsAt(&env, snap.Home, snap.Cwd, true)
+	if err != nil {
+		return snap, wire.CodeConfigurationInvalid
+	}
+	s := st.settings
+	snap.Settings = *s
+	snap.Provider, snap.Model, snap.Thinking = s.Provider, s.selectModel(), s.Thinking
+
+	if ctx.Err() != nil {
+		return snap, wire.CodeStartupCancelled
+	}
+	if snap.Instructions, err = loadInstructions(snap.Home, snap.Cwd, s.Instructions, &env); err != nil {
+		return snap, wire.CodeConfigurationInvalid
+	}
+	if snap.Skills, err = loadSkills(snap.Home, snap.Cwd, s.Skills.Disabled, &env); err != nil {
+		return snap, wire.CodeConfigurationInvalid
+	}
+	profiles, err := loadProfiles(snap.Home, snap.Cwd, s.Agents.Disabled, &env)
+	if err != nil {
+		return snap, wire.CodeProfileInvalid
+	}
+	if snap.Agent, snap.Subagents, err = selectAgents(profiles, s.Agent); err != nil {
+		env.logf("config: agent %s: %v", s.Agent, err)
+		return snap, wire.CodeProfileInvalid
+	}
+	if snap.Agent != nil && snap.Agent.Model != "" {
+		snap.Model = snap.Agent.Model
+	}
+
+	if ctx.Err() != nil {
+		return snap, wire.CodeStartupCancelled
+	}
+	cred, code := readiness(s, snap.Model, snap.Home, &env)
+	if code != "" {
+		return snap, code
+	}
+	snap.Credential = cred
+
+	if ctx.Err() != nil {
+		return snap, wire.CodeStartupCancelled
+	}
+	for _, m := range st.servers {
+		switch {
+		case !m.Enabled:
+		case m.Approved:
+			snap.MCPServers = append(snap.MCPServers, m)
+		default:
+			env.logf("config: MCP server %s is not approved; run `magi-code mcp approve %s`", m.Name, m.Name)
+			snap.MCPUnapproved = append(snap.MCPUnapproved, m)
+		}
+	}
+	return snap, ""
+}

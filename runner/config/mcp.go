@@ -1,0 +1,180 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// MCPServer is one server of the effective settings with its approval.
+type MCPServer struct {
+	Name    string
+	Command string // stdio server; or URL for streamable HTTP
+	Args    []string
+	Env     map[string]string // the server's own variables, added to the minimal environment
+	URL     string
+	Cwd     string // absolute; "" means the child's cwd
+	Enabled bool
+	// Source is global when only the global file defines the server, project
+	// when the project file has a [mcp_servers.NAME] table for it.
+	Source   string
+	Digest   string // hex SHA-256 of the defining file and the definition
+	Approved bool   // global file, or a recorded approval of Digest
+}
+
+// minimalEnv lists the variables a server inherits. DESIGN.md: "MCP servers
+// and tool subprocesses get a minimal environment (PATH, HOME, LANG, TERM and
+// what their own settings add), never the provider credentials".
+var minimalEnv = []string{"PATH", "HOME", "LANG", "TERM"}
+
+// Environ returns the server's environment: the minimal variables from
+// getenv (when set), then the server's own env, sorted by name.
+func (s MCPServer) Environ(getenv func(string) string) []string {
+	vars := map[string]string{}
+	for _, k := range minimalEnv {
+		if v := getenv(k); v != "" {
+			vars[k] = v
+		}
+	}
+	for k, v := range s.Env {
+		vars[k] = v
+	}
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// digest is the approval identity: the canonical path of the defining file
+// and the canonical JSON of the definition (enabled excluded; map keys
+// sorted by encoding/json).
+func digest(definingFile string, def MCPConfig) string {
+	body, _ := json.Marshal(def) // strings, slices and a string map: cannot fail
+	h := sha256.New()
+	h.Write([]byte(definingFile))
+	h.Write([]byte{0})
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// approvalStore is $MC_HOME/mcp-approvals.json (mode 0600).
+type approvalStore struct {
+	Version int                         `json:"version"`
+	Servers map[string][]approvalRecord `json:"servers"`
+}
+
+type approvalRecord struct {
+	Digest     string `json:"digest"`
+	ApprovedAt string `json:"approved_at"`
+}
+
+const approvalsFile = "mcp-approvals.json"
+
+// readApprovals reads the store; a missing file is an empty store.
+func readApprovals(home string) (approvalStore, error) {
+	st := approvalStore{Version: 1, Servers: map[string][]approvalRecord{}}
+	data, err := readPrivate(filepath.Join(home, approvalsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(data, &st); err != nil || st.Version != 1 {
+		return approvalStore{Version: 1, Servers: map[string][]approvalRecord{}}, errors.New("approvals file: not a valid store")
+	}
+	if st.Servers == nil {
+		st.Servers = map[string][]approvalRecord{}
+	}
+	return st, nil
+}
+
+func (st approvalStore) approved(name, digest string) bool {
+	for _, r := range st.Servers[name] {
+		if r.Digest == digest {
+			return true
+		}
+	}
+	return false
+}
+
+// servers lists the effective MCP servers sorted by name, each with its
+// source, digest and approval. Spec: "Global approval of the canonical
+// definition source remains mandatory; project enabled=true cannot approve
+// itself." A server the project file touches at all is project-defined.
+func servers(s *Settings, global, project *layer, store approvalStore) []MCPServer {
+	out := make([]MCPServer, 0, len(s.MCPServers))
+	for name, def := range s.MCPServers {
+		m := MCPServer{
+			Name: name, Command: def.Command, Args: def.Args, Env: def.Env, URL: def.URL, Cwd: def.Cwd,
+			Enabled: def.Enabled == nil || *def.Enabled,
+			Source:  SourceGlobal,
+		}
+		file := global.path
+		if project.definesServer(name) {
+			m.Source, file = SourceProject, project.path
+		}
+		m.Digest = digest(file, def)
+		m.Approved = m.Source == SourceGlobal || store.approved(name, m.Digest)
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ErrUnknownServer: Approve was asked for a server the effective settings
+// do not define.
+var ErrUnknownServer = errors.New("no MCP server of that name in the effective settings")
+
+// Approve records in $MC_HOME/mcp-approvals.json the approval of server name
+// as the effective settings for env.Cwd define it (DESIGN.md: "records in the
+// global storage the approval of server NAME as the effective settings for
+// that cwd define it"). A server defined only by the global file needs no
+// record and Approve returns nil without writing. It is for the terminal
+// CLI: errors may name paths and are meant for a person.
+func Approve(env Env, name string) error {
+	st, err := loadSettings(&env, false)
+	if err != nil {
+		return err
+	}
+	var target *MCPServer
+	for i := range st.servers {
+		if st.servers[i].Name == name {
+			target = &st.servers[i]
+		}
+	}
+	if target == nil {
+		return ErrUnknownServer
+	}
+	if target.Source == SourceGlobal {
+		return nil
+	}
+	if err := os.MkdirAll(st.home, 0o700); err != nil {
+		return err
+	}
+	store, err := readApprovals(st.home)
+	if err != nil {
+		return err
+	}
+	if store.approved(name, target.Digest) {
+		return nil
+	}
+	recs := append(store.Servers[name], approvalRecord{Digest: target.Digest, ApprovedAt: env.now().UTC().Format(time.RFC3339)})
+	if len(recs) > MaxApprovalsPerName {
+		recs = recs[len(recs)-MaxApprovalsPerName:]
+	}
+	store.Servers[name] = recs
+	data, err := json.MarshalIndent(store, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
+}

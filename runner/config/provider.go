@@ -1,0 +1,233 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/runner/fixture"
+	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// CredentialKind says what a Credential holds.
+type CredentialKind string
+
+const (
+	CredentialNone   CredentialKind = ""
+	CredentialAPIKey CredentialKind = "api_key"
+	CredentialOAuth  CredentialKind = "oauth"
+)
+
+// Credential is the resolved provider credential. It is never logged,
+// returned on the wire or written to history; String and GoString mask it
+// so that an accidental %v cannot leak it.
+type Credential struct {
+	Kind         CredentialKind
+	FromEnv      string // the variable that supplied an API key; "" when from auth.json
+	APIKey       string
+	AccessToken  string
+	RefreshToken string
+	ExpiresAt    time.Time
+}
+
+// String masks the secret fields.
+func (c Credential) String() string {
+	if c.Kind == CredentialNone {
+		return "Credential{none}"
+	}
+	return "Credential{" + string(c.Kind) + ", masked}"
+}
+
+// GoString masks the secret fields for %#v.
+func (c Credential) GoString() string { return c.String() }
+
+// Expired reports whether an OAuth access token is unusable at now.
+func (c Credential) Expired(now time.Time) bool {
+	return c.Kind == CredentialOAuth && (c.AccessToken == "" || !now.Before(c.ExpiresAt))
+}
+
+// Refreshable reports whether an OAuth credential carries a refresh token.
+// The refresh itself happens at turn time (issue 7), never during startup.
+func (c Credential) Refreshable() bool {
+	return c.Kind == CredentialOAuth && c.RefreshToken != ""
+}
+
+// authEntry is one provider's record in $MC_HOME/auth.json.
+type authEntry struct {
+	Type         string `json:"type"`
+	Key          string `json:"key"`
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	ExpiresAt    string `json:"expires_at"`
+}
+
+var errNoCredential = errors.New("no credential")
+
+// readAuth returns provider's credential from auth.json. The file must be
+// private to its owner (mode 0600 or stricter) or it is refused whole.
+func readAuth(home, provider string) (Credential, error) {
+	data, err := readPrivate(filepath.Join(home, "auth.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Credential{}, errNoCredential
+	}
+	if err != nil {
+		return Credential{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var all map[string]authEntry
+	if err := dec.Decode(&all); err != nil || dec.More() {
+		return Credential{}, errors.New("auth.json: not a valid credential store")
+	}
+	e, ok := all[provider]
+	if !ok {
+		return Credential{}, errNoCredential
+	}
+	switch e.Type {
+	case "api_key":
+		if e.Key == "" {
+			return Credential{}, errNoCredential
+		}
+		return Credential{Kind: CredentialAPIKey, APIKey: e.Key}, nil
+	case "oauth":
+		c := Credential{Kind: CredentialOAuth, AccessToken: e.AccessToken, RefreshToken: e.RefreshToken}
+		if e.ExpiresAt != "" {
+			t, err := time.Parse(time.RFC3339, e.ExpiresAt)
+			if err != nil {
+				return Credential{}, errors.New("auth.json: expires_at is not RFC 3339")
+			}
+			c.ExpiresAt = t
+		} else if e.AccessToken != "" {
+			return Credential{}, errors.New("auth.json: oauth entry without expires_at")
+		}
+		if c.AccessToken == "" && c.RefreshToken == "" {
+			return Credential{}, errNoCredential
+		}
+		return c, nil
+	default:
+		return Credential{}, errors.New("auth.json: unknown credential type")
+	}
+}
+
+// Default environment variables and endpoints of the remote providers.
+var providerDefaults = map[string]struct{ env, baseURL string }{
+	"openai":    {"OPENAI_API_KEY", "https://api.openai.com/v1"},
+	"anthropic": {"ANTHROPIC_API_KEY", "https://api.anthropic.com"},
+}
+
+// remote returns the settings table of a remote provider.
+func (s *Settings) remote(provider string) RemoteProvider {
+	if provider == "anthropic" {
+		return s.Providers.Anthropic
+	}
+	return s.Providers.OpenAI
+}
+
+// selectModel is the effective model: top-level model, else the provider
+// table's model, else the provider's default (only the fixture has one).
+func (s *Settings) selectModel() string {
+	switch {
+	case s.Model != "":
+		return s.Model
+	case s.Provider == "fixture":
+		return FixtureModel
+	case s.Provider == "openai" || s.Provider == "anthropic":
+		return s.remote(s.Provider).Model
+	}
+	return ""
+}
+
+// fillProviderDefaults sets default base URLs and key variables so that the
+// effective settings show what will be used.
+func (s *Settings) fillProviderDefaults() {
+	for name, p := range map[string]*RemoteProvider{"openai": &s.Providers.OpenAI, "anthropic": &s.Providers.Anthropic} {
+		d := providerDefaults[name]
+		if p.BaseURL == "" {
+			p.BaseURL = d.baseURL
+		}
+		if p.APIKeyEnv == "" {
+			p.APIKeyEnv = d.env
+		}
+	}
+}
+
+// readiness checks the selected provider locally: no network, no OAuth
+// exchange. It returns the credential to use (none for the fixture), or the
+// failure code: a broken fixture script is configuration_invalid, every
+// other problem provider_unavailable.
+func readiness(s *Settings, model, home string, env *Env) (Credential, wire.Code) {
+	switch s.Provider {
+	case "":
+		env.logf("config: no provider configured")
+		return Credential{}, wire.CodeProviderUnavailable
+	case "fixture":
+		if s.Providers.Fixture.Script != "" {
+			data, _, err := readBounded(s.Providers.Fixture.Script)
+			if err != nil {
+				env.logf("config: fixture script unreadable: %v", err)
+				return Credential{}, wire.CodeConfigurationInvalid
+			}
+			if _, err := fixture.Parse(data); err != nil {
+				env.logf("config: fixture script invalid")
+				return Credential{}, wire.CodeConfigurationInvalid
+			}
+		}
+		return Credential{}, ""
+	}
+	if model == "" {
+		env.logf("config: no model selected for provider %s", s.Provider)
+		return Credential{}, wire.CodeProviderUnavailable
+	}
+	p := s.remote(s.Provider)
+	if v := env.getenv(p.APIKeyEnv); v != "" {
+		return Credential{Kind: CredentialAPIKey, APIKey: v, FromEnv: p.APIKeyEnv}, ""
+	}
+	c, err := readAuth(home, s.Provider)
+	if err != nil {
+		if errors.Is(err, errNoCredential) {
+			env.logf("config: no credential for provider %s", s.Provider)
+		} else {
+			env.logf("config: auth.json refused: %v", err)
+		}
+		return Credential{}, wire.CodeProviderUnavailable
+	}
+	if c.Expired(env.now()) && !c.Refreshable() {
+		env.logf("config: credential for provider %s expired and not refreshable", s.Provider)
+		return Credential{}, wire.CodeProviderUnavailable
+	}
+	return c, ""
+}
+
+// MaxNameBytes bounds provider and model names reported to the client.
+// Spec: "Provider/model names are bounded to 256 bytes and omitted (null) if
+// secret-like, redacted or control-bearing."
+const MaxNameBytes = 256
+
+// SafeName returns s when it may be reported as a provider or model name, or
+// ("", false) when it must be reported as null: empty, over 256 bytes,
+// invalid UTF-8, holding a control character or white space, or secret-like.
+func SafeName(s string) (string, bool) {
+	if s == "" || len(s) > MaxNameBytes || !utf8.ValidString(s) {
+		return "", false
+	}
+	for _, r := range s {
+		// White space never belongs in a name and is how "Bearer xyz" looks.
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' {
+			return "", false
+		}
+	}
+	lower := strings.ToLower(s)
+	if redact.Contains(s) || strings.Contains(s, redact.Marker) ||
+		strings.HasPrefix(lower, "sk-") || strings.HasPrefix(lower, "bearer") ||
+		strings.Contains(lower, "-----begin") {
+		return "", false
+	}
+	return s, true
+}

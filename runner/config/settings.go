@@ -1,0 +1,280 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"regexp"
+	"slices"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/v2"
+)
+
+// SchemaVersion is the settings schema this build reads. Older files are
+// migrated (see migrate.go); newer ones are configuration_invalid.
+const SchemaVersion = 2
+
+// Settings is the typed effective settings: defaults, then the global file,
+// then the project file (see KEYS.md for each key and the exceptions).
+type Settings struct {
+	SchemaVersion int                  `koanf:"schema_version"`
+	Provider      string               `koanf:"provider"`
+	Model         string               `koanf:"model"`
+	Thinking      string               `koanf:"thinking"`
+	ContextWindow int                  `koanf:"context_window"`
+	Providers     Providers            `koanf:"providers"`
+	Tools         Tools                `koanf:"tools"`
+	Instructions  []string             `koanf:"instructions"` // absolute; global list then project list
+	Skills        SkillSettings        `koanf:"skills"`
+	Agent         string               `koanf:"agent"`
+	Agents        AgentSettings        `koanf:"agents"`
+	Hooks         []Hook               `koanf:"hooks"`
+	MCPServers    map[string]MCPConfig `koanf:"mcp_servers"`
+}
+
+// Providers holds the per-provider tables.
+type Providers struct {
+	Fixture   FixtureSettings `koanf:"fixture"`
+	OpenAI    RemoteProvider  `koanf:"openai"`
+	Anthropic RemoteProvider  `koanf:"anthropic"`
+}
+
+// FixtureSettings configures the offline fixture provider.
+type FixtureSettings struct {
+	Script string `koanf:"script"` // absolute after loading; "" echoes
+}
+
+// RemoteProvider configures an OpenAI-compatible or Anthropic endpoint.
+type RemoteProvider struct {
+	BaseURL   string `koanf:"base_url"`
+	APIKeyEnv string `koanf:"api_key_env"`
+	Model     string `koanf:"model"`
+}
+
+// Tools holds the tool policy.
+type Tools struct {
+	Approval string   `koanf:"approval"` // "ask" | "auto"
+	CodeMode CodeMode `koanf:"code_mode"`
+}
+
+// CodeMode is reserved for issue 8: Code Mode's own permissions, independent
+// of the direct tool policy.
+type CodeMode struct {
+	Enabled   bool     `koanf:"enabled"`
+	Allow     []string `koanf:"allow"`
+	Approval  string   `koanf:"approval"` // "ask" | "auto"
+	TimeoutMs int      `koanf:"timeout_ms"`
+}
+
+// SkillSettings filters skills.
+type SkillSettings struct {
+	Disabled []string `koanf:"disabled"`
+}
+
+// AgentSettings filters agent profiles.
+type AgentSettings struct {
+	Disabled []string `koanf:"disabled"`
+}
+
+// Hook is one command run around tool calls or at turn end (issue 7).
+type Hook struct {
+	Event     string `koanf:"event"` // pre_tool_use | post_tool_use | stop
+	Matcher   string `koanf:"matcher"`
+	Command   string `koanf:"command"`
+	TimeoutMs int    `koanf:"timeout_ms"`
+}
+
+// MCPConfig is one [mcp_servers.NAME] table as written in settings.
+type MCPConfig struct {
+	Command string            `koanf:"command" json:"command,omitempty"`
+	Args    []string          `koanf:"args" json:"args,omitempty"`
+	Env     map[string]string `koanf:"env" json:"env,omitempty"`
+	URL     string            `koanf:"url" json:"url,omitempty"`
+	Cwd     string            `koanf:"cwd" json:"cwd,omitempty"`
+	Enabled *bool             `koanf:"enabled" json:"-"`
+}
+
+// Defaults applied below both files.
+const (
+	defaultApproval        = "ask"
+	defaultCodeModeTimeout = 30_000
+	defaultHookTimeout     = 10_000
+	maxHookTimeout         = 600_000
+	FixtureModel           = "fixture-model"
+)
+
+var defaults = map[string]any{
+	"schema_version": int64(SchemaVersion),
+	"tools": map[string]any{
+		"approval": defaultApproval,
+		"code_mode": map[string]any{
+			"approval":   defaultApproval,
+			"timeout_ms": int64(defaultCodeModeTimeout),
+		},
+	},
+}
+
+// Known provider names. Spec: an unknown provider is configuration_invalid.
+var knownProviders = []string{"fixture", "openai", "anthropic"}
+
+var (
+	nameGrammar   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	serverGrammar = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	envGrammar    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// mapProvider feeds an already parsed and migrated map to koanf.
+type mapProvider map[string]any
+
+func (m mapProvider) ReadBytes() ([]byte, error)    { return nil, errors.New("mapProvider: no bytes") }
+func (m mapProvider) Read() (map[string]any, error) { return deepCopy(m), nil }
+
+// merge layers defaults, the global map and the project map with koanf and
+// decodes them strictly: wrong types and unknown keys are errors.
+func merge(global, project map[string]any) (*Settings, error) {
+	k := koanf.New(".")
+	for _, m := range []map[string]any{defaults, global, project} {
+		if m == nil {
+			continue
+		}
+		if err := k.Load(mapProvider(m), nil); err != nil {
+			return nil, err
+		}
+	}
+	var s Settings
+	err := k.UnmarshalWithConf("", &s, koanf.UnmarshalConf{
+		DecoderConfig: &mapstructure.DecoderConfig{
+			TagName:          "koanf",
+			ErrorUnused:      true,
+			WeaklyTypedInput: false,
+			DecodeHook:       strictNumbers,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// strictNumbers refuses what mapstructure would otherwise convert silently:
+// a float (1.5) into an integer field.
+func strictNumbers(from, to reflect.Type, data any) (any, error) {
+	if (from.Kind() == reflect.Float32 || from.Kind() == reflect.Float64) && to.Kind() >= reflect.Int && to.Kind() <= reflect.Uint64 {
+		return nil, errors.New("float where an integer is required")
+	}
+	return data, nil
+}
+
+// validate checks values the types alone cannot: enums, ranges, grammars.
+// The error names the key, never the value.
+func (s *Settings) validate() error {
+	if s.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("schema_version %d not supported", s.SchemaVersion)
+	}
+	if s.Provider != "" && !slices.Contains(knownProviders, s.Provider) {
+		return errors.New("provider: unknown provider")
+	}
+	switch s.Thinking {
+	case "", "off", "minimal", "low", "medium", "high":
+	default:
+		return errors.New("thinking: not one of off|minimal|low|medium|high")
+	}
+	if s.ContextWindow < 0 {
+		return errors.New("context_window: negative")
+	}
+	for name, p := range map[string]RemoteProvider{"openai": s.Providers.OpenAI, "anthropic": s.Providers.Anthropic} {
+		if p.BaseURL != "" {
+			u, err := url.Parse(p.BaseURL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("providers.%s.base_url: not an http(s) URL", name)
+			}
+		}
+		if p.APIKeyEnv != "" && !envGrammar.MatchString(p.APIKeyEnv) {
+			return fmt.Errorf("providers.%s.api_key_env: not an environment variable name", name)
+		}
+	}
+	for key, v := range map[string]string{"tools.approval": s.Tools.Approval, "tools.code_mode.approval": s.Tools.CodeMode.Approval} {
+		if v != "ask" && v != "auto" {
+			return fmt.Errorf("%s: not ask|auto", key)
+		}
+	}
+	if s.Tools.CodeMode.TimeoutMs <= 0 || s.Tools.CodeMode.TimeoutMs > maxHookTimeout {
+		return errors.New("tools.code_mode.timeout_ms: out of range")
+	}
+	for _, list := range [][]string{s.Skills.Disabled, s.Agents.Disabled} {
+		for _, n := range list {
+			if !nameGrammar.MatchString(n) {
+				return errors.New("disabled: invalid name")
+			}
+		}
+	}
+	if s.Agent != "" && !nameGrammar.MatchString(s.Agent) {
+		return errors.New("agent: invalid name")
+	}
+	for i := range s.Hooks {
+		h := &s.Hooks[i]
+		switch h.Event {
+		case "pre_tool_use", "post_tool_use", "stop":
+		default:
+			return fmt.Errorf("hooks[%d].event: not pre_tool_use|post_tool_use|stop", i)
+		}
+		if h.Command == "" {
+			return fmt.Errorf("hooks[%d].command: empty", i)
+		}
+		if h.TimeoutMs == 0 {
+			h.TimeoutMs = defaultHookTimeout
+		}
+		if h.TimeoutMs < 0 || h.TimeoutMs > maxHookTimeout {
+			return fmt.Errorf("hooks[%d].timeout_ms: out of range", i)
+		}
+	}
+	for name, m := range s.MCPServers {
+		if !serverGrammar.MatchString(name) {
+			return errors.New("mcp_servers: invalid server name")
+		}
+		if (m.Command == "") == (m.URL == "") {
+			return errors.New("mcp_servers: exactly one of command or url is required")
+		}
+		if m.URL != "" {
+			u, err := url.Parse(m.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return errors.New("mcp_servers: url is not an http(s) URL")
+			}
+			if len(m.Args) > 0 || len(m.Env) > 0 || m.Cwd != "" {
+				return errors.New("mcp_servers: args, env and cwd apply to command servers only")
+			}
+		}
+		for k := range m.Env {
+			if !envGrammar.MatchString(k) {
+				return errors.New("mcp_servers: invalid env variable name")
+			}
+		}
+	}
+	return nil
+}
+
+// deepCopy copies the maps and slices of a parsed TOML tree.
+func deepCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+func copyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return deepCopy(t)
+	case []any:
+		c := make([]any, len(t))
+		for i := range t {
+			c[i] = copyValue(t[i])
+		}
+		return c
+	default:
+		return v
+	}
+}
