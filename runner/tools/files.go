@@ -1,0 +1,282 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxEditBytes bounds the file size edit_file rewrites (it must hold the
+// whole file to replace text in it).
+const MaxEditBytes = 8 << 20
+
+// MaxDirEntries bounds how many entries list_dir reads.
+const MaxDirEntries = 10000
+
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+// fsError turns a filesystem error into a short safe outcome: never the
+// error text, which quotes the path.
+func fsError(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "not found"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, fs.ErrExist):
+		return "already exists"
+	}
+	return "i/o error"
+}
+
+// openRegular opens p for reading if it is a regular file (a FIFO or device
+// could block or never end).
+func openRegular(p string) (*os.File, string) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	if fi.IsDir() {
+		return nil, "is a directory"
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "not a regular file"
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	return f, ""
+}
+
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// ---- read_file ----
+
+type readFile struct{ o Options }
+
+func (*readFile) Name() string { return "read_file" }
+func (*readFile) Description() string {
+	return "Read a text file. Relative paths resolve against the session working directory. Long files are truncated."
+}
+func (*readFile) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"]}`)
+}
+func (*readFile) Mutating() bool { return false }
+func (t *readFile) Describe(args json.RawMessage) string {
+	var a pathArgs
+	_ = decode(args, &a)
+	return describe("read_file: " + a.Path)
+}
+
+func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
+	var a pathArgs
+	if err := decode(args, &a); err != nil || a.Path == "" {
+		return errResult(t.Name(), "invalid arguments")
+	}
+	f, bad := openRegular(resolve(t.o.Cwd, a.Path))
+	if bad != "" {
+		return errResult(t.Name(), bad)
+	}
+	defer f.Close()
+	// Read one byte past the limit to know whether the file was cut.
+	data, err := io.ReadAll(io.LimitReader(f, int64(t.o.MaxOutput)+1))
+	if err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	text, truncated := clip(string(data), t.o.MaxOutput, false)
+	summary := "read_file: " + strconv.Itoa(countLines(string(data))) + " lines"
+	if truncated {
+		summary += " (truncated)"
+	}
+	return Result{Text: text, Summary: summary}
+}
+
+// ---- write_file ----
+
+type writeFile struct{ o Options }
+
+type writeArgs struct {
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
+}
+
+func (*writeFile) Name() string { return "write_file" }
+func (*writeFile) Description() string {
+	return "Create or overwrite a file with the given content, creating parent directories."
+}
+func (*writeFile) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"content":{"type":"string","description":"the complete new content"}},"required":["path","content"]}`)
+}
+func (*writeFile) Mutating() bool { return true }
+func (t *writeFile) Describe(args json.RawMessage) string {
+	var a writeArgs
+	_ = decode(args, &a)
+	n := 0
+	if a.Content != nil {
+		n = len(*a.Content)
+	}
+	return describe("write_file: " + a.Path + " (" + strconv.Itoa(n) + " bytes)")
+}
+
+func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
+	var a writeArgs
+	if err := decode(args, &a); err != nil || a.Path == "" || a.Content == nil {
+		return errResult(t.Name(), "invalid arguments")
+	}
+	if ctx.Err() != nil {
+		return errResult(t.Name(), "cancelled")
+	}
+	p := resolve(t.o.Cwd, a.Path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	if err := os.WriteFile(p, []byte(*a.Content), 0o644); err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	s := "write_file: " + strconv.Itoa(len(*a.Content)) + " bytes written"
+	return Result{Text: s, Summary: s}
+}
+
+// ---- edit_file ----
+
+type editFile struct{ o Options }
+
+type editArgs struct {
+	Path string  `json:"path"`
+	Old  string  `json:"old"`
+	New  *string `json:"new"`
+}
+
+func (*editFile) Name() string { return "edit_file" }
+func (*editFile) Description() string {
+	return "Replace the only occurrence of old with new in a file. old must match exactly once."
+}
+func (*editFile) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"old":{"type":"string","description":"exact text to replace; must occur exactly once"},"new":{"type":"string","description":"replacement text"}},"required":["path","old","new"]}`)
+}
+func (*editFile) Mutating() bool { return true }
+func (t *editFile) Describe(args json.RawMessage) string {
+	var a editArgs
+	_ = decode(args, &a)
+	return describe("edit_file: " + a.Path)
+}
+
+func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
+	var a editArgs
+	if err := decode(args, &a); err != nil || a.Path == "" || a.Old == "" || a.New == nil {
+		return errResult(t.Name(), "invalid arguments")
+	}
+	p := resolve(t.o.Cwd, a.Path)
+	f, bad := openRegular(p)
+	if bad != "" {
+		return errResult(t.Name(), bad)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
+	f.Close()
+	if err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	if len(data) > MaxEditBytes {
+		return errResult(t.Name(), "file too large")
+	}
+	content := string(data)
+	switch n := strings.Count(content, a.Old); n {
+	case 0:
+		return errResult(t.Name(), "old text not found")
+	case 1:
+	default:
+		return errResult(t.Name(), "old text occurs "+strconv.Itoa(n)+" times")
+	}
+	if ctx.Err() != nil {
+		return errResult(t.Name(), "cancelled")
+	}
+	// os.WriteFile keeps the mode of an existing file.
+	if err := os.WriteFile(p, []byte(strings.Replace(content, a.Old, *a.New, 1)), 0o644); err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	return Result{Text: "edit_file: 1 replacement", Summary: "edit_file: 1 replacement"}
+}
+
+// ---- list_dir ----
+
+type listDir struct{ o Options }
+
+func (*listDir) Name() string { return "list_dir" }
+func (*listDir) Description() string {
+	return "List a directory's entries, sorted; directories end with /."
+}
+func (*listDir) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"directory path"}},"required":["path"]}`)
+}
+func (*listDir) Mutating() bool { return false }
+func (t *listDir) Describe(args json.RawMessage) string {
+	var a pathArgs
+	_ = decode(args, &a)
+	return describe("list_dir: " + a.Path)
+}
+
+func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
+	var a pathArgs
+	if err := decode(args, &a); err != nil {
+		return errResult(t.Name(), "invalid arguments")
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	f, err := os.Open(resolve(t.o.Cwd, a.Path))
+	if err != nil {
+		return errResult(t.Name(), fsError(err))
+	}
+	defer f.Close()
+	// Read at most MaxDirEntries+1 entries: a huge directory stays bounded.
+	entries, err := f.ReadDir(MaxDirEntries + 1)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, fs.ErrInvalid) || strings.Contains(err.Error(), "not a directory") {
+			return errResult(t.Name(), "not a directory")
+		}
+		return errResult(t.Name(), fsError(err))
+	}
+	truncated := len(entries) > MaxDirEntries
+	if truncated {
+		entries = entries[:MaxDirEntries]
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+		if e.IsDir() {
+			names[i] += "/"
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		if b.Len()+len(n)+1 > t.o.MaxOutput {
+			truncated = true
+			break
+		}
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	text, truncated := clip(b.String(), t.o.MaxOutput, truncated)
+	summary := "list_dir: " + strconv.Itoa(len(names)) + " entries"
+	if truncated {
+		summary += " (truncated)"
+	}
+	return Result{Text: text, Summary: summary}
+}

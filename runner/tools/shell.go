@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/sourcegraph/conc"
+)
+
+// pipeCloseWait bounds how long output draining may outlast the shell after
+// its process group was killed (a descendant that left the group can hold
+// the pipe open).
+const pipeCloseWait = 2 * time.Second
+
+type shell struct{ o Options }
+
+type shellArgs struct {
+	Command string `json:"command"`
+}
+
+func (*shell) Name() string { return "shell" }
+func (*shell) Description() string {
+	return "Run a command with /bin/sh -c in the session working directory. Stdin is empty; stdout and stderr are combined and truncated when long. Commands time out."
+}
+func (*shell) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"shell command line"}},"required":["command"]}`)
+}
+func (*shell) Mutating() bool { return true }
+func (t *shell) Describe(args json.RawMessage) string {
+	var a shellArgs
+	_ = decode(args, &a)
+	return describe("shell: " + a.Command)
+}
+
+// Run runs the command in its own process group with a minimal environment.
+// On timeout or ctx end the whole group gets SIGKILL; after the shell
+// exits, the group is killed too, so background children never outlive the
+// call. Run returns only after the shell was reaped and output drained.
+func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
+	var a shellArgs
+	if err := decode(args, &a); err != nil || a.Command == "" {
+		return errResult(t.Name(), "invalid arguments")
+	}
+	runCtx, cancel := context.WithTimeout(ctx, t.o.ShellTimeout)
+	defer cancel()
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return errResult(t.Name(), "cannot start")
+	}
+	defer pr.Close()
+	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", a.Command)
+	cmd.Dir = t.o.Cwd
+	cmd.Env = t.o.Env
+	cmd.Stdin = nil // /dev/null
+	// An *os.File: the child writes the pipe directly, and Wait returns
+	// when the shell exits, not when every descendant closed the pipe.
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return errResult(t.Name(), "cannot start")
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	out := &capped{limit: t.o.MaxOutput}
+	var wg conc.WaitGroup
+	wg.Go(func() { _, _ = io.Copy(out, pr) })
+	waitErr := cmd.Wait()
+	// Spec (DESIGN): tool subprocesses run in their own process group so
+	// that cleanup reaches their children.
+	_ = killGroup(pgid)
+	drainTimer := time.AfterFunc(pipeCloseWait, func() { _ = pr.Close() })
+	wg.Wait()
+	drainTimer.Stop()
+
+	text, _ := clip(string(out.buf), t.o.MaxOutput, out.dropped)
+	var outcome string
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		outcome = "cancelled"
+	case runCtx.Err() != nil:
+		outcome = "timed out after " + t.o.ShellTimeout.String()
+	case waitErr == nil:
+		outcome = "exit 0"
+	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() >= 0:
+		outcome = "exit " + strconv.Itoa(exitErr.ExitCode())
+	default:
+		outcome = "killed"
+	}
+	res := Result{Text: text, IsError: outcome != "exit 0", Summary: "shell: " + outcome}
+	if res.IsError {
+		res.Text = bound(text+"\n["+outcome+"]", t.o.MaxOutput, "\n["+outcome+"]")
+	}
+	if res.Text == "" {
+		res.Text = "[no output]"
+	}
+	return res
+}
+
+// killGroup sends SIGKILL to process group pgid. A group that is already
+// gone is not an error.
+func killGroup(pgid int) error {
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		return err
+	}
+	return nil
+}
+
+// capped keeps the first limit+1 bytes written to it and counts the rest
+// away: the child is never blocked, memory never grows past the limit.
+type capped struct {
+	limit   int
+	buf     []byte
+	dropped bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.limit + 1 - len(c.buf)
+	if room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	if len(p) > room {
+		c.dropped = true
+	}
+	return len(p), nil
+}

@@ -1,0 +1,215 @@
+// Package tools holds the agent's tool registry and the built-in tools of
+// DESIGN.md: read_file, write_file, edit_file, list_dir, grep and shell.
+//
+// A Tool is plain Go: a name, a description, a JSON Schema for its
+// arguments, whether it mutates (and so needs approval under
+// tools.approval = "ask"), and Run. MCP tools and run_code plug in by
+// implementing the same interface and being added to a Set.
+//
+// Paths resolve against the session cwd. This is not an OS sandbox (spec:
+// "Backend tools are not an OS sandbox"). Every result handed to the model
+// is bounded (Options.MaxOutput, 64 KiB by default) and truncated with
+// TruncatedMarker; no tool holds an unbounded buffer. Summaries are short
+// and safe: tool name and outcome, never raw arguments or results.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Tool is one tool the model may call. Implementations must be safe for use
+// by one run at a time.
+type Tool interface {
+	// Name is the tool's name as offered to the model.
+	Name() string
+	// Description tells the model what the tool does.
+	Description() string
+	// Schema is the JSON Schema object of the arguments.
+	Schema() json.RawMessage
+	// Mutating reports whether the tool changes the world and so needs
+	// approval when approval is "ask".
+	Mutating() bool
+	// Describe returns a short description of a call for an approval
+	// request (at most DescribeBytes). It may quote the command or path the
+	// user is asked to allow; the caller redacts it before display.
+	Describe(args json.RawMessage) string
+	// Run runs the call. It blocks until the tool is done or ctx ends; on
+	// ctx end it stops promptly (killing any subprocesses) and returns an
+	// error result.
+	Run(ctx context.Context, args json.RawMessage) Result
+}
+
+// Result is what a tool call produced.
+type Result struct {
+	// Text goes to the model, bounded by the tool's output limit.
+	Text string
+	// IsError marks a failed call (bad arguments, missing file, nonzero
+	// exit, timeout, cancellation).
+	IsError bool
+	// Summary is a short safe outcome for activity events, such as
+	// "read_file: 3 lines"; never raw arguments or results.
+	Summary string
+}
+
+// Defaults.
+const (
+	DefaultMaxOutput    = 64 << 10         // bytes of tool output handed to the model
+	DefaultShellTimeout = 120 * time.Second // per shell command
+	DescribeBytes       = 512               // bound of Describe's result
+	TruncatedMarker     = "\n[output truncated]"
+)
+
+// Options configure the built-in tools.
+type Options struct {
+	// Cwd is the session working directory; relative paths resolve against it.
+	Cwd string
+	// Env is the complete environment of shell commands. Nil means
+	// MinimalEnv(): never the provider credentials.
+	Env []string
+	// ShellTimeout bounds each shell command; zero means DefaultShellTimeout.
+	ShellTimeout time.Duration
+	// MaxOutput bounds each result's text; zero means DefaultMaxOutput.
+	MaxOutput int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Env == nil {
+		o.Env = MinimalEnv()
+	}
+	if o.ShellTimeout <= 0 {
+		o.ShellTimeout = DefaultShellTimeout
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultMaxOutput
+	}
+	return o
+}
+
+// MinimalEnv returns PATH, HOME, LANG and TERM from this process's
+// environment (PATH defaulting to /usr/bin:/bin) and nothing else.
+func MinimalEnv() []string {
+	env := make([]string, 0, 4)
+	for _, k := range []string{"PATH", "HOME", "LANG", "TERM"} {
+		v, ok := os.LookupEnv(k)
+		if k == "PATH" && (!ok || v == "") {
+			v, ok = "/usr/bin:/bin", true
+		}
+		if ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// Set is an ordered registry of tools, keyed by name. It is not safe for
+// concurrent mutation; build it before the run starts.
+type Set struct {
+	tools []Tool
+}
+
+// NewSet returns a set holding tools; a later tool replaces an earlier one
+// of the same name.
+func NewSet(tools ...Tool) *Set {
+	s := &Set{}
+	for _, t := range tools {
+		s.Add(t)
+	}
+	return s
+}
+
+// Builtin returns the six built-in tools configured by opts.
+func Builtin(opts Options) *Set {
+	o := opts.withDefaults()
+	return NewSet(
+		&readFile{o}, &writeFile{o}, &editFile{o}, &listDir{o}, &grepTool{o}, &shell{o},
+	)
+}
+
+// Add adds t, replacing any tool of the same name in place.
+func (s *Set) Add(t Tool) {
+	for i, old := range s.tools {
+		if old.Name() == t.Name() {
+			s.tools[i] = t
+			return
+		}
+	}
+	s.tools = append(s.tools, t)
+}
+
+// Get returns the tool called name.
+func (s *Set) Get(name string) (Tool, bool) {
+	if s == nil {
+		return nil, false
+	}
+	for _, t := range s.tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// All returns the tools in the order they were added.
+func (s *Set) All() []Tool {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.tools)
+}
+
+// bound cuts s at a UTF-8 boundary so that it plus marker fits limit bytes.
+func bound(s string, limit int, marker string) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := max(limit-len(marker), 0)
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// clip makes s valid UTF-8 and fits it in limit bytes. If s is longer, or
+// cut says the source was already cut, it ends in TruncatedMarker.
+func clip(s string, limit int, cut bool) (string, bool) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !cut && len(s) <= limit {
+		return s, false
+	}
+	return bound(s, max(limit-len(TruncatedMarker), 0), "") + TruncatedMarker, true
+}
+
+// errResult is a failed call with a safe summary "name: what".
+func errResult(name, what string) Result {
+	return Result{Text: name + ": " + what, IsError: true, Summary: name + ": " + what}
+}
+
+// decode parses a call's JSON arguments into v. Extra fields are ignored:
+// models add them, and they change nothing. Empty arguments mean {}.
+func decode(args json.RawMessage, v any) error {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		return nil
+	}
+	return json.Unmarshal(args, v)
+}
+
+// describe bounds a call description for approval requests.
+func describe(s string) string {
+	return bound(strings.ToValidUTF8(s, "\uFFFD"), DescribeBytes, "...")
+}
+
+// resolve makes p absolute against cwd. It is not a sandbox check.
+func resolve(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
