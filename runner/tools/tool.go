@@ -59,7 +59,7 @@ type Result struct {
 
 // Defaults.
 const (
-	DefaultMaxOutput    = 64 << 10         // bytes of tool output handed to the model
+	DefaultMaxOutput    = 64 << 10          // bytes of tool output handed to the model
 	DefaultShellTimeout = 120 * time.Second // per shell command
 	DescribeBytes       = 512               // bound of Describe's result
 	TruncatedMarker     = "\n[output truncated]"
