@@ -1,0 +1,40 @@
+// Package mcp connects the agent runner to the MCP servers of the admitted
+// settings and offers their tools to the model as mcp__SERVER__TOOL.
+//
+// Start connects every server of a list, concurrently, each with Initialize
+// and ListTools under the caller's ctx. Startup is strict: one failure shuts
+// down every server already connected and Start returns that failure (the
+// integrator reports mcp_unavailable); a cancelled ctx does the same cleanup
+// and Start returns ctx.Err() (startup_cancelled). A server that hangs at
+// startup is killed as soon as ctx ends.
+//
+// Stdio servers do not use mcp-go's own stdio transport, which passes on the
+// whole environment, lets the server reach our stderr, reads lines without a
+// bound and can take seconds to close. stdioTransport implements mcp-go's
+// transport.Interface instead:
+//   - the child gets the minimal environment of DESIGN.md (PATH, HOME, LANG,
+//     TERM from ours) plus the server's own env entries, never anything else
+//     (no provider credentials);
+//   - it runs in its own process group, so cleanup reaches its children;
+//   - its fds 0, 1 and 2 are pipes of ours, never our own fds 0, 1 or 2;
+//     stderr is drained continuously into a bounded tail (MaxStderrBytes)
+//     and never forwarded;
+//   - every line it sends is bounded (MaxMessageBytes): a longer line fails
+//     that server (its calls return ErrMessageTooLarge), nothing else.
+//
+// Streamable HTTP servers (url = "http://...") use mcp-go's client transport
+// with our own http.Client: every response body is bounded
+// (MaxHTTPBodyBytes) and every request, including the session DELETE sent
+// at close, is aborted when cleanup gives up on the server.
+//
+// Close(ctx) first shuts every server down (closes its stdin, or sends the
+// HTTP session DELETE), then waits; whatever is not gone when ctx ends is
+// SIGKILLed as a whole process group (HTTP requests are aborted), and Close
+// returns ctx.Err() without waiting further: it never blocks past ctx.
+//
+// Goroutines: per stdio server a stdout reader, a stderr drain and a process
+// waiter; per HTTP server one closer during Close; per server one watcher
+// that marks it done. All are started with conc and end on their own once
+// the process is gone or its pipes are closed; none writes to stdout or
+// stderr. Diagnostics go to the injected logf only.
+package mcp

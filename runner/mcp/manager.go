@@ -1,0 +1,346 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/sourcegraph/conc"
+)
+
+// CleanupWait bounds the cleanup Start does after a failed or cancelled
+// startup (the spec's "Cleanup wait"); servers that failed are killed at
+// once, connected ones get this long to exit after shutdown.
+const CleanupWait = 2000 * time.Millisecond
+
+// ErrUnknownTool is returned by Call for a name that Tools did not offer.
+var ErrUnknownTool = errors.New("mcp: unknown tool")
+
+// ServerDef is one enabled, approved server. Exactly one of Command (stdio)
+// and URL (streamable HTTP) is set. Env adds to the minimal environment of a
+// stdio server; Cwd is its working directory ("" means ours).
+type ServerDef struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Cwd     string
+}
+
+// Tool is one tool of a connected server as offered to the model.
+type Tool struct {
+	// FullName is mcp__SERVER__TOOL, sanitized to [A-Za-z0-9_-], at most
+	// MaxToolNameBytes, unique within the manager (see names.go).
+	FullName string
+	// Server and Name are the server's and the tool's names as defined.
+	Server, Name string
+	// Description is the server's description, untrusted text for the model.
+	Description string
+	// InputSchema is the tool's JSON Schema as the server sent it.
+	InputSchema json.RawMessage
+	// ReadOnly is the server's readOnlyHint annotation (false when absent).
+	ReadOnly bool
+}
+
+// StartError is a server's startup failure. Stderr is the tail of a stdio
+// server's stderr (untrusted; for logs, never for the wire).
+type StartError struct {
+	Server string
+	Err    error
+	Stderr []byte
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("mcp: server %q: %v", e.Server, e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// server is one connection, stdio or HTTP.
+type server struct {
+	name   string
+	client *client.Client
+	stdio  *stdioTransport // nil for HTTP
+	http   *httpConn       // nil for stdio
+	// wg owns a stdio server's goroutines.
+	wg conc.WaitGroup
+	// done is closed when the server is gone: for stdio when the process is
+	// reaped and both pipes are drained, for HTTP when the session DELETE
+	// returned.
+	done chan struct{}
+}
+
+// shutdown starts the MCP shutdown: stdin closed, or the session DELETE on
+// its way on a goroutine of g. It never blocks.
+func (s *server) shutdown(g *conc.WaitGroup) {
+	if s.stdio != nil {
+		s.stdio.shutdown()
+		return
+	}
+	g.Go(s.http.closeSession)
+}
+
+// kill ends the server by force. It never blocks.
+func (s *server) kill(g *conc.WaitGroup) {
+	if s.stdio != nil {
+		s.stdio.kill()
+		return
+	}
+	s.http.kill()
+	g.Go(s.http.closeSession) // returns at once now; a no-op if already run
+}
+
+// Manager holds the connected servers and their tools for a child's
+// lifetime. Tools and Call are safe for concurrent use; Close may be called
+// more than once.
+type Manager struct {
+	logf    func(string, ...any)
+	servers []*server
+	tools   []Tool
+	byName  map[string]int // FullName -> index in tools
+	owner   []*server      // owner[i] serves tools[i]
+	// wg owns one watcher per stdio server, which closes its done channel,
+	// and the closer of each HTTP server.
+	wg conc.WaitGroup
+
+	// mu guards servers during Start, which adds them concurrently.
+	mu sync.Mutex
+}
+
+// Start connects every server of defs concurrently: spawn or dial, then
+// Initialize and ListTools under ctx. It returns only when every server is
+// connected, or none is: on the first failure it cancels the others, shuts
+// down and cleans every server (at most CleanupWait) and returns a
+// *StartError; if ctx ends first it does the same and returns ctx.Err().
+// logf receives diagnostics (nil discards them).
+func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*Manager, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	m := &Manager{logf: logf, byName: make(map[string]int)}
+	startCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	results := make([][]mcp.Tool, len(defs))
+	connected := make([]*server, len(defs))
+	var firstErr error
+	var errOnce sync.Once
+	var connects conc.WaitGroup
+	for i, def := range defs {
+		connects.Go(func() {
+			s, tools, err := m.connect(startCtx, def)
+			if err != nil {
+				errOnce.Do(func() { firstErr = err })
+				cancel(err) // the others stop at once
+				return
+			}
+			connected[i], results[i] = s, tools
+		})
+	}
+	connects.Wait()
+
+	if err := ctx.Err(); err != nil || firstErr != nil {
+		if err == nil {
+			err = firstErr
+		}
+		logf("mcp: startup failed, cleaning %d servers: %v", len(m.servers), err)
+		cleanupCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), CleanupWait)
+		defer stop()
+		if cerr := m.Close(cleanupCtx); cerr != nil {
+			logf("mcp: startup cleanup: servers killed after %v", CleanupWait)
+		}
+		return nil, err
+	}
+
+	taken := make(map[string]bool)
+	for i, def := range defs {
+		for _, t := range results[i] {
+			m.addTool(def.Name, t, connected[i], taken)
+		}
+	}
+	return m, nil
+}
+
+// connect starts one server and lists its tools. On failure the server is
+// already killed (it never became usable) and the error is a *StartError.
+func (m *Manager) connect(ctx context.Context, def ServerDef) (*server, []mcp.Tool, error) {
+	s := &server{name: def.Name}
+	var tr transport.Interface
+	switch {
+	case def.Command != "" && def.URL == "":
+		st, err := spawnStdio(def, MaxMessageBytes)
+		if err != nil {
+			return nil, nil, &StartError{Server: def.Name, Err: err}
+		}
+		s.stdio, tr, s.done = st, st, make(chan struct{})
+		s.wg.Go(st.waitLoop)
+		s.wg.Go(st.drainStderr)
+		s.wg.Go(st.readLoop)
+	case def.URL != "" && def.Command == "":
+		hc, err := newHTTPConn(def.URL, m.logf)
+		if err != nil {
+			return nil, nil, &StartError{Server: def.Name, Err: err}
+		}
+		s.http, tr, s.done = hc, hc.t, hc.closed
+	default:
+		return nil, nil, &StartError{Server: def.Name, Err: errors.New("exactly one of command and url is required")}
+	}
+	m.track(s)
+
+	s.client = client.NewClient(tr)
+	tools, err := initialize(ctx, s.client)
+	if err != nil {
+		s.kill(&m.wg)
+		serr := &StartError{Server: def.Name, Err: err}
+		if s.stdio != nil {
+			serr.Stderr, _ = s.stdio.tail.Bytes()
+			if e := s.stdio.err(); e != nil && ctx.Err() == nil {
+				serr.Err = e // the server's own failure says more than the client's
+			}
+		}
+		m.logf("mcp: server %q failed at startup: %v", def.Name, serr.Err)
+		return nil, nil, serr
+	}
+	m.logf("mcp: server %q connected, %d tools", def.Name, len(tools))
+	return s, tools, nil
+}
+
+// track registers s (and the watcher of a stdio server), so that Close
+// reaches it even when its startup fails.
+func (m *Manager) track(s *server) {
+	m.mu.Lock()
+	m.servers = append(m.servers, s)
+	m.mu.Unlock()
+	if s.stdio == nil {
+		return
+	}
+	m.wg.Go(func() {
+		defer close(s.done)
+		if r := s.wg.WaitAndRecover(); r != nil {
+			m.logf("mcp: server %q goroutine panicked: %v", s.name, r.Value)
+		}
+	})
+}
+
+func initialize(ctx context.Context, c *client.Client) ([]mcp.Tool, error) {
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "magi-code", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	return list.Tools, nil
+}
+
+func (m *Manager) addTool(serverName string, t mcp.Tool, s *server, taken map[string]bool) {
+	tool := Tool{
+		FullName:    uniqueName(fullToolName(serverName, t.Name), taken),
+		Server:      serverName,
+		Name:        t.Name,
+		Description: t.Description,
+		ReadOnly:    t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint,
+	}
+	// Tool.MarshalJSON resolves InputSchema versus RawInputSchema.
+	if encoded, err := json.Marshal(t); err == nil {
+		var fields struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if json.Unmarshal(encoded, &fields) == nil {
+			tool.InputSchema = fields.InputSchema
+		}
+	}
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	m.byName[tool.FullName] = len(m.tools)
+	m.tools = append(m.tools, tool)
+	m.owner = append(m.owner, s)
+}
+
+// Tools returns the tools of every server, in server then server order.
+func (m *Manager) Tools() []Tool {
+	return append([]Tool(nil), m.tools...)
+}
+
+// Call calls the tool fullName (a Tool.FullName) with args (a JSON object;
+// empty means {}) under ctx, and returns its result as text cut to
+// maxResultBytes (<= 0: no cut beyond MaxMessageBytes). isError is the
+// tool's own error flag; a JSON-RPC error from the server (unknown tool,
+// invalid params) also comes back as isError text for the model. err is
+// ctx's error when ctx ended, ErrUnknownTool, or the connection's failure
+// (ErrMessageTooLarge, ErrServerExited, ...). The text is untrusted.
+func (m *Manager) Call(ctx context.Context, fullName string, args json.RawMessage, maxResultBytes int) (text string, isError bool, err error) {
+	i, ok := m.byName[fullName]
+	if !ok {
+		return "", false, ErrUnknownTool
+	}
+	tool, s := m.tools[i], m.owner[i]
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool.Name
+	req.Params.Arguments = args
+	res, err := s.client.CallTool(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		var terr *transport.Error
+		if errors.As(err, &terr) {
+			if s.stdio != nil && s.stdio.err() != nil {
+				return "", false, s.stdio.err()
+			}
+			return "", false, err
+		}
+		return bound("MCP error: "+err.Error(), maxResultBytes), true, nil
+	}
+	return bound(renderResult(res), maxResultBytes), res.IsError, nil
+}
+
+// Close shuts every server down first (stdin closed, session DELETE sent),
+// then waits for them until ctx ends; what is left then is killed (process
+// groups SIGKILLed, HTTP requests aborted) and Close returns ctx.Err()
+// without waiting for the kills to land. It never blocks past ctx.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	servers := append([]*server(nil), m.servers...)
+	m.mu.Unlock()
+	// Spec: "All connected MCP servers receive shutdown before their joins
+	// or HTTP session deletion can wait."
+	for _, s := range servers {
+		s.shutdown(&m.wg)
+	}
+	for _, s := range servers {
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			var left []string
+			for _, s := range servers {
+				select {
+				case <-s.done:
+				default:
+					left = append(left, s.name)
+					s.kill(&m.wg)
+				}
+			}
+			m.logf("mcp: killed servers still running at close: %s", strings.Join(left, ", "))
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// wait blocks until every goroutine of every server has ended (tests).
+func (m *Manager) wait() { m.wg.Wait() }

@@ -1,0 +1,420 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MaxMessageBytes bounds one line (one JSON-RPC message) from a stdio
+// server, excluding its LF. 4 MiB holds any reasonable tool result (results
+// are cut far smaller before they reach the model) while keeping one
+// server's read buffer bounded.
+const MaxMessageBytes = 4 << 20
+
+// Errors a server's calls return once it has failed.
+var (
+	// ErrMessageTooLarge: the server sent a line longer than MaxMessageBytes
+	// (or an HTTP body longer than MaxHTTPBodyBytes). The server is failed.
+	ErrMessageTooLarge = errors.New("mcp: server message too large")
+	// ErrServerExited: the server closed its stdout or exited.
+	ErrServerExited = errors.New("mcp: server exited")
+	// ErrServerClosed: we shut the server down.
+	ErrServerClosed = errors.New("mcp: server closed")
+	// ErrServerBroken: writing to the server failed mid-message.
+	ErrServerBroken = errors.New("mcp: server stream broken")
+)
+
+// inheritedEnv lists the only variables of ours a server sees (DESIGN.md:
+// "PATH, HOME, LANG, TERM and what their own settings add").
+var inheritedEnv = [...]string{"PATH", "HOME", "LANG", "TERM"}
+
+// minimalEnv returns the environment of a server: the inherited variables
+// that are set, then the server's own entries in key order, which override
+// inherited ones. Keys must be nonempty and contain no '=' or NUL.
+func minimalEnv(getenv func(string) string, own map[string]string) ([]string, error) {
+	merged := make(map[string]string, len(inheritedEnv)+len(own))
+	for _, k := range inheritedEnv {
+		if v := getenv(k); v != "" {
+			merged[k] = v
+		}
+	}
+	for k, v := range own {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, errors.New("mcp: invalid env entry")
+		}
+		merged[k] = v
+	}
+	keys := make([]string, 0, len(merged))
+	for k := range merged {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, len(keys))
+	for i, k := range keys {
+		env[i] = k + "=" + merged[k]
+	}
+	return env, nil
+}
+
+// stdioTransport is a transport.Interface over a server subprocess that we
+// spawned ourselves (see the package doc for why not mcp-go's Stdio).
+// SendRequest and SendNotification are safe for concurrent use.
+type stdioTransport struct {
+	cmd    *exec.Cmd
+	pid    int      // leader of the server's process group
+	stdin  *os.File // our write end of the server's stdin
+	stdout *os.File // our read end of the server's stdout
+	stderr *os.File // our read end of the server's stderr
+	tail   *tail    // last MaxStderrBytes of stderr
+	maxMsg int      // line bound, MaxMessageBytes except in tests
+
+	// exited is closed once the process has been reaped.
+	exited chan struct{}
+	// failed is closed, once, when the server becomes unusable; failErr says why.
+	failed chan struct{}
+
+	// writeMu serializes whole lines on stdin.
+	writeMu sync.Mutex
+
+	// mu guards pending and failErr.
+	mu      sync.Mutex
+	pending map[string]chan *transport.JSONRPCResponse
+	failErr error
+
+	// notifyMu guards onNotify.
+	notifyMu sync.RWMutex
+	onNotify func(mcp.JSONRPCNotification)
+
+	stdinOnce sync.Once
+}
+
+var _ transport.Interface = (*stdioTransport)(nil)
+
+// spawnStdio starts def's command with the minimal environment, in its own
+// process group, with three pipes of ours as fds 0, 1 and 2. It starts no
+// goroutine: the caller runs readLoop, drainStderr and waitLoop.
+func spawnStdio(def ServerDef, maxMsg int) (*stdioTransport, error) {
+	env, err := minimalEnv(os.Getenv, def.Env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(def.Command, def.Args...)
+	cmd.Env = env
+	cmd.Dir = def.Cwd
+	ownProcessGroup(cmd)
+
+	// Our ends of os.Pipe are in the runtime poller, so Close unblocks a
+	// pending Read or Write and SetWriteDeadline works. The child's ends are
+	// set blocking by exec when it passes them on.
+	var files [6]*os.File
+	closeAll := func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	for i := 0; i < 6; i += 2 {
+		if files[i], files[i+1], err = os.Pipe(); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("mcp: pipe: %w", err)
+		}
+	}
+	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("mcp: start server: %w", err)
+	}
+	// The child holds its ends now; ours must go so that EOF can arrive.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	return &stdioTransport{
+		cmd:     cmd,
+		pid:     cmd.Process.Pid,
+		stdin:   inW,
+		stdout:  outR,
+		stderr:  errR,
+		tail:    newTail(MaxStderrBytes),
+		maxMsg:  maxMsg,
+		exited:  make(chan struct{}),
+		failed:  make(chan struct{}),
+		pending: make(map[string]chan *transport.JSONRPCResponse),
+	}, nil
+}
+
+// fail marks the server unusable with err (the first reason wins) and wakes
+// every pending request.
+func (t *stdioTransport) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failErr == nil {
+		t.failErr = err
+		close(t.failed)
+	}
+}
+
+func (t *stdioTransport) err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failErr
+}
+
+// waitLoop reaps the process, then kills what is left of its process group
+// (its children), so that they release the pipes and nothing outlives it.
+func (t *stdioTransport) waitLoop() {
+	_ = t.cmd.Wait()
+	killGroup(t.pid)
+	close(t.exited)
+}
+
+// drainStderr keeps the stderr pipe empty (a full pipe would stall the
+// server) into the bounded tail, until EOF or until kill closes it.
+func (t *stdioTransport) drainStderr() {
+	defer t.stderr.Close()
+	_, _ = io.Copy(t.tail, t.stderr)
+}
+
+// readLoop reads LF-terminated messages from stdout, each at most maxMsg
+// bytes, and routes them until EOF, a read error or an oversized line, which
+// fail the server. It returns with stdout closed.
+func (t *stdioTransport) readLoop() {
+	defer t.stdout.Close()
+	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	var long []byte // accumulates a line longer than r's buffer
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(long)+len(chunk) > t.maxMsg+1 { // +1: the LF is not counted
+			t.fail(ErrMessageTooLarge)
+			return
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		if err != nil {
+			// EOF, or kill closed the pipe. A partial last line is dropped.
+			t.fail(ErrServerExited)
+			return
+		}
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+		}
+		t.dispatch(bytes.TrimRight(line, "\r\n"))
+		long = nil
+	}
+}
+
+// message is every JSON-RPC shape a server sends, decoded once.
+type message struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Params json.RawMessage          `json:"params"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+// dispatch routes one line: a response to its waiting request, a
+// notification to the handler, a request from the server to a fixed answer.
+// Lines that are not JSON-RPC are ignored, as mcp-go does.
+func (t *stdioTransport) dispatch(line []byte) {
+	if len(line) == 0 {
+		return
+	}
+	var msg message
+	if err := json.Unmarshal(line, &msg); err != nil {
+		return
+	}
+	hasID := len(msg.ID) > 0 && string(msg.ID) != "null"
+	switch {
+	case msg.Method != "" && !hasID:
+		var n mcp.JSONRPCNotification
+		if json.Unmarshal(line, &n) != nil {
+			return
+		}
+		t.notifyMu.RLock()
+		handler := t.onNotify
+		t.notifyMu.RUnlock()
+		if handler != nil {
+			handler(n)
+		}
+	case msg.Method != "":
+		t.answerServerRequest(msg)
+	case hasID:
+		var id mcp.RequestId
+		if json.Unmarshal(msg.ID, &id) != nil {
+			return
+		}
+		key := id.String()
+		t.mu.Lock()
+		waiting, ok := t.pending[key]
+		delete(t.pending, key)
+		t.mu.Unlock()
+		if ok {
+			// Never blocks: capacity 1 and one delivery per key.
+			waiting <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: msg.Result, Error: msg.Error}
+		}
+	}
+}
+
+// answerServerRequest answers ping and refuses every other server-to-client
+// request (we offer no sampling, roots or elicitation). The reply is written
+// from the reader; a server that does not read its stdin stalls only itself.
+func (t *stdioTransport) answerServerRequest(msg message) {
+	var reply []byte
+	if msg.Method == string(mcp.MethodPing) {
+		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
+	} else {
+		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"method not found"}}`, msg.ID, mcp.METHOD_NOT_FOUND)
+	}
+	_ = t.writeLine(context.Background(), append(reply, '\n'))
+}
+
+// aLongTimeAgo is a write deadline in the past: it makes a pending write
+// return at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// writeLine writes one whole line to the server's stdin. It returns early
+// with ctx.Err() if ctx ends while the server is not reading; a line cut
+// part-way corrupts the stream, so that fails the server.
+func (t *stdioTransport) writeLine(ctx context.Context, line []byte) error {
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	if err := t.err(); err != nil {
+		return err
+	}
+	expired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = t.stdin.SetWriteDeadline(aLongTimeAgo)
+		close(expired)
+	})
+	n, err := t.stdin.Write(line)
+	if !stop() {
+		<-expired
+		_ = t.stdin.SetWriteDeadline(time.Time{})
+	}
+	switch {
+	case err == nil:
+		return nil
+	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
+		return ctx.Err() // nothing written: the stream is intact
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		t.fail(ErrServerBroken)
+		return ctx.Err()
+	default:
+		if e := t.err(); e != nil {
+			return e // closed by us, or already failed
+		}
+		t.fail(ErrServerBroken)
+		return ErrServerBroken
+	}
+}
+
+// Start implements transport.Interface. The process is already running.
+func (t *stdioTransport) Start(context.Context) error { return nil }
+
+// SendRequest implements transport.Interface: it writes the request and
+// waits for its response, ctx's end, or the server's failure.
+func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: marshal request: %w", err)
+	}
+	key := req.ID.String()
+	response := make(chan *transport.JSONRPCResponse, 1)
+	t.mu.Lock()
+	if t.failErr != nil {
+		t.mu.Unlock()
+		return nil, t.failErr
+	}
+	t.pending[key] = response
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.pending, key)
+		t.mu.Unlock()
+	}()
+
+	if err := t.writeLine(ctx, append(line, '\n')); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-response:
+		return r, nil
+	case <-t.failed:
+		// A response routed just before the failure still counts.
+		select {
+		case r := <-response:
+			return r, nil
+		default:
+			return nil, t.err()
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// SendNotification implements transport.Interface.
+func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	line, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("mcp: marshal notification: %w", err)
+	}
+	return t.writeLine(ctx, append(line, '\n'))
+}
+
+// SetNotificationHandler implements transport.Interface. The handler runs on
+// the reader goroutine and must not block.
+func (t *stdioTransport) SetNotificationHandler(handler func(mcp.JSONRPCNotification)) {
+	t.notifyMu.Lock()
+	defer t.notifyMu.Unlock()
+	t.onNotify = handler
+}
+
+// GetSessionId implements transport.Interface; stdio has no session.
+func (t *stdioTransport) GetSessionId() string { return "" }
+
+// Close implements transport.Interface as shutdown: it does not wait.
+func (t *stdioTransport) Close() error {
+	t.shutdown()
+	return nil
+}
+
+// shutdown asks the server to exit the MCP way, by closing its stdin, and
+// fails pending requests. It does not wait and never blocks.
+func (t *stdioTransport) shutdown() {
+	t.fail(ErrServerClosed)
+	// Closing unblocks a write in progress (the pipe is in the poller).
+	t.stdinOnce.Do(func() { t.stdin.Close() })
+}
+
+// kill SIGKILLs the server's process group unless it is already reaped (its
+// children were killed then), and closes our pipe ends so that the reader
+// and the stderr drain return even if an escaped process still holds the
+// other ends. It never blocks.
+func (t *stdioTransport) kill() {
+	t.shutdown()
+	select {
+	case <-t.exited:
+	default:
+		killGroup(t.pid)
+	}
+	t.stdout.Close()
+	t.stderr.Close()
+}
