@@ -1,0 +1,347 @@
+package history
+
+import (
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// errMalformed reports a stored line that is not a valid record. Its text
+// never reaches the wire: the store turns it into session_invalid.
+var errMalformed = errors.New("history: malformed record")
+
+// parseLine decodes one stored line (without its LF) into r. The accepted
+// language is deliberately small and strict: one flat JSON object whose
+// values are strings, booleans, null or (version) a small integer; valid
+// UTF-8; no duplicate, unknown or misplaced keys; JSON whitespace (CR
+// included) around tokens. encoding/json would silently accept duplicate
+// keys, case-folded keys and invalid UTF-8, so it is not used here.
+func parseLine(line []byte, r *Record) error {
+	*r = Record{}
+	if !utf8.Valid(line) {
+		return errMalformed
+	}
+	p := parser{b: line}
+	p.space()
+	if !p.eat('{') {
+		return errMalformed
+	}
+	var keys, seen fieldSet // keys: every key read (duplicates); seen: non-null values
+	var key, sval []byte
+	var scratch [64]byte
+	p.space()
+	if p.eat('}') {
+		return errMalformed // no type
+	}
+	for {
+		p.space()
+		var ok bool
+		key, ok = p.str(scratch[:0])
+		if !ok {
+			return errMalformed
+		}
+		f, known := fieldFromName(key)
+		if !known || keys&(1<<f) != 0 {
+			return errMalformed
+		}
+		keys |= 1 << f
+		seen |= 1 << f
+		p.space()
+		if !p.eat(':') {
+			return errMalformed
+		}
+		p.space()
+		switch c := p.peek(); {
+		case c == '"':
+			sval, ok = p.str(nil)
+			if !ok || !r.setString(f, sval) {
+				return errMalformed
+			}
+		case c == 't' || c == 'f':
+			v, ok := p.boolean()
+			if !ok || !r.setBool(f, v) {
+				return errMalformed
+			}
+		case c == 'n':
+			if !p.lit("null") || f == fType || f == fSessionID || f == fVersion {
+				return errMalformed
+			}
+			seen &^= 1 << f // null is absence
+		case c >= '0' && c <= '9':
+			n, ok := p.uint()
+			if !ok || f != fVersion {
+				return errMalformed
+			}
+			r.Version = n
+		default:
+			return errMalformed
+		}
+		p.space()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat('}') {
+			break
+		}
+		return errMalformed
+	}
+	p.space()
+	if p.i != len(p.b) {
+		return errMalformed
+	}
+	if seen&(1<<fType) == 0 || seen&(1<<fSessionID) == 0 || r.Type == 0 {
+		return errMalformed
+	}
+	rest := seen &^ set(fType, fSessionID)
+	if rest&^allowedFields[r.Type] != 0 || requiredFields[r.Type]&^rest != 0 {
+		return errMalformed
+	}
+	if r.Type == TypeAssistant {
+		r.HasText = seen&(1<<fText) != 0
+	}
+	if r.Validate() != nil {
+		return errMalformed
+	}
+	return nil
+}
+
+func (r *Record) setString(f field, v []byte) bool {
+	switch f {
+	case fType:
+		r.Type = typeFromName(v)
+		return r.Type != 0
+	case fSessionID:
+		r.SessionID = string(v)
+	case fCwd:
+		r.Cwd = string(v)
+	case fProvider:
+		r.Provider = string(v)
+	case fModel:
+		r.Model = string(v)
+	case fThinking:
+		r.Thinking = string(v)
+	case fCreatedAt:
+		r.CreatedAt = string(v)
+	case fRunID:
+		r.RunID = string(v)
+	case fMessageID:
+		r.MessageID = string(v)
+	case fID:
+		r.ID = string(v)
+	case fText:
+		r.Text = string(v)
+	case fActivityID:
+		r.ActivityID = string(v)
+	case fKind:
+		r.Kind = string(v)
+	case fState:
+		r.State = string(v)
+	case fName:
+		r.Name = string(v)
+	case fSummary:
+		r.Summary = string(v)
+	case fCode:
+		r.Code = string(v)
+	case fOutcome:
+		r.Outcome = string(v)
+	case fErrorCode:
+		r.ErrorCode = string(v)
+	case fCallID:
+		r.CallID = string(v)
+	case fArguments:
+		r.Arguments = string(v)
+	case fCeiling:
+		r.Ceiling = string(v)
+	default:
+		return false
+	}
+	return true
+}
+
+func (r *Record) setBool(f field, v bool) bool {
+	switch f {
+	case fPartial:
+		r.Partial = v
+	case fProviderSummary:
+		r.ProviderSummary = v
+	case fIsError:
+		r.IsError = v
+	default:
+		return false
+	}
+	return true
+}
+
+type parser struct {
+	b []byte
+	i int
+}
+
+func (p *parser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *parser) eat(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+func (p *parser) boolean() (bool, bool) {
+	if p.lit("true") {
+		return true, true
+	}
+	return false, p.lit("false")
+}
+
+// uint parses a small unsigned integer without sign, fraction or exponent.
+func (p *parser) uint() (int, bool) {
+	start, n := p.i, 0
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		n = n*10 + int(p.b[p.i]-'0')
+		p.i++
+		if p.i-start > 6 {
+			return 0, false
+		}
+	}
+	if p.i-start > 1 && p.b[start] == '0' {
+		return 0, false
+	}
+	if c := p.peek(); c == '.' || c == 'e' || c == 'E' {
+		return 0, false
+	}
+	return n, true
+}
+
+// str parses a JSON string at p.i. Without escapes it returns a subslice of
+// the line (no copy); with escapes it decodes into dst. Raw control bytes and
+// lone surrogates are rejected. The line is already valid UTF-8.
+func (p *parser) str(dst []byte) ([]byte, bool) {
+	if !p.eat('"') {
+		return nil, false
+	}
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := p.b[start:p.i]
+			p.i++
+			return s, true
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return nil, false
+		}
+		p.i++
+	}
+	dst = append(dst, p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return dst, true
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			// copy a run of plain bytes
+			j := p.i
+			for j < len(p.b) && p.b[j] != '"' && p.b[j] != '\\' && p.b[j] >= 0x20 {
+				j++
+			}
+			dst = append(dst, p.b[p.i:j]...)
+			p.i = j
+			continue
+		}
+		p.i++
+		if p.i >= len(p.b) {
+			return nil, false
+		}
+		e := p.b[p.i]
+		p.i++
+		switch e {
+		case '"', '\\', '/':
+			dst = append(dst, e)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r1, ok := p.hex4()
+			if !ok {
+				return nil, false
+			}
+			if utf16.IsSurrogate(r1) {
+				if r1 >= 0xDC00 || !p.lit(`\u`) {
+					return nil, false
+				}
+				r2, ok := p.hex4()
+				if !ok {
+					return nil, false
+				}
+				r1 = utf16.DecodeRune(r1, r2)
+				if r1 == utf8.RuneError {
+					return nil, false
+				}
+			}
+			dst = utf8.AppendRune(dst, r1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}

@@ -1,0 +1,93 @@
+// Package history is the durable session store of magi-code: one JSONL file
+// per session at <sessionsDir>/<session_id>.jsonl, the writer and active
+// leases that keep two children from attaching one session, and the paged,
+// immutable history projection behind history.page.
+//
+// # Rooms
+//
+// Pure code: record.go (schema, validation, append-based encoder),
+// decode.go (the strict one-line decoder), project.go (Builder: records ->
+// reconciled, redacted, chunked entries) and page.go (Projection: page
+// layout, cursors, the serialized history.page result). I/O: reader.go (the
+// streaming reader), store.go (Store, Attachment) and fs_unix.go (flock,
+// O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC opens, fsync). No goroutines start here;
+// no frame, seq number or protocol loop is known here.
+//
+// # File format (JSONL, one flat JSON object per LF-terminated line)
+//
+// Every value is a string, a boolean, null (= absent) or, for version, a
+// small integer. Keys are exact (no case folding), never duplicated, never
+// unknown for the record's type; text is valid UTF-8. Every record carries
+// "type" and "session_id" (equal to the file's session ID). Optional fields
+// are omitted when empty. The first line is the header:
+//
+//	{"type":"session","session_id":"S","version":2,"cwd":"/abs/canonical",
+//	 "provider":"fixture","model":"fixture-model","thinking":"medium",
+//	 "created_at":"2026-11-30T08:00:00Z"}
+//
+// version 2 is written now; version 1 headers (older) may lack cwd, which
+// opens with the cwd_unverified notice. Events follow, in append order:
+//
+//	input             run_id, message_id, text[, cwd]  required user input (fsynced)
+//	internal_input    run_id, [message_id], text       automatic/provider-only prompt: replay only, never projected
+//	assistant_chunk   run_id, message_id, text         one accepted delta of a segment
+//	assistant         run_id, message_id, [text], [partial]
+//	                                                    segment completion: text is the reconciled
+//	                                                    text; absent text (legacy) means "use chunks"
+//	reasoning_summary run_id, [id], text, [provider_summary]
+//	activity          run_id, activity_id, kind (tool|subagent|compaction),
+//	                  state (started|completed|failed), name, summary (<= 1024 bytes; never raw params/results)
+//	compaction        run_id, text                     the summary; replay restarts from it
+//	diagnostic        run_id, code (ID grammar), summary (<= 1024 bytes)
+//	run_completed     run_id, outcome (completed|cancelled|failed), [error_code]
+//	tool_call         run_id, call_id, name, arguments (raw JSON as a string): replay only
+//	tool_result       run_id, call_id, text, [is_error]: replay only
+//	task_scope        run_id, ceiling                  a delegated task-scope ceiling the attachment retains
+//
+// Stored message IDs follow the session ID grammar [A-Za-z0-9_-]{1,64};
+// run IDs and diagnostic codes the ID grammar [A-Za-z0-9._-]{1,64}.
+//
+// # Reading
+//
+// A read streams the file through a capped reader (never the whole file in
+// memory): past 64 MiB or 100,000 lines it stops with history_limit. A line
+// ending in LF that does not decode, a first record that is not the header,
+// a second header, an unknown type or field, or a record of another session
+// is session_invalid. A last line without LF (a crash mid-append) is ignored
+// and marks the projection interrupted; the next append trims it under the
+// lease. Every nonempty recorded cwd (header, input) must be absolute and
+// canonicalize to the canonical child cwd, else cwd_mismatch.
+//
+// # Projection
+//
+// Records fold, in file order, into messages: user (input), assistant (one
+// reconciled copy per run_id+message_id: the completion's text, or its
+// chunks when it has none or never came; never completed -> partial),
+// reasoning_summary (only provider_summary=true; the same id within a turn
+// replaces the earlier text in place), activity (one entry per
+// run_id+activity_id at its first position, text "<name> <state>[:
+// summary]", partial while only started), compaction (its summary),
+// diagnostic ("<code>[: summary]"). An input that is not followed by
+// run_completed before the next input or the end, or a torn last line, adds
+// a partial diagnostic entry (InterruptedText) and makes the projection
+// incomplete. Messages are then redacted (stages/redact) and chunked
+// (stages/chunk: 16,384 raw bytes and an escaped budget that lets any single
+// entry fit a 32,768-byte page). A stored message ID is kept the first time
+// it appears; other entries get "<kind>.<n>" IDs (with a dot, so they never
+// collide with stored ones). Past 8 MiB of serialized entries or 10,000
+// parts: history_limit.
+//
+// Revisions are "v<gen>-<32 hex of SHA-256 of the file bytes>"; gen is a
+// store-wide counter taken by every open, append and rebuild, so a replaced
+// revision never becomes valid again. Cursors are "p<gen>.<first entry>" and
+// only the page starts of the current projection are accepted.
+//
+// # Leases
+//
+// Create and Open take exclusive, nonblocking flocks on
+// <sessionsDir>/.leases/<id>.active and <id>.writer and hold them until
+// Close, idle or not (a lazy session has no session file, so the leases live
+// in their own files). flock is per open file description: another process,
+// or another attachment in this process, gets session_busy. Open of the
+// caller's current session ID passes the leases to the new attachment.
+package history

@@ -1,0 +1,25 @@
+//go:build !(linux || darwin)
+
+package history
+
+import (
+	"errors"
+	"os"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// The stdio serve mode, and with it this store, runs on Linux and macOS only
+// (spec: "Windows serve fails explicitly"). Elsewhere the store refuses every
+// session so that the rest of the CLI still builds.
+
+var errUnsupported = errors.New("history: unsupported platform")
+
+type lease struct{}
+
+func acquireLease(string, string) (*lease, wire.Code) { return nil, wire.CodeSessionInvalid }
+func (l *lease) release()                             {}
+func openSession(string) (*os.File, int64, wire.Code) { return nil, 0, wire.CodeSessionInvalid }
+func createSession(string) (*os.File, error)          { return nil, errUnsupported }
+func exists(string) bool                              { return true }
+func syncDir(string) error                            { return errUnsupported }

@@ -1,0 +1,184 @@
+package history
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Projection is an immutable, bounded history projection: the redacted,
+// chunked entries of one attachment at one revision, laid out into pages.
+// It is safe for concurrent use because nothing mutates it after Finish.
+type Projection struct {
+	sessionID string
+	revision  string
+	gen       uint64
+	msgs      []pmsg
+	parts     []part
+	starts    []int32 // first part index of each page; starts[0] == 0
+	complete  bool
+}
+
+type pmsg struct {
+	id      string
+	kind    Kind
+	partial bool
+}
+
+// part is one entry: a text part of a message, stored once and serialized
+// per page.
+type part struct {
+	text  string
+	msg   int32
+	index int32
+	size  int32 // serialized entry bytes
+	last  bool
+}
+
+// Revision returns the projection's opaque revision.
+func (p *Projection) Revision() string { return p.revision }
+
+// Complete reports whether the projection is complete (no interrupted turn).
+func (p *Projection) Complete() bool { return p.complete }
+
+// Entries returns the number of entries (parts) in the projection.
+func (p *Projection) Entries() int { return len(p.parts) }
+
+// Pages returns the number of pages.
+func (p *Projection) Pages() int { return len(p.starts) }
+
+// cursorReserve is the longest next_cursor value a page may carry: a quoted
+// cursor of the maximum ID length.
+const cursorReserve = wire.MaxIDBytes + 2
+
+// pageFixed is the serialized size of a page around its entries, reserving
+// the longest cursor.
+func (p *Projection) pageFixed() int {
+	return len(`{"session_id":`) + wire.EscapedLen(p.sessionID) + 2 +
+		len(`,"revision":`) + wire.EscapedLen(p.revision) + 2 +
+		len(`,"entries":[`) + len(`],"next_cursor":`) + cursorReserve +
+		len(`,"complete":false}`)
+}
+
+// layout packs parts greedily into pages of at most HistoryPageEntries
+// entries and HistoryPageBytes serialized bytes.
+func (p *Projection) layout() {
+	fixed := p.pageFixed()
+	p.starts = []int32{0}
+	n, size := 0, fixed
+	for i := range p.parts {
+		add := int(p.parts[i].size)
+		if n > 0 {
+			add++ // comma
+		}
+		if n == wire.HistoryPageEntries || (n > 0 && size+add > wire.HistoryPageBytes) {
+			p.starts = append(p.starts, int32(i))
+			n, size, add = 0, fixed, int(p.parts[i].size)
+		}
+		n++
+		size += add
+	}
+}
+
+func (p *Projection) cursor(start int32) string {
+	return "p" + strconv.FormatUint(p.gen, 10) + "." + strconv.Itoa(int(start))
+}
+
+// page finds the page a cursor names: null starts at page 0; a cursor must be
+// one this projection issues. Spec/DESIGN: "A well-formed cursor that this
+// attachment did not issue, or issued for another revision, is stale_revision".
+func (p *Projection) page(cursor *string) (int, bool) {
+	if cursor == nil {
+		return 0, true
+	}
+	prefix := "p" + strconv.FormatUint(p.gen, 10) + "."
+	rest, ok := strings.CutPrefix(*cursor, prefix)
+	if !ok {
+		return 0, false
+	}
+	start, err := strconv.Atoi(rest)
+	if err != nil || start <= 0 || strconv.Itoa(start) != rest {
+		return 0, false
+	}
+	j := sort.Search(len(p.starts), func(k int) bool { return int(p.starts[k]) >= start })
+	if j == len(p.starts) || int(p.starts[j]) != start {
+		return 0, false
+	}
+	return j, true
+}
+
+// AppendPage appends the history.page result object for cursor (nil: the
+// first page) to dst. It answers stale_revision for a cursor this projection
+// did not issue. The result is at most HistoryPageBytes bytes.
+func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, wire.Code) {
+	j, ok := p.page(cursor)
+	if !ok {
+		return dst, wire.CodeStaleRevision
+	}
+	from := int(p.starts[j])
+	to := len(p.parts)
+	last := j == len(p.starts)-1
+	if !last {
+		to = int(p.starts[j+1])
+	}
+	dst = append(dst, `{"session_id":`...)
+	dst = wire.AppendString(dst, p.sessionID)
+	dst = append(dst, `,"revision":`...)
+	dst = wire.AppendString(dst, p.revision)
+	dst = append(dst, `,"entries":[`...)
+	for i := from; i < to; i++ {
+		if i > from {
+			dst = append(dst, ',')
+		}
+		pt := &p.parts[i]
+		dst = appendEntry(dst, &p.msgs[pt.msg], pt)
+	}
+	dst = append(dst, `],"next_cursor":`...)
+	if last {
+		dst = append(dst, "null"...)
+	} else {
+		dst = wire.AppendString(dst, p.cursor(p.starts[j+1]))
+	}
+	// Spec: "complete=true only on last page of a complete projection".
+	if last && p.complete {
+		dst = append(dst, `,"complete":true}`...)
+	} else {
+		dst = append(dst, `,"complete":false}`...)
+	}
+	return dst, ""
+}
+
+func appendEntry(dst []byte, m *pmsg, pt *part) []byte {
+	dst = append(dst, `{"message_id":`...)
+	dst = wire.AppendString(dst, m.id)
+	dst = append(dst, `,"kind":"`...)
+	dst = append(dst, kindNames[m.kind]...)
+	dst = append(dst, `","text":`...)
+	dst = wire.AppendString(dst, pt.text)
+	dst = append(dst, `,"partial":`...)
+	dst = strconv.AppendBool(dst, m.partial)
+	dst = append(dst, `,"part":`...)
+	dst = strconv.AppendInt(dst, int64(pt.index), 10)
+	dst = append(dst, `,"last_part":`...)
+	dst = strconv.AppendBool(dst, pt.last)
+	return append(dst, '}')
+}
+
+// entryLen is len(appendEntry(nil, m, pt)) without building it.
+func entryLen(m *pmsg, pt *part) int {
+	n := len(`{"message_id":`) + wire.EscapedLen(m.id) + 2 +
+		len(`,"kind":"`) + len(kindNames[m.kind]) + len(`","text":`) +
+		wire.EscapedLen(pt.text) + 2 + len(`,"partial":`) + len(`,"part":`) +
+		len(strconv.Itoa(int(pt.index))) + len(`,"last_part":`) + len(`}`)
+	n += boolLen(m.partial) + boolLen(pt.last)
+	return n
+}
+
+func boolLen(b bool) int {
+	if b {
+		return 4
+	}
+	return 5
+}

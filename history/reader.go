@@ -1,0 +1,138 @@
+package history
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"hash"
+	"io"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// readBufferBytes is the bufio buffer of the streaming reader; longer lines
+// are assembled in one reused line buffer.
+const readBufferBytes = 64 << 10
+
+// scanned is what a streaming read of a session file found.
+type scanned struct {
+	header *Record // nil for an empty file (or one holding only a torn line)
+	valid  int64   // bytes of complete, LF-terminated lines
+	torn   bool    // trailing bytes without LF: ignored, trimmed before the next append
+	lines  int
+	prefix hash.Hash // SHA-256 over the valid prefix; appends continue it
+	sum    [sha256.Size]byte
+}
+
+// scan streams r, a session file of sessionID, line by line, and calls visit
+// for every record after the header. It never holds more than one line: r is
+// capped one byte past StoredHistoryBytes, and the line count is checked as
+// lines arrive. Codes: history_limit past 64 MiB or 100,000 lines;
+// session_invalid for a read error, a complete line that does not parse, a
+// first record that is not this session's header, or a record of another
+// session. visit returns "" to go on or a code to stop with.
+func scan(r io.Reader, sessionID string, visit func(*Record) wire.Code) (scanned, wire.Code) {
+	s := scanned{prefix: sha256.New()}
+	br := bufio.NewReaderSize(io.LimitReader(r, wire.StoredHistoryBytes+1), readBufferBytes)
+	var long []byte // assembles lines longer than the bufio buffer
+	var rec Record
+	var total int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		total += int64(len(chunk))
+		// Spec: "Stored history read: 64 MiB original JSONL bytes".
+		if total > wire.StoredHistoryBytes {
+			return s, wire.CodeHistoryLimit
+		}
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return s, wire.CodeSessionInvalid
+		}
+		if len(line) == 0 {
+			break // clean EOF
+		}
+		s.lines++
+		// Spec: "at most 100,000 lines".
+		if s.lines > wire.StoredHistoryLines {
+			return s, wire.CodeHistoryLimit
+		}
+		if err == io.EOF {
+			// DESIGN: a last line without LF (a crash mid-append) is not
+			// malformed; it is ignored and reported as torn.
+			s.torn = true
+			s.sum = sumWith(s.prefix, line)
+			return s, ""
+		}
+		s.prefix.Write(line)
+		s.valid += int64(len(line))
+		long = long[:0]
+		if parseLine(line[:len(line)-1], &rec) != nil || rec.SessionID != sessionID {
+			return s, wire.CodeSessionInvalid
+		}
+		if s.header == nil {
+			if rec.Type != TypeHeader {
+				return s, wire.CodeSessionInvalid
+			}
+			h := rec
+			s.header = &h
+			continue
+		}
+		if rec.Type == TypeHeader {
+			return s, wire.CodeSessionInvalid
+		}
+		if code := visit(&rec); code != "" {
+			return s, code
+		}
+	}
+	copy(s.sum[:], s.prefix.Sum(nil))
+	return s, ""
+}
+
+// sumWith returns the SHA-256 of what h has seen plus tail, leaving h as it was.
+func sumWith(h hash.Hash, tail []byte) (sum [sha256.Size]byte) {
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic("history: sha256 state not marshalable")
+	}
+	c := sha256.New()
+	if err := c.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		panic("history: sha256 state not unmarshalable")
+	}
+	c.Write(tail)
+	copy(sum[:], c.Sum(nil))
+	return sum
+}
+
+// revisionOf names a projection: the store-wide replay generation plus a
+// content fingerprint. At most 1+20+1+32 = 54 bytes of [A-Za-z0-9-].
+func revisionOf(gen uint64, sum [sha256.Size]byte) string {
+	var b [64]byte
+	out := append(b[:0], 'v')
+	out = appendUint(out, gen)
+	out = append(out, '-')
+	out = hex.AppendEncode(out, sum[:16])
+	return string(out)
+}
+
+func appendUint(dst []byte, v uint64) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(dst, tmp[i:]...)
+}

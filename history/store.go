@@ -1,0 +1,567 @@
+package history
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Errors of appends. They never reach the wire: the caller maps a failed
+// required-input append to persistence_failed / not_started and a later one
+// to degraded persistence.
+var (
+	// ErrNotDurable: a record other than required input was appended to a
+	// lazy session, which has no file until its first input.
+	ErrNotDurable = errors.New("history: session not durable yet")
+	// ErrClosed: the attachment was closed or replaced.
+	ErrClosed = errors.New("history: attachment closed")
+	// ErrPersistence wraps a failed write, fsync or file creation.
+	ErrPersistence = errors.New("history: persistence failed")
+)
+
+// Selection is the provider/model/thinking selection saved in a header.
+type Selection struct {
+	Provider string
+	Model    string
+	Thinking string
+}
+
+// OpenInfo is what session.open reports besides the attachment.
+type OpenInfo struct {
+	// Durable: the session has a file (an empty existing file is durable).
+	Durable bool
+	// Saved is the selection recorded in the header; HasSaved is false when
+	// there is no header yet (empty file, lazy handle). The worker restores
+	// it against admitted settings and adds saved_selection_unavailable or
+	// saved_selection_notice itself; the store never writes on open.
+	Saved    Selection
+	HasSaved bool
+	// Notices: wire.NoticeCwdUnverified when no cwd was recorded.
+	Notices []string
+}
+
+// Store owns the session files under one sessions directory for one child
+// cwd. It is safe for concurrent use; each Attachment serializes its own
+// operations.
+type Store struct {
+	dir string
+	cwd string // canonical child cwd; "" if it could not be canonicalized
+	now func() time.Time
+	// gen is the replay generation: every snapshot and every append takes a
+	// new value, so a revision is never valid again once replaced.
+	gen atomic.Uint64
+}
+
+// NewStore returns a store of sessionsDir (created on first write) for a
+// child running in cwd. now stamps created_at in new headers.
+func NewStore(sessionsDir, cwd string, now func() time.Time) *Store {
+	s := &Store{dir: sessionsDir, now: now}
+	if c, err := filepath.EvalSymlinks(cwd); err == nil && filepath.IsAbs(c) {
+		s.cwd = c
+	}
+	return s
+}
+
+func (s *Store) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
+
+// Attachment is one attached session: its leases, its file (nil while lazy)
+// and its current projection. Methods are safe for concurrent use.
+type Attachment struct {
+	store *Store
+	id    string
+	path  string
+
+	// mu guards every field below.
+	mu        sync.Mutex
+	lease     *lease
+	file      *os.File
+	header    Record // written before the first record when !hasHeader
+	hasHeader bool
+	size      int64     // end of the last complete line we know of
+	prefix    hash.Hash // SHA-256 of the file's first size bytes
+	sum       [sha256.Size]byte
+	gen       uint64
+	revision  string
+	proj      *Projection
+	scopes    []string
+	syncErr   error // sticky: a failed fsync is never retried as success
+	closed    bool
+}
+
+var emptySum = sha256.Sum256(nil)
+
+// Create allocates a lazy attached session with the given ID (the caller
+// draws it, e.g. a UUID): leases are taken now, but no file exists until the
+// first required-input append. Codes: invalid_params for an ID outside the
+// grammar, session_busy if another holder has the ID's leases,
+// session_invalid if anything already exists at its path (never clobbered).
+func (s *Store) Create(id string, sel Selection) (*Attachment, wire.Code) {
+	if !ValidSessionID(id) {
+		return nil, wire.CodeInvalidParams
+	}
+	l, code := acquireLease(s.dir, id)
+	if code != "" {
+		return nil, code
+	}
+	path := s.path(id)
+	if exists(path) {
+		l.release()
+		return nil, wire.CodeSessionInvalid
+	}
+	a := &Attachment{store: s, id: id, path: path, lease: l}
+	a.header = s.newHeader(id, sel)
+	a.resetEmptyLocked()
+	return a, ""
+}
+
+func (s *Store) newHeader(id string, sel Selection) Record {
+	return Record{
+		Type: TypeHeader, SessionID: id, Version: SchemaVersion, Cwd: s.cwd,
+		Provider: sel.Provider, Model: sel.Model, Thinking: sel.Thinking,
+		CreatedAt: s.now().UTC().Format(time.RFC3339Nano),
+	}
+}
+
+func (a *Attachment) resetEmptyLocked() {
+	a.prefix = sha256.New()
+	a.sum = emptySum
+	a.gen = a.store.gen.Add(1)
+	a.revision = revisionOf(a.gen, a.sum)
+	a.proj = nil
+}
+
+// Open attaches an existing session by exact ID. current is the caller's
+// present attachment (or nil): when it holds the same ID its leases pass to
+// the new attachment on success (same-child reopen, including a lazy handle
+// that has no file yet); on failure current stays intact and attached.
+// Opening never writes. Codes: invalid_params (ID grammar), session_busy,
+// session_missing, session_invalid (unsafe, unreadable or malformed),
+// history_limit, cwd_mismatch.
+func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wire.Code) {
+	var info OpenInfo
+	if !ValidSessionID(id) {
+		return nil, info, wire.CodeInvalidParams
+	}
+	var l *lease
+	var lazyHeader *Record
+	borrowed := false
+	if current != nil && current.id == id && current.store == s {
+		current.mu.Lock()
+		defer current.mu.Unlock()
+		if current.closed {
+			return nil, info, wire.CodeSessionMissing
+		}
+		l, borrowed = current.lease, true
+		if current.file == nil {
+			h := current.header
+			lazyHeader = &h
+		}
+	} else {
+		var code wire.Code
+		if l, code = acquireLease(s.dir, id); code != "" {
+			return nil, info, code
+		}
+	}
+	fail := func(code wire.Code) (*Attachment, OpenInfo, wire.Code) {
+		if !borrowed {
+			l.release()
+		}
+		return nil, OpenInfo{}, code
+	}
+	a := &Attachment{store: s, id: id, path: s.path(id), lease: l}
+	f, size, code := openSession(a.path)
+	if code == wire.CodeSessionMissing && lazyHeader != nil {
+		// Spec: "Same-child session.open may reopen that handle before persistence."
+		a.header = *lazyHeader
+		a.resetEmptyLocked()
+		current.retireLocked()
+		return a, info, ""
+	}
+	if code != "" {
+		return fail(code)
+	}
+	if size > wire.StoredHistoryBytes {
+		f.Close()
+		return fail(wire.CodeHistoryLimit)
+	}
+	verified := map[string]bool{}
+	b := NewBuilder()
+	sc, code := scan(f, id, func(r *Record) wire.Code {
+		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
+			return wire.CodeCwdMismatch
+		}
+		if r.Type == TypeTaskScope {
+			// Spec: "Attachment retains stored delegated task-scope ceilings."
+			a.scopes = append(a.scopes, r.Ceiling)
+		}
+		if !b.Add(r) {
+			return wire.CodeHistoryLimit
+		}
+		return ""
+	})
+	if code == "" && sc.header != nil && sc.header.Cwd != "" && !s.verifyCwd(sc.header.Cwd, verified) {
+		code = wire.CodeCwdMismatch
+	}
+	if code != "" {
+		f.Close()
+		return fail(code)
+	}
+	info.Durable = true
+	if sc.header != nil {
+		a.header, a.hasHeader = *sc.header, true
+		info.Saved = Selection{Provider: sc.header.Provider, Model: sc.header.Model, Thinking: sc.header.Thinking}
+		info.HasSaved = true
+	} else {
+		a.header = s.newHeader(id, Selection{})
+	}
+	if sc.header == nil || sc.header.Cwd == "" {
+		// Spec: "absent older metadata yields cwd_unverified notice, never
+		// fabricated verification". An empty file records no cwd either.
+		info.Notices = append(info.Notices, wire.NoticeCwdUnverified)
+	}
+	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
+	a.gen = s.gen.Add(1)
+	a.revision = revisionOf(a.gen, a.sum)
+	p, code := b.Finish(id, a.revision, a.gen, sc.torn)
+	if code != "" {
+		f.Close()
+		return fail(code)
+	}
+	a.proj = p
+	if borrowed {
+		current.retireLocked()
+	}
+	return a, info, ""
+}
+
+// verifyCwd: spec "every nonempty recorded cwd [must] be absolute and
+// canonicalize to canonical child cwd; missing recorded path fails".
+func (s *Store) verifyCwd(recorded string, verified map[string]bool) bool {
+	if ok, seen := verified[recorded]; seen {
+		return ok
+	}
+	ok := false
+	if filepath.IsAbs(recorded) && s.cwd != "" {
+		c, err := filepath.EvalSymlinks(recorded)
+		ok = err == nil && c == s.cwd
+	}
+	if len(verified) < 64 {
+		verified[recorded] = ok
+	}
+	return ok
+}
+
+// retireLocked gives up the attachment after its leases passed to a new one.
+func (a *Attachment) retireLocked() {
+	a.lease = nil
+	a.closeLocked()
+}
+
+func (a *Attachment) closeLocked() {
+	if a.file != nil {
+		a.file.Close()
+		a.file = nil
+	}
+	if a.lease != nil {
+		a.lease.release()
+		a.lease = nil
+	}
+	a.proj = nil
+	a.closed = true
+}
+
+// Close releases the file and both leases. Call it after runtime teardown
+// (spec: leases survive worker/MCP cleanup). Idempotent.
+func (a *Attachment) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.closed {
+		a.closeLocked()
+	}
+	return nil
+}
+
+// ID returns the session ID.
+func (a *Attachment) ID() string { return a.id }
+
+// Durable reports whether the session has a file.
+func (a *Attachment) Durable() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.file != nil
+}
+
+// Revision returns the current revision: the one the next Snapshot will
+// carry. Every append replaces it.
+func (a *Attachment) Revision() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.revision
+}
+
+// TaskScopes returns the delegated task-scope ceilings stored in the session
+// and appended since, in order.
+func (a *Attachment) TaskScopes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.scopes...)
+}
+
+// SetSelection sets the selection the header will record, when the header
+// has not been written yet (lazy handle or empty file). It reports whether it
+// took effect.
+func (a *Attachment) SetSelection(sel Selection) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.hasHeader || a.closed {
+		return false
+	}
+	a.header.Provider, a.header.Model, a.header.Thinking = sel.Provider, sel.Model, sel.Thinking
+	return true
+}
+
+// AppendInput appends the required user input record and fsyncs it (and the
+// directory when this creates the file) before returning the revision that
+// input.persisted carries. rec.Type must be TypeInput.
+func (a *Attachment) AppendInput(rec Record) (revision string, err error) {
+	if rec.Type != TypeInput {
+		return "", ErrInvalidRecord
+	}
+	return a.Append(rec, true)
+}
+
+// Append appends one record, stamping the session ID. With sync it fsyncs
+// the file before returning (run completion before run.finished claims
+// durable). The first record of a lazy session must be input: it creates the
+// file, writes header and input, and fsyncs file and directory. A torn last
+// line or the rest of an earlier failed write is trimmed first. After a
+// failed fsync every later append fails: it is never retried as success.
+// Every append, failed or not, makes earlier revisions stale.
+func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) {
+	rec.SessionID = a.id
+	if rec.Type == TypeHeader {
+		return "", ErrInvalidRecord
+	}
+	if err := rec.Validate(); err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return "", ErrClosed
+	}
+	if a.syncErr != nil {
+		return "", a.syncErr
+	}
+	var buf []byte
+	if !a.hasHeader {
+		buf = AppendRecord(buf, &a.header)
+	}
+	buf = AppendRecord(buf, &rec)
+	created := false
+	if a.file == nil {
+		if rec.Type != TypeInput {
+			return "", ErrNotDurable
+		}
+		if err := os.MkdirAll(a.store.dir, 0o700); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrPersistence, err)
+		}
+		f, err := createSession(a.path)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrPersistence, err)
+		}
+		a.file, created = f, true
+	}
+	// From here the file may change: the current snapshot is stale for good.
+	a.proj = nil
+	a.gen = a.store.gen.Add(1)
+	a.revision = revisionOf(a.gen, a.sum) // provisional until the write lands
+	if err := a.writeLocked(buf); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrPersistence, err)
+	}
+	a.hasHeader = true
+	a.size += int64(len(buf))
+	a.prefix.Write(buf)
+	copy(a.sum[:], a.prefix.Sum(nil))
+	a.revision = revisionOf(a.gen, a.sum)
+	if rec.Type == TypeTaskScope {
+		a.scopes = append(a.scopes, rec.Ceiling)
+	}
+	if sync || created {
+		// DESIGN: "input.persisted and persistence=durable mean written and
+		// fsynced (and the directory fsynced when the file was created)."
+		err := a.file.Sync()
+		if err == nil && created {
+			err = syncDir(a.store.dir)
+		}
+		if err != nil {
+			a.syncErr = fmt.Errorf("%w: %w", ErrPersistence, err)
+			return "", a.syncErr
+		}
+	}
+	return a.revision, nil
+}
+
+// writeLocked trims whatever follows the last complete line (a torn line
+// found at open, or the remains of an earlier failed write) and writes buf
+// at that offset.
+func (a *Attachment) writeLocked(buf []byte) error {
+	st, err := a.file.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != a.size {
+		// DESIGN: "the writer trims it under its lease before the next append."
+		if err := a.file.Truncate(a.size); err != nil {
+			return err
+		}
+	}
+	_, err = a.file.WriteAt(buf, a.size)
+	return err
+}
+
+// Snapshot returns the current immutable projection, building it from the
+// file when an append made the last one stale. Codes: session_missing after
+// Close, session_invalid or history_limit from reading the file.
+func (a *Attachment) Snapshot() (*Projection, wire.Code) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.snapshotLocked()
+}
+
+func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
+	if a.closed {
+		return nil, wire.CodeSessionMissing
+	}
+	if a.proj != nil {
+		return a.proj, ""
+	}
+	if a.file == nil {
+		p, code := NewBuilder().Finish(a.id, a.revision, a.gen, false)
+		a.proj = p
+		return p, code
+	}
+	b := NewBuilder()
+	sc, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, func(r *Record) wire.Code {
+		if !b.Add(r) {
+			return wire.CodeHistoryLimit
+		}
+		return ""
+	})
+	if code != "" {
+		return nil, code
+	}
+	if sc.sum != a.sum || sc.valid != a.size {
+		// Someone changed the file behind the lease: adopt what is there
+		// under a new revision, so pages of the announced one go stale.
+		a.size, a.prefix, a.sum = sc.valid, sc.prefix, sc.sum
+		a.gen = a.store.gen.Add(1)
+		a.revision = revisionOf(a.gen, a.sum)
+	}
+	p, code := b.Finish(a.id, a.revision, a.gen, sc.torn)
+	if code != "" {
+		return nil, code
+	}
+	a.proj = p
+	return p, ""
+}
+
+// Page answers history.page for this attachment: the serialized result
+// object. Codes: session_missing after Close, stale_revision for a revision
+// or cursor that is not the current projection's, history_limit or
+// session_invalid when the projection cannot be built. The caller checks the
+// session ID (stale_session) before calling.
+func (a *Attachment) Page(revision string, cursor *string) ([]byte, wire.Code) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, wire.CodeSessionMissing
+	}
+	if revision != a.revision {
+		return nil, wire.CodeStaleRevision
+	}
+	p, code := a.snapshotLocked()
+	if code != "" {
+		return nil, code
+	}
+	if p.revision != revision {
+		return nil, wire.CodeStaleRevision
+	}
+	return p.AppendPage(make([]byte, 0, 4096), cursor)
+}
+
+// Replay returns the records of the provider conversation, starting at the
+// last compaction (its summary record first): input, internal_input,
+// assistant (one reconciled record per segment, at its first position;
+// Partial when it never completed), tool_call, tool_result, compaction and
+// run_completed. Presentation-only records (activity, diagnostic, reasoning
+// summaries, task scopes) are left out.
+func (a *Attachment) Replay() ([]Record, wire.Code) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, wire.CodeSessionMissing
+	}
+	if a.file == nil {
+		return nil, ""
+	}
+	var out []Record
+	segments := map[string]int{} // run_id \x00 message_id -> index in out
+	pending := map[int][]byte{}  // chunks of segments not yet completed
+	completed := map[int]bool{}
+	flush := func() {
+		for i, b := range pending {
+			out[i].Text = string(b)
+		}
+		clear(pending)
+	}
+	_, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, func(r *Record) wire.Code {
+		switch r.Type {
+		case TypeCompaction:
+			out = out[:0]
+			clear(segments)
+			clear(pending)
+			clear(completed)
+			out = append(out, *r)
+		case TypeInput, TypeInternalInput, TypeToolCall, TypeToolResult, TypeRunCompleted:
+			out = append(out, *r)
+		case TypeAssistantChunk, TypeAssistant:
+			key := r.RunID + "\x00" + r.MessageID
+			i, ok := segments[key]
+			if !ok {
+				i = len(out)
+				segments[key] = i
+				out = append(out, Record{Type: TypeAssistant, SessionID: a.id, RunID: r.RunID, MessageID: r.MessageID, HasText: true, Partial: true})
+			}
+			if r.Type == TypeAssistantChunk {
+				if !completed[i] {
+					pending[i] = append(pending[i], r.Text...)
+				}
+				break
+			}
+			if r.HasText {
+				out[i].Text = r.Text
+			} else {
+				out[i].Text = string(pending[i])
+			}
+			delete(pending, i)
+			completed[i] = true
+			out[i].Partial = r.Partial
+		}
+		return ""
+	})
+	if code != "" {
+		return nil, code
+	}
+	flush()
+	return out, ""
+}
