@@ -213,42 +213,49 @@ func Load(ctx context.Context, env Env) (*Snapshot, wire.Code) {
 	if err != nil {
 		return snap, wire.CodeConfigurationInvalid
 	}
+	return snap, finish(ctx, &env, snap, st)
+}
+
+// finish runs the steps after settings: instructions, skills, profiles,
+// provider readiness and the MCP selection. It only reads.
+func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) wire.Code {
 	s := st.settings
 	snap.Settings = *s
 	snap.Provider, snap.Model, snap.Thinking = s.Provider, s.selectModel(), s.Thinking
 
 	if ctx.Err() != nil {
-		return snap, wire.CodeStartupCancelled
+		return wire.CodeStartupCancelled
 	}
-	if snap.Instructions, err = loadInstructions(snap.Home, snap.Cwd, s.Instructions, &env); err != nil {
-		return snap, wire.CodeConfigurationInvalid
+	var err error
+	if snap.Instructions, err = loadInstructions(st.home, st.cwd, s.Instructions, env); err != nil {
+		return wire.CodeConfigurationInvalid
 	}
-	if snap.Skills, err = loadSkills(snap.Home, snap.Cwd, s.Skills.Disabled, &env); err != nil {
-		return snap, wire.CodeConfigurationInvalid
+	if snap.Skills, err = loadSkills(st.home, st.cwd, s.Skills.Disabled, env); err != nil {
+		return wire.CodeConfigurationInvalid
 	}
-	profiles, err := loadProfiles(snap.Home, snap.Cwd, s.Agents.Disabled, &env)
+	profiles, err := loadProfiles(st.home, st.cwd, s.Agents.Disabled, env)
 	if err != nil {
-		return snap, wire.CodeProfileInvalid
+		return wire.CodeProfileInvalid
 	}
 	if snap.Agent, snap.Subagents, err = selectAgents(profiles, s.Agent); err != nil {
 		env.logf("config: agent %s: %v", s.Agent, err)
-		return snap, wire.CodeProfileInvalid
+		return wire.CodeProfileInvalid
 	}
 	if snap.Agent != nil && snap.Agent.Model != "" {
 		snap.Model = snap.Agent.Model
 	}
 
 	if ctx.Err() != nil {
-		return snap, wire.CodeStartupCancelled
+		return wire.CodeStartupCancelled
 	}
-	cred, code := readiness(s, snap.Model, snap.Home, &env)
+	cred, code := readiness(s, snap.Model, st.home, env)
 	if code != "" {
-		return snap, code
+		return code
 	}
 	snap.Credential = cred
 
 	if ctx.Err() != nil {
-		return snap, wire.CodeStartupCancelled
+		return wire.CodeStartupCancelled
 	}
 	for _, m := range st.servers {
 		switch {
@@ -260,5 +267,5 @@ func Load(ctx context.Context, env Env) (*Snapshot, wire.Code) {
 			snap.MCPUnapproved = append(snap.MCPUnapproved, m)
 		}
 	}
-	return snap, ""
+	return ""
 }

@@ -1,0 +1,188 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/knadh/koanf/maps"
+
+	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Value is one effective setting for `magi-code config show`.
+type Value struct {
+	Key    string // flattened: "providers.openai.base_url", "instructions[1]"
+	Value  string // TOML-like rendering; secrets replaced by Masked
+	Source string // default | global | project
+}
+
+// Masked replaces secret values in Describe's output.
+const Masked = "********"
+
+// Description is what `magi-code config show` prints.
+type Description struct {
+	Home, Cwd string
+	Values    []Value     // sorted by key
+	MCP       []MCPServer // every server, Env values masked
+	// Readiness is "" when a startup with these settings would be ready,
+	// else the startup code it would fail with.
+	Readiness wire.Code
+}
+
+// Describe loads the effective settings for env.Cwd without side effects (no
+// directory creation, no migration write-back) and reports each value with
+// its source, secrets masked, plus the MCP servers and readiness. Errors are
+// for a person at a terminal and may name paths.
+func Describe(env Env) (Description, error) {
+	var d Description
+	st, err := loadSettings(&env, false)
+	if err != nil {
+		d.Readiness = wire.CodeConfigurationInvalid
+		return d, fmt.Errorf("settings: %w", err)
+	}
+	d.Home, d.Cwd = st.home, st.cwd
+	d.Readiness = finish(context.Background(), &env, &Snapshot{}, st)
+	for _, m := range st.servers {
+		d.MCP = append(d.MCP, masked(m))
+	}
+
+	flatDefault, _ := maps.Flatten(defaults, nil, ".")
+	flatGlobal, _ := maps.Flatten(st.global.raw, nil, ".")
+	flatProject, _ := maps.Flatten(st.project.raw, nil, ".")
+	source := func(key string) string {
+		switch {
+		case has(flatProject, key):
+			return SourceProject
+		case has(flatGlobal, key):
+			return SourceGlobal
+		}
+		return SourceDefault
+	}
+	keys := map[string]any{}
+	for _, m := range []map[string]any{flatDefault, flatGlobal, flatProject} {
+		for k, v := range m {
+			keys[k] = v // later layers override
+		}
+	}
+	// Derived values that no file spelled out.
+	s := st.settings
+	for k, v := range map[string]string{
+		"model":                           s.selectModel(),
+		"providers.openai.base_url":       s.Providers.OpenAI.BaseURL,
+		"providers.openai.api_key_env":    s.Providers.OpenAI.APIKeyEnv,
+		"providers.anthropic.base_url":    s.Providers.Anthropic.BaseURL,
+		"providers.anthropic.api_key_env": s.Providers.Anthropic.APIKeyEnv,
+	} {
+		if _, ok := keys[k]; !ok && v != "" {
+			keys[k] = v
+		}
+	}
+	for k, v := range keys {
+		d.Values = append(d.Values, Value{Key: k, Value: render(k, v), Source: source(k)})
+	}
+	for i, p := range st.global.instructions {
+		d.Values = append(d.Values, Value{Key: fmt.Sprintf("instructions[%d]", i), Value: render("", p), Source: SourceGlobal})
+	}
+	for i, p := range st.project.instructions {
+		d.Values = append(d.Values, Value{Key: fmt.Sprintf("instructions[%d]", len(st.global.instructions)+i), Value: render("", p), Source: SourceProject})
+	}
+	sort.Slice(d.Values, func(i, j int) bool { return d.Values[i].Key < d.Values[j].Key })
+	return d, nil
+}
+
+// ListMCP returns every MCP server of the effective settings for env.Cwd
+// with its source and approval, Env values masked (`magi-code mcp list`).
+func ListMCP(env Env) ([]MCPServer, error) {
+	st, err := loadSettings(&env, false)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	out := make([]MCPServer, 0, len(st.servers))
+	for _, m := range st.servers {
+		out = append(out, masked(m))
+	}
+	return out, nil
+}
+
+func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// masked copies m with every env value replaced by Masked.
+func masked(m MCPServer) MCPServer {
+	if len(m.Env) > 0 {
+		env := make(map[string]string, len(m.Env))
+		for k := range m.Env {
+			env[k] = Masked
+		}
+		m.Env = env
+	}
+	m.Args = maskList(m.Args)
+	return m
+}
+
+func maskList(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		if redact.Contains(s) {
+			s = Masked
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// render formats a value; MCP env values and anything secret-like are masked.
+func render(key string, v any) string {
+	if strings.HasPrefix(key, "mcp_servers.") && strings.Contains(key, ".env.") {
+		return Masked
+	}
+	var out string
+	switch t := v.(type) {
+	case string:
+		out = fmt.Sprintf("%q", t)
+	default:
+		b, err := json.Marshal(t)
+		if err != nil {
+			out = fmt.Sprint(t)
+		} else {
+			out = string(b)
+		}
+	}
+	if redact.Contains(out) {
+		return Masked
+	}
+	return out
+}
+
+// Text renders d for a terminal: one "key = value  # source" line per value,
+// then the MCP servers and the readiness.
+func (d Description) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# MC_HOME %s\n# cwd %s\n", d.Home, d.Cwd)
+	for _, v := range d.Values {
+		fmt.Fprintf(&b, "%s = %s  # %s\n", v.Key, v.Value, v.Source)
+	}
+	b.WriteString(MCPText(d.MCP))
+	if d.Readiness == "" {
+		b.WriteString("# readiness: ready\n")
+	} else {
+		fmt.Fprintf(&b, "# readiness: %s\n", d.Readiness)
+	}
+	return b.String()
+}
+
+// MCPText renders a server listing, one line per server.
+func MCPText(list []MCPServer) string {
+	var b strings.Builder
+	for _, m := range list {
+		target := m.URL
+		if target == "" {
+			target = strings.Join(append([]string{m.Command}, m.Args...), " ")
+		}
+		fmt.Fprintf(&b, "mcp %s  enabled=%t approved=%t source=%s  %s\n", m.Name, m.Enabled, m.Approved, m.Source, target)
+	}
+	return b.String()
+}
