@@ -1,0 +1,248 @@
+package validate
+
+import (
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// field is one of the five envelope members.
+type field int
+
+const (
+	fieldProtocol field = iota
+	fieldVersion
+	fieldID
+	fieldMethod
+	fieldParams
+	numFields
+	fieldUnknown = numFields
+)
+
+var fieldNames = [numFields]string{"protocol", "version", "id", "method", "params"}
+
+// longestField is the length of "protocol": a decoded key longer than this
+// is unknown.
+const longestField = 8
+
+func lookupField(key []byte) field {
+	for f, name := range fieldNames {
+		if string(key) == name {
+			return field(f)
+		}
+	}
+	return fieldUnknown
+}
+
+// envelope is what one pass over the top-level object finds.
+type envelope struct {
+	values  [numFields][]byte // raw value of each member, whitespace trimmed
+	counts  [numFields]int
+	unknown bool
+}
+
+// Parse validates one line (LF already removed) and returns the request, or
+// the code to answer it with. It never recurses and never builds a value
+// tree: depth is checked by a byte scan before any other work, and the rest
+// is one pass of a non-recursive scanner.
+//
+// Checks run in this order, and the first failure answers:
+//  1. a line that is empty or only JSON whitespace: invalid_frame;
+//     longer than wire.MaxInputFrameBytes: frame_too_large (framing
+//     normally catches this first);
+//  2. nesting deeper than wire.MaxJSONDepth (32) containers: invalid_frame;
+//  3. invalid UTF-8: invalid_request;
+//  4. invalid JSON, a lone surrogate escape anywhere, a second value or
+//     trailing bytes, a top level that is not an object: invalid_request;
+//  5. a duplicate envelope member (compared after decoding escapes):
+//     invalid_request;
+//  6. a present protocol that is not the string "magi-code.local-agent", or
+//     a present version that is not the number token exactly 1:
+//     protocol_mismatch (before 7, so that a future version's envelope is
+//     answered as a mismatch, not as a malformed request);
+//  7. a missing or unknown member: invalid_request;
+//  8. an id or method that is not a string of 1-64 bytes of [A-Za-z0-9._-]
+//     after decoding escapes: invalid_request.
+//
+// req.ID is set whenever checks 1-4 passed and the object has exactly one
+// "id" member whose value is a valid ID, even when code != "": the response
+// then carries that ID. Otherwise req.ID is "" (the response uses id=null).
+// req.Method and req.Params are set only when code == "". req.Params holds
+// the raw params value (any JSON value; dispatch rejects a non-object) and
+// aliases line: it is valid only as long as line is. No other input byte is
+// returned. Parse allocates at most once (the ID string; a known method
+// name is shared, not copied).
+func Parse(line []byte) (req wire.Request, code wire.Code) {
+	if onlySpace(line) {
+		// DESIGN: a line that is empty, or only JSON whitespace, is invalid_frame.
+		return req, wire.CodeInvalidFrame
+	}
+	if len(line) > wire.MaxInputFrameBytes {
+		return req, wire.CodeFrameTooLarge
+	}
+	// Spec: JSON nesting is bounded to 32 containers; "invalid_frame
+	// (depth/framing structure)". Checked before anything else reads the
+	// structure.
+	if tooDeep(line, wire.MaxJSONDepth) {
+		return req, wire.CodeInvalidFrame
+	}
+	if !utf8.Valid(line) {
+		return req, wire.CodeInvalidRequest
+	}
+	env, ok := readEnvelope(line)
+	if !ok {
+		return req, wire.CodeInvalidRequest
+	}
+	id, idOK := "", false
+	if env.counts[fieldID] == 1 {
+		// Spec: "Invalid/unrecoverable request identity uses id=null;
+		// otherwise id equals request ID."
+		id, idOK = nameValue(env.values[fieldID], false)
+		req.ID = id
+	}
+	for _, n := range env.counts {
+		if n > 1 {
+			// Spec: "unknown/duplicate top-level fields rejected".
+			return req, wire.CodeInvalidRequest
+		}
+	}
+	if env.counts[fieldProtocol] == 1 && !isProtocol(env.values[fieldProtocol]) ||
+		env.counts[fieldVersion] == 1 && string(env.values[fieldVersion]) != "1" {
+		// DESIGN: any other value or type of protocol or version is
+		// protocol_mismatch, then close.
+		return req, wire.CodeProtocolMismatch
+	}
+	if env.unknown {
+		return req, wire.CodeInvalidRequest
+	}
+	for _, n := range env.counts {
+		if n == 0 {
+			// DESIGN: a missing field is invalid_request (the envelope is exact).
+			return req, wire.CodeInvalidRequest
+		}
+	}
+	if !idOK {
+		return req, wire.CodeInvalidRequest
+	}
+	method, ok := nameValue(env.values[fieldMethod], true)
+	if !ok {
+		return req, wire.CodeInvalidRequest
+	}
+	req.Method = method
+	req.Params = env.values[fieldParams]
+	return req, ""
+}
+
+// readEnvelope scans line as exactly one JSON object, surrounded by
+// optional whitespace, and records its members. It fails on any syntax
+// error, lone surrogate escape or trailing byte.
+func readEnvelope(line []byte) (env envelope, ok bool) {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return env, false // Not an object; syntax does not matter then.
+	}
+	ok = eachMember(line, i, func(key []byte, escaped bool, value []byte) bool {
+		f := fieldUnknown
+		if !escaped {
+			f = lookupField(key)
+		} else if len(key) <= 6*longestField {
+			var buf [longestField]byte
+			if d, fits := decodeShort(buf[:], key); fits {
+				f = lookupField(d)
+			}
+		}
+		if f == fieldUnknown {
+			env.unknown = true
+			return true
+		}
+		env.values[f] = value
+		env.counts[f]++
+		return true
+	}, &i)
+	if !ok {
+		return env, false
+	}
+	// Spec: one JSON object per line; a second value or trailing bytes is
+	// invalid_request.
+	return env, skipSpace(line, i) == len(line)
+}
+
+// eachMember scans the object that opens at b[*pos] == '{', calling fn with
+// each member's raw key (without quotes, escapes not decoded), whether the
+// key holds escapes, and the raw value. It stops early when fn returns
+// false. On success *pos is the index after the closing brace.
+func eachMember(b []byte, start int, fn func(key []byte, escaped bool, value []byte) bool, pos *int) bool {
+	i := skipSpace(b, start+1)
+	if i < len(b) && b[i] == '}' {
+		*pos = i + 1
+		return true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		end, escaped, ok := scanString(b, i)
+		if !ok {
+			return false
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		valueEnd, ok := scanValue(b, i)
+		if !ok {
+			return false
+		}
+		if !fn(key, escaped, b[i:valueEnd]) {
+			return false
+		}
+		i = skipSpace(b, valueEnd)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			*pos = i + 1
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// isProtocol reports whether value is a JSON string that decodes to
+// wire.ProtocolName.
+func isProtocol(value []byte) bool {
+	if len(value) < 2 || value[0] != '"' {
+		return false
+	}
+	var buf [len(wire.ProtocolName)]byte
+	d, ok := decodeShort(buf[:], value[1:len(value)-1])
+	return ok && string(d) == wire.ProtocolName
+}
+
+// nameValue decodes value as a JSON string obeying the name grammar. When
+// method is true, a known method name returns the shared constant instead of
+// a new string.
+func nameValue(value []byte, method bool) (string, bool) {
+	if len(value) < 2 || value[0] != '"' {
+		return "", false
+	}
+	var buf [wire.MaxIDBytes]byte
+	d, ok := decodeShort(buf[:], value[1:len(value)-1])
+	if !ok || !nameBytes(d) {
+		return "", false
+	}
+	if method {
+		for _, m := range wire.Methods {
+			if string(d) == m {
+				return m, true
+			}
+		}
+	}
+	return string(d), true
+}
