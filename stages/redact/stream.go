@@ -1,0 +1,209 @@
+package redact
+
+import "unicode/utf8"
+
+// Stream bounds.
+const (
+	// Holdback is the most raw text a Stream keeps unemitted after Push
+	// returns: a secret split across deltas is recognised as long as the
+	// part of it needed to recognise it (for example an API key's prefix
+	// and minimum length, a JWT's header and first payload bytes, a PEM
+	// header) fits in Holdback bytes.
+	Holdback = 256
+	// contextBytes of already emitted text stay in the window so that
+	// word boundaries and keys before a value read as they do in String.
+	contextBytes = 64
+	// swallowAt is the length from which an open secret (one still growing
+	// at the end of the window) is emitted as Marker at once, and the rest
+	// of its run dropped as it arrives, instead of being held back.
+	swallowAt = 64
+	// pemCarry bytes of a swallowed private-key block are kept to find a
+	// footer split across deltas; a footer is at most 71 bytes.
+	pemCarry = 96
+)
+
+// Stream redacts one segment of text that arrives as deltas. Push returns
+// the text that is safe to emit now, holding back at most Holdback bytes
+// that could be the start of a secret continuing in the next delta; Flush
+// returns the rest at the end of the segment. The zero value is ready to
+// use. A Stream is not safe for concurrent use.
+//
+// Whenever no secret (no match of a rule, counted from its first byte,
+// key included) is longer than swallowAt bytes, the concatenation of all Push
+// results and Flush equals String of the concatenated deltas, wherever the
+// deltas were split. Longer secrets are still caught: once recognised they
+// become one Marker and the rest of their run is dropped as it arrives.
+type Stream struct {
+	// buf is the window: buf[:ctx] was emitted already and is kept as
+	// context; buf[ctx:] is held back.
+	buf []byte
+	ctx int
+	// trig is 1 + the start of the last trigger in buf, 0 for none. With no
+	// trigger in the window, no rule can match and the text goes out as is.
+	trig int
+
+	// While an open secret is being dropped: tail is the byte class of its
+	// run, or pem is set and carry holds its last bytes.
+	tail  *[256]bool
+	pem   bool
+	carry []byte
+	// last is the last byte dropped, kept as context afterwards.
+	last byte
+}
+
+// Push adds delta to the segment and returns the text now safe to emit,
+// possibly empty. It never cuts inside a UTF-8 sequence.
+func (s *Stream) Push(delta string) string {
+	if s.tail != nil || s.pem {
+		if delta = s.drop(delta); delta == "" {
+			return ""
+		}
+	}
+	old := len(s.buf)
+	s.buf = append(s.buf, delta...)
+	if _, last := scan(s.buf, max(0, old-maxTrigger+1)); last >= 0 {
+		s.trig = last + 1
+	}
+	if len(s.buf)-s.ctx <= Holdback {
+		return ""
+	}
+	cut := runeStart(s.buf, len(s.buf)-Holdback, s.ctx)
+	if s.trig == 0 {
+		out := string(s.buf[s.ctx:cut])
+		s.shift(cut)
+		return out
+	}
+	return s.slow(cut)
+}
+
+// slow handles a window that holds a trigger: it finds the spans, moves the
+// cut out of any secret, and either emits up to the cut or, for an open
+// secret that has grown long, emits Marker for it and starts dropping its
+// run.
+func (s *Stream) slow(cut int) string {
+	w := string(s.buf)
+	mask, last := scan(w, 0)
+	s.trig = last + 1
+	var buf [8]span
+	spans := find(w, mask, buf[:0])
+	for i, sp := range spans {
+		if sp.end <= s.ctx {
+			continue
+		}
+		start := max(sp.start, s.ctx)
+		closed := sp.r.pem && footerRE.MatchString(w[sp.start:sp.end])
+		// open: the secret runs to the end of the window and may go on.
+		// settled: two more bytes follow it, which is all the lookahead
+		// any rule needs (a word boundary, or a dot before an extension),
+		// so more text cannot change it.
+		open := !closed && sp.end == len(w)
+		settled := closed || sp.end+2 <= len(w)
+		switch {
+		case open && sp.swallowable() && sp.end-sp.start >= swallowAt:
+			out := render(w, s.ctx, start, spans[:i]) + Marker
+			s.startDrop(w, sp)
+			return out
+		case !settled && sp.start < cut:
+			// Hold an unsettled secret from its start; past twice the bound
+			// it is taken as complete rather than held without limit.
+			if len(w)-sp.start <= 2*Holdback {
+				cut = start
+			} else {
+				cut = len(w)
+			}
+		case settled && sp.start < cut && cut < sp.end:
+			// A complete secret crossing the cut goes out whole.
+			cut = sp.end
+		}
+	}
+	if cut <= s.ctx {
+		return ""
+	}
+	out := render(w, s.ctx, cut, spans)
+	s.shift(cut)
+	return out
+}
+
+// Flush returns the redacted rest of the segment and resets the Stream for
+// the next one.
+func (s *Stream) Flush() string {
+	out := ""
+	if s.tail == nil && !s.pem && len(s.buf) > s.ctx {
+		w := string(s.buf)
+		mask, _ := scan(w, 0)
+		var buf [8]span
+		out = render(w, s.ctx, len(w), find(w, mask, buf[:0]))
+	}
+	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
+	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
+	return out
+}
+
+// startDrop empties the window after an open secret was emitted as Marker.
+func (s *Stream) startDrop(w string, sp span) {
+	if sp.r.pem {
+		s.pem = true
+		s.carry = append(s.carry[:0], w[max(sp.start, len(w)-pemCarry):]...)
+	} else {
+		s.tail = sp.r.tail
+	}
+	s.last = w[len(w)-1]
+	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
+}
+
+// drop discards the continuation of an open secret from delta and returns
+// what follows it. Afterwards the last dropped byte is context.
+func (s *Stream) drop(delta string) string {
+	i := 0
+	if s.pem {
+		s.carry = append(s.carry, delta...)
+		loc := footerRE.FindIndex(s.carry)
+		if loc == nil {
+			s.last = s.carry[len(s.carry)-1]
+			if n := len(s.carry) - pemCarry; n > 0 {
+				s.carry = s.carry[:copy(s.carry, s.carry[n:])]
+			}
+			return ""
+		}
+		i = loc[1] - (len(s.carry) - len(delta))
+		s.pem, s.carry = false, s.carry[:0]
+	} else {
+		for i < len(delta) && s.tail[delta[i]] {
+			i++
+		}
+		if i == len(delta) {
+			if i > 0 {
+				s.last = delta[i-1]
+			}
+			return ""
+		}
+		s.tail = nil
+	}
+	if i > 0 {
+		s.last = delta[i-1]
+	}
+	s.buf = append(s.buf[:0], s.last)
+	s.ctx = 1
+	return delta[i:]
+}
+
+// shift drops emitted text from the window, keeping contextBytes of it.
+func (s *Stream) shift(cut int) {
+	k := runeStart(s.buf, max(0, cut-contextBytes), 0)
+	s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+	s.ctx = cut - k
+	if s.trig -= k; s.trig < 0 {
+		s.trig = 0
+	}
+}
+
+// runeStart moves i back to the start of the UTF-8 sequence it falls in,
+// but not below floor. Invalid bytes count as sequences of one.
+func runeStart(b []byte, i, floor int) int {
+	for j := i; j >= floor && j > i-utf8.UTFMax; j-- {
+		if j == floor || utf8.RuneStart(b[j]) {
+			return j
+		}
+	}
+	return i
+}
