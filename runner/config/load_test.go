@@ -16,7 +16,7 @@ type file struct {
 	mode       os.FileMode
 }
 
-func f(path, text string) file            { return file{path, text, 0o644} }
+func f(path, text string) file                 { return file{path, text, 0o644} }
 func fm(path, text string, m os.FileMode) file { return file{path, text, m} }
 
 func TestLoadCodes(t *testing.T) {
@@ -212,13 +212,13 @@ disabled = ["b"]
 		t.Fatal(err)
 	}
 	want := map[string][2]string{
-		"model":                           {`"project-model"`, SourceProject},
-		"provider":                        {`"fixture"`, SourceGlobal},
-		"tools.approval":                  {`"auto"`, SourceGlobal},
-		"tools.code_mode.approval":        {`"ask"`, SourceDefault},
-		"providers.openai.api_key_env":    {`"OPENAI_API_KEY"`, SourceDefault},
-		"mcp_servers.g.env.TOKEN":         {Masked, SourceGlobal},
-		"skills.disabled":                 {`["b"]`, SourceProject},
+		"model":                        {`"project-model"`, SourceProject},
+		"provider":                     {`"fixture"`, SourceGlobal},
+		"tools.approval":               {`"auto"`, SourceGlobal},
+		"tools.code_mode.approval":     {`"ask"`, SourceDefault},
+		"providers.openai.api_key_env": {`"OPENAI_API_KEY"`, SourceDefault},
+		"mcp_servers.g.env.TOKEN":      {Masked, SourceGlobal},
+		"skills.disabled":              {`["b"]`, SourceProject},
 	}
 	got := map[string][2]string{}
 	for _, v := range d.Values {
