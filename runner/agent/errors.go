@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Error is a run failure with a safe protocol code. Error() returns only the
+// code; the cause is kept for errors.Is/As and injected logs.
+type Error struct {
+	Code wire.Code
+	Err  error
+}
+
+func (e *Error) Error() string { return "agent: " + string(e.Code) }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode reports the safe code.
+func (e *Error) ErrorCode() wire.Code { return e.Code }
+
+// ErrCancelled is returned (wrapped) when the run's ctx ended without a
+// coded cause.
+var ErrCancelled = errors.New("agent: cancelled")
+
+// Errors for the run bounds.
+var (
+	errContentLimit = &Error{Code: wire.CodeContentLimit, Err: errors.New("assistant content over the per-run bound")}
+	errSegmentLimit = &Error{Code: wire.CodeContentLimit, Err: errors.New("assistant segments over the per-run bound")}
+	errActivityLim  = &Error{Code: wire.CodeContentLimit, Err: errors.New("activity identities over the per-run bound")}
+	errRoundLimit   = &Error{Code: wire.CodeExecutionFailed, Err: errors.New("provider rounds over the per-run cap")}
+)
+
+// coded is implemented by errors that carry a safe code (agent.Error,
+// provider.Error, and any error a Sink returns that wants its own code).
+type coded interface{ ErrorCode() wire.Code }
+
+// CodeOf returns the safe code carried by err, or fallback if it carries
+// none.
+func CodeOf(err error, fallback wire.Code) wire.Code {
+	var c coded
+	if errors.As(err, &c) {
+		if code := c.ErrorCode(); code != "" {
+			return code
+		}
+	}
+	return fallback
+}
+
+// sinkError wraps an error from the Sink: its own code if it has one,
+// output_unavailable otherwise (spec: "Critical worker-event delivery
+// failure cancels the run with output_unavailable").
+func sinkError(err error) error {
+	return &Error{Code: CodeOf(err, wire.CodeOutputUnavailable), Err: err}
+}
+
+// ctxError is the error for a run whose ctx ended: the cause's code when
+// the canceller gave one, ErrCancelled otherwise.
+func ctxError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	var c coded
+	if errors.As(cause, &c) && c.ErrorCode() != "" {
+		return &Error{Code: c.ErrorCode(), Err: cause}
+	}
+	return ErrCancelled
+}
