@@ -242,57 +242,69 @@ func FuzzParse(f *testing.F) {
 			f.Add([]byte(c.line))
 		}
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		req, code := Parse(line)
-		switch code {
-		case "", wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeProtocolMismatch, wire.CodeFrameTooLarge:
-		default:
-			t.Fatalf("Parse = unexpected code %q", code)
+	f.Add([]byte(`{"required_capabilities":["status","shutdown"]}`))
+	f.Add([]byte(`"r\u0031"`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		// The input on its own, and as the value of params, id and method
+		// in an otherwise valid envelope, so that the accepted path is
+		// explored too.
+		fuzzLine(t, in)
+		for _, name := range []string{"params", "id", "method"} {
+			fuzzLine(t, []byte(with(name, `"`+name+`":`+string(in))))
 		}
-		if req.ID != "" && !Name(req.ID) {
-			t.Fatalf("Parse returned invalid ID %q", req.ID)
-		}
-
-		// The scanner agrees with encoding/json, except that it refuses
-		// lone surrogate escapes and nesting beyond its stack.
-		if utf8.Valid(line) {
-			i := skipSpace(line, 0)
-			end, ok := scanValue(line, i)
-			mine := ok && skipSpace(line, end) == len(line)
-			theirs := json.Valid(line)
-			if mine && !theirs {
-				t.Fatalf("scanner accepts invalid JSON %q", line)
-			}
-			if theirs && !mine && !surrogateEscape.Match(line) && !tooDeep(line, maxScanDepth) {
-				t.Fatalf("scanner refuses valid JSON %q", line)
-			}
-		}
-
-		if code != "" {
-			return
-		}
-		if !json.Valid(line) || !utf8.Valid(line) || tooDeep(line, wire.MaxJSONDepth) {
-			t.Fatalf("Parse accepted invalid line %q", line)
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil || len(m) != 5 {
-			t.Fatalf("Parse accepted %q; encoding/json: %v, %d members", line, err, len(m))
-		}
-		var id, method, protocol string
-		if json.Unmarshal(m["id"], &id) != nil || id != req.ID {
-			t.Fatalf("Parse(%q).ID = %q; encoding/json reads %q", line, req.ID, id)
-		}
-		if json.Unmarshal(m["method"], &method) != nil || method != req.Method || !Name(method) {
-			t.Fatalf("Parse(%q).Method = %q; encoding/json reads %q", line, req.Method, method)
-		}
-		if json.Unmarshal(m["protocol"], &protocol) != nil || protocol != wire.ProtocolName || string(m["version"]) != "1" {
-			t.Fatalf("Parse accepted protocol %s version %s", m["protocol"], m["version"])
-		}
-		if !bytes.Equal(m["params"], req.Params) {
-			t.Fatalf("Parse(%q).Params = %q; encoding/json reads %q", line, req.Params, m["params"])
-		}
-		checkHelpers(t, req.Params)
 	})
+}
+
+func fuzzLine(t *testing.T, line []byte) {
+	req, code := Parse(line)
+	switch code {
+	case "", wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeProtocolMismatch, wire.CodeFrameTooLarge:
+	default:
+		t.Fatalf("Parse = unexpected code %q", code)
+	}
+	if req.ID != "" && !Name(req.ID) {
+		t.Fatalf("Parse returned invalid ID %q", req.ID)
+	}
+
+	// The scanner agrees with encoding/json, except that it refuses
+	// lone surrogate escapes and nesting beyond its stack.
+	if utf8.Valid(line) {
+		i := skipSpace(line, 0)
+		end, ok := scanValue(line, i)
+		mine := ok && skipSpace(line, end) == len(line)
+		theirs := json.Valid(line)
+		if mine && !theirs {
+			t.Fatalf("scanner accepts invalid JSON %q", line)
+		}
+		if theirs && !mine && !surrogateEscape.Match(line) && !tooDeep(line, maxScanDepth) {
+			t.Fatalf("scanner refuses valid JSON %q", line)
+		}
+	}
+
+	if code != "" {
+		return
+	}
+	if !json.Valid(line) || !utf8.Valid(line) || tooDeep(line, wire.MaxJSONDepth) {
+		t.Fatalf("Parse accepted invalid line %q", line)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil || len(m) != 5 {
+		t.Fatalf("Parse accepted %q; encoding/json: %v, %d members", line, err, len(m))
+	}
+	var id, method, protocol string
+	if json.Unmarshal(m["id"], &id) != nil || id != req.ID {
+		t.Fatalf("Parse(%q).ID = %q; encoding/json reads %q", line, req.ID, id)
+	}
+	if json.Unmarshal(m["method"], &method) != nil || method != req.Method || !Name(method) {
+		t.Fatalf("Parse(%q).Method = %q; encoding/json reads %q", line, req.Method, method)
+	}
+	if json.Unmarshal(m["protocol"], &protocol) != nil || protocol != wire.ProtocolName || string(m["version"]) != "1" {
+		t.Fatalf("Parse accepted protocol %s version %s", m["protocol"], m["version"])
+	}
+	if !bytes.Equal(m["params"], req.Params) {
+		t.Fatalf("Parse(%q).Params = %q; encoding/json reads %q", line, req.Params, m["params"])
+	}
+	checkHelpers(t, req.Params)
 }
 
 // checkHelpers compares the params helpers with encoding/json on a value
