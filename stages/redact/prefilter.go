@@ -13,9 +13,18 @@ type trigger struct {
 }
 
 var (
-	lower      [256]byte
-	bigramBits [1 << 16 / 64]uint64 // bit k set: some trigger starts with bigram k
-	bigramList [1 << 16]uint8       // k -> 1 + index into triggerLists
+	lower [256]byte
+	// firstBits has bit k set when some trigger starts with bigram k, and
+	// secondBits when some trigger has bigram k at offset 1: a position
+	// passes only when both hold, so common English bigrams rarely reach
+	// the literal comparison.
+	firstBits  [1 << 16 / 64]uint64
+	secondBits [1 << 16 / 64]uint64
+	// eitherBits is firstBits | secondBits: every trigger puts one of its
+	// two leading bigrams on any even position, so scan samples every
+	// second position against it.
+	eitherBits [1 << 16 / 64]uint64
+	bigramList [1 << 16]uint8 // k -> 1 + index into triggerLists
 	// triggerLists[i] holds the triggers of one bigram.
 	triggerLists [][]trigger
 	// maxTrigger is the longest trigger: a trigger straddling two deltas
@@ -30,8 +39,8 @@ func init() {
 			lower[i] = byte(i + 'a' - 'A')
 		}
 	}
-	if len(rules) > 64 {
-		panic("redact: more than 64 rules")
+	if len(rules) > 255 {
+		panic("redact: more than 255 rules")
 	}
 	for ri, r := range rules {
 		for _, lit := range r.triggers {
@@ -47,7 +56,11 @@ func init() {
 				t.lit = string(b)
 			}
 			k := bigram(lit[0], lit[1])
-			bigramBits[k>>6] |= 1 << (k & 63)
+			firstBits[k>>6] |= 1 << (k & 63)
+			k2 := bigram(lit[1], lit[2])
+			secondBits[k2>>6] |= 1 << (k2 & 63)
+			eitherBits[k>>6] |= 1 << (k & 63)
+			eitherBits[k2>>6] |= 1 << (k2 & 63)
 			if bigramList[k] == 0 {
 				triggerLists = append(triggerLists, nil)
 				bigramList[k] = uint8(len(triggerLists))
@@ -61,41 +74,56 @@ func init() {
 
 func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
 
-// scan reports which rules have a trigger starting at or after from, and
-// the start of the last trigger found (-1 if none). It does not allocate.
-func scan[T string | []byte](s T, from int) (mask uint64, last int) {
-	last = -1
-	for i := from; i+1 < len(s); i++ {
-		k := bigram(s[i], s[i+1])
-		if bigramBits[k>>6]&(1<<(k&63)) == 0 {
-			continue
-		}
-		for _, t := range triggerLists[bigramList[k]-1] {
-			if hasTrigger(s, i, t) {
-				mask |= 1 << t.rule
-				last = i
-			}
-		}
-	}
-	return mask, last
+// hit is one trigger occurrence: rule rules[rule] may match at pos.
+type hit struct {
+	pos  int
+	rule uint8
 }
 
-func hasTrigger[T string | []byte](s T, i int, t trigger) bool {
+// scan appends to dst every trigger occurrence starting at or after from,
+// in order of position. It does not allocate while dst has room.
+func scan(s string, from int, dst []hit) []hit {
+	// A trigger at p has its first bigram at p and its second at p+1, and
+	// one of p, p+1 is sampled; each sampled hit q checks starts q-1, q.
+	for q := from; q+1 < len(s); q += 2 {
+		if k := bigram(s[q], s[q+1]); eitherBits[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for i := max(q-1, from); i <= q && i+2 < len(s); i++ {
+			dst = scanAt(s, i, dst)
+		}
+	}
+	return dst
+}
+
+// scanAt appends the triggers that start at i; i+2 < len(s).
+func scanAt(s string, i int, dst []hit) []hit {
+	k := bigram(s[i], s[i+1])
+	if firstBits[k>>6]&(1<<(k&63)) == 0 {
+		return dst
+	}
+	if k2 := bigram(s[i+1], s[i+2]); secondBits[k2>>6]&(1<<(k2&63)) == 0 {
+		return dst
+	}
+	for _, t := range triggerLists[bigramList[k]-1] {
+		if hasTrigger(s, i, t) {
+			dst = append(dst, hit{i, t.rule})
+		}
+	}
+	return dst
+}
+
+func hasTrigger(s string, i int, t trigger) bool {
 	if len(s)-i < len(t.lit) {
 		return false
 	}
+	if !t.fold {
+		return s[i:i+len(t.lit)] == t.lit
+	}
 	for j := 2; j < len(t.lit); j++ {
-		c := s[i+j]
-		if t.fold {
-			c = lower[c]
-		}
-		if c != t.lit[j] {
+		if lower[s[i+j]] != t.lit[j] {
 			return false
 		}
-	}
-	if !t.fold {
-		// The bigram index is folded; case-sensitive triggers check it again.
-		return s[i] == t.lit[0] && s[i+1] == t.lit[1]
 	}
 	return true
 }

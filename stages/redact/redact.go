@@ -13,12 +13,13 @@ const Marker = "[REDACTED]"
 // itself, without allocating, when s holds nothing to redact. It is safe for
 // concurrent use.
 func String(s string) string {
-	mask, _ := scan(s, 0)
-	if mask == 0 {
+	var hits [8]hit
+	h := scan(s, 0, hits[:0])
+	if len(h) == 0 {
 		return s
 	}
 	var buf [8]span
-	spans := find(s, mask, buf[:0])
+	spans := find(s, h, buf[:0])
 	if len(spans) == 0 {
 		return s
 	}
@@ -27,12 +28,13 @@ func String(s string) string {
 
 // Contains reports whether s holds anything String would redact.
 func Contains(s string) bool {
-	mask, _ := scan(s, 0)
-	if mask == 0 {
+	var hits [8]hit
+	h := scan(s, 0, hits[:0])
+	if len(h) == 0 {
 		return false
 	}
 	var buf [8]span
-	return len(find(s, mask, buf[:0])) > 0
+	return len(find(s, h, buf[:0])) > 0
 }
 
 // Summary redacts s, then truncates the result to at most max bytes on a
@@ -68,25 +70,46 @@ func (sp span) swallowable() bool {
 	return sp.r.pem || (sp.r.tail != nil && sp.group == sp.r.tailGroup)
 }
 
-// find returns the merged secret spans of s for the rules in mask, sorted
-// by start. Overlapping or touching spans merge; a merged span keeps the rule
-// of the part that ends last.
-func find(s string, mask uint64, dst []span) []span {
-	for ri, r := range rules {
-		if mask&(1<<ri) == 0 {
-			continue
+// match tries rule r at trigger position pos of s. It returns the whole
+// match and the span to redact; ok is false when the rule does not match
+// there. valid reports whether the rule's validator accepts the span.
+func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
+	if r.left != nil {
+		b := -1
+		if pos > 0 {
+			b = int(s[pos-1])
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			sp := span{start: m[0], end: m[1], r: r}
-			for g := 1; 2*g < len(m); g++ {
-				if m[2*g] >= 0 {
-					sp.start, sp.end, sp.group = m[2*g], m[2*g+1], g
-					break
-				}
-			}
-			if sp.start == sp.end || (r.valid != nil && !r.valid(s[sp.start:sp.end])) {
-				continue
-			}
+		if !r.left(b) {
+			return
+		}
+	}
+	m := r.re.FindStringSubmatchIndex(s[pos:])
+	if m == nil {
+		return
+	}
+	whole = span{start: pos + m[0], end: pos + m[1], r: r}
+	if r.path && pos > 0 && s[pos-1] == '/' {
+		for whole.start > 0 && pathByte[s[whole.start-1]] {
+			whole.start--
+		}
+	}
+	sp = whole
+	for g := 1; 2*g < len(m); g++ {
+		if m[2*g] >= 0 {
+			sp.start, sp.end, sp.group = pos+m[2*g], pos+m[2*g+1], g
+			break
+		}
+	}
+	valid = sp.start < sp.end && (r.valid == nil || r.valid(s[sp.start:sp.end]))
+	return whole, sp, true, valid
+}
+
+// find returns the merged secret spans of s at the trigger hits, sorted by
+// start. Overlapping or touching spans merge; a merged span keeps the rule
+// of the part that ends last.
+func find(s string, hits []hit, dst []span) []span {
+	for _, h := range hits {
+		if _, sp, ok, valid := match(s, h.pos, rules[h.rule]); ok && valid {
 			dst = append(dst, sp)
 		}
 	}

@@ -5,13 +5,21 @@ import (
 	"strings"
 )
 
-// rule is one secret shape. A rule can only match text that contains one of
-// its triggers, so text without any trigger skips every regexp (prefilter.go).
+// rule is one secret shape. A rule is tried only where one of its
+// triggers occurs (prefilter.go), and its anchored regexp runs from the
+// trigger: text without a trigger never reaches a regexp, and a trigger
+// costs one anchored match, not a scan of the text.
 type rule struct {
 	name     string
 	triggers []string // literal substrings, at least 3 bytes each
 	fold     bool     // triggers compare ASCII case-insensitively
-	re       *regexp.Regexp
+	// re matches at the trigger; it is anchored by compile.
+	re *regexp.Regexp
+	// left, when set, must accept the byte before the trigger (-1 at the
+	// start of the text): a word boundary, a URL scheme.
+	left func(b int) bool
+	// path extends the match back over the directory that holds the file.
+	path bool
 	// valid, when set, must accept the redacted text or the match is kept.
 	valid func(string) bool
 	// tail is the byte class of the greedy loop the redacted group ends
@@ -24,6 +32,26 @@ type rule struct {
 	// footer, whatever bytes it holds.
 	pem bool
 }
+
+// compile anchors a rule pattern at the trigger.
+func compile(pattern string) *regexp.Regexp {
+	flags := ""
+	if strings.HasPrefix(pattern, "(?i)") {
+		flags, pattern = "(?i)", pattern[4:]
+	}
+	return regexp.MustCompile(flags + `^(?:` + pattern + `)`)
+}
+
+var word = class("A-Za-z0-9_")
+
+// boundary is RE2's \b before a word character.
+func boundary(b int) bool { return b < 0 || !word[b] }
+
+// scheme accepts "://" after a URL scheme.
+func scheme(b int) bool { return b >= 0 && word[b] }
+
+// pathByte is a byte of the directory part of a credential path.
+var pathByte = class("~$A-Za-z0-9._/-")
 
 // class returns the byte set of a simple character class body such as
 // "A-Za-z0-9_-". A leading '^' negates it.
@@ -82,65 +110,68 @@ var footerRE = regexp.MustCompile(pemFooter)
 // that must be caught and the look-alikes that must survive. At most 64
 // rules (the prefilter keeps a uint64 mask).
 var rules = []*rule{
-	{name: "openai-anthropic", triggers: []string{"sk-"},
-		re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
+	{name: "openai-anthropic", triggers: []string{"sk-"}, left: boundary,
+		re: compile(`sk-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
 	{name: "stripe", triggers: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
-		re: regexp.MustCompile(`(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}`), tail: alnum},
+		re: compile(`(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}`), tail: alnum},
 	{name: "github", triggers: []string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_"},
-		re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}`), tail: alnum},
+		re: compile(`gh[pousr]_[A-Za-z0-9]{30,}`), tail: alnum},
 	{name: "github-pat", triggers: []string{"github_pat_"},
-		re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{30,}`), tail: alnumUS},
+		re: compile(`github_pat_[A-Za-z0-9_]{30,}`), tail: alnumUS},
 	{name: "gitlab", triggers: []string{"glpat-", "glrt-", "gldt-"},
-		re: regexp.MustCompile(`gl(?:pat|rt|dt)-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
-	{name: "slack", triggers: []string{"xox"},
-		re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), tail: slackClass},
+		re: compile(`gl(?:pat|rt|dt)-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
+	{name: "slack", triggers: []string{"xoxa-", "xoxb-", "xoxo-", "xoxp-", "xoxr-", "xoxs-"},
+		re: compile(`xox[abposr]-[A-Za-z0-9-]{10,}`), tail: slackClass},
 	{name: "slack-webhook", triggers: []string{"hooks.slack.com/"},
-		re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_-]{8,})`), tail: webhookClass, tailGroup: 1},
-	{name: "aws-key-id", triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+		re: compile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_-]{8,})`), tail: webhookClass, tailGroup: 1},
+	{name: "aws-key-id", triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"}, left: boundary,
+		re: compile(`[A-Z]{4}[A-Z0-9]{16}\b`)},
 	{name: "google", triggers: []string{"AIza"},
-		re: regexp.MustCompile(`AIza[A-Za-z0-9_-]{30,}`), tail: alnumDash},
+		re: compile(`AIza[A-Za-z0-9_-]{30,}`), tail: alnumDash},
 	{name: "npm", triggers: []string{"npm_"},
-		re: regexp.MustCompile(`npm_[A-Za-z0-9]{30,}`), tail: alnum},
+		re: compile(`npm_[A-Za-z0-9]{30,}`), tail: alnum},
 	{name: "huggingface", triggers: []string{"hf_"},
-		re: regexp.MustCompile(`hf_[A-Za-z0-9]{30,}`), tail: alnum},
+		re: compile(`hf_[A-Za-z0-9]{30,}`), tail: alnum},
 	{name: "digitalocean", triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"},
-		re: regexp.MustCompile(`do[opr]_v1_[a-f0-9]{32,}`), tail: hexLower},
+		re: compile(`do[opr]_v1_[a-f0-9]{32,}`), tail: hexLower},
 	{name: "shopify", triggers: []string{"shpat_", "shpss_", "shpca_", "shppa_"},
-		re: regexp.MustCompile(`shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32,}`), tail: hexAny},
+		re: compile(`shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32,}`), tail: hexAny},
 	{name: "pypi", triggers: []string{"pypi-AgE"},
-		re: regexp.MustCompile(`pypi-AgE[A-Za-z0-9_-]{32,}`), tail: alnumDash},
-	{name: "sendgrid", triggers: []string{"SG."},
-		re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), tail: alnumDash},
+		re: compile(`pypi-AgE[A-Za-z0-9_-]{32,}`), tail: alnumDash},
+	{name: "sendgrid", triggers: []string{"SG."}, left: boundary,
+		re: compile(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), tail: alnumDash},
 	// A JWT is caught from its header and the first bytes of its payload,
 	// then the whole dotted run goes: long tokens never outgrow the stream.
-	{name: "jwt", triggers: []string{"eyJ"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}[A-Za-z0-9_.-]*`), tail: jwtClass},
+	{name: "jwt", triggers: []string{"eyJ"}, left: boundary,
+		re: compile(`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}[A-Za-z0-9_.-]*`), tail: jwtClass},
 	// An unterminated block is redacted to the end of the text.
-	{name: "private-key", triggers: []string{"-----BEGIN"}, pem: true,
-		re: regexp.MustCompile(`-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`)},
-	{name: "bearer", triggers: []string{"bearer"}, fold: true,
-		re:    regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]+)`),
+	{name: "private-key", triggers: []string{"-----BEGIN "}, pem: true,
+		re: compile(`-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`)},
+	{name: "bearer", triggers: []string{"bearer"}, fold: true, left: boundary,
+		re:    compile(`(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`),
 		valid: credential(16), tail: tokenClass, tailGroup: 1},
-	{name: "authorization", triggers: []string{"authorization"}, fold: true,
-		re:    regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`),
+	{name: "authorization", triggers: []string{"authorization"}, fold: true, left: boundary,
+		re:    compile(`(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`),
 		valid: credential(8), tail: tokenClass, tailGroup: 1},
 	// user:password@ in a URL: only the password goes.
-	{name: "url-password", triggers: []string{"://"},
-		re:    regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`),
+	{name: "url-password", triggers: []string{"://"}, left: scheme,
+		re:    compile(`://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`),
 		valid: func(v string) bool { return v != Marker }},
-	// key = value, key: value, "key": "value", with the key ending in one
-	// of the secret words; only the value goes.
+	// key = value, key: value, "key": "value", where the key ends in one of
+	// the secret words (DB_PASSWORD, client_secret, _authToken); only the
+	// value goes.
 	{name: "assignment", fold: true,
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
-		re:    regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
+		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
 		valid: secretValue, tail: bareValue, tailGroup: 3},
-	// Credential files: the whole path goes.
-	{name: "credential-path",
-		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".docker/config", ".kube/config",
-			"auth.json", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"},
-		re: regexp.MustCompile(`(?:[~$A-Za-z0-9._/-]*/)?(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.kube/config|\bauth\.json|\bcredentials\.json|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`)},
+	// Credential files: the whole path, directory included, goes.
+	{name: "credential-path", path: true,
+		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".docker/config", ".kube/config"},
+		re:       compile(`(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.kube/config)\b`)},
+	{name: "credential-file", path: true, left: func(b int) bool { return boundary(b) || b == '/' },
+		triggers: []string{"auth.json", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"},
+		re:       compile(`(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`)},
 }
 
 // credential accepts header credentials of at least min bytes that are not

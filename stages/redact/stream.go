@@ -1,6 +1,9 @@
 package redact
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 // Stream bounds.
 const (
@@ -61,13 +64,15 @@ func (s *Stream) Push(delta string) string {
 	}
 	old := len(s.buf)
 	s.buf = append(s.buf, delta...)
-	if _, last := scan(s.buf, max(0, old-maxTrigger+1)); last >= 0 {
-		s.trig = last + 1
+	// The window is only read while the string view is alive.
+	var hits [8]hit
+	if h := scan(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), max(0, old-maxTrigger+1), hits[:0]); len(h) > 0 {
+		s.trig = h[len(h)-1].pos + 1
 	}
 	if len(s.buf)-s.ctx <= Holdback {
 		return ""
 	}
-	cut := runeStart(s.buf, len(s.buf)-Holdback, s.ctx)
+	cut := nextRuneStart(s.buf, len(s.buf)-Holdback)
 	if s.trig == 0 {
 		out := string(s.buf[s.ctx:cut])
 		s.shift(cut)
@@ -82,10 +87,14 @@ func (s *Stream) Push(delta string) string {
 // run.
 func (s *Stream) slow(cut int) string {
 	w := string(s.buf)
-	mask, last := scan(w, 0)
-	s.trig = last + 1
+	var hits [8]hit
+	h := scan(w, 0, hits[:0])
+	s.trig = 0
+	if len(h) > 0 {
+		s.trig = h[len(h)-1].pos + 1
+	}
 	var buf [8]span
-	spans := find(w, mask, buf[:0])
+	spans := find(w, h, buf[:0])
 	for i, sp := range spans {
 		if sp.end <= s.ctx {
 			continue
@@ -130,9 +139,9 @@ func (s *Stream) Flush() string {
 	out := ""
 	if s.tail == nil && !s.pem && len(s.buf) > s.ctx {
 		w := string(s.buf)
-		mask, _ := scan(w, 0)
+		var hits [8]hit
 		var buf [8]span
-		out = render(w, s.ctx, len(w), find(w, mask, buf[:0]))
+		out = render(w, s.ctx, len(w), find(w, scan(w, 0, hits[:0]), buf[:0]))
 	}
 	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
 	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
@@ -195,6 +204,17 @@ func (s *Stream) shift(cut int) {
 	if s.trig -= k; s.trig < 0 {
 		s.trig = 0
 	}
+}
+
+// nextRuneStart moves i forward to the start of the next UTF-8 sequence
+// if it falls inside one. Invalid bytes count as sequences of one.
+func nextRuneStart(b []byte, i int) int {
+	for j := i; j < len(b) && j < i+utf8.UTFMax; j++ {
+		if utf8.RuneStart(b[j]) {
+			return j
+		}
+	}
+	return i
 }
 
 // runeStart moves i back to the start of the UTF-8 sequence it falls in,
