@@ -16,7 +16,32 @@ var errMalformed = errors.New("history: malformed record")
 // UTF-8; no duplicate, unknown or misplaced keys; JSON whitespace (CR
 // included) around tokens. encoding/json would silently accept duplicate
 // keys, case-folded keys and invalid UTF-8, so it is not used here.
-func parseLine(line []byte, r *Record) error {
+func parseLine(line []byte, r *Record) error { return parseRecord(line, r, false, nil) }
+
+// interner reuses the last string of each short, repetitive field (session,
+// run, message and activity IDs, enums), so that a streaming read does not
+// allocate them once per line.
+type interner [fieldCount]string
+
+func (in *interner) get(f field, v []byte) string {
+	if in == nil {
+		return string(v)
+	}
+	switch f {
+	case fSessionID, fRunID, fMessageID, fActivityID, fKind, fState, fName, fOutcome, fCode, fCallID:
+		if in[f] != string(v) {
+			in[f] = string(v)
+		}
+		return in[f]
+	}
+	return string(v)
+}
+
+// parseRecord is parseLine; lean skips copying the replay-only bodies
+// (tool_call arguments, tool_result and internal_input text) when the type
+// precedes them, as it does in every line AppendRecord writes. They are still
+// fully validated. The projection reads leanly; Replay does not.
+func parseRecord(line []byte, r *Record, lean bool, in *interner) error {
 	*r = Record{}
 	if !utf8.Valid(line) {
 		return errMalformed
@@ -54,7 +79,13 @@ func parseLine(line []byte, r *Record) error {
 		switch c := p.peek(); {
 		case c == '"':
 			sval, ok = p.str(nil)
-			if !ok || !r.setString(f, sval) {
+			if !ok {
+				return errMalformed
+			}
+			if lean && (f == fText || f == fArguments) && replayOnly(r.Type) {
+				break
+			}
+			if !r.setString(f, sval, in) {
 				return errMalformed
 			}
 		case c == 't' || c == 'f':
@@ -105,53 +136,59 @@ func parseLine(line []byte, r *Record) error {
 	return nil
 }
 
-func (r *Record) setString(f field, v []byte) bool {
-	switch f {
-	case fType:
+func replayOnly(t Type) bool {
+	return t == TypeToolCall || t == TypeToolResult || t == TypeInternalInput
+}
+
+func (r *Record) setString(f field, v []byte, in *interner) bool {
+	if f == fType {
 		r.Type = typeFromName(v)
 		return r.Type != 0
+	}
+	s := in.get(f, v)
+	switch f {
 	case fSessionID:
-		r.SessionID = string(v)
+		r.SessionID = s
 	case fCwd:
-		r.Cwd = string(v)
+		r.Cwd = s
 	case fProvider:
-		r.Provider = string(v)
+		r.Provider = s
 	case fModel:
-		r.Model = string(v)
+		r.Model = s
 	case fThinking:
-		r.Thinking = string(v)
+		r.Thinking = s
 	case fCreatedAt:
-		r.CreatedAt = string(v)
+		r.CreatedAt = s
 	case fRunID:
-		r.RunID = string(v)
+		r.RunID = s
 	case fMessageID:
-		r.MessageID = string(v)
+		r.MessageID = s
 	case fID:
-		r.ID = string(v)
+		r.ID = s
 	case fText:
-		r.Text = string(v)
+		r.Text = s
 	case fActivityID:
-		r.ActivityID = string(v)
+		r.ActivityID = s
 	case fKind:
-		r.Kind = string(v)
+		r.Kind = s
 	case fState:
-		r.State = string(v)
+		r.State = s
 	case fName:
-		r.Name = string(v)
+		r.Name = s
 	case fSummary:
-		r.Summary = string(v)
+		r.Summary = s
 	case fCode:
-		r.Code = string(v)
+		r.Code = s
 	case fOutcome:
-		r.Outcome = string(v)
+		r.Outcome = s
 	case fErrorCode:
-		r.ErrorCode = string(v)
+		r.ErrorCode = s
 	case fCallID:
-		r.CallID = string(v)
+		r.CallID = s
 	case fArguments:
-		r.Arguments = string(v)
+		r.Arguments = s
 	case fCeiling:
-		r.Ceiling = string(v)
+		r.Ceiling = s
 	default:
 		return false
 	}

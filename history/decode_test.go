@@ -129,7 +129,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := NewBuilder()
 		var rec Record
-		sc, code := scan(bytes.NewReader(data), "s", func(r *Record) wire.Code {
+		sc, code := scan(bytes.NewReader(data), "s", false, func(r *Record) wire.Code {
 			line := AppendRecord(nil, r)
 			if err := parseLine(line[:len(line)-1], &rec); err != nil || rec != *r {
 				t.Fatalf("re-encoded %+v does not round-trip: %v", *r, err)

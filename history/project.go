@@ -53,9 +53,9 @@ type message struct {
 // soon as retained text or message count can no longer fit.
 type Builder struct {
 	msgs      []message
-	assistant map[string]int // run_id \x00 message_id -> msgs index
-	activity  map[string]int // run_id \x00 activity_id -> msgs index
-	summary   map[string]int // turn \x00 id -> msgs index
+	assistant map[pair]int // run_id, message_id -> msgs index
+	activity  map[pair]int // run_id, activity_id -> msgs index
+	summary   map[pair]int // turn, id -> msgs index
 	used      map[string]struct{}
 	ordinal   int
 	turn      int
@@ -66,12 +66,15 @@ type Builder struct {
 	interrupted int
 }
 
+// pair is a two-part map key (no concatenation, no allocation).
+type pair struct{ a, b string }
+
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{
-		assistant: map[string]int{},
-		activity:  map[string]int{},
-		summary:   map[string]int{},
+		assistant: map[pair]int{},
+		activity:  map[pair]int{},
+		summary:   map[pair]int{},
 		used:      map[string]struct{}{},
 	}
 }
@@ -88,7 +91,7 @@ func (b *Builder) Add(r *Record) bool {
 		b.turnOpen = true
 		b.add(KindUser, r.MessageID, r.Text, false)
 	case TypeAssistantChunk:
-		key := r.RunID + "\x00" + r.MessageID
+		key := pair{r.RunID, r.MessageID}
 		i, ok := b.assistant[key]
 		if !ok {
 			i = b.add(KindAssistant, r.MessageID, "", true)
@@ -99,7 +102,7 @@ func (b *Builder) Add(r *Record) bool {
 			b.textBytes += len(r.Text)
 		}
 	case TypeAssistant:
-		key := r.RunID + "\x00" + r.MessageID
+		key := pair{r.RunID, r.MessageID}
 		i, ok := b.assistant[key]
 		if !ok {
 			i = b.add(KindAssistant, r.MessageID, "", true)
@@ -128,7 +131,7 @@ func (b *Builder) Add(r *Record) bool {
 			break
 		}
 		// Spec: "repeated identified summaries replace the earlier entry".
-		key := strconv.Itoa(b.turn) + "\x00" + r.ID
+		key := pair{strconv.Itoa(b.turn), r.ID}
 		if i, ok := b.summary[key]; ok {
 			b.textBytes += len(r.Text) - len(b.msgs[i].text)
 			b.msgs[i].text = r.Text
@@ -137,7 +140,7 @@ func (b *Builder) Add(r *Record) bool {
 		b.summary[key] = b.add(KindReasoningSummary, "", r.Text, false)
 	case TypeActivity:
 		text := activityText(r)
-		key := r.RunID + "\x00" + r.ActivityID
+		key := pair{r.RunID, r.ActivityID}
 		if i, ok := b.activity[key]; ok {
 			m := &b.msgs[i]
 			if r.State == "started" && !m.partial {

@@ -31,12 +31,14 @@ type scanned struct {
 // lines arrive. Codes: history_limit past 64 MiB or 100,000 lines;
 // session_invalid for a read error, a complete line that does not parse, a
 // first record that is not this session's header, or a record of another
-// session. visit returns "" to go on or a code to stop with.
-func scan(r io.Reader, sessionID string, visit func(*Record) wire.Code) (scanned, wire.Code) {
+// session. visit returns "" to go on or a code to stop with. lean: see
+// parseRecord.
+func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Code) (scanned, wire.Code) {
 	s := scanned{prefix: sha256.New()}
 	br := bufio.NewReaderSize(io.LimitReader(r, wire.StoredHistoryBytes+1), readBufferBytes)
 	var long []byte // assembles lines longer than the bufio buffer
 	var rec Record
+	var in interner
 	var total int64
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -75,7 +77,7 @@ func scan(r io.Reader, sessionID string, visit func(*Record) wire.Code) (scanned
 		s.prefix.Write(line)
 		s.valid += int64(len(line))
 		long = long[:0]
-		if parseLine(line[:len(line)-1], &rec) != nil || rec.SessionID != sessionID {
+		if parseRecord(line[:len(line)-1], &rec, lean, &in) != nil || rec.SessionID != sessionID {
 			return s, wire.CodeSessionInvalid
 		}
 		if s.header == nil {

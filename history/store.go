@@ -195,7 +195,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 	}
 	verified := map[string]bool{}
 	b := NewBuilder()
-	sc, code := scan(f, id, func(r *Record) wire.Code {
+	sc, code := scan(f, id, true, func(r *Record) wire.Code {
 		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
 			return wire.CodeCwdMismatch
 		}
@@ -451,7 +451,7 @@ func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
 		return p, code
 	}
 	b := NewBuilder()
-	sc, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, func(r *Record) wire.Code {
+	sc, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, true, func(r *Record) wire.Code {
 		if !b.Add(r) {
 			return wire.CodeHistoryLimit
 		}
@@ -524,7 +524,7 @@ func (a *Attachment) Replay() ([]Record, wire.Code) {
 		}
 		clear(pending)
 	}
-	_, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, func(r *Record) wire.Code {
+	_, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, false, func(r *Record) wire.Code {
 		switch r.Type {
 		case TypeCompaction:
 			out = out[:0]

@@ -544,6 +544,7 @@ func TestTruncatedLastLine(t *testing.T) {
 	e := newEnv(t)
 	full := encode(append([]Record{e.header("s")}, turn("s", "r1", "q", "reply 😀")...)...)
 	start := bytes.LastIndexByte(full[:len(full)-1], '\n') + 1
+	mid := (start + len(full)) / 2
 	for cut := start; cut <= len(full); cut++ {
 		e.write(t, "s", full[:cut])
 		a, _, code := e.store.Open("s", nil)
@@ -557,7 +558,7 @@ func TestTruncatedLastLine(t *testing.T) {
 		if !complete && (entries[len(entries)-1].Kind != "diagnostic" || !entries[len(entries)-1].Partial) {
 			t.Fatalf("cut %d: no partial diagnostic: %+v", cut, entries)
 		}
-		if cut == start+len(full)/2-start/2 || cut == len(full)-1 {
+		if cut == mid || cut == len(full)-1 {
 			if _, err := a.Append(Record{Type: TypeRunCompleted, RunID: "r1", Outcome: "completed"}, true); err != nil {
 				t.Fatal(err)
 			}
