@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -17,6 +18,12 @@ var errMalformed = errors.New("history: malformed record")
 // included) around tokens. encoding/json would silently accept duplicate
 // keys, case-folded keys and invalid UTF-8, so it is not used here.
 func parseLine(line []byte, r *Record) error { return parseRecord(line, r, false, nil) }
+
+// decoder is the state a streaming read reuses from line to line.
+type decoder struct {
+	in  interner
+	buf []byte // decoding buffer for strings with escapes
+}
 
 // interner reuses the last string of each short, repetitive field (session,
 // run, message and activity IDs, enums), so that a streaming read does not
@@ -41,19 +48,23 @@ func (in *interner) get(f field, v []byte) string {
 // (tool_call arguments, tool_result and internal_input text) when the type
 // precedes them, as it does in every line AppendRecord writes. They are still
 // fully validated. The projection reads leanly; Replay does not.
-func parseRecord(line []byte, r *Record, lean bool, in *interner) error {
+func parseRecord(line []byte, r *Record, lean bool, d *decoder) error {
 	*r = Record{}
 	if !utf8.Valid(line) {
 		return errMalformed
 	}
+	var in *interner
 	p := parser{b: line}
+	if d != nil {
+		in, p.buf = &d.in, d.buf
+		defer func() { d.buf = p.buf }()
+	}
 	p.space()
 	if !p.eat('{') {
 		return errMalformed
 	}
 	var keys, seen fieldSet // keys: every key read (duplicates); seen: non-null values
 	var key, sval []byte
-	var scratch [64]byte
 	p.space()
 	if p.eat('}') {
 		return errMalformed // no type
@@ -61,7 +72,7 @@ func parseRecord(line []byte, r *Record, lean bool, in *interner) error {
 	for {
 		p.space()
 		var ok bool
-		key, ok = p.str(scratch[:0])
+		key, ok = p.str(p.buf[:0])
 		if !ok {
 			return errMalformed
 		}
@@ -78,7 +89,7 @@ func parseRecord(line []byte, r *Record, lean bool, in *interner) error {
 		p.space()
 		switch c := p.peek(); {
 		case c == '"':
-			sval, ok = p.str(nil)
+			sval, ok = p.str(p.buf[:0])
 			if !ok {
 				return errMalformed
 			}
@@ -212,6 +223,8 @@ func (r *Record) setBool(f field, v bool) bool {
 type parser struct {
 	b []byte
 	i int
+	// buf is reused for strings with escapes; callers copy what they keep.
+	buf []byte
 }
 
 func (p *parser) space() {
@@ -276,26 +289,32 @@ func (p *parser) uint() (int, bool) {
 
 // str parses a JSON string at p.i. Without escapes it returns a subslice of
 // the line (no copy); with escapes it decodes into dst. Raw control bytes and
-// lone surrogates are rejected. The line is already valid UTF-8.
+// lone surrogates are rejected. The line is already valid UTF-8. The result
+// is valid only until the next call (it may live in p.buf).
 func (p *parser) str(dst []byte) ([]byte, bool) {
 	if !p.eat('"') {
 		return nil, false
 	}
 	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if c == '"' {
-			s := p.b[start:p.i]
-			p.i++
-			return s, true
-		}
-		if c == '\\' {
-			break
-		}
+	// Fast path: the closing quote and the first backslash by IndexByte
+	// (vectorized), then one tight loop for raw control bytes.
+	q := bytes.IndexByte(p.b[start:], '"')
+	if q < 0 {
+		return nil, false
+	}
+	span := p.b[start : start+q]
+	if bs := bytes.IndexByte(span, '\\'); bs >= 0 {
+		span = span[:bs]
+	}
+	for _, c := range span {
 		if c < 0x20 {
 			return nil, false
 		}
+	}
+	p.i = start + len(span)
+	if p.i == start+q {
 		p.i++
+		return span, true
 	}
 	dst = append(dst, p.b[start:p.i]...)
 	for p.i < len(p.b) {
@@ -303,6 +322,7 @@ func (p *parser) str(dst []byte) ([]byte, bool) {
 		switch {
 		case c == '"':
 			p.i++
+			p.buf = dst[:0] // keep the grown buffer for the next string
 			return dst, true
 		case c < 0x20:
 			return nil, false

@@ -38,7 +38,7 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Cod
 	br := bufio.NewReaderSize(io.LimitReader(r, wire.StoredHistoryBytes+1), readBufferBytes)
 	var long []byte // assembles lines longer than the bufio buffer
 	var rec Record
-	var in interner
+	var dec decoder
 	var total int64
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -77,7 +77,7 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Cod
 		s.prefix.Write(line)
 		s.valid += int64(len(line))
 		long = long[:0]
-		if parseRecord(line[:len(line)-1], &rec, lean, &in) != nil || rec.SessionID != sessionID {
+		if parseRecord(line[:len(line)-1], &rec, lean, &dec) != nil || rec.SessionID != sessionID {
 			return s, wire.CodeSessionInvalid
 		}
 		if s.header == nil {

@@ -496,7 +496,7 @@ func (a *Attachment) Page(revision string, cursor *string) ([]byte, wire.Code) {
 	if p.revision != revision {
 		return nil, wire.CodeStaleRevision
 	}
-	return p.AppendPage(make([]byte, 0, 4096), cursor)
+	return p.AppendPage(make([]byte, 0, wire.HistoryPageBytes), cursor)
 }
 
 // Replay returns the records of the provider conversation, starting at the

@@ -648,3 +648,28 @@ func TestReplayStartsAtCompaction(t *testing.T) {
 		t.Fatalf("TaskScopes = %q", s)
 	}
 }
+
+func TestEmptyFileFirstAppendWritesHeader(t *testing.T) {
+	e := newEnv(t)
+	path := e.write(t, "s", nil)
+	a, info, code := e.store.Open("s", nil)
+	if code != "" || !info.Durable || info.HasSaved {
+		t.Fatalf("Open = %q %+v", code, info)
+	}
+	defer a.Close()
+	if !a.SetSelection(Selection{Provider: "fixture", Model: "m2"}) {
+		t.Fatal("SetSelection refused before the header")
+	}
+	if _, err := a.AppendInput(Record{Type: TypeInput, RunID: "r", MessageID: "u", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if a.SetSelection(Selection{}) {
+		t.Fatal("SetSelection accepted after the header")
+	}
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var h Record
+	if len(lines) != 2 || parseLine([]byte(lines[0]), &h) != nil || h.Type != TypeHeader || h.Model != "m2" || h.Cwd != e.store.cwd {
+		t.Fatalf("file after first append:\n%s", data)
+	}
+}
