@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/stages/worker"
+)
+
+// cli runs the small terminal commands for people: config show, mcp list,
+// mcp approve NAME. They read settings like a normal run and never print
+// secrets.
+func cli(l launch) int {
+	env := worker.Env()
+	switch l.mode {
+	case modeConfigShow:
+		d, err := config.Describe(env)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: config show:", err)
+			return 1
+		}
+		fmt.Print(d.Text())
+	case modeMCPList:
+		list, err := config.ListMCP(env)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: mcp list:", err)
+			return 1
+		}
+		fmt.Print(config.MCPText(list))
+	case modeMCPApprove:
+		if err := config.Approve(env, l.name); err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: mcp approve:", err)
+			return 1
+		}
+		fmt.Printf("approved MCP server %s for this workspace\n", l.name)
+	}
+	return 0
+}
+
+// interactive is the terminal mode. Its full UI is not part of this build;
+// it points people at the protocol and the CLI.
+func interactive(prompt string) int {
+	fmt.Fprint(os.Stderr, "magi-code: the interactive terminal UI is not available in this build.\n"+usage)
+	return 2
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// mode is what a command line asks for.
+type mode uint8
+
+const (
+	modeServe mode = iota + 1
+	modeInteractive
+	modeConfigShow
+	modeMCPList
+	modeMCPApprove
+	modeHelp
+)
+
+// launch is a validated command line.
+type launch struct {
+	mode   mode
+	prompt string // --prompt TEXT
+	name   string // mcp approve NAME
+}
+
+var errUsage = errors.New("usage")
+
+// parseArgs applies the launch matrix of DESIGN.md to args (without the
+// program name). It performs no I/O: terminal and pipe checks come after.
+func parseArgs(args []string) (launch, error) {
+	if len(args) == 0 {
+		return launch{mode: modeInteractive}, nil
+	}
+	switch args[0] {
+	case "serve":
+		// Spec: other launch flags cannot accompany serve.
+		if len(args) == 2 && args[1] == "--stdio" {
+			return launch{mode: modeServe}, nil
+		}
+		return launch{}, fmt.Errorf("%w: serve takes exactly --stdio", errUsage)
+	case "--app", "daemon":
+		return launch{}, fmt.Errorf("%w: %s is a legacy mode and is no longer supported", errUsage, args[0])
+	case "--prompt":
+		if len(args) == 2 {
+			return launch{mode: modeInteractive, prompt: args[1]}, nil
+		}
+		return launch{}, fmt.Errorf("%w: --prompt takes one TEXT argument", errUsage)
+	case "config":
+		if len(args) == 2 && args[1] == "show" {
+			return launch{mode: modeConfigShow}, nil
+		}
+	case "mcp":
+		if len(args) == 2 && args[1] == "list" {
+			return launch{mode: modeMCPList}, nil
+		}
+		if len(args) == 3 && args[1] == "approve" {
+			return launch{mode: modeMCPApprove, name: args[2]}, nil
+		}
+	case "help", "-h", "--help":
+		if len(args) == 1 {
+			return launch{mode: modeHelp}, nil
+		}
+	}
+	return launch{}, fmt.Errorf("%w: unknown command", errUsage)
+}
+
+const usage = `magi-code: a coding-agent backend
+
+Usage:
+  magi-code serve --stdio        serve the magi-code.local-agent v1 protocol on stdin/stdout pipes
+  magi-code config show          effective settings for this directory (secrets masked) and their sources
+  magi-code mcp list             configured MCP servers and their approval state
+  magi-code mcp approve NAME     approve server NAME as this directory's settings define it
+`

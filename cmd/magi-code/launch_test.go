@@ -1,0 +1,40 @@
+package main
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseArgs(t *testing.T) {
+	cases := []struct {
+		args []string
+		want mode
+	}{
+		{[]string{"serve", "--stdio"}, modeServe},
+		{nil, modeInteractive},
+		{[]string{"--prompt", "hi"}, modeInteractive},
+		{[]string{"config", "show"}, modeConfigShow},
+		{[]string{"mcp", "list"}, modeMCPList},
+		{[]string{"mcp", "approve", "x"}, modeMCPApprove},
+		{[]string{"serve"}, 0},
+		{[]string{"serve", "--stdio", "--verbose"}, 0},
+		{[]string{"serve", "--verbose", "--stdio"}, 0},
+		{[]string{"serve", "--stdio=true"}, 0},
+		{[]string{"--app"}, 0},
+		{[]string{"daemon"}, 0},
+		{[]string{"--prompt"}, 0},
+		{[]string{"bogus"}, 0},
+	}
+	for _, c := range cases {
+		l, err := parseArgs(c.args)
+		if c.want == 0 {
+			if !errors.Is(err, errUsage) {
+				t.Errorf("parseArgs(%q) = %v, %v; want usage error", c.args, l, err)
+			}
+			continue
+		}
+		if err != nil || l.mode != c.want {
+			t.Errorf("parseArgs(%q) = %v, %v; want mode %v", c.args, l, err, c.want)
+		}
+	}
+}

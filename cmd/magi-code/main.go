@@ -1,0 +1,58 @@
+// Command magi-code is a coding-agent backend. Its main job is
+// `magi-code serve --stdio`: a child process that speaks the
+// magi-code.local-agent v1 protocol on inherited pipes.
+//
+// This package holds launch validation, the wiring of the pipeline and the
+// exit codes; nothing else. Exit codes: 0 clean shutdown or drained EOF,
+// 1 runtime transport failure (never with stderr output), 2 invalid launch
+// (before any side effect).
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	// DESIGN.md: a write to a closed pipe on fd 1 or 2 would kill us with
+	// SIGPIPE; ignore it first thing and treat EPIPE as broken output.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	l, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "magi-code:", err)
+		return 2
+	}
+	switch l.mode {
+	case modeServe:
+		if !serveSupported {
+			fmt.Fprintln(os.Stderr, "magi-code: serve --stdio is not supported on this platform (Unix pipes only)")
+			return 2
+		}
+		// Spec: "TTYs, regular files and sockets are not supported transport
+		// endpoints"; invalid launch exits 2 before any side effect.
+		for _, fd := range []int{0, 1} {
+			if err := checkPipe(fd); err != nil {
+				fmt.Fprintf(os.Stderr, "magi-code: serve --stdio needs pipes on stdin and stdout (fd %d: %v)\n", fd, err)
+				return 2
+			}
+		}
+		return serve()
+	case modeInteractive:
+		if !isTerminal(0) || !isTerminal(1) {
+			fmt.Fprintln(os.Stderr, "magi-code: interactive mode needs a terminal on stdin and stdout; use serve --stdio for pipes")
+			return 2
+		}
+		return interactive(l.prompt)
+	case modeHelp:
+		fmt.Print(usage)
+		return 0
+	default:
+		return cli(l)
+	}
+}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// checkPipe reports whether fd is a FIFO. Spec: "TTYs, regular files and
+// sockets are not supported transport endpoints"; DESIGN.md: only FIFOs
+// are (a character device such as /dev/null is refused too).
+func checkPipe(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return errors.New("descriptor is not open")
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return errors.New("not a pipe")
+	}
+	return nil
+}
+
+// isTerminal reports whether fd is a terminal.
+func isTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	return err == nil
+}
+
+// serveSupported: the stdio transport runs on Unix pipes.
+const serveSupported = true

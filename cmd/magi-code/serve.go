@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/sourcegraph/conc"
+
+	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/stages/dispatch"
+	"github.com/magi-code/magi-code/stages/framing"
+	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/stages/worker"
+	"github.com/magi-code/magi-code/stages/writer"
+)
+
+// Exit codes of serve.
+const (
+	exitOK      = 0
+	exitFailure = 1
+)
+
+// serve wires the pipeline and runs it until the child must exit:
+//
+//	stdin ─► framing ─► validate ─► dispatch ─► workers ─► events ─┐
+//	                                   └──── responses ──► writer ◄─┘ ─► stdout
+//
+// Framing, validation and dispatch run inline on the stdin goroutine; a
+// response is written inline when nothing is pending (PERFORMANCE lesson 4).
+// Nothing here writes to stderr: runtime failures exit 1 silently.
+func serve() int {
+	// Spec: "Stdout contains protocol bytes only": the writer owns a private
+	// duplicate of fd 1, and fd 0/1 now point at /dev/null.
+	in, out, err := writer.TakeStdio()
+	if err != nil {
+		return exitFailure
+	}
+	now := time.Now
+	newID := uuid.NewString
+
+	// The run-event edge: deltas Drop, every other event Wait(2000 ms),
+	// whose failure cancels the run with output_unavailable.
+	events := backpressure.New[wire.Event]("run-events", wire.WorkerEvents, backpressure.Wait(wire.CriticalEventWait), backpressure.System)
+
+	pool := worker.NewPool(worker.Options{Env: worker.Env(), NewID: newID, Now: now, Events: events})
+
+	var srv *dispatch.Server
+	w, err := writer.New(out, writer.Options{
+		InstanceID: newID(),
+		Now:        now,
+		OnEvent: func(e *wire.Event) {
+			// Spec: running state retains the run ID until worker
+			// completion and event draining.
+			if e.Name == wire.EventRunFinished {
+				srv.Step(dispatch.RunDrained{RunID: e.RunID})
+			}
+		},
+	})
+	if err != nil {
+		return exitFailure
+	}
+	srv = dispatch.NewServer(w, pool, newID, now)
+
+	writerCtx, stopWriter := context.WithCancelCause(context.Background())
+	defer stopWriter(nil)
+	var wg conc.WaitGroup
+	writerDone := make(chan error, 1)
+	wg.Go(func() { writerDone <- w.Run(writerCtx, events.C()) })
+
+	// The stdin reader stays outside the WaitGroup: a read blocked on stdin
+	// may never return, and process exit ends it (STYLE.md section 2).
+	go readInput(in, srv)
+
+	code := exitFailure
+	select {
+	case c := <-srv.Closed():
+		code = drain(c, pool, events, writerDone)
+	case <-srv.Fatal():
+		srv.Cancel()
+	case <-writerDone:
+		// Output deadline, broken output or overflow: exit 1.
+		srv.Cancel()
+	}
+	stopWriter(errors.New("exit"))
+	cleanup(pool)
+	if code != exitOK {
+		return exitFailure
+	}
+	wg.Wait()
+	return code
+}
+
+// readInput frames stdin and hands every line to the server inline.
+func readInput(in io.Reader, srv *dispatch.Server) {
+	frames := framing.NewReader(in)
+	for {
+		line, code, err := frames.Next()
+		switch {
+		case err != nil:
+			// EOF, or a read error, which the spec treats like EOF.
+			srv.Step(dispatch.EOF{})
+			return
+		case code != "":
+			srv.Step(dispatch.FrameError{Code: code})
+			if code == wire.CodeFrameTooLarge {
+				// Spec: close without unbounded draining: read no more.
+				return
+			}
+		default:
+			srv.Line(line)
+		}
+	}
+}
+
+// drain finishes after admission stopped: the workers (already cancelled)
+// end and emit their terminal events, then the writer drains everything.
+// Spec: EOF "drains output under a 2000 ms closing deadline; expiration
+// before draining/turn completion exits 1, successful drain exits 0".
+func drain(_ dispatch.Closed, pool *worker.Pool, events *backpressure.Queue[wire.Event], writerDone <-chan error) int {
+	deadline := time.NewTimer(wire.ClosingDrain)
+	defer deadline.Stop()
+	workersDone := make(chan struct{})
+	go func() { // ends when the cancelled workers return
+		defer close(workersDone)
+		defer func() { _ = recover() }() // a worker panic is reported as a failed drain below
+		pool.Wait()
+	}()
+	select {
+	case <-workersDone:
+	case <-deadline.C:
+		return exitFailure
+	case <-writerDone:
+		return exitFailure
+	}
+	events.Close() // the workers, the only producers, have all returned
+	select {
+	case err := <-writerDone:
+		if err != nil {
+			return exitFailure
+		}
+		return exitOK
+	case <-deadline.C:
+		return exitFailure
+	}
+}
+
+// cleanup tears the runtime down (MCP servers first, session leases last)
+// and waits at most 2000 ms; slow teardown is left to process exit.
+func cleanup(pool *worker.Pool) {
+	ctx, cancel := context.WithTimeout(context.Background(), wire.CleanupWait)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { // detached after the cleanup wait; process exit ends it
+		defer close(done)
+		pool.Teardown(ctx)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,486 @@
+package dispatch
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Lifecycle is the initialization state of a child.
+type Lifecycle uint8
+
+const (
+	NotInitialized Lifecycle = iota
+	Starting
+	Ready
+	Failed
+)
+
+// Selection is what status reports about the effective provider, model and
+// context. Empty strings encode null (unknown, or unsafe to show).
+type Selection struct {
+	Provider, Model, ContextID string
+}
+
+// OpKind names a session/history operation.
+type OpKind uint8
+
+const (
+	OpCreate OpKind = iota + 1
+	OpOpen
+	OpPage
+)
+
+// Events fed to Step.
+type (
+	// Request is a frame that framing accepted and validate parsed. Code is
+	// validate's verdict ("" when the envelope is valid).
+	Request struct {
+		Req  wire.Request
+		Code wire.Code
+	}
+	// FrameError is a framing-level failure: the response has id=null.
+	FrameError struct{ Code wire.Code }
+	// EOF: stdin ended (after any incomplete_frame FrameError).
+	EOF struct{}
+	// InitDone: the initialization worker finished (Code "" on success).
+	InitDone struct {
+		Code wire.Code
+		Sel  Selection
+	}
+	// OpDone: the session/history worker finished the operation with ID.
+	// On success Result is the raw result object. Attached is the session
+	// now attached when the operation replaced the attachment ("" = none
+	// changed); Sel, when non-nil, is the restored selection.
+	OpDone struct {
+		ID       string
+		Result   []byte
+		Code     wire.Code
+		Attached string
+		Sel      *Selection
+	}
+	// RunWorkerDone: the turn worker returned after offering run.finished.
+	RunWorkerDone struct{ RunID string }
+	// RunDrained: the writer took the run's run.finished into its queue.
+	RunDrained struct{ RunID string }
+)
+
+// EffectKind says what the shell must do.
+type EffectKind uint8
+
+const (
+	Respond        EffectKind = iota + 1 // write Response
+	StartInit                            // start the initialization worker for ID
+	StartOp                              // start the session/history worker: Op, ID, Params
+	StartTurn                            // start the turn worker: ID, RunID, Params (TurnParams)
+	CancelRun                            // request cancellation of RunID
+	AnswerApproval                       // hand Params (AnswerParams) to the run; respond to ID with its verdict
+	Close                                // stop admission, cancel all work, drain, exit
+)
+
+// Effect is one instruction for the shell, executed in order.
+type Effect struct {
+	Kind     EffectKind
+	Response wire.Response
+	ID       string
+	Op       OpKind
+	RunID    string
+	Params   any
+	Caps     []string
+	Shutdown bool // Close caused by an accepted shutdown (exit 0 when drained)
+}
+
+// Machine is the protocol state machine. It is not safe for concurrent use;
+// Server serialises calls.
+type Machine struct {
+	newID func() string
+
+	// ids is the ledger of request IDs seen by this child (at most 4096).
+	ids map[string]struct{}
+
+	life    Lifecycle
+	failure wire.Code // startup failure code when life == Failed
+	sel     Selection // last completed selection
+	initID  string    // pending initialize request, "" when none
+
+	opID string // pending session/history request, "" when none
+
+	attached string // attached session ID, "" when none
+
+	run        string // active run ID, "" when none
+	runDone    bool   // the run's worker returned
+	runDrained bool   // its run.finished reached the writer
+
+	closing bool // admission stopped: shutdown accepted, EOF or a closing error
+}
+
+// NewMachine returns a machine in the not-initialized state. newID mints run
+// IDs (UUIDs in production).
+func NewMachine(newID func() string) *Machine {
+	return &Machine{newID: newID, ids: make(map[string]struct{}, 64)}
+}
+
+// Lifecycle reports the initialization state.
+func (m *Machine) Lifecycle() Lifecycle { return m.life }
+
+// Closing reports whether admission has stopped.
+func (m *Machine) Closing() bool { return m.closing }
+
+// ActiveRun reports the active run ID ("" when none).
+func (m *Machine) ActiveRun() string { return m.run }
+
+func respond(id string, result []byte) Effect {
+	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Result: result}}
+}
+
+func fail(id string, code wire.Code) Effect {
+	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Error: code}}
+}
+
+// Step advances the machine by one event and returns the effects to perform.
+// now is accepted for symmetry with timer-driven rules; no rule here reads a
+// clock.
+func (m *Machine) Step(now time.Time, ev any) []Effect {
+	switch ev := ev.(type) {
+	case Request:
+		return m.request(ev)
+	case FrameError:
+		if m.closing {
+			return nil
+		}
+		effects := []Effect{fail("", ev.Code)}
+		if ev.Code.Closes() {
+			effects = append(effects, m.close(false))
+		}
+		return effects
+	case EOF:
+		if m.closing {
+			return nil
+		}
+		return []Effect{m.close(false)}
+	case InitDone:
+		return m.initDone(ev)
+	case OpDone:
+		return m.opDone(ev)
+	case RunWorkerDone:
+		if ev.RunID == m.run {
+			m.runDone = true
+			m.finishRunIfDrained()
+		}
+		return nil
+	case RunDrained:
+		if ev.RunID == m.run {
+			m.runDrained = true
+			m.finishRunIfDrained()
+		}
+		return nil
+	}
+	panic("dispatch: unknown event")
+}
+
+func (m *Machine) finishRunIfDrained() {
+	if m.runDone && m.runDrained {
+		m.run, m.runDone, m.runDrained = "", false, false
+	}
+}
+
+func (m *Machine) close(shutdown bool) Effect {
+	m.closing = true
+	return Effect{Kind: Close, Shutdown: shutdown}
+}
+
+func (m *Machine) request(ev Request) []Effect {
+	// Spec: after shutdown (or any close) no later input is admitted; such
+	// frames are read and discarded without a response (DESIGN.md).
+	if m.closing {
+		return nil
+	}
+	id := ev.Req.ID
+	if id != "" {
+		if _, dup := m.ids[id]; dup {
+			// Spec: "Duplicate IDs get duplicate_id and never reexecute work."
+			return []Effect{fail(id, wire.CodeDuplicateID)}
+		}
+		if len(m.ids) >= wire.RequestIDsPerChild {
+			// Spec: "the next new ID gets request_limit and closes."
+			return []Effect{fail(id, wire.CodeRequestLimit), m.close(false)}
+		}
+		m.ids[id] = struct{}{}
+	}
+	if ev.Code != "" {
+		effects := []Effect{fail(id, ev.Code)}
+		if ev.Code.Closes() {
+			effects = append(effects, m.close(false))
+		}
+		return effects
+	}
+	req := ev.Req
+	switch req.Method {
+	case "initialize":
+		return m.initialize(req)
+	case "status":
+		return m.status(req)
+	case "shutdown":
+		if !emptyParams(req.Params) {
+			return []Effect{fail(id, wire.CodeInvalidParams)}
+		}
+		return []Effect{respond(id, []byte(`{"state":"stopping"}`)), m.close(true)}
+	case "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer":
+		if code := m.admittedCode(); code != "" {
+			return []Effect{fail(id, code)}
+		}
+		return m.sessionOrTurn(req)
+	}
+	return []Effect{fail(id, wire.CodeUnsupportedMethod)}
+}
+
+// admittedCode is the lifecycle verdict for operations that need a
+// successful initialization: "" when ready.
+func (m *Machine) admittedCode() wire.Code {
+	switch m.life {
+	case NotInitialized, Starting:
+		return wire.CodeNotInitialized
+	case Failed:
+		// Spec: "after startup failure they return that safe failure code."
+		return m.failure
+	}
+	return ""
+}
+
+func (m *Machine) initialize(req wire.Request) []Effect {
+	if m.life != NotInitialized {
+		return []Effect{fail(req.ID, wire.CodeAlreadyInitialized)}
+	}
+	p, ok := decodeInitialize(req.Params)
+	if !ok {
+		return []Effect{fail(req.ID, wire.CodeInvalidParams)}
+	}
+	for _, c := range p.RequiredCapabilities {
+		if !wire.IsCapability(c) {
+			// Spec: before any side effect; a corrected retry stays possible.
+			return []Effect{fail(req.ID, wire.CodeUnsupportedCapability)}
+		}
+	}
+	m.life = Starting
+	m.initID = req.ID
+	return []Effect{{Kind: StartInit, ID: req.ID, Caps: p.RequiredCapabilities}}
+}
+
+func (m *Machine) initDone(ev InitDone) []Effect {
+	if m.life != Starting {
+		return nil
+	}
+	id := m.initID
+	m.initID = ""
+	m.sel = ev.Sel
+	if ev.Code != "" {
+		m.life, m.failure = Failed, ev.Code
+		return []Effect{fail(id, ev.Code)}
+	}
+	m.life = Ready
+	return []Effect{respond(id, m.initializeResult())}
+}
+
+func (m *Machine) status(req wire.Request) []Effect {
+	if m.life == NotInitialized {
+		return []Effect{fail(req.ID, wire.CodeNotInitialized)}
+	}
+	if !emptyParams(req.Params) {
+		return []Effect{fail(req.ID, wire.CodeInvalidParams)}
+	}
+	return []Effect{respond(req.ID, m.appendStatus(nil))}
+}
+
+func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
+	id := req.ID
+	switch req.Method {
+	case "session.create", "session.open":
+		var params any
+		op := OpCreate
+		if req.Method == "session.create" {
+			if !emptyParams(req.Params) {
+				return []Effect{fail(id, wire.CodeInvalidParams)}
+			}
+		} else {
+			p, ok := decodeOpen(req.Params)
+			if !ok {
+				return []Effect{fail(id, wire.CodeInvalidParams)}
+			}
+			op, params = OpOpen, p
+		}
+		if m.opID != "" || m.run != "" {
+			return []Effect{fail(id, wire.CodeBusy)}
+		}
+		m.opID = id
+		return []Effect{{Kind: StartOp, ID: id, Op: op, Params: params}}
+
+	case "history.page":
+		p, ok := decodePage(req.Params)
+		if !ok {
+			return []Effect{fail(id, wire.CodeInvalidParams)}
+		}
+		if code := m.sessionCode(p.SessionID); code != "" {
+			return []Effect{fail(id, code)}
+		}
+		if m.opID != "" || m.run != "" {
+			return []Effect{fail(id, wire.CodeBusy)}
+		}
+		m.opID = id
+		return []Effect{{Kind: StartOp, ID: id, Op: OpPage, Params: p}}
+
+	case "turn.start":
+		p, ok := decodeTurn(req.Params)
+		if !ok {
+			return []Effect{fail(id, wire.CodeInvalidParams)}
+		}
+		if code := m.sessionCode(p.SessionID); code != "" {
+			return []Effect{fail(id, code)}
+		}
+		if m.opID != "" || m.run != "" {
+			return []Effect{fail(id, wire.CodeBusy)}
+		}
+		m.run = m.newID()
+		// Spec: "turn.start admission response precedes its events".
+		result := append([]byte(`{"run_id":`), wire.AppendString(nil, m.run)...)
+		result = append(result, `,"accepted":true}`...)
+		return []Effect{respond(id, result), {Kind: StartTurn, ID: id, RunID: m.run, Params: p}}
+
+	case "turn.cancel":
+		p, ok := decodeCancel(req.Params)
+		if !ok {
+			return []Effect{fail(id, wire.CodeInvalidParams)}
+		}
+		if code := m.sessionCode(p.SessionID); code != "" {
+			return []Effect{fail(id, code)}
+		}
+		if p.RunID != m.run || m.runDone {
+			return []Effect{fail(id, wire.CodeStaleRun)}
+		}
+		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), {Kind: CancelRun, RunID: m.run}}
+
+	default: // approval.answer
+		p, ok := decodeAnswer(req.Params)
+		if !ok {
+			return []Effect{fail(id, wire.CodeInvalidParams)}
+		}
+		if code := m.sessionCode(p.SessionID); code != "" {
+			return []Effect{fail(id, code)}
+		}
+		if p.RunID != m.run || m.runDone {
+			// DESIGN.md: an answer for a finished run is stale_approval.
+			return []Effect{fail(id, wire.CodeStaleApproval)}
+		}
+		return []Effect{{Kind: AnswerApproval, ID: id, RunID: m.run, Params: p}}
+	}
+}
+
+// sessionCode checks a request's session ID against the attachment.
+func (m *Machine) sessionCode(sessionID string) wire.Code {
+	switch {
+	case m.attached == "":
+		return wire.CodeSessionMissing
+	case m.attached != sessionID:
+		return wire.CodeStaleSession
+	}
+	return ""
+}
+
+func (m *Machine) opDone(ev OpDone) []Effect {
+	if ev.ID != m.opID {
+		return nil
+	}
+	m.opID = ""
+	if ev.Code != "" {
+		return []Effect{fail(ev.ID, ev.Code)}
+	}
+	if ev.Attached != "" {
+		m.attached = ev.Attached
+	}
+	if ev.Sel != nil {
+		m.sel = *ev.Sel
+	}
+	return []Effect{respond(ev.ID, ev.Result)}
+}
+
+// appendStatus appends the status object.
+func (m *Machine) appendStatus(dst []byte) []byte {
+	nullable := func(dst []byte, s string) []byte {
+		if s == "" {
+			return append(dst, "null"...)
+		}
+		return wire.AppendString(dst, s)
+	}
+	state, readiness := "idle", "ready"
+	switch m.life {
+	case Starting:
+		// Spec: while pending, null provider/model/context.
+		dst = append(dst, `{"state":"starting","readiness":"initializing","provider":null,"model":null,"context_id":null,"session_id":null,"run_id":null}`...)
+		return dst
+	case Failed:
+		state, readiness = "failed", string(m.failure)
+	default:
+		if m.run != "" {
+			state = "running"
+		}
+	}
+	dst = append(dst, `{"state":`...)
+	dst = wire.AppendString(dst, state)
+	dst = append(dst, `,"readiness":`...)
+	dst = wire.AppendString(dst, readiness)
+	dst = append(dst, `,"provider":`...)
+	dst = nullable(dst, m.sel.Provider)
+	dst = append(dst, `,"model":`...)
+	dst = nullable(dst, m.sel.Model)
+	dst = append(dst, `,"context_id":`...)
+	dst = nullable(dst, m.sel.ContextID)
+	dst = append(dst, `,"session_id":`...)
+	dst = nullable(dst, m.attached)
+	dst = append(dst, `,"run_id":`...)
+	dst = nullable(dst, m.run)
+	return append(dst, '}')
+}
+
+// limitsJSON is the published bounds object, exactly as the spec's trace.
+var limitsJSON = func() string {
+	kv := []struct {
+		k string
+		v int
+	}{
+		{"frame_bytes", wire.MaxInputFrameBytes},
+		{"json_depth", wire.MaxJSONDepth},
+		{"id_bytes", wire.MaxIDBytes},
+		{"prompt_bytes", wire.MaxPromptBytes},
+		{"history_page_bytes", wire.HistoryPageBytes},
+		{"history_page_entries", wire.HistoryPageEntries},
+		{"content_chunk_bytes", wire.HistoryChunkBytes},
+		{"pending_responses", wire.PendingOutputFrames},
+		{"requests_per_child", wire.RequestIDsPerChild},
+		{"output_deadline_ms", int(wire.OutputDeadline / time.Millisecond)},
+	}
+	b := []byte{'{'}
+	for i, e := range kv {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendString(b, e.k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(e.v), 10)
+	}
+	return string(append(b, '}'))
+}()
+
+func (m *Machine) initializeResult() []byte {
+	b := []byte(`{"capabilities":[`)
+	for i, name := range wire.Methods {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendString(b, name)
+	}
+	b = append(b, `],"limits":`...)
+	b = append(b, limitsJSON...)
+	b = append(b, `,"status":`...)
+	b = m.appendStatus(b)
+	return append(b, '}')
+}

@@ -1,0 +1,165 @@
+package dispatch
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/stages/validate"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Params of the implemented operations, decoded strictly: unknown or
+// duplicate members, wrong types and out-of-grammar identifiers are
+// invalid_params.
+type (
+	InitializeParams struct{ RequiredCapabilities []string }
+	OpenParams       struct{ SessionID string }
+	PageParams       struct {
+		SessionID, Revision string
+		Cursor              string // "" when null or omitted
+	}
+	TurnParams   struct{ SessionID, Prompt string }
+	CancelParams struct{ SessionID, RunID string }
+	AnswerParams struct {
+		SessionID, RunID, ApprovalID string
+		Allow                        bool
+	}
+)
+
+// field is one expected member: decode stores the value and reports success.
+type field struct {
+	name     string
+	optional bool
+	decode   func(value []byte) bool
+}
+
+// decodeObject decodes raw as an object with exactly the given members.
+func decodeObject(raw []byte, fields ...field) bool {
+	var seen uint8 // fields are few; one bit each
+	ok := validate.Members(raw, func(key string, value []byte) bool {
+		for i, f := range fields {
+			if f.name == key {
+				seen |= 1 << i
+				return f.decode(value)
+			}
+		}
+		return false // unknown member
+	})
+	if !ok {
+		return false
+	}
+	for i, f := range fields {
+		if !f.optional && seen&(1<<i) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func str(dst *string, grammar func(string) bool) func([]byte) bool {
+	return func(value []byte) bool {
+		s, ok := validate.String(value)
+		if !ok || (grammar != nil && !grammar(s)) {
+			return false
+		}
+		*dst = s
+		return true
+	}
+}
+
+// SessionID reports whether s follows the session ID grammar:
+// [A-Za-z0-9_-]+, at most 64 ASCII bytes.
+func SessionID(s string) bool {
+	if len(s) == 0 || len(s) > wire.MaxIDBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Prompt reports whether s is an admissible prompt: at most 16,384 UTF-8
+// bytes and not blank (every rune white space per unicode.IsSpace).
+func Prompt(s string) bool {
+	if len(s) > wire.MaxPromptBytes || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func emptyParams(raw []byte) bool { return decodeObject(raw) }
+
+func decodeInitialize(raw []byte) (p InitializeParams, ok bool) {
+	ok = decodeObject(raw, field{name: "required_capabilities", decode: func(v []byte) bool {
+		caps, ok := validate.Strings(v, wire.MaxRequiredCapabilities)
+		if !ok {
+			return false
+		}
+		for _, c := range caps {
+			if !validate.Name(c) {
+				return false
+			}
+		}
+		p.RequiredCapabilities = caps
+		return true
+	}})
+	return p, ok
+}
+
+func decodeOpen(raw []byte) (p OpenParams, ok bool) {
+	ok = decodeObject(raw, field{name: "session_id", decode: str(&p.SessionID, SessionID)})
+	return p, ok
+}
+
+func decodePage(raw []byte) (p PageParams, ok bool) {
+	ok = decodeObject(raw,
+		field{name: "session_id", decode: str(&p.SessionID, SessionID)},
+		field{name: "revision", decode: str(&p.Revision, validate.Name)},
+		field{name: "cursor", optional: true, decode: func(v []byte) bool {
+			if validate.IsNull(v) {
+				return true
+			}
+			return str(&p.Cursor, validate.Name)(v)
+		}},
+	)
+	return p, ok
+}
+
+func decodeTurn(raw []byte) (p TurnParams, ok bool) {
+	ok = decodeObject(raw,
+		field{name: "session_id", decode: str(&p.SessionID, SessionID)},
+		field{name: "prompt", decode: str(&p.Prompt, Prompt)},
+	)
+	return p, ok
+}
+
+func decodeCancel(raw []byte) (p CancelParams, ok bool) {
+	ok = decodeObject(raw,
+		field{name: "session_id", decode: str(&p.SessionID, SessionID)},
+		field{name: "run_id", decode: str(&p.RunID, validate.Name)},
+	)
+	return p, ok
+}
+
+func decodeAnswer(raw []byte) (p AnswerParams, ok bool) {
+	ok = decodeObject(raw,
+		field{name: "session_id", decode: str(&p.SessionID, SessionID)},
+		field{name: "run_id", decode: str(&p.RunID, validate.Name)},
+		field{name: "approval_id", decode: str(&p.ApprovalID, validate.Name)},
+		field{name: "allow", decode: func(v []byte) bool {
+			b, ok := validate.Bool(v)
+			p.Allow = b
+			return ok
+		}},
+	)
+	return p, ok
+}

@@ -1,0 +1,126 @@
+package worker
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// approvals is a run's registry of approval requests. Spec: "exactly one
+// winning reply"; "Wrong/expired/answered identity → stale_approval; never
+// authorize again"; "expires after 60,000 ms and defaults deny on
+// expiry/cancel/disconnect".
+type approvals struct {
+	now func() time.Time
+
+	// mu guards pending and closed.
+	mu      sync.Mutex
+	pending map[string]*approval
+	closed  bool
+}
+
+type approval struct {
+	reply    chan bool // capacity 1: the winning reply
+	enqueued time.Time // when approval.requested entered the event edge
+	settled  bool      // answered, expired or cancelled
+}
+
+func newApprovals(now func() time.Time) *approvals {
+	return &approvals{now: now, pending: make(map[string]*approval)}
+}
+
+// add registers a request, or returns nil once the run has ended.
+func (a *approvals) add(id string) *approval {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	ap := &approval{reply: make(chan bool, 1), enqueued: a.now()}
+	a.pending[id] = ap
+	return ap
+}
+
+// answer records the winning reply for id. DESIGN.md: an approval answered
+// at 60,000 ms or later after approval.requested was enqueued is expired.
+func (a *approvals) answer(id string, allow bool) wire.Code {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ap := a.pending[id]
+	if ap == nil || ap.settled || a.closed || a.now().Sub(ap.enqueued) >= wire.ApprovalExpiry {
+		return wire.CodeStaleApproval
+	}
+	ap.settled = true
+	ap.reply <- allow
+	return ""
+}
+
+// settle marks id as no longer answerable and reports whether it was still
+// open (false: a reply won first and is waiting in reply).
+func (a *approvals) settle(ap *approval) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ap.settled {
+		return false
+	}
+	ap.settled = true
+	return true
+}
+
+// closeAll ends the registry: every later answer is stale.
+func (a *approvals) closeAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+}
+
+// approver asks the client through approval.requested.
+type approver struct {
+	pool *Pool
+	run  *activeRun
+}
+
+// Approve implements agent.Approver: it blocks until the winning reply,
+// expiry (deny) or ctx's end (deny, with ctx's error).
+func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool, error) {
+	id := ap.pool.opts.NewID()
+	req := ap.run.approvals.add(id)
+	if req == nil {
+		return false, ctx.Err()
+	}
+	if err := ap.pool.offer(wire.Event{Name: wire.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
+		ApprovalID: id, Summary: redact.Summary(summary, wire.SummaryBytes),
+		ExpiresInMs: int64(wire.ApprovalExpiry / time.Millisecond)}); err != nil {
+		ap.run.approvals.settle(req)
+		return false, err
+	}
+	// The expiry counts from the moment the request entered the event edge.
+	ap.run.approvals.mu.Lock()
+	req.enqueued = ap.run.approvals.now()
+	ap.run.approvals.mu.Unlock()
+
+	timer := time.NewTimer(wire.ApprovalExpiry)
+	defer timer.Stop()
+	select {
+	case allow := <-req.reply:
+		return allow, nil
+	case <-timer.C:
+		if ap.run.approvals.settle(req) {
+			return false, nil // expired: default deny
+		}
+	case <-ctx.Done():
+		if ap.run.approvals.settle(req) {
+			return false, ctx.Err()
+		}
+	}
+	// A reply won the race with expiry or cancellation; honour it only if
+	// the run goes on.
+	allow := <-req.reply
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	return allow, nil
+}

@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"context"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/mcp"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Options wire a Pool to its process.
+type Options struct {
+	Env    config.Env
+	NewID  func() string // UUIDs in production
+	Now    func() time.Time
+	Events *backpressure.Queue[wire.Event] // the run-event edge (deltas Drop, others Wait(2000 ms))
+	Logf   func(string, ...any)
+}
+
+// runtime is the admitted startup snapshot and what was built from it.
+type runtime struct {
+	snap  *config.Snapshot
+	mcp   *mcp.Manager // nil without servers
+	store *history.Store
+}
+
+// Pool owns the workers and the state they share. Its methods are safe for
+// concurrent use and never block on work.
+type Pool struct {
+	opts  Options
+	group conc.WaitGroup
+
+	// mu guards the fields below.
+	mu  sync.Mutex
+	rt  *runtime
+	att *history.Attachment // current attachment, nil when none
+	run *activeRun          // the active run, nil when none
+}
+
+// NewPool returns an idle pool.
+func NewPool(opts Options) *Pool {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Pool{opts: opts}
+}
+
+// Wait blocks until every worker has returned. It may panic with a
+// worker's panic, which the caller turns into exit 1.
+func (p *Pool) Wait() { p.group.Wait() }
+
+// Teardown releases the admitted runtime: MCP servers get shutdown first,
+// then the attachment's leases are released. It returns when done or when
+// ctx ends (slow teardown is then left to process exit).
+func (p *Pool) Teardown(ctx context.Context) {
+	p.mu.Lock()
+	rt, att := p.rt, p.att
+	p.rt, p.att = nil, nil
+	p.mu.Unlock()
+	if rt != nil && rt.mcp != nil {
+		_ = rt.mcp.Close(ctx)
+	}
+	if att != nil {
+		_ = att.Close()
+	}
+}
+
+// Env reads the process environment for config.Env.
+func Env() config.Env {
+	cwd, _ := os.Getwd()
+	return config.Env{
+		Home:   os.Getenv("HOME"),
+		MCHome: os.Getenv("MC_HOME"),
+		Cwd:    cwd,
+		Getenv: os.Getenv,
+	}
+}

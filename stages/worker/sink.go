@@ -1,0 +1,169 @@
+package worker
+
+import (
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/stages/chunk"
+	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// liveEscBudget bounds a live text part once JSON-escaped: with the frame
+// envelope, IDs and the other fields it keeps every event frame within
+// 65,536 bytes. (4,000 raw bytes escape to at most 24,000.)
+const liveEscBudget = wire.MaxOutputFrameBytes - 4*wire.FrameOverhead - 3*wire.ActivityInternalIDBytes
+
+// turnSink turns the runner's progress into run events and session
+// records. It runs on the turn worker's goroutine only.
+type turnSink struct {
+	p   *Pool
+	r   *activeRun
+	att *history.Attachment
+
+	stream    redact.Stream
+	deltaPart int // next delta part of the open segment
+
+	// pending is the last ended segment: it is reconciled when the next
+	// segment or tool starts (complete) or when the run ends (partial
+	// unless the run completed).
+	pending   *segment
+	degraded  bool // a later append failed: history must not claim durable
+	diagnosed bool
+	calls     map[string]string // activity ID -> the model's tool call ID
+}
+
+type segment struct {
+	messageID, text string
+	hadDeltas       bool
+}
+
+func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
+	return &turnSink{p: p, r: r, att: att, calls: make(map[string]string)}
+}
+
+func (s *turnSink) event(name string) wire.Event {
+	return wire.Event{Name: name, SessionID: s.r.sessionID, RunID: s.r.id}
+}
+
+// persist appends a record; a failure degrades the run's persistence once
+// and is reported as a diagnostic.
+func (s *turnSink) persist(rec history.Record) error {
+	rec.RunID = s.r.id
+	if s.degraded {
+		return nil
+	}
+	if _, err := s.att.Append(rec, false); err != nil {
+		s.degraded = true
+		if !s.diagnosed {
+			s.diagnosed = true
+			d := s.event(wire.EventDiagnostic)
+			d.Code, d.Summary = string(wire.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
+			return s.p.offer(d)
+		}
+	}
+	return nil
+}
+
+func (s *turnSink) SegmentStart(messageID string) {
+	_ = s.flushPending(false)
+	s.stream = redact.Stream{}
+	s.deltaPart = 0
+}
+
+func (s *turnSink) TextDelta(messageID, text string) error {
+	s.deltas(messageID, s.stream.Push(text))
+	return nil
+}
+
+// deltas emits safe text as best-effort delta parts of at most 4,000 bytes.
+// A dropped delta still takes its part number, so the client sees the gap.
+func (s *turnSink) deltas(messageID, text string) {
+	for len(text) > 0 {
+		n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
+		e := s.event(wire.EventMessageDelta)
+		e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
+		s.deltaPart++
+		_ = s.p.offer(e)
+		text = text[n:]
+	}
+}
+
+func (s *turnSink) SegmentEnd(messageID, fullText string) error {
+	s.deltas(messageID, s.stream.Flush())
+	s.pending = &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0}
+	return nil
+}
+
+// flushPending persists and reconciles the last ended segment. Spec:
+// "authoritative replacement chunks, part starts at 0, final part completes
+// reconciliation"; redaction happens before chunking.
+func (s *turnSink) flushPending(partial bool) error {
+	seg := s.pending
+	if seg == nil {
+		return nil
+	}
+	s.pending = nil
+	if seg.text == "" && !seg.hadDeltas {
+		return nil
+	}
+	if err := s.persist(history.Record{Type: history.TypeAssistant, MessageID: seg.messageID,
+		Text: seg.text, HasText: true, Partial: partial}); err != nil {
+		return err
+	}
+	safe := redact.String(seg.text)
+	part := 0
+	for {
+		n := chunk.Next(safe, wire.LiveChunkBytes, liveEscBudget)
+		e := s.event(wire.EventMessageReconcile)
+		e.MessageID, e.Part, e.Text = seg.messageID, part, safe[:n]
+		e.LastPart, e.Partial = n == len(safe), partial
+		if err := s.p.offer(e); err != nil {
+			return err
+		}
+		safe = safe[n:]
+		part++
+		if len(safe) == 0 {
+			return nil
+		}
+	}
+}
+
+func (s *turnSink) ReasoningSummary(id, text string) error {
+	return s.persist(history.Record{Type: history.TypeReasoningSummary, ID: id, Text: text, ProviderSummary: true})
+}
+
+func (s *turnSink) activity(activityID, name, state, summary string) error {
+	summary = redact.Summary(summary, wire.SummaryBytes)
+	if err := s.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: "tool",
+		State: state, Name: name, Summary: summary}); err != nil {
+		return err
+	}
+	e := s.event(wire.EventActivity)
+	e.ActivityID, e.Kind, e.State, e.ToolName, e.Summary = activityID, "tool", state, name, summary
+	return s.p.offer(e)
+}
+
+func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.ToolCall) error {
+	if err := s.flushPending(false); err != nil {
+		return err
+	}
+	s.calls[activityID] = call.ID
+	if err := s.persist(history.Record{Type: history.TypeToolCall, CallID: call.ID, Name: call.Name,
+		Arguments: string(call.Arguments)}); err != nil {
+		return err
+	}
+	return s.activity(activityID, name, "started", summary)
+}
+
+func (s *turnSink) ToolFinished(activityID, name, summary, result string, isError, failed bool) error {
+	if err := s.persist(history.Record{Type: history.TypeToolResult, CallID: s.calls[activityID], Name: name,
+		Text: result, IsError: isError}); err != nil {
+		return err
+	}
+	delete(s.calls, activityID)
+	state := "completed"
+	if failed {
+		state = "failed"
+	}
+	return s.activity(activityID, name, state, summary)
+}

@@ -1,0 +1,186 @@
+package worker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner/tools"
+	"github.com/magi-code/magi-code/stages/dispatch"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Event policies of the run-event edge. Spec: "best-effort deltas may drop,
+// critical events wait at most 2000 ms".
+var (
+	deltaPolicy    = backpressure.Drop()
+	criticalPolicy = backpressure.Wait(wire.CriticalEventWait)
+)
+
+// errOutputUnavailable cancels a run whose critical event found no room.
+var errOutputUnavailable = &agent.Error{Code: wire.CodeOutputUnavailable}
+
+// activeRun is the one run of the child.
+type activeRun struct {
+	id, sessionID string
+	cancel        context.CancelCauseFunc
+	approvals     *approvals
+}
+
+// StartTurn starts the one turn worker. The machine has already answered
+// turn.start (admission only).
+func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnParams, done func()) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	r := &activeRun{id: runID, sessionID: tp.SessionID, cancel: cancel,
+		approvals: newApprovals(p.opts.Now)}
+	p.mu.Lock()
+	p.run = r
+	p.mu.Unlock()
+	p.group.Go(func() {
+		defer done()
+		defer cancel(nil)
+		p.turn(runCtx, r, tp.Prompt)
+		r.approvals.closeAll()
+		p.mu.Lock()
+		if p.run == r {
+			p.run = nil
+		}
+		p.mu.Unlock()
+	})
+}
+
+// CancelRun requests cancellation of the active run. Idempotent.
+func (p *Pool) CancelRun(runID string) {
+	p.mu.Lock()
+	r := p.run
+	p.mu.Unlock()
+	if r != nil && r.id == runID {
+		r.cancel(agent.ErrCancelled)
+	}
+}
+
+// Answer hands an approval reply to the active run.
+func (p *Pool) Answer(a dispatch.AnswerParams) wire.Code {
+	p.mu.Lock()
+	r := p.run
+	p.mu.Unlock()
+	if r == nil || r.id != a.RunID {
+		return wire.CodeStaleApproval
+	}
+	return r.approvals.answer(a.ApprovalID, a.Allow)
+}
+
+// offer puts one run event on the edge with its policy. A critical event
+// that finds no room within 2000 ms is an output failure of the run.
+func (p *Pool) offer(e wire.Event) error {
+	if !e.Critical() {
+		_ = p.opts.Events.OfferWith(context.Background(), e, deltaPolicy)
+		return nil
+	}
+	// Critical events are offered even after cancellation: the terminal
+	// event must follow cleanup. The Wait policy bounds the wait.
+	if err := p.opts.Events.OfferWith(context.Background(), e, criticalPolicy); err != nil {
+		return errOutputUnavailable
+	}
+	return nil
+}
+
+// turn runs one turn to its terminal event.
+func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
+	fin := wire.Event{Name: wire.EventRunFinished, SessionID: r.sessionID, RunID: r.id}
+	finish := func(outcome agent.Outcome, persistence string, code wire.Code, revision string) {
+		fin.Outcome, fin.Persistence, fin.ErrorCode = string(outcome), persistence, code
+		fin.Revision, fin.HasRevision = revision, revision != ""
+		_ = p.offer(fin)
+	}
+	rt, att := p.runtime(), p.attachment()
+	if rt == nil || att == nil || att.ID() != r.sessionID {
+		finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
+		return
+	}
+	prov, err := newProvider(rt.snap, p.opts.Logf)
+	if err != nil {
+		finish(agent.Failed, "not_started", wire.CodeProviderUnavailable, "")
+		return
+	}
+	records, code := att.Replay()
+	if code != "" {
+		finish(agent.Failed, "not_started", code, "")
+		return
+	}
+	hist := replayMessages(records)
+
+	// Spec: input.persisted only after the required input append succeeds,
+	// before provider execution; its failure is failed/not_started.
+	inputID := p.opts.NewID()
+	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
+	if err != nil {
+		finish(agent.Failed, "not_started", wire.CodePersistenceFailed, "")
+		return
+	}
+	if err := p.offer(wire.Event{Name: wire.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
+		MessageID: inputID, Revision: revision}); err != nil {
+		r.cancel(err)
+	}
+
+	sink := newTurnSink(p, r, att)
+	cfg := agent.Config{
+		Provider: prov,
+		Model:    rt.snap.Model,
+		System:   systemContext(rt.snap),
+		Tools:    tools.Builtin(tools.Options{Cwd: rt.snap.Cwd}),
+		Approval: rt.snap.Settings.Tools.Approval,
+		Approver: &approver{pool: p, run: r},
+		NewID:    p.opts.NewID,
+	}
+	if ctx.Err() != nil {
+		finish(agent.Cancelled, "durable", "", att.Revision())
+		return
+	}
+	res, runErr := agent.Run(ctx, cfg, hist, prompt, sink)
+	outcome, code := res.Outcome, res.Code
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
+		outcome, code = agent.Failed, wire.CodeOutputUnavailable
+	} else if runErr != nil && outcome == agent.Cancelled {
+		code = ""
+	}
+	// Reconcile the last segment now that its completeness is known.
+	sink.flushPending(outcome != agent.Completed)
+
+	// Spec: the run's completion record is fsynced before run.finished
+	// claims durable; a failed later append yields degraded.
+	_, err = att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
+		Outcome: string(outcome), ErrorCode: string(code)}, true)
+	if err != nil || sink.degraded {
+		finish(outcome, "degraded", code, "")
+		return
+	}
+	finish(outcome, "durable", code, att.Revision())
+}
+
+// replayMessages turns stored records into the provider conversation.
+func replayMessages(records []history.Record) []provider.Message {
+	var out []provider.Message
+	for _, rec := range records {
+		switch rec.Type {
+		case history.TypeInput, history.TypeInternalInput:
+			out = append(out, provider.Message{Role: provider.RoleUser, Text: rec.Text})
+		case history.TypeCompaction:
+			out = append(out, provider.Message{Role: provider.RoleUser, Text: "Summary of the earlier conversation:\n" + rec.Text})
+		case history.TypeAssistant:
+			out = append(out, provider.Message{Role: provider.RoleAssistant, Text: rec.Text})
+		case history.TypeToolCall:
+			if n := len(out); n == 0 || out[n-1].Role != provider.RoleAssistant {
+				out = append(out, provider.Message{Role: provider.RoleAssistant})
+			}
+			last := &out[len(out)-1]
+			last.ToolCalls = append(last.ToolCalls, provider.ToolCall{ID: rec.CallID, Name: rec.Name, Arguments: []byte(rec.Arguments)})
+		case history.TypeToolResult:
+			out = append(out, provider.Message{Role: provider.RoleTool, Text: rec.Text, ToolCallID: rec.CallID, ToolName: rec.Name})
+		}
+	}
+	return out
+}
