@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -127,6 +128,21 @@ func FuzzReader(f *testing.F) {
 		`{"type":"reasoning_summary","session_id":"s","id":"x","text":"a","provider_summary":true}` + "\n" +
 		`{"type":"activity","session_id":"s","activity_id":"a","kind":"tool","state":"started"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Differential: whatever the strict decoder accepts is valid JSON
+		// with the same text as encoding/json reads it.
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var r Record
+			if parseLine(line, &r) != nil {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("accepted invalid JSON %q: %v", line, err)
+			}
+			if txt, ok := m["text"].(string); ok && r.Type != TypeAssistant && txt != r.Text {
+				t.Fatalf("text %q decoded as %q; encoding/json says %q", line, r.Text, txt)
+			}
+		}
 		b := NewBuilder()
 		var rec Record
 		sc, code := scan(bytes.NewReader(data), "s", false, func(r *Record) wire.Code {

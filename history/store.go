@@ -166,6 +166,11 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 			lazyHeader = &h
 		}
 	} else {
+		// A missing session creates no lock files; openSession below
+		// rechecks under the lease.
+		if !exists(s.path(id)) {
+			return nil, info, wire.CodeSessionMissing
+		}
 		var code wire.Code
 		if l, code = acquireLease(s.dir, id); code != "" {
 			return nil, info, code
