@@ -166,11 +166,10 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 			lazyHeader = &h
 		}
 	} else {
-		// A missing session creates no lock files; openSession below
-		// rechecks under the lease.
-		if !exists(s.path(id)) {
-			return nil, info, wire.CodeSessionMissing
-		}
+		// Leases first: a lazy session another holder attached has no file
+		// yet and still answers session_busy (DESIGN: the lease is held while
+		// attached, idle or not). Opening a missing ID leaves its two empty
+		// lock files behind; they are never removed (see lease).
 		var code wire.Code
 		if l, code = acquireLease(s.dir, id); code != "" {
 			return nil, info, code
