@@ -1,0 +1,280 @@
+// Package openai is a provider.Provider for any OpenAI-compatible
+// chat-completions endpoint (OpenAI, llama.cpp, Ollama, vLLM, ...), built on
+// github.com/openai/openai-go/v3: streaming chat completions with tools.
+//
+// Text deltas are emitted as they arrive; tool calls, whose arguments arrive
+// split across chunks, are accumulated per index and emitted complete when
+// the response ends. Every failure (HTTP 429 or 500, a cut stream, a
+// timeout, a malformed chunk) becomes a *provider.Error with code
+// execution_failed: no response body, header or upstream message reaches
+// the caller's error text. The client is built without the SDK's
+// environment defaults, so OPENAI_* variables of this process are never
+// picked up implicitly.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Bounds on what one response may accumulate.
+const (
+	MaxToolCalls     = wire.RunActivityIDs // per response
+	MaxToolArgsBytes = 4 << 20             // all tool-call arguments of one response
+	// DefaultHeaderTimeout bounds the wait for response headers when
+	// Config.HTTPClient is nil.
+	DefaultHeaderTimeout = 120 * time.Second
+)
+
+// Config configures the provider.
+type Config struct {
+	// BaseURL of the API, such as "https://api.openai.com/v1" or
+	// "http://127.0.0.1:8080/v1".
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends none a server would
+	// accept (local servers often need none).
+	APIKey string
+	// HTTPClient is used for requests; nil means a client whose transport
+	// times out waiting for headers after DefaultHeaderTimeout.
+	HTTPClient *http.Client
+	// MaxRetries is how often the SDK retries a failed request (429, 5xx,
+	// connection errors) with backoff before streaming starts; 0 disables.
+	MaxRetries int
+	// Logf receives diagnostics, which may quote upstream errors; nil
+	// discards them. It must not write to stdout or stderr in serve.
+	Logf func(format string, args ...any)
+}
+
+// Provider streams chat completions. It is safe for concurrent use; calls
+// are serialized.
+type Provider struct {
+	// mu serializes Stream calls.
+	mu   sync.Mutex
+	svc  sdk.ChatCompletionService
+	logf func(format string, args ...any)
+}
+
+// New returns a provider for cfg.
+func New(cfg Config) *Provider {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ResponseHeaderTimeout = DefaultHeaderTimeout
+		hc = &http.Client{Transport: tr}
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	// NewChatCompletionService applies only the options given here: no
+	// environment defaults (unlike sdk.NewClient).
+	svc := sdk.NewChatCompletionService(
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(cfg.MaxRetries),
+	)
+	return &Provider{svc: svc, logf: logf}
+}
+
+// errCut reports a stream that ended without a finish reason.
+var errCut = errors.New("openai: stream ended before a finish reason")
+
+// errTooLarge reports tool calls beyond the per-response bounds.
+var errTooLarge = errors.New("openai: tool calls over the per-response bound")
+
+// Stream sends req and streams the response. See provider.Provider.
+func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(provider.StreamEvent) error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	params := sdk.ChatCompletionNewParams{
+		Model:    shared.ChatModel(req.Model),
+		Messages: messages(req),
+		Tools:    toolParams(req.Tools),
+	}
+	stream := p.svc.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var acc callAccumulator
+	finished := false
+	for stream.Next() {
+		chunk := stream.Current()
+		for i := range chunk.Choices {
+			ch := &chunk.Choices[i]
+			if ch.Index != 0 {
+				continue // one choice is requested; ignore others
+			}
+			if ch.Delta.Content != "" {
+				if err := emit(provider.StreamEvent{Kind: provider.TextDelta, Text: ch.Delta.Content}); err != nil {
+					return err
+				}
+			}
+			for j := range ch.Delta.ToolCalls {
+				if err := acc.add(&ch.Delta.ToolCalls[j]); err != nil {
+					return provider.Failed(err)
+				}
+			}
+			if ch.FinishReason != "" {
+				finished = true
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := stream.Err(); err != nil {
+		p.logf("openai: stream failed: %v", err)
+		return provider.Failed(err)
+	}
+	if !finished {
+		// A connection closed cleanly mid-response looks like a normal
+		// end to the SSE decoder: without a finish reason it was cut.
+		return provider.Failed(errCut)
+	}
+	for _, call := range acc.calls() {
+		if err := emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call}); err != nil {
+			return err
+		}
+	}
+	return emit(provider.StreamEvent{Kind: provider.Done})
+}
+
+// callAccumulator joins tool-call fragments by their index.
+type callAccumulator struct {
+	parts     []callPart
+	argsBytes int
+}
+
+type callPart struct {
+	seen bool
+	id   string
+	name string
+	args strings.Builder
+}
+
+func (a *callAccumulator) add(tc *sdk.ChatCompletionChunkChoiceDeltaToolCall) error {
+	if tc.Index < 0 || tc.Index >= MaxToolCalls {
+		return errTooLarge
+	}
+	a.argsBytes += len(tc.Function.Arguments)
+	if a.argsBytes > MaxToolArgsBytes {
+		return errTooLarge
+	}
+	for int(tc.Index) >= len(a.parts) {
+		a.parts = append(a.parts, callPart{})
+	}
+	p := &a.parts[tc.Index]
+	p.seen = true
+	if tc.ID != "" {
+		p.id = tc.ID
+	}
+	if tc.Function.Name != "" {
+		// Names arrive whole in practice; some servers repeat them.
+		p.name = tc.Function.Name
+	}
+	p.args.WriteString(tc.Function.Arguments)
+	return nil
+}
+
+// calls returns the complete calls in index order.
+func (a *callAccumulator) calls() []provider.ToolCall {
+	var out []provider.ToolCall
+	for i := range a.parts {
+		p := &a.parts[i]
+		if !p.seen {
+			continue
+		}
+		id := p.id
+		if id == "" {
+			id = "call_" + strconv.Itoa(i) // some local servers send none
+		}
+		args := strings.TrimSpace(p.args.String())
+		var raw json.RawMessage
+		switch {
+		case args == "":
+			raw = json.RawMessage("{}")
+		case json.Valid([]byte(args)):
+			raw = json.RawMessage(args)
+		default:
+			// Keep malformed arguments as a JSON string: the tool rejects
+			// them, and the replayed history stays valid JSON.
+			raw, _ = json.Marshal(args)
+		}
+		out = append(out, provider.ToolCall{ID: id, Name: p.name, Arguments: raw})
+	}
+	return out
+}
+
+// messages maps the conversation to chat messages. The system context goes
+// first as one message, its parts in order: some local chat templates accept
+// only one system message.
+func messages(req provider.Request) []sdk.ChatCompletionMessageParamUnion {
+	out := make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+	if len(req.System) > 0 {
+		out = append(out, sdk.SystemMessage(strings.Join(req.System, "\n\n")))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleSystem:
+			out = append(out, sdk.SystemMessage(m.Text))
+		case provider.RoleUser:
+			out = append(out, sdk.UserMessage(m.Text))
+		case provider.RoleAssistant:
+			var a sdk.ChatCompletionAssistantMessageParam
+			if m.Text != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = sdk.String(m.Text)
+			}
+			for _, c := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+						ID: c.ID,
+						Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
+							Name:      c.Name,
+							Arguments: string(c.Arguments),
+						},
+					},
+				})
+			}
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case provider.RoleTool:
+			out = append(out, sdk.ToolMessage(m.Text, m.ToolCallID))
+		}
+	}
+	return out
+}
+
+// toolParams maps tool specs to function tools.
+func toolParams(specs []provider.ToolSpec) []sdk.ChatCompletionToolUnionParam {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := make([]sdk.ChatCompletionToolUnionParam, 0, len(specs))
+	for _, s := range specs {
+		var params shared.FunctionParameters
+		if len(s.Schema) > 0 {
+			_ = json.Unmarshal(s.Schema, &params) // our own schemas; nil on failure
+		}
+		out = append(out, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        s.Name,
+			Description: sdk.String(s.Description),
+			Parameters:  params,
+		}))
+	}
+	return out
+}

@@ -1,0 +1,286 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/stages/wire"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func chunk(delta string, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + "}]}\n\n"
+}
+
+const done = "data: [DONE]\n\n"
+
+// sse is a handler that streams frames, flushing after each.
+func sse(frames ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range frames {
+			io.WriteString(w, f)
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+func render(evs []provider.StreamEvent) []string {
+	var out []string
+	for _, ev := range evs {
+		switch ev.Kind {
+		case provider.TextDelta:
+			out = append(out, "text:"+ev.Text)
+		case provider.ToolCallKind:
+			out = append(out, "call:"+ev.Call.ID+":"+ev.Call.Name+":"+string(ev.Call.Arguments))
+		case provider.Done:
+			out = append(out, "done")
+		default:
+			out = append(out, fmt.Sprint("kind:", ev.Kind))
+		}
+	}
+	return out
+}
+
+func start(t *testing.T, h http.HandlerFunc) *Provider {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Cleanup(srv.Client().CloseIdleConnections)
+	return New(Config{BaseURL: srv.URL + "/v1", APIKey: "test-key", HTTPClient: srv.Client()})
+}
+
+func TestStream(t *testing.T) {
+	secretBody := `{"error":{"message":"rate limited for key sk-SECRETSECRETSECRET1234","type":"rate_limit"}}`
+	tests := []struct {
+		name     string
+		handler  http.HandlerFunc
+		want     []string
+		wantCode wire.Code
+	}{
+		{
+			name:    "text",
+			handler: sse(chunk(`{"role":"assistant","content":""}`, ""), chunk(`{"content":"Hel"}`, ""), chunk(`{"content":"lo"}`, ""), chunk(`{}`, "stop"), done),
+			want:    []string{"text:Hel", "text:lo", "done"},
+		},
+		{
+			name: "tool calls split across chunks",
+			handler: sse(
+				chunk(`{"content":"checking"}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"shell","arguments":""}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"comm"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"and\":\"ls\"}"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"\"a.txt\"}"}}]}`, ""),
+				chunk(`{}`, "tool_calls"),
+				done,
+			),
+			want: []string{"text:checking", `call:call_a:shell:{"command":"ls"}`, `call:call_b:read_file:{"path":"a.txt"}`, "done"},
+		},
+		{
+			name: "tool call without id or arguments",
+			handler: sse(
+				chunk(`{"tool_calls":[{"index":0,"function":{"name":"list_dir"}}]}`, ""),
+				chunk(`{}`, "tool_calls"), done,
+			),
+			want: []string{"call:call_0:list_dir:{}", "done"},
+		},
+		{
+			name: "malformed arguments stay valid JSON",
+			handler: sse(
+				chunk(`{"tool_calls":[{"index":0,"id":"x","function":{"name":"shell","arguments":"{\"command\":"}}]}`, ""),
+				chunk(`{}`, "tool_calls"), done,
+			),
+			want: []string{`call:x:shell:"{\"command\":"`, "done"},
+		},
+		{
+			name:     "clean cut mid-stream",
+			handler:  sse(chunk(`{"content":"par"}`, ""), chunk(`{"content":"tial"}`, "")),
+			want:     []string{"text:par", "text:tial"},
+			wantCode: wire.CodeExecutionFailed,
+		},
+		{
+			name: "abrupt cut mid-chunk",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, chunk(`{"content":"par"}`, ""))
+				io.WriteString(w, `data: {"id":"c1","choi`)
+				w.(http.Flusher).Flush()
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+			},
+			want:     []string{"text:par"},
+			wantCode: wire.CodeExecutionFailed,
+		},
+		{
+			name: "tool call cut before finish is not run",
+			handler: sse(
+				chunk(`{"tool_calls":[{"index":0,"id":"x","function":{"name":"shell","arguments":"{}"}}]}`, ""),
+			),
+			wantCode: wire.CodeExecutionFailed,
+		},
+		{
+			name: "429",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, secretBody)
+			},
+			wantCode: wire.CodeExecutionFailed,
+		},
+		{
+			name: "500",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, "internal trace at /home/user/.secret")
+			},
+			wantCode: wire.CodeExecutionFailed,
+		},
+		{
+			name:     "error event in stream",
+			handler:  sse(chunk(`{"content":"a"}`, ""), `data: {"error":{"message":"overloaded sk-SECRETSECRETSECRET1234"}}`+"\n\n"),
+			want:     []string{"text:a"},
+			wantCode: wire.CodeExecutionFailed,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, tc.handler)
+			var evs []provider.StreamEvent
+			err := p.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{{Role: "user", Text: "hi"}}},
+				func(ev provider.StreamEvent) error { evs = append(evs, ev); return nil })
+			if got := render(evs); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("events = %q; want %q", got, tc.want)
+			}
+			var pe *provider.Error
+			switch {
+			case tc.wantCode == "" && err != nil:
+				t.Errorf("err = %v; want nil", err)
+			case tc.wantCode != "" && (!errors.As(err, &pe) || pe.Code != tc.wantCode):
+				t.Errorf("err = %v; want code %s", err, tc.wantCode)
+			}
+			if err != nil && (strings.Contains(err.Error(), "sk-") || strings.Contains(err.Error(), "secret") || err.Error() != "provider: "+string(tc.wantCode)) {
+				t.Errorf("error text %q is not just the code", err.Error())
+			}
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	var body map[string]any
+	var auth string
+	p := start(t, func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("path %s", r.URL.Path)
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		sse(chunk(`{"content":"ok"}`, "stop"), done)(w, r)
+	})
+	req := provider.Request{
+		Model:  "gpt-test",
+		System: []string{"instructions", "skills"},
+		Messages: []provider.Message{
+			{Role: "user", Text: "list"},
+			{Role: "assistant", Text: "", ToolCalls: []provider.ToolCall{{ID: "call_1", Name: "list_dir", Arguments: json.RawMessage(`{"path":"."}`)}}},
+			{Role: "tool", Text: "a.txt\n", ToolCallID: "call_1", ToolName: "list_dir"},
+			{Role: "assistant", Text: "one file"},
+			{Role: "user", Text: "thanks"},
+		},
+		Tools: []provider.ToolSpec{{Name: "list_dir", Description: "list", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+	}
+	if err := p.Stream(context.Background(), req, func(provider.StreamEvent) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if auth != "Bearer test-key" {
+		t.Errorf("Authorization = %q", auth)
+	}
+	want := map[string]any{
+		"model":  "gpt-test",
+		"stream": true,
+		"messages": []any{
+			map[string]any{"role": "system", "content": "instructions\n\nskills"},
+			map[string]any{"role": "user", "content": "list"},
+			map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": "list_dir", "arguments": `{"path":"."}`}}}},
+			map[string]any{"role": "tool", "content": "a.txt\n", "tool_call_id": "call_1"},
+			map[string]any{"role": "assistant", "content": "one file"},
+			map[string]any{"role": "user", "content": "thanks"},
+		},
+		"tools": []any{map[string]any{"type": "function", "function": map[string]any{
+			"name": "list_dir", "description": "list",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}},
+		}}},
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(body[k], v) {
+			t.Errorf("body[%s] = %#v\nwant %#v", k, body[k], v)
+		}
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	release := make(chan struct{})
+	p := start(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(chunk(`{"content":"first"}`, ""))(w, r)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := p.Stream(ctx, provider.Request{Model: "m"}, func(ev provider.StreamEvent) error {
+		cancel() // after the first delta
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stream = %v; want context.Canceled", err)
+	}
+}
+
+func TestEmitErrorStops(t *testing.T) {
+	p := start(t, sse(chunk(`{"content":"a"}`, ""), chunk(`{"content":"b"}`, "stop"), done))
+	stop := errors.New("sink full")
+	n := 0
+	err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.StreamEvent) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Fatalf("Stream = %v after %d events; want the emit error after 1", err, n)
+	}
+}
+
+func TestEnvironmentIgnored(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-from-env")
+	t.Setenv("OPENAI_ORG_ID", "org-env")
+	var auth, org string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth, org = r.Header.Get("Authorization"), r.Header.Get("OpenAI-Organization")
+		sse(chunk(`{"content":"ok"}`, "stop"), done)(w, r)
+	}))
+	defer srv.Close()
+	defer srv.Client().CloseIdleConnections()
+	p := New(Config{BaseURL: srv.URL, HTTPClient: srv.Client()})
+	if err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.StreamEvent) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(auth, "sk-from-env") || org != "" {
+		t.Errorf("environment leaked into request: auth %q org %q", auth, org)
+	}
+}
