@@ -29,7 +29,12 @@ bench: build
 FUZZ_TARGETS := \
 	./stages/framing:FuzzSplitter \
 	./stages/validate:FuzzParse \
-	./stages/chunk:FuzzSplit
+	./stages/chunk:FuzzSplit \
+	./stages/redact:FuzzString \
+	./stages/redact:FuzzStream \
+	./history:FuzzReader \
+	./runner/config:FuzzFrontMatter \
+	./runner/config:FuzzSettings
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
