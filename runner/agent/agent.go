@@ -119,6 +119,9 @@ type Result struct {
 // Cancelled, and carries a safe code (CodeOf) for Failed. history is not
 // modified.
 func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink Sink) (Result, error) {
+	if cfg.Provider == nil {
+		return Result{Outcome: Failed, Code: wire.CodeProviderUnavailable}, &Error{Code: wire.CodeProviderUnavailable, Err: errors.New("no provider")}
+	}
 	r := &run{cfg: cfg, sink: sink}
 	if r.cfg.MaxRounds <= 0 {
 		r.cfg.MaxRounds = DefaultMaxRounds

@@ -65,6 +65,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	// Should the group kill not end the shell, exec kills it directly
+	// after this delay.
+	cmd.WaitDelay = pipeCloseWait
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return errResult(t.Name(), "cannot start")
