@@ -28,7 +28,11 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	if ctx.Err() != nil {
 		return dispatch.InitDone{Code: wire.CodeStartupCancelled, Sel: sel}
 	}
-	rt := &runtime{snap: snap, store: history.NewStore(snap.SessionsDir, snap.Cwd, p.opts.Now)}
+	prov, err := newProvider(snap, p.opts.Logf)
+	if err != nil {
+		return dispatch.InitDone{Code: wire.CodeProviderUnavailable, Sel: sel}
+	}
+	rt := &runtime{snap: snap, store: history.NewStore(snap.SessionsDir, snap.Cwd, p.opts.Now), provider: prov}
 	if len(snap.MCPServers) > 0 {
 		m, err := mcp.Start(ctx, serverDefs(snap.MCPServers), p.opts.Logf)
 		if err != nil {

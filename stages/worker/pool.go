@@ -12,6 +12,7 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/mcp"
+	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -29,6 +30,10 @@ type runtime struct {
 	snap  *config.Snapshot
 	mcp   *mcp.Manager // nil without servers
 	store *history.Store
+	// provider is built once per child: the fixture's script is consumed
+	// across the turns of the child (DESIGN.md: each call consumes the next
+	// response).
+	provider provider.Provider
 }
 
 // Pool owns the workers and the state they share. Its methods are safe for

@@ -8,7 +8,6 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/runner/tools"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -101,11 +100,6 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 		finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
 		return
 	}
-	prov, err := newProvider(rt.snap, p.opts.Logf)
-	if err != nil {
-		finish(agent.Failed, "not_started", wire.CodeProviderUnavailable, "")
-		return
-	}
 	records, code := att.Replay()
 	if code != "" {
 		finish(agent.Failed, "not_started", code, "")
@@ -128,10 +122,10 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 
 	sink := newTurnSink(p, r, att)
 	cfg := agent.Config{
-		Provider: prov,
+		Provider: rt.provider,
 		Model:    rt.snap.Model,
 		System:   systemContext(rt.snap),
-		Tools:    tools.Builtin(tools.Options{Cwd: rt.snap.Cwd}),
+		Tools:    toolSet(rt),
 		Approval: rt.snap.Settings.Tools.Approval,
 		Approver: &approver{pool: p, run: r},
 		NewID:    p.opts.NewID,
