@@ -248,6 +248,9 @@ func (r *run) emit(ev provider.StreamEvent) error {
 			return r.fail(errContentLimit)
 		}
 		r.content += len(ev.Text)
+		if len(r.buf)+len(ev.Text) > cap(r.buf) {
+			r.grow(len(ev.Text))
+		}
 		r.buf = append(r.buf, ev.Text...)
 		if err := r.sink.TextDelta(r.segID, ev.Text); err != nil {
 			return r.fail(sinkError(err))
@@ -273,6 +276,16 @@ func (r *run) emit(ev provider.StreamEvent) error {
 		r.calls = append(r.calls, ev.Call)
 	}
 	return nil
+}
+
+// grow doubles the segment buffer (append grows large slices by only 1.25x,
+// which copies a flood's 8 MiB about four times over), never past the run's
+// content bound.
+func (r *run) grow(n int) {
+	size := min(max(2*cap(r.buf), len(r.buf)+n, 4096), max(wire.RunContentBytes, len(r.buf)+n))
+	buf := make([]byte, len(r.buf), size)
+	copy(buf, r.buf)
+	r.buf = buf
 }
 
 func (r *run) fail(err error) error {
