@@ -1,0 +1,71 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+)
+
+// TestReplyReconciles checks, through real pipes, the event order of a turn
+// and that the reconciled text equals the whole reply for replies at and
+// around the 4,000-byte live chunk bound, multi-byte text whose chunk
+// boundaries fall inside characters, and a 5 MB reply.
+func TestReplyReconciles(t *testing.T) {
+	t.Parallel()
+	emoji := "a" + strings.Repeat("🙂", 2000)              // 4-byte runes offset by one byte
+	cjk := "ab" + strings.Repeat("中文字", 1500)             // 3-byte runes offset by two bytes
+	mixed := strings.Repeat("é中🙂x", 700)                  // 1+2+3+4 byte mix
+	big := strings.Repeat("0123456789abcdefghij中🙂 ", 200) // 5,400 bytes
+	tests := []struct {
+		name  string
+		steps []step
+		want  string
+	}{
+		{"1 byte", []step{text("x")}, "x"},
+		{"4000 bytes", []step{text(strings.Repeat("y", 4000))}, strings.Repeat("y", 4000)},
+		{"4001 bytes", []step{text(strings.Repeat("z", 4001))}, strings.Repeat("z", 4001)},
+		{"4001 bytes in two steps", []step{text(strings.Repeat("z", 4000)), text("!")}, strings.Repeat("z", 4000) + "!"},
+		{"emoji", []step{text(emoji)}, emoji},
+		{"cjk", []step{text(cjk)}, cjk},
+		{"mixed in many steps", []step{repeat(mixed, 3)}, strings.Repeat(mixed, 3)},
+		{"5 MB", []step{repeat(big, 5_000_000/len(big)+1)}, strings.Repeat(big, 5_000_000/len(big)+1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t, "", response(tt.steps...))
+			ch := start(t, ws, client.Options{})
+			s := ch.create()
+			r := ch.turn(s.SessionID, "hello")
+			if r.finished.Outcome != "completed" || r.finished.Persistence != "durable" || r.finished.Revision == nil || r.finished.ErrorCode != nil {
+				t.Fatalf("run.finished %s", r.events[len(r.events)-1].Data)
+			}
+			if r.persisted.MessageID == "" {
+				t.Fatal("no input.persisted")
+			}
+			if r.count("run.finished") != 1 {
+				t.Fatal("run.finished more than once")
+			}
+			got := r.reply()
+			if got != tt.want {
+				t.Fatalf("reconciled %d bytes; want %d (first difference at %d)", len(got), len(tt.want), firstDiff(got, tt.want))
+			}
+			for _, m := range r.messages {
+				if m.partial {
+					t.Fatalf("message %s reconciled partial", m.id)
+				}
+			}
+			ch.noEventsAfter()
+		})
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
