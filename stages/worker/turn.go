@@ -130,10 +130,6 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 		Approver: &approver{pool: p, run: r},
 		NewID:    p.opts.NewID,
 	}
-	if ctx.Err() != nil {
-		finish(agent.Cancelled, "durable", "", att.Revision())
-		return
-	}
 	res, runErr := agent.Run(ctx, cfg, hist, prompt, sink)
 	outcome, code := res.Outcome, res.Code
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
