@@ -1,0 +1,17 @@
+// Package transport holds whole-process tests of `magi-code serve --stdio`
+// through real pipes (issue 2, "What must hold"): the launch matrix, exit
+// codes 0/1/2, stalled and closed readers, every transport error code
+// (never echoing submitted text), byte-exact limits, pipelining and
+// correlation by ID. Everything here runs the real binary; deadlines are
+// generous hang guards only, never assertions about speed.
+package transport
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
