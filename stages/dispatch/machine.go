@@ -179,6 +179,13 @@ func (m *Machine) Step(now time.Time, ev any) []Effect {
 	panic("dispatch: unknown event")
 }
 
+// runFinished reports whether the active run has finished for the client:
+// its worker returned, or its run.finished already reached the writer (which
+// usually happens before the worker's done callback runs). Either way
+// turn.cancel is stale_run and approval.answer is stale_approval, even while
+// status still reports "running".
+func (m *Machine) runFinished() bool { return m.runDone || m.runDrained }
+
 func (m *Machine) finishRunIfDrained() {
 	if m.runDone && m.runDrained {
 		m.run, m.runDone, m.runDrained = "", false, false
@@ -274,6 +281,12 @@ func (m *Machine) initDone(ev InitDone) []Effect {
 	id := m.initID
 	m.initID = ""
 	m.sel = ev.Sel
+	if ev.Code == "" && m.closing {
+		// Spec: shutdown "resolves a pending startup ... request with
+		// startup_cancelled". A worker can finish between its own ctx check
+		// and this step, so the machine decides, not the worker.
+		ev.Code = wire.CodeStartupCancelled
+	}
 	if ev.Code != "" {
 		m.life, m.failure = Failed, ev.Code
 		return []Effect{fail(id, ev.Code)}
@@ -354,7 +367,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
-		if p.RunID != m.run || m.runDone {
+		if p.RunID != m.run || m.runFinished() {
 			return []Effect{fail(id, wire.CodeStaleRun)}
 		}
 		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), {Kind: CancelRun, RunID: m.run}}
@@ -367,7 +380,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
-		if p.RunID != m.run || m.runDone {
+		if p.RunID != m.run || m.runFinished() {
 			// DESIGN.md: an answer for a finished run is stale_approval.
 			return []Effect{fail(id, wire.CodeStaleApproval)}
 		}
@@ -391,6 +404,11 @@ func (m *Machine) opDone(ev OpDone) []Effect {
 		return nil
 	}
 	m.opID = ""
+	if ev.Code == "" && m.closing {
+		// Spec: shutdown resolves a pending session/history request with
+		// operation_cancelled (see initDone for why the machine decides).
+		ev.Code = wire.CodeOperationCancelled
+	}
 	if ev.Code != "" {
 		return []Effect{fail(ev.ID, ev.Code)}
 	}
