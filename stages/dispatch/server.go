@@ -17,7 +17,9 @@ type Responder interface {
 
 // Workers runs the work the machine admits. Every Start method returns at
 // once; the work reports its end through the given callback, exactly once,
-// from any goroutine. Cancel and Answer never block on the work.
+// from any goroutine other than the caller's: the Server holds its lock while
+// it calls Start, and done takes that lock, so a done called before Start
+// returns would deadlock. Cancel and Answer never block on the work.
 type Workers interface {
 	StartInit(ctx context.Context, caps []string, done func(InitDone))
 	StartOp(ctx context.Context, id string, op OpKind, params any, done func(OpDone))

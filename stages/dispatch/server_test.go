@@ -1,0 +1,277 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// journal records, in order, everything the server does to the outside:
+// responses and worker calls share one log so their order is visible.
+type journal struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (j *journal) add(s string) {
+	j.mu.Lock()
+	j.log = append(j.log, s)
+	j.mu.Unlock()
+}
+
+func (j *journal) entries() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.log)
+}
+
+// fakeResponder records responses; it fails with err once set.
+type fakeResponder struct {
+	j   *journal
+	err error
+}
+
+func (r *fakeResponder) Respond(resp *wire.Response) error {
+	e := Effect{Kind: Respond, Response: *resp}
+	r.j.add(render(e))
+	return r.err
+}
+
+// fakeWorkers records calls and keeps the completion callbacks, which the
+// test calls from goroutines of its own (the real workers' contract).
+type fakeWorkers struct {
+	j       *journal
+	verdict wire.Code
+
+	mu      sync.Mutex
+	initCtx context.Context
+	initFn  func(InitDone)
+	opFns   map[string]func(OpDone)
+	turnFns map[string]func()
+}
+
+func newFakeWorkers(j *journal) *fakeWorkers {
+	return &fakeWorkers{j: j, opFns: map[string]func(OpDone){}, turnFns: map[string]func(){}}
+}
+
+func (w *fakeWorkers) StartInit(ctx context.Context, caps []string, done func(InitDone)) {
+	w.j.add(fmt.Sprintf("worker start_init %v", caps))
+	w.mu.Lock()
+	w.initCtx, w.initFn = ctx, done
+	w.mu.Unlock()
+}
+
+func (w *fakeWorkers) StartOp(_ context.Context, id string, op OpKind, params any, done func(OpDone)) {
+	w.j.add(fmt.Sprintf("worker start_op %s %s %+v", id, opName(op), params))
+	w.mu.Lock()
+	w.opFns[id] = done
+	w.mu.Unlock()
+}
+
+func (w *fakeWorkers) StartTurn(_ context.Context, runID string, p TurnParams, done func()) {
+	w.j.add(fmt.Sprintf("worker start_turn %s %+v", runID, p))
+	w.mu.Lock()
+	w.turnFns[runID] = done
+	w.mu.Unlock()
+}
+
+func (w *fakeWorkers) CancelRun(runID string) { w.j.add("worker cancel_run " + runID) }
+
+func (w *fakeWorkers) Answer(p AnswerParams) wire.Code {
+	w.j.add(fmt.Sprintf("worker answer %+v", p))
+	return w.verdict
+}
+
+// fromGoroutine runs fn on a goroutine of its own and waits for it: worker
+// completions arrive from other goroutines than the stdin reader.
+func fromGoroutine(fn func()) {
+	var wg sync.WaitGroup
+	wg.Go(fn)
+	wg.Wait()
+}
+
+func newTestServer() (*Server, *fakeResponder, *fakeWorkers, *journal) {
+	j := &journal{}
+	out := &fakeResponder{j: j}
+	w := newFakeWorkers(j)
+	return NewServer(out, w, counterIDs(), func() time.Time { return t0 }), out, w, j
+}
+
+func TestServerPerformsEffectsInOrder(t *testing.T) {
+	s, _, w, j := newTestServer()
+	s.Line([]byte(line("i1", "initialize", `{"required_capabilities":["status"]}`)))
+	s.Line([]byte(line("a", "status", `{}`)))
+	w.mu.Lock()
+	initDone := w.initFn
+	w.mu.Unlock()
+	fromGoroutine(func() { initDone(InitDone{Sel: fixtureSel}) })
+	s.Line([]byte(line("c1", "session.create", `{}`)))
+	fromGoroutine(func() {
+		w.mu.Lock()
+		done := w.opFns["c1"]
+		w.mu.Unlock()
+		// The worker need not know the request ID: the shell fills it in.
+		done(OpDone{Result: []byte(createResult), Attached: "s1"})
+	})
+	s.Line([]byte(line("t1", "turn.start", `{"session_id":"s1","prompt":"hi"}`)))
+	if got := s.ActiveRun(); got != "run-1" {
+		t.Fatalf("ActiveRun() = %q; want run-1", got)
+	}
+	s.Line([]byte(line("k1", "turn.cancel", `{"session_id":"s1","run_id":"run-1"}`)))
+	s.Line([]byte(line("p1", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap","allow":true}`)))
+	w.verdict = wire.CodeStaleApproval
+	s.Line([]byte(line("p2", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap","allow":false}`)))
+	fromGoroutine(func() {
+		w.mu.Lock()
+		done := w.turnFns["run-1"]
+		w.mu.Unlock()
+		done()
+	})
+	s.Step(RunDrained{RunID: "run-1"})
+	if got := s.ActiveRun(); got != "" {
+		t.Fatalf("ActiveRun() after worker done and drained = %q; want none", got)
+	}
+	s.Line([]byte(line("x", "shutdown", `{}`)))
+	s.Line([]byte(line("y", "status", `{}`)))
+
+	wantLog := []string{
+		"worker start_init [status]",
+		"respond a " + statusStarting,
+		"respond i1 " + initResult(statusIdle),
+		"worker start_op c1 create <nil>",
+		"respond c1 " + createResult,
+		`respond t1 {"run_id":"run-1","accepted":true}`,
+		"worker start_turn run-1 {SessionID:s1 Prompt:hi}",
+		`respond k1 {"cancellation_requested":true}`,
+		"worker cancel_run run-1",
+		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:true}",
+		`respond p1 {"recorded":true}`,
+		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:false}",
+		"respond p2 error=stale_approval",
+		`respond x {"state":"stopping"}`,
+	}
+	if got := j.entries(); !slices.Equal(got, wantLog) {
+		t.Fatalf("journal\n got %q\nwant %q", got, wantLog)
+	}
+	select {
+	case c := <-s.Closed():
+		if !c.Shutdown {
+			t.Fatalf("Closed() = %+v; want Shutdown", c)
+		}
+	default:
+		t.Fatal("Closed() delivered nothing after shutdown")
+	}
+	if err := w.initCtx.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("work context after shutdown: err = %v; want canceled", err)
+	}
+}
+
+func TestServerClose(t *testing.T) {
+	tests := []struct {
+		name     string
+		ev       any
+		shutdown bool
+	}{
+		{"EOF", EOF{}, false},
+		{"frame_too_large", FrameError{Code: wire.CodeFrameTooLarge}, false},
+		{"protocol_mismatch", Request{Req: wire.Request{ID: "a"}, Code: wire.CodeProtocolMismatch}, false},
+		{"shutdown", Request{Req: wire.Request{ID: "a", Method: "shutdown", Params: []byte(`{}`)}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _, _ := newTestServer()
+			s.Step(tt.ev)
+			s.Step(EOF{}) // a second close is not delivered twice
+			select {
+			case c := <-s.Closed():
+				if c.Shutdown != tt.shutdown {
+					t.Fatalf("Closed() = %+v; want Shutdown=%v", c, tt.shutdown)
+				}
+			default:
+				t.Fatal("Closed() delivered nothing")
+			}
+			select {
+			case c := <-s.Closed():
+				t.Fatalf("Closed() delivered a second value %+v", c)
+			default:
+			}
+			if s.work.Err() == nil {
+				t.Fatal("work context not cancelled on close")
+			}
+		})
+	}
+}
+
+var errOverflow = errors.New("pending output overflow")
+
+func TestServerRespondErrorIsFatal(t *testing.T) {
+	s, out, _, j := newTestServer()
+	s.Line([]byte(line("a", "status", `{}`)))
+	select {
+	case err := <-s.Fatal():
+		t.Fatalf("Fatal() = %v before any failure", err)
+	default:
+	}
+	out.err = errOverflow
+	s.Line([]byte(line("b", "status", `{}`)))
+	s.Line([]byte(line("c", "status", `{}`))) // a second failure does not block
+	select {
+	case err := <-s.Fatal():
+		if !errors.Is(err, errOverflow) {
+			t.Fatalf("Fatal() = %v; want %v", err, errOverflow)
+		}
+	default:
+		t.Fatal("Fatal() delivered nothing after a failed Respond")
+	}
+	if got := len(j.entries()); got != 3 {
+		t.Fatalf("%d responses attempted; want 3", got)
+	}
+	s.Cancel()
+	if s.work.Err() == nil {
+		t.Fatal("Cancel() did not cancel work")
+	}
+}
+
+// TestServerConcurrent drives the server from several goroutines at once,
+// as stdin, workers and the writer do; run with -race.
+func TestServerConcurrent(t *testing.T) {
+	s, _, w, j := newTestServer()
+	s.Line([]byte(line("i1", "initialize", `{"required_capabilities":[]}`)))
+	w.mu.Lock()
+	initDone := w.initFn
+	w.mu.Unlock()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Go(func() {
+			for i := 0; i < 100; i++ {
+				s.Line([]byte(line("g"+strconv.Itoa(g)+"-"+strconv.Itoa(i), "status", `{}`)))
+			}
+		})
+	}
+	wg.Go(func() { initDone(InitDone{Sel: fixtureSel}) })
+	wg.Go(func() { s.Step(RunDrained{RunID: "none"}) })
+	wg.Wait()
+	responses := 0
+	for _, e := range j.entries() {
+		if len(e) > 8 && e[:8] == "respond " {
+			responses++
+		}
+	}
+	if responses != 401 {
+		t.Fatalf("%d responses; want 401 (400 status and the initialize)", responses)
+	}
+	if s.m.Lifecycle() != Ready {
+		t.Fatalf("Lifecycle() = %v; want Ready", s.m.Lifecycle())
+	}
+}
