@@ -400,7 +400,9 @@ func (m *Machine) sessionCode(sessionID string) wire.Code {
 }
 
 func (m *Machine) opDone(ev OpDone) []Effect {
-	if ev.ID != m.opID {
+	if m.opID == "" || ev.ID != m.opID {
+		// Not the pending operation (or none is pending): a stray
+		// completion must not answer id=null with a result or attach.
 		return nil
 	}
 	m.opID = ""

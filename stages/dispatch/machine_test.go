@@ -2,12 +2,224 @@ package dispatch
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/magi-code/magi-code/stages/validate"
 	"github.com/magi-code/magi-code/stages/wire"
 )
+
+// t0 is the instant every pure test steps at: no rule of the machine reads
+// the clock.
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// step is one event and the effects it must produce, rendered by render.
+// An in of type string is a request line: it goes through validate.Parse
+// exactly as Server.Line does.
+type step struct {
+	in   any
+	want []string
+}
+
+// line is a valid request envelope.
+func line(id, method, params string) string {
+	return `{"protocol":"magi-code.local-agent","version":1,"id":"` + id + `","method":"` + method + `","params":` + params + `}`
+}
+
+// counterIDs mints run IDs run-1, run-2, ...
+func counterIDs() func() string {
+	n := 0
+	return func() string {
+		n++
+		return "run-" + strconv.Itoa(n)
+	}
+}
+
+func toEvent(in any) any {
+	if s, ok := in.(string); ok {
+		req, code := validate.Parse([]byte(s))
+		return Request{Req: req, Code: code}
+	}
+	return in
+}
+
+// render is a compact, exact text form of an effect, so that tables read
+// as transcripts.
+func render(e Effect) string {
+	switch e.Kind {
+	case Respond:
+		id := e.Response.ID
+		if e.Response.NullID {
+			id = "null"
+		}
+		if e.Response.Error != "" {
+			return "respond " + id + " error=" + string(e.Response.Error)
+		}
+		return "respond " + id + " " + string(e.Response.Result)
+	case StartInit:
+		return fmt.Sprintf("start_init %s %v", e.ID, e.Caps)
+	case StartOp:
+		return fmt.Sprintf("start_op %s %s %+v", e.ID, opName(e.Op), e.Params)
+	case StartTurn:
+		return fmt.Sprintf("start_turn %s %s %+v", e.ID, e.RunID, e.Params)
+	case CancelRun:
+		return "cancel_run " + e.RunID
+	case AnswerApproval:
+		return fmt.Sprintf("answer %s %s %+v", e.ID, e.RunID, e.Params)
+	case Close:
+		if e.Shutdown {
+			return "close shutdown"
+		}
+		return "close"
+	}
+	return fmt.Sprintf("unknown effect %d", e.Kind)
+}
+
+func opName(op OpKind) string {
+	switch op {
+	case OpCreate:
+		return "create"
+	case OpOpen:
+		return "open"
+	case OpPage:
+		return "page"
+	}
+	return "op" + strconv.Itoa(int(op))
+}
+
+// checkResponse checks what must hold for every response the machine
+// produces: it encodes to one valid JSON frame within the output bound,
+// carries exactly one of result and error, and an error is a known code.
+func checkResponse(t testing.TB, r wire.Response) {
+	t.Helper()
+	frame := wire.AppendResponse(nil, "00000000-0000-0000-0000-000000000000", 1, &r)
+	if len(frame) > wire.MaxOutputFrameBytes {
+		t.Fatalf("response frame of %d bytes exceeds the output bound", len(frame))
+	}
+	if !json.Valid(frame) {
+		t.Fatalf("response frame is not valid JSON: %q", frame)
+	}
+	if (r.Error == "") == (r.Result == nil) {
+		t.Fatalf("response %+v must carry exactly one of result and error", r)
+	}
+	if r.NullID && r.Error == "" {
+		t.Fatalf("response %+v with id=null carries a result", r)
+	}
+	if r.Error != "" && !knownCodes[r.Error] {
+		t.Fatalf("response carries unknown code %q", r.Error)
+	}
+	if !r.NullID && !validate.Name(r.ID) {
+		t.Fatalf("response ID %q is outside the ID grammar", r.ID)
+	}
+}
+
+// knownCodes is every code of the spec.
+var knownCodes = func() map[wire.Code]bool {
+	m := map[wire.Code]bool{}
+	for _, c := range []wire.Code{
+		wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeInvalidParams, wire.CodeProtocolMismatch,
+		wire.CodeUnsupportedMethod, wire.CodeUnsupportedCapability, wire.CodeNotInitialized,
+		wire.CodeAlreadyInitialized, wire.CodeDuplicateID, wire.CodeRequestLimit, wire.CodeFrameTooLarge,
+		wire.CodeIncompleteFrame,
+		wire.CodeConfigurationInvalid, wire.CodeProviderUnavailable, wire.CodeProfileInvalid,
+		wire.CodeMCPUnavailable, wire.CodeStartupCancelled, wire.CodeStartupFailed,
+		wire.CodeBusy, wire.CodeStaleSession, wire.CodeSessionMissing, wire.CodeSessionBusy,
+		wire.CodeSessionInvalid, wire.CodeCwdMismatch, wire.CodeHistoryLimit, wire.CodeStaleRevision,
+		wire.CodeContentLimit, wire.CodeOperationCancelled,
+		wire.CodeStaleRun, wire.CodeStaleApproval, wire.CodeExecutionFailed, wire.CodePersistenceFailed,
+		wire.CodeOutputUnavailable,
+	} {
+		m[c] = true
+	}
+	return m
+}()
+
+// stepAll feeds steps to m and fails at the first step whose effects differ.
+func stepAll(t *testing.T, m *Machine, steps []step) {
+	t.Helper()
+	for i, s := range steps {
+		effects := m.Step(t0, toEvent(s.in))
+		got := make([]string, len(effects))
+		for j, e := range effects {
+			got[j] = render(e)
+			if e.Kind == Respond {
+				checkResponse(t, e.Response)
+			}
+		}
+		if !slices.Equal(got, s.want) && !(len(got) == 0 && len(s.want) == 0) {
+			t.Fatalf("step %d: Step(%s)\n got %q\nwant %q", i, describe(s.in), got, s.want)
+		}
+	}
+}
+
+func describe(in any) string {
+	if s, ok := in.(string); ok {
+		if len(s) > 200 {
+			return fmt.Sprintf("%q... (%d bytes)", s[:200], len(s))
+		}
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%T%+v", in, in)
+}
+
+// seq concatenates step lists.
+func seq(parts ...[]step) []step {
+	var out []step
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func want(effects ...string) []string { return effects }
+
+// Common selections and results.
+var (
+	fixtureSel = Selection{Provider: "fixture", Model: "fixture-model", ContextID: "ctx"}
+
+	statusStarting = `{"state":"starting","readiness":"initializing","provider":null,"model":null,"context_id":null,"session_id":null,"run_id":null}`
+	statusIdle     = `{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"ctx","session_id":null,"run_id":null}`
+	statusAttached = `{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"ctx","session_id":"s1","run_id":null}`
+	statusRunning  = `{"state":"running","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"ctx","session_id":"s1","run_id":"run-1"}`
+
+	createResult = `{"session_id":"s1","durable":false,"revision":"v1","notices":[]}`
+)
+
+// initResult is the initialize result with the given status object.
+func initResult(status string) string {
+	return `{"capabilities":["initialize","status","shutdown","session.create","session.open","history.page","turn.start","turn.cancel","approval.answer"],` +
+		`"limits":{"frame_bytes":65536,"json_depth":32,"id_bytes":64,"prompt_bytes":16384,"history_page_bytes":32768,"history_page_entries":100,"content_chunk_bytes":16384,"pending_responses":32,"requests_per_child":4096,"output_deadline_ms":2000},` +
+		`"status":` + status + `}`
+}
+
+// Prefixes: each carries its own expectations, so it is checked too.
+var (
+	starting = []step{
+		{line("i1", "initialize", `{"required_capabilities":["status","shutdown"]}`), want("start_init i1 [status shutdown]")},
+	}
+	ready = seq(starting, []step{
+		{InitDone{Sel: fixtureSel}, want("respond i1 " + initResult(statusIdle))},
+	})
+	attached = seq(ready, []step{
+		{line("c1", "session.create", `{}`), want("start_op c1 create <nil>")},
+		{OpDone{ID: "c1", Result: []byte(createResult), Attached: "s1"}, want("respond c1 " + createResult)},
+	})
+	running = seq(attached, []step{
+		{line("t1", "turn.start", `{"session_id":"s1","prompt":"hi"}`), want(
+			`respond t1 {"run_id":"run-1","accepted":true}`,
+			"start_turn t1 run-1 {SessionID:s1 Prompt:hi}")},
+	})
+	failed = seq(starting, []step{
+		{InitDone{Code: wire.CodeProviderUnavailable, Sel: Selection{ContextID: "ctx"}}, want("respond i1 error=provider_unavailable")},
+	})
+)
+
+func strRepeat(s string, n int) string { return strings.Repeat(s, n) }
 
 func TestLifecycle(t *testing.T) {
 	tests := []struct {
@@ -414,6 +626,10 @@ func TestSessionsAndTurns(t *testing.T) {
 			{OpDone{ID: "zzz", Result: []byte(`{}`)}, nil},
 			{line("q", "history.page", `{"session_id":"s1","revision":"v1"}`), want("respond q error=busy")},
 		})},
+		{"an op completion with none pending is ignored", seq(ready, []step{
+			{OpDone{Result: []byte(createResult), Attached: "s1"}, nil},
+			{line("s", "status", `{}`), want("respond s " + statusIdle)},
+		})},
 		{"init completion when not starting is ignored", seq(ready, []step{
 			{InitDone{Code: wire.CodeStartupFailed}, nil},
 			{line("s", "status", `{}`), want("respond s " + statusIdle)},
@@ -503,4 +719,106 @@ func BenchmarkStepStatus(b *testing.B) {
 		m.Step(t0, Request{Req: wire.Request{ID: "s" + strconv.Itoa(i), Method: "status", Params: []byte(`{}`)}})
 		i++
 	}
+}
+
+// fuzzDriver plays the workers for FuzzMachine: lines starting with '!'
+// are completions of admitted work, every other line is a request.
+type fuzzDriver struct {
+	m       *Machine
+	opID    string   // the admitted session/history op, if any
+	runs    []string // admitted runs
+	seenIDs map[string]bool
+}
+
+func (d *fuzzDriver) event(line string) any {
+	switch line {
+	case "!init":
+		return InitDone{Sel: fixtureSel}
+	case "!initfail":
+		return InitDone{Code: wire.CodeMCPUnavailable}
+	case "!op":
+		return OpDone{ID: d.opID, Result: []byte(createResult), Attached: "s1"}
+	case "!opfail":
+		return OpDone{ID: d.opID, Code: wire.CodeSessionInvalid}
+	case "!done", "!drained":
+		run := ""
+		if len(d.runs) > 0 {
+			run = d.runs[len(d.runs)-1]
+		}
+		if line == "!done" {
+			return RunWorkerDone{RunID: run}
+		}
+		return RunDrained{RunID: run}
+	case "!eof":
+		return EOF{}
+	case "!big":
+		return FrameError{Code: wire.CodeFrameTooLarge}
+	case "!partial":
+		return FrameError{Code: wire.CodeIncompleteFrame}
+	}
+	ev := toEvent(line)
+	if r := ev.(Request); r.Req.ID != "" {
+		d.seenIDs[r.Req.ID] = true
+	}
+	return ev
+}
+
+func FuzzMachine(f *testing.F) {
+	flow := []string{
+		line("i1", "initialize", `{"required_capabilities":["status","shutdown"]}`),
+		line("a", "status", `{}`),
+		"!init",
+		line("c1", "session.create", `{}`),
+		"!op",
+		line("t1", "turn.start", `{"session_id":"s1","prompt":"hello there"}`),
+		line("k1", "turn.cancel", `{"session_id":"s1","run_id":"run-1"}`),
+		line("p1", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap","allow":true}`),
+		"!drained",
+		line("b", "status", `{}`),
+		"!done",
+		line("h1", "history.page", `{"session_id":"s1","revision":"v1","cursor":null}`),
+		"!opfail",
+		line("o1", "session.open", `{"session_id":"s2"}`),
+		line("x", "shutdown", `{}`),
+		"!op",
+		line("y", "status", `{}`),
+	}
+	f.Add([]byte(strings.Join(flow, "\n")))
+	f.Add([]byte(strings.Join([]string{line("i1", "initialize", `{"required_capabilities":["nope"]}`), line("i1", "status", `{}`), "!initfail", line("i2", "initialize", `{"required_capabilities":[]}`), "!initfail", line("s", "session.create", `{}`), line("st", "status", `{}`)}, "\n")))
+	f.Add([]byte(`{"protocol":"magi-code.local-agent","version":1.0,"id":"r\u0031","method":"status","params":{}}` + "\n!partial\n!eof"))
+	f.Add([]byte(line("q", "turn.start", `{"session_id":"s1","prompt":"\u3000"}`) + "\n\n!big\n" + line("z", "status", `{}`)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d := &fuzzDriver{m: NewMachine(counterIDs()), seenIDs: map[string]bool{}}
+		for _, l := range strings.Split(string(in), "\n") {
+			effects := d.m.Step(t0, d.event(l))
+			for _, e := range effects {
+				switch e.Kind {
+				case Respond:
+					checkResponse(t, e.Response)
+					r := e.Response
+					if !r.NullID && !d.seenIDs[r.ID] {
+						t.Fatalf("response to ID %q, which no request carried", r.ID)
+					}
+					frame := wire.AppendResponse(nil, "i", 1, &r)
+					if len(l) > wire.MaxIDBytes && strings.Contains(string(frame), l) {
+						t.Fatalf("response echoes the input line: %s", frame)
+					}
+				case StartOp:
+					d.opID = e.ID
+				case StartTurn:
+					d.runs = append(d.runs, e.RunID)
+					p := e.Params.(TurnParams)
+					if !SessionID(p.SessionID) || !Prompt(p.Prompt) {
+						t.Fatalf("turn admitted with params %+v", p)
+					}
+				case StartInit:
+					for _, c := range e.Caps {
+						if !wire.IsCapability(c) {
+							t.Fatalf("initialization admitted with capability %q", c)
+						}
+					}
+				}
+			}
+		}
+	})
 }

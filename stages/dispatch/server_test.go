@@ -3,14 +3,19 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/tools/txtar"
 
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -274,4 +279,112 @@ func TestServerConcurrent(t *testing.T) {
 	if s.m.Lifecycle() != Ready {
 		t.Fatalf("Lifecycle() = %v; want Ready", s.m.Lifecycle())
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/*.txtar server sections")
+
+// TestTranscripts runs testdata/*.txtar through validate.Parse and the
+// machine. Under -- client --, each line is a request line, or a worker
+// completion starting with '!':
+//
+//	!init                 the initialization worker succeeded (fixture selection)
+//	!init-fail CODE       it failed with CODE
+//	!op [SESSION]         the pending session/history op succeeded (attaching SESSION)
+//	!op-fail CODE         it failed with CODE
+//	!worker-done, !drained  the latest run's worker returned / its run.finished was taken
+//	!frame CODE           framing answered CODE;  !eof  stdin ended
+//
+// Under -- server --, each response is the exact frame the writer would
+// send (instance 00000000-0000-0000-0000-000000000000, seq from 1) and
+// every other effect is "> effect".
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var client, server *txtar.File
+			for i := range ar.Files {
+				switch ar.Files[i].Name {
+				case "client":
+					client = &ar.Files[i]
+				case "server":
+					server = &ar.Files[i]
+				}
+			}
+			if client == nil || server == nil {
+				t.Fatal("transcript needs -- client -- and -- server --")
+			}
+			got := runTranscript(t, string(client.Data))
+			if *update {
+				server.Data = []byte(got)
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != string(server.Data) {
+				t.Fatalf("server transcript differs (run with -update to rewrite)\n got:\n%s\nwant:\n%s", got, server.Data)
+			}
+		})
+	}
+}
+
+func runTranscript(t *testing.T, client string) string {
+	m := NewMachine(counterIDs())
+	var out strings.Builder
+	var seqNo uint64
+	opID, run := "", ""
+	for _, l := range strings.Split(strings.TrimSuffix(client, "\n"), "\n") {
+		var ev any
+		if cmd, ok := strings.CutPrefix(l, "!"); ok {
+			word, arg, _ := strings.Cut(cmd, " ")
+			switch word {
+			case "init":
+				ev = InitDone{Sel: fixtureSel}
+			case "init-fail":
+				ev = InitDone{Code: wire.Code(arg)}
+			case "op":
+				result := `{"session_id":"` + arg + `","durable":false,"revision":"v1","notices":[]}`
+				if arg == "" {
+					result = `{"session_id":"s1","revision":"v1","entries":[],"next_cursor":null,"complete":true}`
+				}
+				ev = OpDone{ID: opID, Result: []byte(result), Attached: arg}
+			case "op-fail":
+				ev = OpDone{ID: opID, Code: wire.Code(arg)}
+			case "worker-done":
+				ev = RunWorkerDone{RunID: run}
+			case "drained":
+				ev = RunDrained{RunID: run}
+			case "frame":
+				ev = FrameError{Code: wire.Code(arg)}
+			case "eof":
+				ev = EOF{}
+			default:
+				t.Fatalf("unknown transcript command %q", l)
+			}
+		} else {
+			ev = toEvent(l)
+		}
+		for _, e := range m.Step(t0, ev) {
+			switch e.Kind {
+			case Respond:
+				checkResponse(t, e.Response)
+				seqNo++
+				out.Write(wire.AppendResponse(nil, "00000000-0000-0000-0000-000000000000", seqNo, &e.Response))
+				continue
+			case StartOp:
+				opID = e.ID
+			case StartTurn:
+				run = e.RunID
+			}
+			out.WriteString("> " + render(e) + "\n")
+		}
+	}
+	return out.String()
 }
