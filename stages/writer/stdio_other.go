@@ -1,0 +1,9 @@
+//go:build !unix
+
+package writer
+
+import "os"
+
+// TakeStdio fails on systems without Unix pipes. Spec: "Windows serve fails
+// explicitly, without changing normal CLI support."
+func TakeStdio() (in, out *os.File, err error) { return nil, nil, errUnsupported }

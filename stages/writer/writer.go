@@ -1,0 +1,270 @@
+package writer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Fatal transport errors. Each means exit 1 without writing to stderr; only
+// cmd/ maps them to an exit code. Test with errors.Is.
+var (
+	// ErrOverflow: a frame was enqueued while 32 were already pending.
+	// Spec: "Queue overflow terminates with exit 1".
+	ErrOverflow = errors.New("writer: pending output overflow")
+	// ErrOutputDeadline: the oldest frame not yet fully written reached
+	// 2000 ms after its enqueue. Spec: "The oldest output frame exceeding
+	// its absolute deadline terminates with exit 1."
+	ErrOutputDeadline = errors.New("writer: output deadline exceeded")
+	// ErrOutputBroken: write(2) failed with EPIPE or any other error, or the
+	// output file is closed. Spec: "Broken output terminates with exit 1."
+	// The returned error also wraps the underlying errno, for logs only.
+	ErrOutputBroken = errors.New("writer: output broken")
+	// ErrStopped: Respond after Run returned nil (everything drained).
+	ErrStopped = errors.New("writer: stopped")
+)
+
+// EventWatermark is how many frames may be pending before Run stops taking
+// run events. Spec: pending output is 32 frames; keeping events to the lower
+// half leaves at least 16 frames of headroom for responses (a turn.cancel
+// during an event flood to a slow reader must never overflow).
+const EventWatermark = wire.PendingOutputFrames / 2
+
+// Options configure a Writer.
+type Options struct {
+	// InstanceID is the child's UUID, copied into every frame.
+	InstanceID string
+	// Now is the clock for enqueue times and deadlines; nil means
+	// time.Now. Waiting in the poller uses the wall clock, converted from
+	// Now's deadline, so Now should run at wall-clock speed.
+	Now func() time.Time
+	// OnEvent, if set, is called on Run's goroutine, without the writer's
+	// lock held, right after a run event received from events got its seq
+	// and entered the pending buffer. e is valid only during the call. It
+	// must not block; it may call Respond.
+	OnEvent func(e *wire.Event)
+	// Logf receives diagnostics (an oversize frame); nil discards them.
+	// It must never write to stdout or stderr.
+	Logf func(format string, args ...any)
+}
+
+// Stats are cumulative counters, for tests and benchmarks.
+type Stats struct {
+	Frames   uint64 // frames enqueued (responses and events)
+	Writes   uint64 // write(2) calls that wrote at least one byte
+	Bytes    uint64 // bytes written
+	Inline   uint64 // write(2) calls made by Respond on its caller's goroutine
+	Oversize uint64 // frames replaced because they exceeded 65,536 bytes
+}
+
+// Writer is the one ordered writer of a child: it owns the protocol output
+// file, assigns seq, keeps at most 32 pending frames and enforces the
+// 2000 ms output deadline. Respond is safe for concurrent use; Run is called
+// once, by the goroutine that owns the output.
+type Writer struct {
+	out        *os.File
+	raw        syscall.RawConn
+	instanceID string
+	now        func() time.Time
+	onEvent    func(e *wire.Event)
+	logf       func(format string, args ...any)
+	// wake holds one token when Respond left bytes pending or failed.
+	wake chan struct{}
+	// cur is the event being taken; only Run's goroutine touches it. A
+	// field rather than a local so that handing &cur to OnEvent does not
+	// allocate per event.
+	cur wire.Event
+
+	// mu guards the fields below. Every write(2) on out happens with mu
+	// held, and the pending count is decremented in the same critical
+	// section, so no Respond can observe a frame as pending after the
+	// syscall that carried it has returned. Waiting for writability
+	// happens without mu, in the runtime poller.
+	mu      sync.Mutex
+	q       pending
+	err     error // sticky fatal error, set once
+	stopped bool  // Run returned nil
+	stats   Stats
+}
+
+// New returns the writer for out, which must be a nonblocking file
+// registered with the runtime poller (TakeStdio's out, or os.Pipe's write
+// end after SetNonblock): writes never block and SetWriteDeadline works.
+// The Writer never closes out; its owner does, after Run has returned and
+// Respond is no longer called.
+func New(out *os.File, opts Options) (*Writer, error) {
+	raw, err := out.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	w := &Writer{
+		out:        out,
+		raw:        raw,
+		instanceID: opts.InstanceID,
+		now:        opts.Now,
+		onEvent:    opts.OnEvent,
+		logf:       opts.Logf,
+		wake:       make(chan struct{}, 1),
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.logf == nil {
+		w.logf = func(string, ...any) {}
+	}
+	w.q.buf = make([]byte, 0, 64<<10)
+	return w, nil
+}
+
+// Respond enqueues a response frame: it assigns the next seq and encodes r
+// into the pending buffer. It never blocks on output: when nothing was
+// pending it writes the frame inline with one nonblocking write(2) from the
+// caller's goroutine, and leaves to Run only what did not fit.
+//
+// It returns ErrOverflow when 32 frames are already pending (the frame is
+// not enqueued), the writer's fatal error once there is one (ErrOverflow,
+// ErrOutputBroken, ErrOutputDeadline, or ctx's cause from Run), or
+// ErrStopped after Run drained and returned nil. Every fatal error is also
+// returned by Run, so the caller only needs Respond's error for logging.
+//
+// A response whose frame would exceed 65,536 bytes including LF is a bug
+// upstream; it is replaced by the error response content_limit for the same
+// id, and logged.
+func (w *Writer) Respond(r *wire.Response) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.stopped {
+		return ErrStopped
+	}
+	if w.q.full() {
+		// Spec: "Queue overflow terminates with exit 1: no silent
+		// authoritative drop."
+		w.failLocked(ErrOverflow)
+		return ErrOverflow
+	}
+	wasEmpty := w.q.count == 0
+	w.appendResponseLocked(r)
+	if wasEmpty {
+		// PERFORMANCE lesson 4: no goroutine hop on the request path.
+		// Control only pins the fd; it does not wait for Run's poller wait
+		// (which only happens while something is pending, so not now).
+		err := w.raw.Control(func(fd uintptr) {
+			w.stats.Inline++
+			w.writeLocked(fd)
+		})
+		if err != nil {
+			w.failLocked(fmt.Errorf("%w: %w", ErrOutputBroken, err))
+		}
+	}
+	if w.q.count > 0 {
+		w.signal()
+	}
+	return w.err
+}
+
+// Pending reports the frames not yet fully written.
+func (w *Writer) Pending() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.q.count
+}
+
+// Stats returns a snapshot of the counters.
+func (w *Writer) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}
+
+// signal wakes Run without blocking; one token is enough.
+func (w *Writer) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// failLocked records the first fatal error and wakes Run, whether it waits
+// in its select or in the poller for a stalled reader.
+func (w *Writer) failLocked(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+	w.signal()
+	w.out.SetWriteDeadline(aLongTimeAgo)
+}
+
+func (w *Writer) appendResponseLocked(r *wire.Response) {
+	start := w.q.begin()
+	seq := w.q.nextSeq()
+	// A result longer than a frame cannot fit: do not grow the buffer for it.
+	if len(r.Result) <= wire.MaxOutputFrameBytes {
+		w.q.buf = wire.AppendResponse(w.q.buf, w.instanceID, seq, r)
+	}
+	if len(r.Result) > wire.MaxOutputFrameBytes || len(w.q.buf)-start > wire.MaxOutputFrameBytes {
+		w.stats.Oversize++
+		w.logf("writer: response frame over %d bytes replaced by %s", wire.MaxOutputFrameBytes, wire.CodeContentLimit)
+		sub := wire.Response{ID: r.ID, NullID: r.NullID, Error: wire.CodeContentLimit}
+		w.q.buf = wire.AppendResponse(w.q.buf[:start], w.instanceID, seq, &sub)
+	}
+	w.q.commit(w.now())
+	w.stats.Frames++
+}
+
+func (w *Writer) appendEventLocked(e *wire.Event) {
+	start := w.q.begin()
+	seq := w.q.nextSeq()
+	w.q.buf = wire.AppendEvent(w.q.buf, w.instanceID, seq, e)
+	if len(w.q.buf)-start > wire.MaxOutputFrameBytes {
+		// Text reaches us already chunked (4,000 raw bytes per part), so
+		// this is a bug upstream. Never send a frame the client must
+		// refuse; tell it truthfully that content was lost.
+		w.stats.Oversize++
+		w.logf("writer: %s event frame over %d bytes replaced by a %s diagnostic", e.Name, wire.MaxOutputFrameBytes, wire.CodeContentLimit)
+		sub := wire.Event{Name: wire.EventDiagnostic, SessionID: e.SessionID, RunID: e.RunID, Code: string(wire.CodeContentLimit)}
+		if len(sub.SessionID)+len(sub.RunID) > wire.MaxOutputFrameBytes/8 {
+			sub.SessionID, sub.RunID = "", ""
+		}
+		w.q.buf = wire.AppendEvent(w.q.buf[:start], w.instanceID, seq, &sub)
+	}
+	w.q.commit(w.now())
+	w.stats.Frames++
+}
+
+// writeLocked writes pending bytes to fd with nonblocking write(2) calls,
+// all pending frames in one call, and accounts what was written in the same
+// critical section. It reports whether any byte was written and whether
+// the fd would block. A write error other than EAGAIN is fatal.
+func (w *Writer) writeLocked(fd uintptr) (progressed, wouldBlock bool) {
+	for w.q.count > 0 && w.err == nil {
+		b := w.q.unwritten()
+		n, err := writeFD(fd, b)
+		if n > 0 {
+			w.q.advance(n)
+			w.stats.Writes++
+			w.stats.Bytes += uint64(n)
+			progressed = true
+		}
+		switch {
+		case err == nil && n < len(b):
+			// A short write means the pipe is full: the next call would
+			// only say EAGAIN.
+			return progressed, true
+		case err == nil:
+		case isInterrupted(err):
+		case isAgain(err):
+			return progressed, true
+		default:
+			w.failLocked(fmt.Errorf("%w: %w", ErrOutputBroken, err))
+		}
+	}
+	return progressed, false
+}

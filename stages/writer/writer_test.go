@@ -1,0 +1,537 @@
+package writer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+const testInstance = "5f2b1c8e-6d7a-4b0e-9c3d-2a1f0e9d8c7b"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		takeStdioHelper()
+		return
+	}
+	// As serve does first thing: a write to a closed pipe must be EPIPE.
+	signal.Ignore(syscall.SIGPIPE)
+	goleak.VerifyTestMain(m)
+}
+
+// newPipe returns both ends of a pipe; os.Pipe already makes them
+// nonblocking and registered with the poller.
+func newPipe(t testing.TB) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+func newWriter(t testing.TB, out *os.File, opts Options) *Writer {
+	t.Helper()
+	if opts.InstanceID == "" {
+		opts.InstanceID = testInstance
+	}
+	w, err := New(out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// startRun runs w.Run until the test ends; the returned channel yields its
+// result. The cleanup cancels and waits, so no goroutine outlives a test.
+func startRun(t testing.TB, w *Writer, events <-chan wire.Event) <-chan error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	result := make(chan error, 1)
+	go func() {
+		err := w.Run(ctx, events)
+		done <- err
+		result <- err
+	}()
+	t.Cleanup(func() {
+		cancel(errors.New("test over"))
+		<-done
+	})
+	return result
+}
+
+// fill writes newlines into the pipe until it is full, so that the next
+// write(2) gets EAGAIN. Readers skip empty lines.
+func fill(t testing.TB, w *os.File) {
+	t.Helper()
+	raw, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := []byte(strings.Repeat("\n", 4096))
+	raw.Control(func(fd uintptr) {
+		for {
+			_, err := unix.Write(int(fd), junk)
+			if errors.Is(err, unix.EAGAIN) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+type frame struct {
+	Protocol   string          `json:"protocol"`
+	Version    int             `json:"version"`
+	Type       string          `json:"type"`
+	InstanceID string          `json:"instance_id"`
+	Seq        uint64          `json:"seq"`
+	ID         *string         `json:"id"`
+	Result     json.RawMessage `json:"result"`
+	Error      *struct {
+		Code string `json:"code"`
+	} `json:"error"`
+	Event string `json:"event"`
+	Data  struct {
+		Text string `json:"text"`
+		Part int    `json:"part"`
+		Code string `json:"code"`
+	} `json:"data"`
+}
+
+// reader reads protocol frames, skipping fill's empty lines.
+type reader struct {
+	t  testing.TB
+	br *bufio.Reader
+}
+
+func newReader(t testing.TB, r io.Reader) *reader {
+	return &reader{t: t, br: bufio.NewReaderSize(r, 128<<10)}
+}
+
+func (r *reader) next() frame {
+	r.t.Helper()
+	for {
+		line, err := r.br.ReadBytes('\n')
+		if err != nil {
+			r.t.Fatalf("reading frame: %v", err)
+		}
+		if len(line) == 1 {
+			continue
+		}
+		if len(line) > wire.MaxOutputFrameBytes {
+			r.t.Fatalf("frame of %d bytes > %d", len(line), wire.MaxOutputFrameBytes)
+		}
+		var f frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			r.t.Fatalf("frame is not JSON: %v: %.200s", err, line)
+		}
+		if f.Protocol != wire.ProtocolName || f.Version != 1 || f.InstanceID != testInstance {
+			r.t.Fatalf("bad envelope: %.200s", line)
+		}
+		return f
+	}
+}
+
+func status(id string) *wire.Response {
+	return &wire.Response{ID: id, Result: []byte(`{"state":"idle"}`)}
+}
+
+func delta(part int, text string) wire.Event {
+	return wire.Event{Name: wire.EventMessageDelta, SessionID: "s1", RunID: "run1", MessageID: "m1", Part: part, Text: text}
+}
+
+func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
+	r, out := newPipe(t)
+	var taken []int
+	w := newWriter(t, out, Options{OnEvent: func(e *wire.Event) { taken = append(taken, e.Part) }})
+	events := make(chan wire.Event, 8)
+	// A response before Run starts is written inline.
+	if err := w.Respond(status("r0")); err != nil {
+		t.Fatal(err)
+	}
+	result := startRun(t, w, events)
+	rd := newReader(t, r)
+	var wantSeq uint64 = 1
+	expect := func(typ, name string) frame {
+		t.Helper()
+		f := rd.next()
+		if f.Seq != wantSeq || f.Type != typ {
+			t.Fatalf("frame seq=%d type=%s; want seq=%d type=%s", f.Seq, f.Type, wantSeq, typ)
+		}
+		if typ == "response" && (f.ID == nil || *f.ID != name) {
+			t.Fatalf("response id %v; want %s", f.ID, name)
+		}
+		if typ == "event" && f.Event != name {
+			t.Fatalf("event %s; want %s", f.Event, name)
+		}
+		wantSeq++
+		return f
+	}
+	expect("response", "r0")
+	for i := range 5 {
+		events <- delta(i, fmt.Sprintf("part %d", i))
+		f := expect("event", wire.EventMessageDelta)
+		if f.Data.Part != i {
+			t.Fatalf("delta part %d; want %d", f.Data.Part, i)
+		}
+		if err := w.Respond(status(fmt.Sprintf("r%d", i+1))); err != nil {
+			t.Fatal(err)
+		}
+		expect("response", fmt.Sprintf("r%d", i+1))
+	}
+	events <- wire.Event{Name: wire.EventRunFinished, SessionID: "s1", RunID: "run1", Outcome: "completed", Persistence: "durable"}
+	close(events)
+	expect("event", wire.EventRunFinished)
+	if err := <-result; err != nil {
+		t.Fatalf("Run = %v; want nil after events closed and drained", err)
+	}
+	if len(taken) != 6 {
+		t.Fatalf("OnEvent saw %d events; want 6", len(taken))
+	}
+	if err := w.Respond(status("late")); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Respond after drain = %v; want ErrStopped", err)
+	}
+}
+
+func TestEventFloodKeepsOrder(t *testing.T) {
+	r, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	events := make(chan wire.Event, 32)
+	result := startRun(t, w, events)
+	const n = 5000
+	go func() {
+		for i := range n {
+			events <- delta(i, strings.Repeat("y", 100))
+		}
+		close(events)
+	}()
+	rd := newReader(t, r)
+	for i := range n {
+		f := rd.next()
+		if f.Seq != uint64(i+1) || f.Data.Part != i {
+			t.Fatalf("frame %d: seq=%d part=%d", i, f.Seq, f.Data.Part)
+		}
+	}
+	if err := <-result; err != nil {
+		t.Fatalf("Run = %v; want nil", err)
+	}
+	if s := w.Stats(); s.Writes >= n {
+		t.Logf("no batching happened in a flood: %d writes for %d frames", s.Writes, n)
+	}
+}
+
+func TestBatchingPendingFramesGoOutInOneWrite(t *testing.T) {
+	r, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	fill(t, out)
+	// Nothing can be written: every frame stays pending.
+	for i := range 5 {
+		if err := w.Respond(status(fmt.Sprintf("b%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.Pending(); got != 5 {
+		t.Fatalf("Pending = %d; want 5", got)
+	}
+	if s := w.Stats(); s.Writes != 0 {
+		t.Fatalf("Writes = %d before the reader drains; want 0", s.Writes)
+	}
+	events := make(chan wire.Event)
+	result := startRun(t, w, events)
+	rd := newReader(t, r)
+	for i := range 5 {
+		if f := rd.next(); *f.ID != fmt.Sprintf("b%d", i) || f.Seq != uint64(i+1) {
+			t.Fatalf("frame %d: id=%s seq=%d", i, *f.ID, f.Seq)
+		}
+	}
+	close(events)
+	if err := <-result; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	// 5 small frames (< PIPE_BUF) are written atomically by one write(2).
+	if s := w.Stats(); s.Writes != 1 || s.Frames != 5 {
+		t.Fatalf("Stats = %+v; want 5 frames in 1 write", s)
+	}
+}
+
+func TestPendingLimit(t *testing.T) {
+	cases := []struct {
+		name    string
+		frames  int
+		wantErr error
+	}{
+		{"32 pending allowed", 32, nil},
+		{"33rd overflows", 33, ErrOverflow},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, out := newPipe(t)
+			w := newWriter(t, out, Options{})
+			fill(t, out)
+			var err error
+			for i := range c.frames {
+				if err = w.Respond(status(fmt.Sprintf("p%d", i))); err != nil {
+					if i != c.frames-1 {
+						t.Fatalf("Respond #%d = %v", i+1, err)
+					}
+				}
+			}
+			if !errors.Is(err, c.wantErr) {
+				t.Fatalf("Respond #%d = %v; want %v", c.frames, err, c.wantErr)
+			}
+			if got := w.Pending(); got != 32 {
+				t.Fatalf("Pending = %d; want 32", got)
+			}
+			if c.wantErr == nil {
+				return
+			}
+			// Run parked on the stalled pipe must notice at once, not at
+			// the output deadline.
+			result := startRun(t, w, make(chan wire.Event))
+			if err := <-result; !errors.Is(err, ErrOverflow) {
+				t.Fatalf("Run = %v; want ErrOverflow", err)
+			}
+			if err := w.Respond(status("after")); !errors.Is(err, ErrOverflow) {
+				t.Fatalf("Respond after overflow = %v; want the sticky ErrOverflow", err)
+			}
+		})
+	}
+}
+
+func TestOverflowWakesRunParkedInPoller(t *testing.T) {
+	_, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	fill(t, out)
+	w.Respond(status("first"))
+	result := startRun(t, w, make(chan wire.Event))
+	for i := range 31 {
+		if err := w.Respond(status(fmt.Sprintf("p%d", i))); err != nil {
+			t.Fatalf("Respond = %v", err)
+		}
+	}
+	if err := w.Respond(status("boom")); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("33rd Respond = %v; want ErrOverflow", err)
+	}
+	if err := <-result; !errors.Is(err, ErrOverflow) {
+		t.Fatalf("Run = %v; want ErrOverflow (not the later output deadline)", err)
+	}
+}
+
+func TestEventsLeaveHeadroomForResponses(t *testing.T) {
+	_, out := newPipe(t)
+	taken := make(chan struct{}, 64)
+	w := newWriter(t, out, Options{OnEvent: func(*wire.Event) { taken <- struct{}{} }})
+	fill(t, out)
+	events := make(chan wire.Event, 40)
+	for i := range 40 {
+		events <- delta(i, "flood")
+	}
+	result := startRun(t, w, events)
+	for range EventWatermark {
+		<-taken
+	}
+	// Run checks the watermark in the same critical section that takes
+	// an event, so it can take no more now.
+	if p, l := w.Pending(), len(events); p != EventWatermark || l != 40-EventWatermark {
+		t.Fatalf("Pending=%d queued=%d; want %d, %d", p, l, EventWatermark, 40-EventWatermark)
+	}
+	for i := range wire.PendingOutputFrames - EventWatermark {
+		if err := w.Respond(status(fmt.Sprintf("cancel%d", i))); err != nil {
+			t.Fatalf("Respond #%d during a flood to a stalled reader = %v", i+1, err)
+		}
+	}
+	select {
+	case err := <-result:
+		t.Fatalf("Run returned early: %v", err)
+	default:
+	}
+}
+
+func TestStalledReaderHitsOutputDeadline(t *testing.T) {
+	_, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	fill(t, out)
+	// The real 2000 ms rule, end to end through the poller: assert the
+	// error, not the elapsed time.
+	w.Respond(status("stuck"))
+	result := startRun(t, w, make(chan wire.Event))
+	if err := <-result; !errors.Is(err, ErrOutputDeadline) {
+		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
+	}
+	if err := w.Respond(status("after")); !errors.Is(err, ErrOutputDeadline) {
+		t.Fatalf("Respond after the deadline = %v; want the sticky ErrOutputDeadline", err)
+	}
+}
+
+func TestSlowReaderPartialProgressDoesNotPostponeDeadline(t *testing.T) {
+	r, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	w.q.limit = 300 * time.Millisecond
+	fill(t, out)
+	// One frame of ~60 KiB behind 64 KiB of junk, and a reader held at
+	// 50 KB/s: the frame keeps moving (partial writes) for over 2 s before
+	// it could complete. Only a deadline that progress does not postpone
+	// ends Run before that.
+	big := &wire.Response{ID: "big", Result: []byte(`"` + strings.Repeat("z", 60000) + `"`)}
+	w.Respond(big)
+	result := startRun(t, w, make(chan wire.Event))
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	buf := make([]byte, 512)
+	for {
+		select {
+		case err := <-result:
+			if !errors.Is(err, ErrOutputDeadline) {
+				t.Fatalf("Run = %v; want ErrOutputDeadline", err)
+			}
+			if w.Stats().Bytes == 0 {
+				t.Fatalf("no partial progress was made; the test proves nothing")
+			}
+			return
+		case <-tick.C:
+		}
+		n, _ := r.Read(buf)
+		if bytes.IndexByte(buf[:n], '}') >= 0 {
+			t.Fatalf("the frame completed: partial progress postponed the deadline")
+		}
+	}
+}
+
+func TestClosedReaderIsBrokenOutput(t *testing.T) {
+	cases := []struct {
+		name string
+		emit func(w *Writer, events chan<- wire.Event) error
+	}{
+		{"inline response", func(w *Writer, _ chan<- wire.Event) error { return w.Respond(status("x")) }},
+		{"event", func(_ *Writer, events chan<- wire.Event) error { events <- delta(0, "x"); return nil }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, out := newPipe(t)
+			w := newWriter(t, out, Options{})
+			events := make(chan wire.Event, 1)
+			result := startRun(t, w, events)
+			r.Close()
+			if err := c.emit(w, events); err != nil && !errors.Is(err, ErrOutputBroken) {
+				t.Fatalf("emit = %v; want nil or ErrOutputBroken", err)
+			}
+			err := <-result
+			if !errors.Is(err, ErrOutputBroken) || !errors.Is(err, syscall.EPIPE) {
+				t.Fatalf("Run = %v; want ErrOutputBroken wrapping EPIPE", err)
+			}
+		})
+	}
+}
+
+func TestContextEndsRunDuringStall(t *testing.T) {
+	_, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	fill(t, out)
+	w.Respond(status("stuck"))
+	cause := errors.New("closing deadline")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, make(chan wire.Event)) }()
+	cancel(cause)
+	if err := <-done; !errors.Is(err, cause) {
+		t.Fatalf("Run = %v; want ctx's cause", err)
+	}
+}
+
+// TestThirtyTwoInFlightNeverOverflows plays a client that keeps exactly 32
+// requests in flight and sends the next one the moment it has read a
+// response, possibly before the child's write(2) has returned. Frames are
+// large, so the pipe holds far fewer than 32 and writes are partial.
+func TestThirtyTwoInFlightNeverOverflows(t *testing.T) {
+	r, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	events := make(chan wire.Event)
+	result := startRun(t, w, events)
+	body := []byte(`"` + strings.Repeat("q", 6000) + `"`)
+	respond := func(i int) {
+		if err := w.Respond(&wire.Response{ID: fmt.Sprintf("i%d", i), Result: body}); err != nil {
+			t.Fatalf("Respond #%d = %v: a client with 32 in flight caused an overflow", i, err)
+		}
+	}
+	for i := range 32 {
+		respond(i)
+	}
+	rd := newReader(t, r)
+	const total = 3000
+	for i := range total {
+		f := rd.next()
+		if *f.ID != fmt.Sprintf("i%d", i) {
+			t.Fatalf("frame %d has id %s", i, *f.ID)
+		}
+		if next := i + 32; next < total {
+			respond(next)
+		}
+	}
+	close(events)
+	if err := <-result; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+}
+
+func TestOversizeFramesAreReplaced(t *testing.T) {
+	r, out := newPipe(t)
+	var logged []string
+	w := newWriter(t, out, Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	events := make(chan wire.Event, 1)
+	result := startRun(t, w, events)
+	rd := newReader(t, r)
+
+	cases := []struct {
+		name string
+		size int
+	}{
+		{"fits exactly", 0},
+		{"one byte over", 1},
+		{"far over", 1 << 20},
+	}
+	// Size the result so that the whole frame is 65,536 bytes + over.
+	overhead := len(wire.AppendResponse(nil, testInstance, 1, &wire.Response{ID: "o", Result: []byte(`""`)}))
+	for i, c := range cases {
+		res := []byte(`"` + strings.Repeat("o", wire.MaxOutputFrameBytes-overhead+c.size) + `"`)
+		w.Respond(&wire.Response{ID: "o", Result: res})
+		f := rd.next()
+		if c.size == 0 && (f.Error != nil || len(f.Result) == 0) {
+			t.Fatalf("%s: a frame of exactly 65,536 bytes was not sent as is", c.name)
+		}
+		if c.size > 0 && (f.Error == nil || f.Error.Code != string(wire.CodeContentLimit) || *f.ID != "o") {
+			t.Fatalf("%s: got %+v; want error content_limit for id o", c.name, f)
+		}
+		if f.Seq != uint64(i+1) {
+			t.Fatalf("%s: seq %d; want %d", c.name, f.Seq, i+1)
+		}
+	}
+	events <- delta(0, strings.Repeat("e", 70000))
+	if f := rd.next(); f.Event != wire.EventDiagnostic || f.Data.Code != string(wire.CodeContentLimit) {
+		t.Fatalf("oversize event became %+v; want a content_limit diagnostic", f)
+	}
+	close(events)
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
+	if s := w.Stats(); s.Oversize != 3 || len(logged) != 3 {
+		t.Fatalf("Oversize=%d logged=%d; want 3, 3", s.Oversize, len(logged))
+	}
+}
