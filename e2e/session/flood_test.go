@@ -1,0 +1,86 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// TestFloodSlowReader floods 1,000,000 deltas of 100 bytes at a reader that
+// starts slow (a small client buffer and a consumer that sleeps per event):
+// deltas drop, visibly (gaps in part numbers), while the authoritative
+// reconcile and run.finished arrive intact and exactly once.
+//
+// 100 MB exceeds the spec's 8 MiB of assistant content per run, so the run
+// must fail with content_limit and truthfully reconcile the accepted prefix
+// as partial: whole 100-byte units, no silent truncation.
+func TestFloodSlowReader(t *testing.T) {
+	t.Parallel()
+	unit := strings.Repeat("flood-0123456789 ", 6)[:99] + "\n" // 100 bytes
+	const n = 1_000_000
+	ws := newWorkspace(t, "", response(repeat(unit, n)))
+	ch := start(t, ws, client.Options{EventBuffer: 2})
+	s := ch.create()
+	runID, adm := ch.startTurn(s.SessionID, "flood me")
+
+	var evs []client.Event
+	ctx := ctxGuard(t)
+	for {
+		ev, err := ch.c.WaitEvent(ctx, func(client.Event) bool { return true })
+		if err != nil {
+			t.Fatalf("after %d events: %v", len(evs), err)
+		}
+		if len(evs) < 1000 {
+			time.Sleep(time.Millisecond) // the slow phase
+		}
+		evs = append(evs, ev)
+		if ev.Name == wire.EventRunFinished {
+			break
+		}
+	}
+	run := checkRun(t, s.SessionID, runID, adm, evs)
+	if run.count(wire.EventRunFinished) != 1 {
+		t.Fatal("run.finished not exactly once")
+	}
+	gaps, deltas, lastPart := 0, 0, -1
+	for _, ev := range run.events {
+		if ev.Name != wire.EventMessageDelta {
+			continue
+		}
+		var te textEvent
+		if err := ev.Decode(&te); err != nil {
+			t.Fatal(err)
+		}
+		if te.Part != lastPart+1 {
+			gaps++
+		}
+		lastPart = te.Part
+		deltas++
+	}
+	t.Logf("%d events, %d deltas delivered, %d gaps, last delta part %d", len(run.events), deltas, gaps, lastPart)
+	if gaps == 0 {
+		t.Fatal("no delta was dropped under a slow reader")
+	}
+	if len(run.messages) != 1 {
+		t.Fatalf("%d reconciled messages", len(run.messages))
+	}
+	got := run.reply()
+	switch run.finished.Outcome {
+	case "failed":
+		if run.finished.ErrorCode == nil || *run.finished.ErrorCode != string(wire.CodeContentLimit) {
+			t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+		}
+		if !run.messages[0].partial {
+			t.Fatal("reconcile of a run past the content limit is not partial")
+		}
+		if len(got) > wire.RunContentBytes || len(got) < wire.RunContentBytes-len(unit) || len(got)%len(unit) != 0 || got != strings.Repeat(unit, len(got)/len(unit)) {
+			t.Fatalf("reconciled %d bytes; want the accepted whole units up to %d", len(got), wire.RunContentBytes)
+		}
+	default:
+		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.events[len(run.events)-1].Data)
+	}
+	ch.noEventsAfter()
+}
