@@ -171,14 +171,14 @@ func measure(s scenario, bins []string, n int) bool {
 		for i := range bins {
 			v := values[i][f.name]
 			med[i] = median(v)
-			name := f.name
+			suffix := ""
 			if len(bins) > 1 {
-				name += "@" + label(i, len(bins))
+				suffix = "@" + label(i, len(bins))
 			}
-			fmt.Printf("%s %s %s\n", name, format(med[i]), f.unit)
+			fmt.Printf("%s%s %s %s\n", f.name, suffix, format(med[i]), f.unit)
 			if f.spread && len(v) > 1 {
-				fmt.Printf("%s.min %s %s\n", name, format(slices.Min(v)), f.unit)
-				fmt.Printf("%s.max %s %s\n", name, format(slices.Max(v)), f.unit)
+				fmt.Printf("%s.min%s %s %s\n", f.name, suffix, format(slices.Min(v)), f.unit)
+				fmt.Printf("%s.max%s %s %s\n", f.name, suffix, format(slices.Max(v)), f.unit)
 			}
 		}
 		if len(bins) > 1 {
