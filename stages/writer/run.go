@@ -162,14 +162,7 @@ func (w *Writer) flush(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	err := w.raw.Write(func(fd uintptr) bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		progressed, wouldBlock := w.writeLocked(fd)
-		// false parks this goroutine in the poller until fd is writable
-		// or the deadline passes.
-		return progressed || !wouldBlock || w.err != nil
-	})
+	err := w.raw.Write(w.flushWrite)
 	w.mu.Lock()
 	fatal := w.err
 	expired = w.q.expired(w.now())

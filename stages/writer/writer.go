@@ -75,6 +75,10 @@ type Writer struct {
 	logf       func(format string, args ...any)
 	// wake holds one token when Respond left bytes pending or failed.
 	wake chan struct{}
+	// inlineWrite and flushWrite are the fd callbacks of Respond and Run,
+	// built once so that passing them to the RawConn does not allocate.
+	inlineWrite func(fd uintptr)
+	flushWrite  func(fd uintptr) bool
 	// cur is the event being taken; only Run's goroutine touches it. A
 	// field rather than a local so that handing &cur to OnEvent does not
 	// allocate per event.
@@ -118,6 +122,18 @@ func New(out *os.File, opts Options) (*Writer, error) {
 		w.logf = func(string, ...any) {}
 	}
 	w.q.buf = make([]byte, 0, 64<<10)
+	w.inlineWrite = func(fd uintptr) {
+		w.stats.Inline++
+		w.writeLocked(fd)
+	}
+	w.flushWrite = func(fd uintptr) bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		progressed, wouldBlock := w.writeLocked(fd)
+		// false parks Run in the poller until fd is writable or the
+		// deadline passes.
+		return progressed || !wouldBlock || w.err != nil
+	}
 	return w, nil
 }
 
@@ -156,10 +172,8 @@ func (w *Writer) Respond(r *wire.Response) error {
 		// PERFORMANCE lesson 4: no goroutine hop on the request path.
 		// Control only pins the fd; it does not wait for Run's poller wait
 		// (which only happens while something is pending, so not now).
-		err := w.raw.Control(func(fd uintptr) {
-			w.stats.Inline++
-			w.writeLocked(fd)
-		})
+		// inlineWrite runs with mu held (see New).
+		err := w.raw.Control(w.inlineWrite)
 		if err != nil {
 			w.failLocked(fmt.Errorf("%w: %w", ErrOutputBroken, err))
 		}
