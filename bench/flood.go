@@ -232,7 +232,7 @@ func runFlood(bin string) (*result, error) {
 	r.addSpread("flood.slow.delta_drop_fraction", 1-float64(slow.deltaBytes)/float64(len(full)), "fraction")
 	r.add("flood.slow.deltas", float64(slow.deltas), "frames")
 	r.add("flood.slow.turn_time", ms(slow.elapsed), "ms")
-	r.add("flood.slow.child_cpu_per_frame", us(slow.childCPU)/float64(slow.frames), "us")
+	r.add("flood.slow.child_cpu", ms(slow.childCPU), "ms")
 	checkTurn(r, "slow", slow, full, "completed")
 
 	big, err := floodRun(bin, floodFullRepeat, false)
