@@ -61,8 +61,8 @@ type StartError struct {
 func (e *StartError) Error() string { return fmt.Sprintf("mcp: server %q: %v", e.Server, e.Err) }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// server is one connection, stdio or HTTP.
-type server struct {
+// conn is one server connection, stdio or HTTP.
+type conn struct {
 	name   string
 	client *client.Client
 	stdio  *stdioTransport // nil for HTTP
@@ -77,7 +77,7 @@ type server struct {
 
 // shutdown starts the MCP shutdown: stdin closed, or the session DELETE on
 // its way on a goroutine of g. It never blocks.
-func (s *server) shutdown(g *conc.WaitGroup) {
+func (s *conn) shutdown(g *conc.WaitGroup) {
 	if s.stdio != nil {
 		s.stdio.shutdown()
 		return
@@ -86,7 +86,7 @@ func (s *server) shutdown(g *conc.WaitGroup) {
 }
 
 // kill ends the server by force. It never blocks.
-func (s *server) kill(g *conc.WaitGroup) {
+func (s *conn) kill(g *conc.WaitGroup) {
 	if s.stdio != nil {
 		s.stdio.kill()
 		return
@@ -100,10 +100,10 @@ func (s *server) kill(g *conc.WaitGroup) {
 // more than once.
 type Manager struct {
 	logf    func(string, ...any)
-	servers []*server
+	servers []*conn
 	tools   []Tool
 	byName  map[string]int // FullName -> index in tools
-	owner   []*server      // owner[i] serves tools[i]
+	owner   []*conn      // owner[i] serves tools[i]
 	// wg owns one watcher per stdio server, which closes its done channel,
 	// and the closer of each HTTP server.
 	wg conc.WaitGroup
@@ -127,7 +127,7 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 	defer cancel(nil)
 
 	results := make([][]mcp.Tool, len(defs))
-	connected := make([]*server, len(defs))
+	connected := make([]*conn, len(defs))
 	var firstErr error
 	var errOnce sync.Once
 	var connects conc.WaitGroup
@@ -168,8 +168,8 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 
 // connect starts one server and lists its tools. On failure the server is
 // already killed (it never became usable) and the error is a *StartError.
-func (m *Manager) connect(ctx context.Context, def ServerDef) (*server, []mcp.Tool, error) {
-	s := &server{name: def.Name}
+func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool, error) {
+	s := &conn{name: def.Name}
 	var tr transport.Interface
 	switch {
 	case def.Command != "" && def.URL == "":
@@ -212,7 +212,7 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*server, []mcp.To
 
 // track registers s (and the watcher of a stdio server), so that Close
 // reaches it even when its startup fails.
-func (m *Manager) track(s *server) {
+func (m *Manager) track(s *conn) {
 	m.mu.Lock()
 	m.servers = append(m.servers, s)
 	m.mu.Unlock()
@@ -243,7 +243,7 @@ func initialize(ctx context.Context, c *client.Client) ([]mcp.Tool, error) {
 	return list.Tools, nil
 }
 
-func (m *Manager) addTool(serverName string, t mcp.Tool, s *server, taken map[string]bool) {
+func (m *Manager) addTool(serverName string, t mcp.Tool, s *conn, taken map[string]bool) {
 	tool := Tool{
 		FullName:    uniqueName(fullToolName(serverName, t.Name), taken),
 		Server:      serverName,
@@ -315,7 +315,7 @@ func (m *Manager) Call(ctx context.Context, fullName string, args json.RawMessag
 // without waiting for the kills to land. It never blocks past ctx.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
-	servers := append([]*server(nil), m.servers...)
+	servers := append([]*conn(nil), m.servers...)
 	m.mu.Unlock()
 	// Spec: "All connected MCP servers receive shutdown before their joins
 	// or HTTP session deletion can wait."

@@ -1,0 +1,429 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(modeEnv); mode != "" {
+		runTestServer(mode)
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testDef is a stdio server of the test binary in the given mode; its
+// marker file (see markerEnv) is returned too.
+func testDef(t *testing.T, name, mode string) (ServerDef, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "marker")
+	return ServerDef{
+		Name:    name,
+		Command: exe,
+		Env:     map[string]string{modeEnv: mode, markerEnv: marker},
+	}, marker
+}
+
+// readMarker waits until a server wrote its marker and returns its pids.
+func readMarker(t *testing.T, path string) (pid, child int) {
+	t.Helper()
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			if _, err := fmt.Sscanf(string(data), "%d %d", &pid, &child); err != nil {
+				t.Fatalf("marker %q: %v", data, err)
+			}
+			return pid, child
+		}
+		time.Sleep(5 * time.Millisecond) // polling a file the child writes; not a timing assertion
+	}
+}
+
+// processGone reports whether pid no longer runs: no /proc entry, or a
+// zombie (PID 1 here may never reap reparented grandchildren).
+func processGone(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+// requireGone fails unless every pid is gone. SIGKILL lands
+// asynchronously, so it waits for the kernel, bounded by the test timeout.
+func requireGone(t *testing.T, pids ...int) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Log("no /proc: process checks skipped")
+		return
+	}
+	for _, pid := range pids {
+		if pid <= 0 {
+			continue
+		}
+		for !processGone(pid) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+func closeManager(t *testing.T, m *Manager) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), CleanupWait)
+	defer cancel()
+	if err := m.Close(ctx); err != nil {
+		t.Errorf("Close = %v; want nil", err)
+	}
+	m.wait()
+}
+
+func TestGoodServer(t *testing.T) {
+	def, marker := testDef(t, "good", "good")
+	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	pid, _ := readMarker(t, marker)
+	defer requireGone(t, pid)
+	defer closeManager(t, m)
+
+	tools := map[string]Tool{}
+	for _, tool := range m.Tools() {
+		tools[tool.FullName] = tool
+	}
+	for _, want := range []struct {
+		full, name string
+		readOnly   bool
+	}{
+		{"mcp__good__echo", "echo", true},
+		{"mcp__good__write", "write", false},
+		{"mcp__good__big", "big", false},
+		{"mcp__good__hang", "hang", false},
+		{"mcp__good__odd_name_with_spaces", "odd.name/with spaces", false},
+	} {
+		got, ok := tools[want.full]
+		if !ok {
+			t.Fatalf("tool %s missing from %v", want.full, tools)
+		}
+		if got.Name != want.name || got.Server != "good" || got.ReadOnly != want.readOnly {
+			t.Errorf("tool %s = %+v; want name %q server good readOnly %v", want.full, got, want.name, want.readOnly)
+		}
+		if !json.Valid(got.InputSchema) {
+			t.Errorf("tool %s schema %q not JSON", want.full, got.InputSchema)
+		}
+	}
+	if s := string(tools["mcp__good__echo"].InputSchema); !strings.Contains(s, `"text"`) {
+		t.Errorf("echo schema %s lacks text", s)
+	}
+
+	for _, tc := range []struct {
+		name, tool, args string
+		max              int
+		want             string
+		wantIsError      bool
+		wantErr          error
+	}{
+		{"echo", "mcp__good__echo", `{"text":"hi"}`, 100, "hi", false, nil},
+		{"tool error", "mcp__good__write", `{"text":"x"}`, 100, "refused: x", true, nil},
+		{"no args", "mcp__good__odd_name_with_spaces", ``, 100, "odd", false, nil},
+		{"bounded", "mcp__good__big", `{"n":1000}`, 100, strings.Repeat("é", 31) + "\n[truncated: 62 of 1000 bytes shown]", false, nil},
+		{"unknown", "mcp__good__nope", `{}`, 100, "", false, ErrUnknownTool},
+		{"json-rpc error", "mcp__good__rpcerr", `{}`, 1000, "MCP error: internal error: handler failed", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, isError, err := m.Call(context.Background(), tc.tool, json.RawMessage(tc.args), tc.max)
+			if !errors.Is(err, tc.wantErr) || isError != tc.wantIsError || (tc.want != "" && text != tc.want) {
+				t.Errorf("Call(%s, %s) = %q, %v, %v; want %q, %v, %v", tc.tool, tc.args, text, isError, err, tc.want, tc.wantIsError, tc.wantErr)
+			}
+			if len(text) > tc.max {
+				t.Errorf("Call(%s) text %d bytes; bound %d", tc.tool, len(text), tc.max)
+			}
+		})
+	}
+}
+
+func TestCallCancelled(t *testing.T) {
+	def, _ := testDef(t, "good", "good")
+	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer closeManager(t, m)
+
+	hanging := make(chan struct{}, 1)
+	m.servers[0].client.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "test/hanging" {
+			hanging <- struct{}{}
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-hanging; cancel() }()
+	_, _, err = m.Call(ctx, "mcp__good__hang", nil, 100)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call(hang) err = %v; want context.Canceled", err)
+	}
+	// The server is still usable after a cancelled call.
+	if text, _, err := m.Call(context.Background(), "mcp__good__echo", json.RawMessage(`{"text":"after"}`), 100); err != nil || text != "after" {
+		t.Fatalf("Call(echo) after cancel = %q, %v", text, err)
+	}
+}
+
+func TestMinimalEnvironmentAndFDs(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-must-not-leak")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
+	def, _ := testDef(t, "envcheck", "good")
+	def.Env["EXTRA"] = "1"
+	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer closeManager(t, m)
+	text, _, err := m.Call(context.Background(), "mcp__envcheck__inspect", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got inspection
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatalf("inspect %q: %v", text, err)
+	}
+	allowed := map[string]bool{"PATH": true, "HOME": true, "LANG": true, "TERM": true, "EXTRA": true, modeEnv: true, markerEnv: true}
+	seen := map[string]bool{}
+	for _, kv := range got.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		seen[k] = true
+		if !allowed[k] {
+			t.Errorf("server environment has %q", k)
+		}
+		if strings.Contains(kv, "must-not-leak") {
+			t.Errorf("server environment leaks %q", k)
+		}
+	}
+	if !seen["EXTRA"] || (os.Getenv("PATH") != "" && !seen["PATH"]) {
+		t.Errorf("server environment %v lacks EXTRA or PATH", got.Env)
+	}
+
+	// Its fds 0, 1, 2 are pipes, none of them one of ours.
+	if got.FDs[0] == "" {
+		t.Log("no /proc: fd checks skipped")
+		return
+	}
+	for i, target := range got.FDs {
+		if !strings.HasPrefix(target, "pipe:") {
+			t.Errorf("server fd %d = %q; want a pipe", i, target)
+		}
+		for j := 0; j < 3; j++ {
+			if ours, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", j)); ours == target {
+				t.Errorf("server fd %d is our fd %d (%s)", i, j, target)
+			}
+		}
+	}
+}
+
+func TestStderrFloodBounded(t *testing.T) {
+	def, _ := testDef(t, "flood", "flood")
+	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer closeManager(t, m)
+	for i := range 3 {
+		want := "n" + strconv.Itoa(i)
+		text, _, err := m.Call(context.Background(), "mcp__flood__echo", json.RawMessage(`{"text":"`+want+`"}`), 100)
+		if err != nil || text != want {
+			t.Fatalf("Call(echo) = %q, %v; want %q", text, err, want)
+		}
+	}
+	kept, dropped := m.servers[0].stdio.tail.Bytes()
+	if len(kept) > MaxStderrBytes || dropped == 0 {
+		t.Errorf("stderr tail kept %d (max %d), dropped %d; want bounded with drops", len(kept), MaxStderrBytes, dropped)
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		wantErr    error  // errors.Is target, or nil to check only the server
+		wantStderr string // in StartError.Stderr
+	}{
+		{"exits at once", "exit", nil, "fatal: boom"},
+		{"line too long", "longline", ErrMessageTooLarge, ""},
+		{"no such command", "", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			good, goodMarker := testDef(t, "good", "good")
+			bad, _ := testDef(t, "bad", tc.mode)
+			if tc.mode == "" {
+				bad.Command = filepath.Join(t.TempDir(), "missing")
+			}
+			m, err := Start(context.Background(), []ServerDef{good, bad}, t.Logf)
+			if m != nil || err == nil {
+				t.Fatalf("Start = %v, %v; want failure", m, err)
+			}
+			var serr *StartError
+			if !errors.As(err, &serr) || serr.Server != "bad" {
+				t.Fatalf("Start err = %v; want *StartError for bad", err)
+			}
+			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("Start err = %v; want %v", err, tc.wantErr)
+			}
+			if !strings.Contains(string(serr.Stderr), tc.wantStderr) {
+				t.Errorf("stderr tail %q lacks %q", serr.Stderr, tc.wantStderr)
+			}
+			// The good server may not have started before the failure
+			// cancelled it; if it did, it is gone.
+			if _, err := os.Stat(goodMarker); err == nil {
+				pid, _ := readMarker(t, goodMarker)
+				requireGone(t, pid)
+			}
+		})
+	}
+}
+
+func TestStartCancelledWhileHanging(t *testing.T) {
+	good, goodMarker := testDef(t, "good", "good")
+	hang, hangMarker := testDef(t, "hang", "hang")
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		m   *Manager
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := Start(ctx, []ServerDef{good, hang}, t.Logf)
+		done <- result{m, err}
+	}()
+	hangPid, hangChild := readMarker(t, hangMarker)
+	goodPid, _ := readMarker(t, goodMarker)
+	cancel()
+	r := <-done
+	if r.m != nil || !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("Start = %v, %v; want nil, context.Canceled", r.m, r.err)
+	}
+	requireGone(t, hangPid, hangChild, goodPid)
+}
+
+func TestCloseKillsStubbornServer(t *testing.T) {
+	def, marker := testDef(t, "stubborn", "stubborn")
+	good, goodMarker := testDef(t, "good", "good")
+	m, err := Start(context.Background(), []ServerDef{def, good}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	pid, child := readMarker(t, marker)
+	goodPid, _ := readMarker(t, goodMarker)
+	// An ended ctx: Close still shuts everything down first, then kills what
+	// has not exited.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := m.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close = %v; want context.Canceled", err)
+	}
+	m.wait()
+	requireGone(t, pid, child, goodPid)
+}
+
+func TestOversizedLineFailsOnlyThatServer(t *testing.T) {
+	a, _ := testDef(t, "a", "good")
+	b, _ := testDef(t, "b", "good")
+	m, err := Start(context.Background(), []ServerDef{a, b}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer closeManager(t, m)
+	args := json.RawMessage(fmt.Sprintf(`{"n":%d}`, MaxMessageBytes+100))
+	if _, _, err := m.Call(context.Background(), "mcp__a__big", args, 100); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("Call(big) err = %v; want ErrMessageTooLarge", err)
+	}
+	if _, _, err := m.Call(context.Background(), "mcp__a__echo", json.RawMessage(`{"text":"x"}`), 100); !errors.Is(err, ErrMessageTooLarge) {
+		t.Errorf("Call(a echo) after failure err = %v; want ErrMessageTooLarge", err)
+	}
+	if text, _, err := m.Call(context.Background(), "mcp__b__echo", json.RawMessage(`{"text":"ok"}`), 100); err != nil || text != "ok" {
+		t.Errorf("Call(b echo) = %q, %v; want ok", text, err)
+	}
+}
+
+// httpTestServer serves mcp-go's streamable HTTP server, counting DELETEs.
+func httpTestServer(t *testing.T, block chan struct{}) (*httptest.Server, *atomic.Int32) {
+	s := server.NewMCPServer("http-test", "1.0.0")
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("text"), mcp.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			v, _ := req.GetArguments()["text"].(string)
+			return mcp.NewToolResultText(v), nil
+		})
+	h := server.NewStreamableHTTPServer(s)
+	var deletes atomic.Int32
+	var once sync.Once
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if block != nil {
+			// The server notices a closed connection only once the body
+			// is read.
+			_, _ = io.Copy(io.Discard, r.Body)
+			once.Do(func() { close(block) })
+			<-r.Context().Done() // hangs at startup until the client gives up
+			return
+		}
+		if r.Method == http.MethodDelete {
+			deletes.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts, &deletes
+}
+
+func TestHTTPServer(t *testing.T) {
+	ts, deletes := httpTestServer(t, nil)
+	m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	tools := m.Tools()
+	if len(tools) != 1 || tools[0].FullName != "mcp__web__echo" || !tools[0].ReadOnly {
+		t.Fatalf("Tools = %+v", tools)
+	}
+	text, isError, err := m.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`), 100)
+	if err != nil || isError || text != "over http" {
+		t.Fatalf("Call = %q, %v, %v", text, isError, err)
+	}
+	closeManager(t, m)
+	if session := m.servers[0].http.t.GetSessionId(); session == "" && deletes.Load() == 0 {
+		t.Log("stateless (modern) HTTP connection: no session to delete")
+	}
+	t.Logf("DELETE requests: %d", deletes.Load())
+}
+
+func TestHTTPStartCancelled(t *testing.T) {
+	block := make(chan struct{})
+	ts, _ := httpTestServer(t, block)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-block; cancel() }()
+	m, err := Start(ctx, []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
+	if m != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start = %v, %v; want nil, context.Canceled", m, err)
+	}
+}
