@@ -106,6 +106,12 @@ func New(out *os.File, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	// A file the poller does not manage (blocking, or a regular file)
+	// cannot have a write deadline: refuse it now rather than at the first
+	// stall.
+	if err := out.SetWriteDeadline(time.Time{}); err != nil {
+		return nil, fmt.Errorf("writer: output is not a nonblocking pollable file: %w", err)
+	}
 	w := &Writer{
 		out:        out,
 		raw:        raw,

@@ -1,3 +1,5 @@
+//go:build unix
+
 package writer
 
 import (
@@ -372,10 +374,15 @@ func TestStalledReaderHitsOutputDeadline(t *testing.T) {
 	// The real 2000 ms rule, end to end through the poller: assert the
 	// error, not the elapsed time.
 	w.Respond(status("stuck"))
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &before)
 	result := startRun(t, w, make(chan wire.Event))
 	if err := <-result; !errors.Is(err, ErrOutputDeadline) {
 		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
 	}
+	unix.Getrusage(unix.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	t.Logf("process CPU while stalled for the deadline: %v (no busy polling)", cpu)
 	if err := w.Respond(status("after")); !errors.Is(err, ErrOutputDeadline) {
 		t.Fatalf("Respond after the deadline = %v; want the sticky ErrOutputDeadline", err)
 	}
@@ -488,6 +495,17 @@ func TestThirtyTwoInFlightNeverOverflows(t *testing.T) {
 	close(events)
 	if err := <-result; err != nil {
 		t.Fatalf("Run = %v", err)
+	}
+}
+
+func TestNewRefusesUnpollableOutput(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := New(f, Options{}); err == nil {
+		t.Fatalf("New(regular file) = nil error; want a refusal")
 	}
 }
 
