@@ -103,7 +103,7 @@ type Manager struct {
 	servers []*conn
 	tools   []Tool
 	byName  map[string]int // FullName -> index in tools
-	owner   []*conn      // owner[i] serves tools[i]
+	owner   []*conn        // owner[i] serves tools[i]
 	// wg owns one watcher per stdio server, which closes its done channel,
 	// and the closer of each HTTP server.
 	wg conc.WaitGroup

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -368,7 +369,9 @@ func TestOversizedLineFailsOnlyThatServer(t *testing.T) {
 }
 
 // httpTestServer serves mcp-go's streamable HTTP server, counting DELETEs.
-func httpTestServer(t *testing.T, block chan struct{}) (*httptest.Server, *atomic.Int32) {
+// With legacy, it refuses server/discover, so the client falls back to the
+// initialize handshake and a session that Close must DELETE.
+func httpTestServer(t *testing.T, block chan struct{}, legacy, hangDelete bool) (*httptest.Server, *atomic.Int32) {
 	s := server.NewMCPServer("http-test", "1.0.0")
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text"), mcp.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -389,6 +392,23 @@ func httpTestServer(t *testing.T, block chan struct{}) (*httptest.Server, *atomi
 		}
 		if r.Method == http.MethodDelete {
 			deletes.Add(1)
+			if hangDelete {
+				<-r.Context().Done() // until the client aborts
+				return
+			}
+		}
+		if legacy && r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &req) == nil && req.Method == "server/discover" {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -397,33 +417,62 @@ func httpTestServer(t *testing.T, block chan struct{}) (*httptest.Server, *atomi
 }
 
 func TestHTTPServer(t *testing.T) {
-	ts, deletes := httpTestServer(t, nil)
-	m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
+	for _, tc := range []struct {
+		name        string
+		legacy      bool
+		wantDeletes int32
+	}{
+		{"modern, stateless", false, 0},
+		{"legacy session", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, deletes := httpTestServer(t, nil, tc.legacy, false)
+			m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
+			if err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			tools := m.Tools()
+			if len(tools) != 1 || tools[0].FullName != "mcp__web__echo" || !tools[0].ReadOnly {
+				t.Fatalf("Tools = %+v", tools)
+			}
+			text, isError, err := m.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`), 100)
+			if err != nil || isError || text != "over http" {
+				t.Fatalf("Call = %q, %v, %v", text, isError, err)
+			}
+			closeManager(t, m)
+			if got := deletes.Load(); got != tc.wantDeletes {
+				t.Errorf("DELETE requests = %d; want %d", got, tc.wantDeletes)
+			}
+		})
 	}
-	tools := m.Tools()
-	if len(tools) != 1 || tools[0].FullName != "mcp__web__echo" || !tools[0].ReadOnly {
-		t.Fatalf("Tools = %+v", tools)
-	}
-	text, isError, err := m.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`), 100)
-	if err != nil || isError || text != "over http" {
-		t.Fatalf("Call = %q, %v, %v", text, isError, err)
-	}
-	closeManager(t, m)
-	if session := m.servers[0].http.t.GetSessionId(); session == "" && deletes.Load() == 0 {
-		t.Log("stateless (modern) HTTP connection: no session to delete")
-	}
-	t.Logf("DELETE requests: %d", deletes.Load())
 }
 
 func TestHTTPStartCancelled(t *testing.T) {
 	block := make(chan struct{})
-	ts, _ := httpTestServer(t, block)
+	ts, _ := httpTestServer(t, block, false, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-block; cancel() }()
 	m, err := Start(ctx, []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
 	if m != nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("Start = %v, %v; want nil, context.Canceled", m, err)
 	}
+}
+
+func TestHTTPCloseAbortsHangingDelete(t *testing.T) {
+	ts, deletes := httpTestServer(t, nil, true, true)
+	m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for deletes.Load() == 0 {
+			time.Sleep(time.Millisecond) // polling the server's counter; not a timing assertion
+		}
+		cancel()
+	}()
+	if err := m.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close = %v; want context.Canceled", err)
+	}
+	m.wait()
 }
