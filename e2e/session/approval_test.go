@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
@@ -26,10 +28,11 @@ func (ch *child) answer(sessionID, runID, approvalID string, allow bool) *client
 func TestApprovals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	const token = "RAW-TOOL-TOKEN-7f3a"
 	denied, allowed := filepath.Join(dir, "denied-marker"), filepath.Join(dir, "allowed-marker")
 	ws := newWorkspace(t, "ask",
 		response(shell("touch "+denied)), response(text("it was denied")),
-		response(shell("touch "+allowed+" && echo made")), response(text("it ran")))
+		response(shell("touch "+allowed+" && echo "+token)), response(text("it ran")))
 	ch := start(t, ws, client.Options{})
 	s := ch.create()
 
@@ -99,7 +102,7 @@ func TestApprovals(t *testing.T) {
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			t.Fatal(err)
 		}
-		if a.Kind != "tool" || a.Name != "shell" || len(a.Summary) > wire.SummaryBytes || a.ActivityID == "" {
+		if a.Kind != "tool" || a.Name != "shell" || len(a.Summary) > wire.SummaryBytes || a.ActivityID == "" || strings.Contains(a.Summary, token) {
 			t.Fatalf("activity %s", ev.Data)
 		}
 		if activityID == "" {
@@ -113,4 +116,70 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("activity states %v; want [started completed]", states)
 	}
 	ch.noEventsAfter()
+
+	// History shows the activity, never the tool's raw result or params.
+	entries, complete, _ := ch.history(s.SessionID, *run.finished.Revision)
+	if !complete {
+		t.Fatal("history incomplete after two completed turns")
+	}
+	var hist []string
+	for _, m := range messages(entries) {
+		hist = append(hist, m.Kind)
+		if m.Kind == "activity" && strings.Contains(m.Text, token) {
+			t.Fatalf("activity entry shows raw tool params or result: %q", m.Text)
+		}
+		t.Logf("%s: %.200q", m.Kind, m.Text)
+	}
+	if !slices.Contains(hist, "activity") {
+		t.Fatalf("history without the tool activity: %v", hist)
+	}
+}
+
+// TestPendingApprovalEnds ends a run while its approval is pending, by
+// turn.cancel or by closing stdin (disconnect): the approval defaults to
+// deny and the command never runs.
+func TestPendingApprovalEnds(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"cancel", "disconnect"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "marker")
+			ws := newWorkspace(t, "ask", response(shell("touch "+marker)), response(text("after")))
+			ch := start(t, ws, client.Options{})
+			s := ch.create()
+			runID, adm := ch.startTurn(s.SessionID, "ask me")
+			var evs []client.Event
+			ev := ch.until(&evs, wire.EventApprovalRequested)
+			var req approvalRequested
+			if err := ev.Decode(&req); err != nil {
+				t.Fatal(err)
+			}
+			switch how {
+			case "cancel":
+				if r := ch.cancel(s.SessionID, runID); r.Error != nil {
+					t.Fatalf("turn.cancel: %s", r.Error.Code)
+				}
+				run := ch.finish(s.SessionID, runID, adm, evs)
+				if run.finished.Outcome != "cancelled" {
+					t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+				}
+				ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+				ch.shutdown()
+			case "disconnect":
+				if err := ch.c.CloseStdin(); err != nil {
+					t.Fatal(err)
+				}
+				// EOF does not guarantee the run terminal; drain what comes.
+				for range ch.c.Events() {
+				}
+				code, stderr, err := ch.c.Wait()
+				if code != 0 || len(stderr) != 0 || err != nil {
+					t.Fatalf("after EOF: exit %d, stderr %q, err %v", code, stderr, err)
+				}
+			}
+			if fileExists(marker) {
+				t.Fatal("the command ran without approval")
+			}
+		})
+	}
 }

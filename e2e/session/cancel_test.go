@@ -75,6 +75,8 @@ func TestCancelDuringSleep(t *testing.T) {
 	}
 	ch.wantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": "another"}, wire.CodeBusy)
 	ch.wantError("session.create", nil, wire.CodeBusy)
+	ch.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeBusy)
+	ch.wantError("history.page", map[string]any{"session_id": s.SessionID, "revision": s.Revision, "cursor": nil}, wire.CodeBusy)
 	ch.wantError("turn.cancel", map[string]string{"session_id": s.SessionID, "run_id": "00000000-0000-4000-8000-000000000000"}, wire.CodeStaleRun)
 
 	r := ch.cancel(s.SessionID, runID)

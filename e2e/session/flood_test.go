@@ -1,6 +1,9 @@
 package session
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +26,11 @@ func TestFloodSlowReader(t *testing.T) {
 	const n = 1_000_000
 	ws := newWorkspace(t, "", response(repeat(unit, n)))
 	ch := start(t, ws, client.Options{EventBuffer: 2})
+	cwd, err := filepath.EvalSymlinks(ws.Cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := childPid(t, cwd)
 	s := ch.create()
 	runID, adm := ch.startTurn(s.SessionID, "flood me")
 
@@ -83,4 +91,34 @@ func TestFloodSlowReader(t *testing.T) {
 		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.events[len(run.events)-1].Data)
 	}
 	ch.noEventsAfter()
+	// Memory stays bounded by the spec's limits, not by the 100 MB flood.
+	hwm := peakRSS(t, pid)
+	t.Logf("child peak RSS %d MiB", hwm>>20)
+	if hwm > maxFloodRSS {
+		t.Fatalf("child peak RSS %d MiB over a 100 MB flood; want at most %d MiB", hwm>>20, maxFloodRSS>>20)
+	}
+}
+
+// maxFloodRSS is a generous bound: 8 MiB of content held a few times over
+// (reply, history record, redacted copy, reconcile chunks) plus the runtime.
+const maxFloodRSS = 128 << 20
+
+// peakRSS reads VmHWM of pid.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
 }

@@ -18,7 +18,11 @@ func TestLazySession(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "")
 	ch := start(t, ws, client.Options{})
+	ch.wantError("turn.start", map[string]string{"session_id": "none-yet", "prompt": "hi"}, wire.CodeSessionMissing)
 	s := ch.create()
+	ch.wantError("turn.start", map[string]string{"session_id": "another", "prompt": "hi"}, wire.CodeStaleSession)
+	ch.wantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": " \t\n\u3000"}, wire.CodeInvalidParams)
+	ch.wantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("p", wire.MaxPromptBytes+1)}, wire.CodeInvalidParams)
 	if s.Durable || s.SessionID == "" || s.Revision == "" || len(s.Notices) != 0 {
 		t.Fatalf("session.create = %+v", s)
 	}
