@@ -27,6 +27,14 @@
 // (MaxHTTPBodyBytes) and every request, including the session DELETE sent
 // at close, is aborted when cleanup gives up on the server.
 //
+// Tool names: mcp__SERVER__TOOL (DESIGN.md). Each part is sanitized to
+// [A-Za-z0-9_-]: any other byte becomes '_', runs of '_' collapse to one and
+// leading/trailing '_' go, so "__" only ever separates parts (an empty part
+// becomes "x"). Names are cut to MaxToolNameBytes (64, the provider limit)
+// with an 8-hex-digit hash suffix, and a name already taken gets "_2", "_3",
+// ... Tool keeps the original server and tool names; Call looks the full
+// name up, it never parses it.
+//
 // Close(ctx) first shuts every server down (closes its stdin, or sends the
 // HTTP session DELETE), then waits; whatever is not gone when ctx ends is
 // SIGKILLed as a whole process group (HTTP requests are aborted), and Close

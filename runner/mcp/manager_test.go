@@ -104,6 +104,7 @@ func closeManager(t *testing.T, m *Manager) {
 }
 
 func TestGoodServer(t *testing.T) {
+	checkLeaks(t)
 	def, marker := testDef(t, "good", "good")
 	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
 	if err != nil {
@@ -169,6 +170,7 @@ func TestGoodServer(t *testing.T) {
 }
 
 func TestCallCancelled(t *testing.T) {
+	checkLeaks(t)
 	def, _ := testDef(t, "good", "good")
 	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
 	if err != nil {
@@ -195,6 +197,7 @@ func TestCallCancelled(t *testing.T) {
 }
 
 func TestMinimalEnvironmentAndFDs(t *testing.T) {
+	checkLeaks(t)
 	t.Setenv("OPENAI_API_KEY", "sk-test-must-not-leak")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
 	def, _ := testDef(t, "envcheck", "good")
@@ -246,6 +249,7 @@ func TestMinimalEnvironmentAndFDs(t *testing.T) {
 }
 
 func TestStderrFloodBounded(t *testing.T) {
+	checkLeaks(t)
 	def, _ := testDef(t, "flood", "flood")
 	m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
 	if err != nil {
@@ -266,6 +270,7 @@ func TestStderrFloodBounded(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	checkLeaks(t)
 	for _, tc := range []struct {
 		name, mode string
 		wantErr    error  // errors.Is target, or nil to check only the server
@@ -306,6 +311,7 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestStartCancelledWhileHanging(t *testing.T) {
+	checkLeaks(t)
 	good, goodMarker := testDef(t, "good", "good")
 	hang, hangMarker := testDef(t, "hang", "hang")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -329,6 +335,7 @@ func TestStartCancelledWhileHanging(t *testing.T) {
 }
 
 func TestCloseKillsStubbornServer(t *testing.T) {
+	checkLeaks(t)
 	def, marker := testDef(t, "stubborn", "stubborn")
 	good, goodMarker := testDef(t, "good", "good")
 	m, err := Start(context.Background(), []ServerDef{def, good}, t.Logf)
@@ -349,6 +356,7 @@ func TestCloseKillsStubbornServer(t *testing.T) {
 }
 
 func TestOversizedLineFailsOnlyThatServer(t *testing.T) {
+	checkLeaks(t)
 	a, _ := testDef(t, "a", "good")
 	b, _ := testDef(t, "b", "good")
 	m, err := Start(context.Background(), []ServerDef{a, b}, t.Logf)
@@ -417,6 +425,7 @@ func httpTestServer(t *testing.T, block chan struct{}, legacy, hangDelete bool) 
 }
 
 func TestHTTPServer(t *testing.T) {
+	checkLeaks(t)
 	for _, tc := range []struct {
 		name        string
 		legacy      bool
@@ -448,6 +457,7 @@ func TestHTTPServer(t *testing.T) {
 }
 
 func TestHTTPStartCancelled(t *testing.T) {
+	checkLeaks(t)
 	block := make(chan struct{})
 	ts, _ := httpTestServer(t, block, false, false)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -459,6 +469,7 @@ func TestHTTPStartCancelled(t *testing.T) {
 }
 
 func TestHTTPCloseAbortsHangingDelete(t *testing.T) {
+	checkLeaks(t)
 	ts, deletes := httpTestServer(t, nil, true, true)
 	m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf)
 	if err != nil {
