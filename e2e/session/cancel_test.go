@@ -185,4 +185,13 @@ func TestCancelDuringShell(t *testing.T) {
 		}
 	}
 	ch.noEventsAfter()
+	if run.finished.Revision == nil {
+		t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+	}
+	entries, complete, _ := ch.history(s.SessionID, *run.finished.Revision)
+	msgs := messages(entries)
+	t.Logf("history after the cancelled shell: complete %v, %+v", complete, msgs)
+	if len(msgs) < 2 || msgs[0].Kind != "user" || msgs[1].Kind != "activity" {
+		t.Fatalf("history after the cancelled shell: %v", kinds(msgs))
+	}
 }

@@ -1,12 +1,12 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -213,7 +213,7 @@ func TestCrashMidTurn(t *testing.T) {
 		steps = append(steps, text("chunk of text 🙂 "), sleepMs(5))
 	}
 	for _, after := range []int{1, 3, 20} { // events seen before the kill
-		t.Run("", func(t *testing.T) {
+		t.Run(fmt.Sprintf("after %d events", after), func(t *testing.T) {
 			ws := newWorkspace(t, "", response(steps...))
 			ch := start(t, ws, client.Options{})
 			s := ch.create()
@@ -249,9 +249,7 @@ func TestCrashMidTurn(t *testing.T) {
 			if !complete && !hasDiag {
 				t.Fatalf("interrupted projection without a diagnostic: %v", kinds(msgs))
 			}
-			if complete {
-				t.Logf("complete projection after crash: %v", kinds(msgs))
-			}
+			t.Logf("after the crash: complete %v, %v", complete, kinds(msgs))
 			// The session keeps working: a new turn continues it.
 			r := ch2.turn(s.SessionID, "again")
 			if r.finished.Outcome != "completed" && r.finished.Outcome != "failed" {
@@ -259,5 +257,4 @@ func TestCrashMidTurn(t *testing.T) {
 			}
 		})
 	}
-	_ = time.Second
 }
