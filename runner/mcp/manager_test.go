@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.uber.org/goleak"
@@ -486,4 +487,87 @@ func TestHTTPCloseAbortsHangingDelete(t *testing.T) {
 		t.Errorf("Close = %v; want context.Canceled", err)
 	}
 	m.wait()
+}
+
+func TestStartEmpty(t *testing.T) {
+	checkLeaks(t)
+	m, err := Start(context.Background(), nil, nil)
+	if err != nil || len(m.Tools()) != 0 {
+		t.Fatalf("Start(nil) = %v, %v", m, err)
+	}
+	if _, _, err := m.Call(context.Background(), "mcp__x__y", nil, 10); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("Call = %v; want ErrUnknownTool", err)
+	}
+	closeManager(t, m)
+}
+
+func TestStartRejectsBadDefs(t *testing.T) {
+	checkLeaks(t)
+	for _, def := range []ServerDef{
+		{Name: "none"},
+		{Name: "both", Command: "/bin/true", URL: "http://127.0.0.1:1/mcp"},
+		{Name: "badenv", Command: "/bin/true", Env: map[string]string{"A=B": "c"}},
+	} {
+		m, err := Start(context.Background(), []ServerDef{def}, t.Logf)
+		var serr *StartError
+		if m != nil || !errors.As(err, &serr) || serr.Server != def.Name {
+			t.Errorf("Start(%+v) = %v, %v; want *StartError", def, m, err)
+		}
+	}
+}
+
+// BenchmarkCall measures one tool call round trip to a stdio server.
+func BenchmarkCall(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := Start(context.Background(), []ServerDef{{Name: "good", Command: exe, Env: map[string]string{modeEnv: "good"}}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), CleanupWait)
+		defer cancel()
+		m.Close(ctx)
+		m.wait()
+	}()
+	args := json.RawMessage(`{"text":"hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := m.Call(context.Background(), "mcp__good__echo", args, 1000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCallMCPGoStdio is the same call through mcp-go's own stdio
+// transport, for a side-by-side figure.
+func BenchmarkCallMCPGoStdio(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := client.NewStdioMCPClient(exe, []string{modeEnv + "=good"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	// Like Start: the client remembers listed tools and consults them per call.
+	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "echo"
+	req.Params.Arguments = json.RawMessage(`{"text":"hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
