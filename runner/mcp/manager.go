@@ -268,7 +268,8 @@ func (m *Manager) addTool(serverName string, t mcp.Tool, s *conn, taken map[stri
 	m.owner = append(m.owner, s)
 }
 
-// Tools returns the tools of every server, in server then server order.
+// Tools returns a copy of every tool: servers in defs order, each server's
+// tools in the order it listed them.
 func (m *Manager) Tools() []Tool {
 	return append([]Tool(nil), m.tools...)
 }

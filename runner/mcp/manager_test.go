@@ -387,6 +387,11 @@ func httpTestServer(t *testing.T, block chan struct{}, legacy, hangDelete bool) 
 			v, _ := req.GetArguments()["text"].(string)
 			return mcp.NewToolResultText(v), nil
 		})
+	s.AddTool(mcp.NewTool("big", mcp.WithNumber("n", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := req.GetArguments()["n"].(float64)
+			return mcp.NewToolResultText(strings.Repeat("x", int(n))), nil
+		})
 	h := server.NewStreamableHTTPServer(s)
 	var deletes atomic.Int32
 	var once sync.Once
@@ -442,12 +447,17 @@ func TestHTTPServer(t *testing.T) {
 				t.Fatalf("Start: %v", err)
 			}
 			tools := m.Tools()
-			if len(tools) != 1 || tools[0].FullName != "mcp__web__echo" || !tools[0].ReadOnly {
+			if len(tools) != 2 || tools[1].FullName != "mcp__web__echo" || !tools[1].ReadOnly {
 				t.Fatalf("Tools = %+v", tools)
 			}
 			text, isError, err := m.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`), 100)
 			if err != nil || isError || text != "over http" {
 				t.Fatalf("Call = %q, %v, %v", text, isError, err)
+			}
+			// A body over MaxHTTPBodyBytes fails that call, not the process.
+			big := json.RawMessage(fmt.Sprintf(`{"n":%d}`, MaxHTTPBodyBytes+1000))
+			if _, _, err := m.Call(context.Background(), "mcp__web__big", big, 100); !errors.Is(err, ErrMessageTooLarge) {
+				t.Errorf("Call(big) err = %v; want ErrMessageTooLarge", err)
 			}
 			closeManager(t, m)
 			if got := deletes.Load(); got != tc.wantDeletes {
