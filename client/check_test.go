@@ -1,0 +1,99 @@
+package client
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+const head = `{"protocol":"magi-code.local-agent","version":1,`
+
+func ev(seq int, e wire.Event) string {
+	e.SessionID, e.RunID = "s", "r"
+	return string(wire.AppendEvent(nil, fakeInstance, uint64(seq), &e))
+}
+
+// TestCheckerFrames feeds each case's lines to one checker: all but the
+// last must pass; the last must pass (bad == "") or fail mentioning bad.
+func TestCheckerFrames(t *testing.T) {
+	delta := wire.Event{Name: wire.EventMessageDelta, MessageID: "m", Text: "hi"}
+	tests := []struct {
+		name  string
+		lines []string
+		bad   string
+	}{
+		{"response", []string{resp(1, "a")}, ""},
+		{"error response", []string{string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{NullID: true, Error: wire.CodeInvalidFrame}))}, ""},
+		{"every event", []string{
+			ev(1, wire.Event{Name: wire.EventInputPersisted, MessageID: "m", Revision: "v"}),
+			ev(2, delta),
+			ev(3, wire.Event{Name: wire.EventMessageReconcile, MessageID: "m", LastPart: true}),
+			ev(4, wire.Event{Name: wire.EventActivity, ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell"}),
+			ev(5, wire.Event{Name: wire.EventApprovalRequested, ApprovalID: "a", ExpiresInMs: 60000}),
+			ev(6, wire.Event{Name: wire.EventDiagnostic, Code: "c"}),
+			ev(7, wire.Event{Name: wire.EventRunFinished, Outcome: "failed", Persistence: "not_started", ErrorCode: wire.CodeExecutionFailed}),
+		}, ""},
+		{"seq gap allowed", []string{resp(1, "a"), resp(5, "b")}, ""},
+		{"seq starts at 0", []string{resp(0, "a")}, "seq 0"},
+		{"seq repeats", []string{resp(1, "a"), resp(1, "b")}, "seq 1 after 1"},
+		{"seq decreases", []string{resp(1, "a"), resp(2, "b"), resp(1, "c")}, "seq 1 after 2"},
+		{"seq float", []string{head + `"type":"response","instance_id":"` + fakeInstance + `","seq":1.0,"id":"a","result":{}}` + "\n"}, "seq"},
+		{"instance changes", []string{resp(1, "a"), strings.Replace(resp(2, "b"), fakeInstance, "0f8fad5b-d9cb-469f-a165-70867728950e", 1)}, "instance_id changed"},
+		{"instance not uuid", []string{strings.Replace(resp(1, "a"), fakeInstance, "inst", 1)}, "canonical UUID"},
+		{"protocol", []string{strings.Replace(resp(1, "a"), "local-agent", "other", 1)}, "protocol"},
+		{"version 1.0", []string{strings.Replace(resp(1, "a"), `"version":1`, `"version":1.0`, 1)}, "version"},
+		{"version string", []string{strings.Replace(resp(1, "a"), `"version":1`, `"version":"1"`, 1)}, "version"},
+		{"unknown type", []string{strings.Replace(resp(1, "a"), `"response"`, `"notice"`, 1)}, "frame type"},
+		{"duplicate field", []string{strings.Replace(resp(1, "a"), `"id":"a"`, `"id":"a","id":"b"`, 1)}, "duplicate"},
+		{"unknown field", []string{strings.Replace(resp(1, "a"), `"id":"a"`, `"id":"a","extra":0`, 1)}, "unexpected field"},
+		{"result and error", []string{strings.Replace(resp(1, "a"), `"result":{}`, `"result":{},"error":{"code":"busy"}`, 1)}, "unexpected field"},
+		{"missing id", []string{strings.Replace(resp(1, "a"), `"id":"a",`, ``, 1)}, "missing field"},
+		{"numeric id", []string{strings.Replace(resp(1, "a"), `"id":"a"`, `"id":7`, 1)}, "response id"},
+		{"unknown code", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: wire.CodeBusy})), "busy", "oops", 1)}, "unknown error code"},
+		{"error with message", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: wire.CodeBusy})), `"busy"`, `"busy","message":"x"`, 1)}, "unexpected field"},
+		{"trailing bytes", []string{strings.Replace(resp(1, "a"), "}\n", "} \n", 1)}, "after the object"},
+		{"two objects", []string{strings.TrimSuffix(resp(1, "a"), "\n") + resp(2, "b")}, "after the object"},
+		{"leading space", []string{" " + resp(1, "a")}, "object"},
+		{"CRLF", []string{strings.Replace(resp(1, "a"), "}\n", "}\r\n", 1)}, "after the object"},
+		{"empty line", []string{"\n"}, "object"},
+		{"invalid utf-8", []string{strings.Replace(resp(1, "a"), `"id":"a"`, "\"id\":\"\xff\"", 1)}, "UTF-8"},
+		{"unknown event", []string{strings.Replace(ev(1, delta), "message.delta", "message.append", 1)}, "unknown event"},
+		{"event missing field", []string{strings.Replace(ev(1, delta), `,"part":0`, ``, 1)}, "missing field"},
+		{"event extra field", []string{strings.Replace(ev(1, delta), `"text":"hi"`, `"text":"hi","raw":1`, 1)}, "unexpected field"},
+		{"bad enum", []string{ev(1, wire.Event{Name: wire.EventRunFinished, Outcome: "ok", Persistence: "durable"})}, "outcome"},
+		{"delta text too long", []string{ev(1, wire.Event{Name: wire.EventMessageDelta, Text: strings.Repeat("a", wire.LiveChunkBytes+1)})}, "text of"},
+		{"summary too long", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: "c", Summary: strings.Repeat("a", wire.SummaryBytes+1)})}, "summary of"},
+		{"oversize", []string{`{"a":"` + strings.Repeat("a", wire.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var chk checker
+			for i, line := range tc.lines {
+				_, _, err := chk.frame([]byte(line))
+				last := i == len(tc.lines)-1
+				switch {
+				case !last || tc.bad == "":
+					if err != nil {
+						t.Fatalf("line %d: %v", i, err)
+					}
+				case err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tc.bad):
+					t.Fatalf("line %d: err = %v; want ErrProtocol mentioning %q", i, err, tc.bad)
+				}
+			}
+		})
+	}
+}
+
+func TestBoundedBuffer(t *testing.T) {
+	b := &boundedBuffer{limit: 4}
+	for _, s := range []string{"ab", "cdef", "gh"} {
+		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if string(b.Bytes()) != "abcd" || b.Total() != 8 {
+		t.Fatalf("kept %q of %d", b.Bytes(), b.Total())
+	}
+}
