@@ -118,8 +118,10 @@ type Client struct {
 }
 
 // Start spawns the child with real pipes and starts the goroutine that
-// reads and checks its output. The goroutine ends when stdout reaches EOF;
-// call Wait (or Kill, then Wait) to release everything.
+// reads and checks its output. ctx bounds only the start: the child lives
+// until it exits or Kill. The goroutine ends when stdout reaches EOF (a
+// grandchild that inherited stdout keeps it open; Kill reaches the whole
+// process group); call Wait, or Kill then Wait, to release everything.
 func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Bin == "" {
 		return nil, errors.New("client: no binary")

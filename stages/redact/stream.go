@@ -11,7 +11,10 @@ const (
 	// returns: a secret split across deltas is recognised as long as the
 	// part of it needed to recognise it (for example an API key's prefix
 	// and minimum length, a JWT's header and first payload bytes, a PEM
-	// header) fits in Holdback bytes.
+	// header) fits in Holdback bytes. One exception: a matched secret that
+	// is not yet complete and not of a run-shaped kind (a credential path
+	// whose last name may still grow) is held from its start, up to
+	// 2*Holdback bytes; past that it is redacted as it stands.
 	Holdback = 256
 	// contextBytes of already emitted text stay in the window so that
 	// word boundaries and keys before a value read as they do in String.
