@@ -1,0 +1,110 @@
+package worker
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+func TestApprovalsOneWinner(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	a := newApprovals(clk.now)
+	ap := a.add("a1")
+	if code := a.answer("nope", true); code != wire.CodeStaleApproval {
+		t.Fatalf("answer(unknown) = %q; want stale_approval", code)
+	}
+	if code := a.answer("a1", false); code != "" {
+		t.Fatalf("first answer = %q; want recorded", code)
+	}
+	if code := a.answer("a1", true); code != wire.CodeStaleApproval {
+		t.Fatalf("second answer = %q; want stale_approval", code)
+	}
+	if got := <-ap.reply; got {
+		t.Fatalf("winning reply = %v; want the first (deny)", got)
+	}
+}
+
+func TestApprovalsExpireAtExactly60000ms(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	a := newApprovals(clk.now)
+	a.add("early")
+	a.add("late")
+	clk.t = clk.t.Add(wire.ApprovalExpiry - time.Millisecond)
+	if code := a.answer("early", true); code != "" {
+		t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
+	}
+	clk.t = clk.t.Add(time.Millisecond)
+	if code := a.answer("late", true); code != wire.CodeStaleApproval {
+		t.Fatalf("answer at 60,000 ms = %q; want stale_approval", code)
+	}
+}
+
+func TestApprovalsClosedRunIsStale(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	a := newApprovals(clk.now)
+	a.add("a1")
+	a.closeAll()
+	if code := a.answer("a1", true); code != wire.CodeStaleApproval {
+		t.Fatalf("answer after the run = %q; want stale_approval", code)
+	}
+	if a.add("a2") != nil {
+		t.Fatal("add after closeAll registered a request")
+	}
+}
+
+// TestApproverDefaultsDeny checks expiry (in a synctest bubble: 60 s pass
+// instantly) and cancellation both deny, and a late answer is stale.
+func TestApproverDefaultsDeny(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, events := newTestPool(t)
+		r := &activeRun{id: "run", sessionID: "s", approvals: newApprovals(time.Now)}
+		ap := &approver{pool: p, run: r}
+
+		allowed, err := ap.Approve(context.Background(), "shell", "shell: rm -rf x")
+		if allowed || err != nil {
+			t.Fatalf("expired Approve = %v, %v; want deny, nil", allowed, err)
+		}
+		ev := <-events.C()
+		if ev.Name != wire.EventApprovalRequested || ev.ExpiresInMs != 60000 {
+			t.Fatalf("event = %+v; want approval.requested with expires_in_ms 60000", ev)
+		}
+		if code := r.approvals.answer(ev.ApprovalID, true); code != wire.CodeStaleApproval {
+			t.Fatalf("answer after expiry = %q; want stale_approval", code)
+		}
+
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan bool)
+		go func() {
+			allowed, _ := ap.Approve(ctx, "shell", "x")
+			done <- allowed
+		}()
+		ev = <-events.C()
+		cancel()
+		if <-done {
+			t.Fatal("cancelled Approve allowed the call")
+		}
+		if code := r.approvals.answer(ev.ApprovalID, true); code != wire.CodeStaleApproval {
+			t.Fatalf("answer after cancel = %q; want stale_approval", code)
+		}
+
+		go func() {
+			allowed, _ := ap.Approve(context.Background(), "shell", "x")
+			done <- allowed
+		}()
+		ev = <-events.C()
+		time.Sleep(wire.ApprovalExpiry - time.Millisecond)
+		if code := r.approvals.answer(ev.ApprovalID, true); code != "" {
+			t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
+		}
+		if !<-done {
+			t.Fatal("allowed answer did not allow")
+		}
+	})
+}

@@ -1,0 +1,29 @@
+package worker
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newTestPool returns a pool with a counter ID source and an event edge
+// the test reads directly.
+func newTestPool(t *testing.T) (*Pool, *backpressure.Queue[wire.Event]) {
+	t.Helper()
+	var n atomic.Int64
+	events := backpressure.New[wire.Event]("run-events", wire.WorkerEvents, backpressure.Wait(wire.CriticalEventWait), backpressure.System)
+	p := NewPool(Options{
+		NewID:  func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) },
+		Now:    time.Now,
+		Events: events,
+	})
+	return p, events
+}

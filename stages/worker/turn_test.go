@@ -1,0 +1,236 @@
+package worker
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/stages/dispatch"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// startedPool initializes a pool against a temporary MC_HOME with the
+// fixture provider and the given script, and attaches a new session.
+func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, string) {
+	t.Helper()
+	root := t.TempDir()
+	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
+	for _, d := range []string{home, cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := "provider = \"fixture\"\n"
+	if script != "" {
+		path := filepath.Join(root, "script.json")
+		if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		settings += "[providers.fixture]\nscript = \"" + path + "\"\n"
+	}
+	settings += extra
+	if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, q := newTestPool(t)
+	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	t.Cleanup(func() {
+		p.Wait()
+		p.Teardown(context.Background())
+	})
+
+	initDone := make(chan dispatch.InitDone, 1)
+	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
+	if d := <-initDone; d.Code != "" || d.Sel.Provider != "fixture" || d.Sel.Model != "fixture-model" || len(d.Sel.ContextID) != 64 {
+		t.Fatalf("init = %+v; want ready fixture/fixture-model with a context ID", d)
+	}
+	opDone := make(chan dispatch.OpDone, 1)
+	p.StartOp(context.Background(), "r", dispatch.OpCreate, nil, func(d dispatch.OpDone) { opDone <- d })
+	d := <-opDone
+	if d.Code != "" || d.Attached == "" {
+		t.Fatalf("create = %+v", d)
+	}
+	// Forward events to a plain channel the tests read at their pace.
+	events := make(chan wire.Event, 1<<16)
+	go func() {
+		for e := range q.C() {
+			events <- e
+		}
+		close(events)
+	}()
+	t.Cleanup(q.Close)
+	return p, events, d.Attached
+}
+
+// runTurn runs one turn and returns its events up to run.finished.
+func runTurn(t *testing.T, p *Pool, events chan wire.Event, sessionID, prompt string) []wire.Event {
+	t.Helper()
+	done := make(chan struct{})
+	p.StartTurn(context.Background(), "run-"+prompt[:1], dispatch.TurnParams{SessionID: sessionID, Prompt: prompt}, func() { close(done) })
+	var got []wire.Event
+	timeout := time.After(30 * time.Second) // hang guard only
+	for {
+		select {
+		case e := <-events:
+			got = append(got, e)
+			if e.Name == wire.EventRunFinished {
+				<-done
+				return got
+			}
+		case <-timeout:
+			t.Fatalf("no run.finished; got %d events", len(got))
+		}
+	}
+}
+
+func reconciled(evs []wire.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Name == wire.EventMessageReconcile {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestTurnEventOrderAndReconcile(t *testing.T) {
+	big := strings.Repeat("😀漢\x01", 2000) // 16,000 bytes: several 4,000-byte parts
+	script := `{"responses":[{"steps":[{"text":"hello "},{"text":"` + strings.ReplaceAll(big, "\x01", `\u0001`) + `"}]}]}`
+	p, events, sid := startedPool(t, script, "")
+	evs := runTurn(t, p, events, sid, "hi")
+
+	if evs[0].Name != wire.EventInputPersisted || evs[0].Revision == "" {
+		t.Fatalf("first event = %+v; want input.persisted with a revision", evs[0])
+	}
+	last := evs[len(evs)-1]
+	if last.Outcome != "completed" || last.Persistence != "durable" || !last.HasRevision || last.ErrorCode != "" {
+		t.Fatalf("run.finished = %+v", last)
+	}
+	if got, want := reconciled(evs), "hello "+big; got != want {
+		t.Fatalf("reconcile text differs: %d bytes; want %d", len(got), len(want))
+	}
+	for _, e := range evs {
+		if e.SessionID != sid || e.RunID != "run-h" {
+			t.Fatalf("event %s without its session/run ID", e.Name)
+		}
+		if len(e.Text) > wire.LiveChunkBytes || !strings.HasPrefix(e.Text, "") {
+			t.Fatalf("%s part of %d bytes", e.Name, len(e.Text))
+		}
+	}
+	// The revision of run.finished pages the history of the turn.
+	a := p.attachment()
+	page, code := a.Page(last.Revision, nil)
+	if code != "" || !strings.Contains(string(page), `"complete":true`) {
+		t.Fatalf("page = %s, %q", page, code)
+	}
+}
+
+func TestTurnEchoSecondTurnAndRedaction(t *testing.T) {
+	p, events, sid := startedPool(t, `{"responses":[{"steps":[{"text":"key: sk-proj-"},{"text":"abcdefghijklmnopqrstuvwxyz0123456789ABCD done"}]}]}`, "")
+	evs := runTurn(t, p, events, sid, "first")
+	for _, e := range evs {
+		if strings.Contains(e.Text, "abcdefghijklmnop") {
+			t.Fatalf("%s leaked a secret split across deltas: %q", e.Name, e.Text)
+		}
+	}
+	if got := reconciled(evs); !strings.Contains(got, "[REDACTED]") || !strings.HasSuffix(got, " done") {
+		t.Fatalf("reconcile = %q; want the key redacted", got)
+	}
+	// The script is exhausted: the fixture echoes the last prompt.
+	evs = runTurn(t, p, events, sid, "second prompt")
+	if got := reconciled(evs); got != "echo: second prompt" {
+		t.Fatalf("second turn reconcile = %q", got)
+	}
+}
+
+func TestTurnDeniedApprovalNeverRuns(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "marker")
+	script := `{"responses":[{"steps":[{"tool_call":{"name":"shell","arguments":{"command":"touch ` + marker + `"}}}]},{"steps":[{"text":"ok"}]}]}`
+	p, events, sid := startedPool(t, script, "[tools]\napproval = \"ask\"\n")
+	done := make(chan struct{})
+	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
+	var states []string
+	for e := range events {
+		switch e.Name {
+		case wire.EventApprovalRequested:
+			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: false}); code != "" {
+				t.Fatalf("answer = %q", code)
+			}
+			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: true}); code != wire.CodeStaleApproval {
+				t.Fatalf("second answer = %q; want stale_approval", code)
+			}
+		case wire.EventActivity:
+			states = append(states, e.State)
+		}
+		if e.Name == wire.EventRunFinished {
+			break
+		}
+	}
+	<-done
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("denied shell command ran (marker: %v)", err)
+	}
+	if strings.Join(states, ",") != "started,failed" {
+		t.Fatalf("activity states = %v; want started,failed", states)
+	}
+}
+
+func TestTurnCancelDuringSleep(t *testing.T) {
+	// Longer than the redactor's 256-byte holdback, so a delta is emitted
+	// before the provider sleeps.
+	partial := strings.Repeat("partial ", 64)
+	p, events, sid := startedPool(t, `{"responses":[{"steps":[{"text":"`+partial+`"},{"sleep_ms":600000}]}]}`, "")
+	done := make(chan struct{})
+	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
+	var evs []wire.Event
+	for e := range events {
+		evs = append(evs, e)
+		if e.Name == wire.EventMessageDelta {
+			p.CancelRun("run-1")
+		}
+		if e.Name == wire.EventRunFinished {
+			break
+		}
+	}
+	<-done
+	last := evs[len(evs)-1]
+	if last.Outcome != "cancelled" || last.Persistence != "durable" {
+		t.Fatalf("run.finished = %+v; want cancelled/durable", last)
+	}
+	if got := reconciled(evs); got != partial {
+		t.Fatalf("reconcile = %q; want the partial reply kept", got)
+	}
+	for _, e := range evs {
+		if e.Name == wire.EventMessageReconcile && !e.Partial {
+			t.Fatal("reconcile of a cancelled segment not marked partial")
+		}
+	}
+}
+
+func TestRestoreSelection(t *testing.T) {
+	rt := &runtime{snap: &config.Snapshot{Provider: "fixture", Model: "fixture-model", ContextID: "c"}}
+	cases := []struct {
+		name    string
+		info    history.OpenInfo
+		model   string
+		notices []string
+	}{
+		{"no header", history.OpenInfo{}, "fixture-model", nil},
+		{"same", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "fixture-model"}}, "fixture-model", nil},
+		{"other model", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "m2"}}, "m2", []string{wire.NoticeSavedSelectionNotice}},
+		{"other provider", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "openai", Model: "gpt"}}, "fixture-model", []string{wire.NoticeSavedSelectionUnavailable}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sel, notices := restoreSelection(rt, c.info)
+			if sel.Model != c.model || strings.Join(notices, ",") != strings.Join(c.notices, ",") {
+				t.Fatalf("restoreSelection = %+v, %v; want model %q, %v", sel, notices, c.model, c.notices)
+			}
+		})
+	}
+}
