@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +40,12 @@ func serve() int {
 	if err != nil {
 		return exitFailure
 	}
+	// mcp-go's client logs through the default slog logger, which writes to
+	// stderr: serve never writes there.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	log.SetOutput(io.Discard)
+	stopProfile := startProfile()
+	defer stopProfile()
 	now := time.Now
 	newID := uuid.NewString
 
