@@ -2,6 +2,14 @@ package chunk
 
 import "unicode/utf8"
 
+// plain[b] is true for ASCII bytes that JSON carries unescaped.
+var plain = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // escapedSize returns how many bytes the JSON encoding of the rune starting
 // at s[0] takes (without quotes), and the rune's length in s.
 func escapedSize(s string) (esc, size int) {
@@ -30,6 +38,15 @@ func escapedSize(s string) (esc, size int) {
 func Next(s string, raw, esc int) int {
 	n, e := 0, 0
 	for n < len(s) {
+		if plain[s[n]] {
+			// ASCII that needs no escaping: one byte raw, one escaped.
+			if n >= raw || e >= esc {
+				break
+			}
+			n++
+			e++
+			continue
+		}
 		de, size := escapedSize(s[n:])
 		if n+size > raw || e+de > esc {
 			break
