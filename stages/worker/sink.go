@@ -21,7 +21,8 @@ type turnSink struct {
 	att *history.Attachment
 
 	stream    redact.Stream
-	deltaPart int // next delta part of the open segment
+	carry     []byte // safe text not yet offered as a delta (at most maxCarry between deltas)
+	deltaPart int    // next delta part of the open segment
 
 	// pending is the last ended segment: it is reconciled when the next
 	// segment or tool starts (complete) or when the run ends (partial
@@ -67,29 +68,44 @@ func (s *turnSink) persist(rec history.Record) error {
 func (s *turnSink) SegmentStart(messageID string) {
 	_ = s.flushPending(false)
 	s.stream = redact.Stream{}
+	s.carry = s.carry[:0]
 	s.deltaPart = 0
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
-	s.deltas(messageID, s.stream.Push(text))
+	s.carry = append(s.carry, s.stream.Push(text)...)
+	s.deltas(messageID, false)
 	return nil
 }
 
-// deltas emits safe text as best-effort delta parts of at most 4,000 bytes.
-// A dropped delta still takes its part number, so the client sees the gap.
-func (s *turnSink) deltas(messageID, text string) {
-	for len(text) > 0 {
+// maxCarry bounds the text coalesced while the event edge is full.
+const maxCarry = 16 * wire.LiveChunkBytes
+
+// deltas offers the carried safe text as best-effort delta parts of at most
+// 4,000 bytes. Spec: "Deltas may coalesce/drop under pressure": while the
+// event edge is full, text is carried (coalesced) instead of offered, up to
+// maxCarry; past that, the oldest part is offered and, finding no room,
+// dropped. A
+// dropped part keeps its part number, so the client sees the gap. With
+// final, everything carried is offered (the segment ended).
+func (s *turnSink) deltas(messageID string, final bool) {
+	for len(s.carry) > 0 {
+		if !final && len(s.carry) < maxCarry && s.p.opts.Events.Len() >= s.p.opts.Events.Cap() {
+			return // under pressure: coalesce with the next delta
+		}
+		text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes)])
 		n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
 		e := s.event(wire.EventMessageDelta)
 		e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
 		s.deltaPart++
 		_ = s.p.offer(e)
-		text = text[n:]
+		s.carry = s.carry[:copy(s.carry, s.carry[n:])]
 	}
 }
 
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
-	s.deltas(messageID, s.stream.Flush())
+	s.carry = append(s.carry, s.stream.Flush()...)
+	s.deltas(messageID, true)
 	s.pending = &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0}
 	return nil
 }
