@@ -5,7 +5,12 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench fuzz fuzz-short lint clean
+.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything
+
+# The reference MCP server from the npm registry, used by the MCP tests when
+# node and npm are present (the tests skip with a message otherwise).
+EVERYTHING_VERSION := 2026.8.31
+EVERYTHING_DIR     := $(CURDIR)/.tools/node_modules/@modelcontextprotocol/server-everything
 
 all: build
 
@@ -13,8 +18,8 @@ build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/magi-code
 
 # Whole-process tests find the binary through MAGI_CODE_BIN.
-test: build
-	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
+test: build mcp-everything
+	MAGI_CODE_BIN=$(CURDIR)/$(BIN) MAGI_MCP_EVERYTHING=$(EVERYTHING_DIR) $(GO) test $(GOFLAGS_TEST) $(PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	$(GO) vet $(PKGS)
 
@@ -48,5 +53,13 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
+mcp-everything:
+	@if [ -d "$(EVERYTHING_DIR)" ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+	  echo "installing @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) into .tools/"; \
+	  npm install --silent --no-audit --no-fund --prefix $(CURDIR)/.tools @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
+	    || echo "npm install failed: the MCP reference-server test will be skipped"; \
+	else echo "npm not found: the MCP reference-server test will be skipped"; fi
+
 clean:
-	rm -rf bin
+	rm -rf bin .tools
