@@ -1,0 +1,239 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/magi-code/magi-code/stages/redact"
+)
+
+// pipeCloseWait bounds how long output draining may outlast the shell after
+// its process group was killed (a descendant that left the group, with
+// setsid for example, can hold a pipe open).
+const pipeCloseWait = 2 * time.Second
+
+// result is what one hook run came to.
+type result struct {
+	code   int    // exit status; -1 when it did not exit by itself
+	stderr []byte // at most OutputBytes+1 bytes
+	err    error  // *Error, nil when the hook exited by itself with 0 or, for pre_tool_use, 2
+}
+
+// run runs h with input on stdin. It blocks until the shell was reaped, its
+// group killed and its output drained (or pipeCloseWait passed). It never
+// returns with a goroutine of its own still running.
+func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) result {
+	fail := func(c Cause) result {
+		e := &Error{Event: h.event, Index: h.index, Cause: c, ExitCode: -1}
+		switch c {
+		case CauseTimeout:
+			e.Timeout = h.timeout
+		case CauseCancelled:
+			e.ctxErr = ctx.Err()
+		}
+		return result{code: -1, err: e}
+	}
+	if h.bad {
+		return fail(CauseMatcher)
+	}
+	if ctx.Err() != nil {
+		r.logf("hooks: %s hook %d (tool %q): not started, cancelled", h.event, h.index, tool)
+		return fail(CauseCancelled)
+	}
+	p, err := newPipes()
+	if err != nil {
+		r.logf("hooks: %s hook %d: pipes: %v", h.event, h.index, err)
+		return fail(CauseStart)
+	}
+	defer p.closeOurs()
+
+	runCtx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", h.command)
+	cmd.Dir = r.cwd
+	cmd.Env = r.env
+	// *os.File ends: the child uses the pipes directly, and Wait returns
+	// when the shell exits, not when every descendant closed them.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
+	// Spec (DESIGN): subprocesses "run in their own process group so that
+	// cleanup reaches their children".
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	// Should the group kill not end the shell, exec kills it directly
+	// after this delay.
+	cmd.WaitDelay = pipeCloseWait
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.logf("hooks: %s hook %d: start: %v", h.event, h.index, err)
+		return fail(CauseStart)
+	}
+	p.closeChilds()
+	pgid := cmd.Process.Pid
+
+	stdout := &capped{limit: OutputBytes}
+	stderr := &capped{limit: OutputBytes}
+	var wg conc.WaitGroup
+	wg.Go(func() {
+		// A hook that does not read its stdin makes this fail with EPIPE
+		// (or ErrClosed below): not an error of the hook.
+		_, _ = p.inW.Write(input)
+		_ = p.inW.Close()
+	})
+	wg.Go(func() { _, _ = io.Copy(stdout, p.outR) })
+	wg.Go(func() { _, _ = io.Copy(stderr, p.errR) })
+	waitErr := cmd.Wait()
+	_ = killGroup(pgid)
+	// Every process of the group is gone now; only a descendant that left
+	// the group can still hold a pipe: close our ends after a grace period.
+	drainTimer := time.AfterFunc(pipeCloseWait, p.closeOurs)
+	_ = p.inW.Close() // unblocks a stdin write nobody reads
+	wg.Wait()
+	drainTimer.Stop()
+	elapsed := time.Since(start).Round(time.Millisecond)
+
+	res := result{code: -1, stderr: stderr.buf}
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil:
+		res.code = 0
+	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() >= 0:
+		res.code = exitErr.ExitCode()
+	}
+	switch {
+	case ctx.Err() != nil && res.code < 0:
+		res.err = fail(CauseCancelled).err
+	case runCtx.Err() != nil && res.code < 0:
+		res.err = fail(CauseTimeout).err
+	case res.code < 0:
+		res.err = fail(CauseSignal).err
+	case res.code == 0, res.code == 2 && h.event == PreToolUse:
+	default:
+		res.err = &Error{Event: h.event, Index: h.index, Cause: CauseExit, ExitCode: res.code}
+	}
+	outcome := "ok"
+	if res.err != nil {
+		outcome = res.err.Error()
+	} else if res.code == 2 {
+		outcome = "blocked"
+	}
+	r.logf("hooks: %s hook %d (tool %q): %s in %v; stdout: %q; stderr: %q",
+		h.event, h.index, tool, outcome, elapsed, excerpt(stdout), excerpt(stderr))
+	return res
+}
+
+// pipes are the three standard streams of one hook: the child's ends
+// (inR, outW, errW) and ours (inW, outR, errR).
+type pipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+}
+
+func newPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.inR, p.inW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		p.closeChilds()
+		p.closeOurs()
+		return nil, err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.closeChilds()
+		p.closeOurs()
+		return nil, err
+	}
+	return &p, nil
+}
+
+// closeChilds closes our copies of the child's ends. Safe to repeat.
+func (p *pipes) closeChilds() { closeAll(p.inR, p.outW, p.errW) }
+
+// closeOurs closes our ends, and the child's ends still held. Safe to
+// repeat and to call while another goroutine reads or writes them: the
+// blocked call returns.
+func (p *pipes) closeOurs() { closeAll(p.inR, p.outW, p.errW, p.inW, p.outR, p.errR) }
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// killGroup sends SIGKILL to process group pgid. A group that is already
+// gone is not an error.
+func killGroup(pgid int) error {
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		return err
+	}
+	return nil
+}
+
+// capped keeps the first limit+1 bytes written to it and discards the rest:
+// the child is never blocked, memory never grows past the limit.
+type capped struct {
+	limit int
+	buf   []byte
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.limit + 1 - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// truncated reports whether more than limit bytes were written.
+func (c *capped) truncated() bool { return len(c.buf) > c.limit }
+
+// excerpt is a redacted, bounded, single-string view of c for logs.
+func excerpt(c *capped) string {
+	s, _ := cutUTF8(safeText(c.buf, c.truncated()), logBytes)
+	return s
+}
+
+// blockReason is the reason a blocking pre_tool_use hook gives the model:
+// its trimmed, redacted stderr, at most OutputBytes, or a fixed text when
+// it said nothing.
+func blockReason(stderr []byte) string {
+	s := safeText(stderr, len(stderr) > OutputBytes)
+	if s == "" {
+		return "blocked by a pre_tool_use hook"
+	}
+	return s
+}
+
+// safeText turns captured output into trimmed, valid, redacted UTF-8 of at
+// most OutputBytes. Output cut at the capture bound is first cut back to
+// its last white space, so that no secret is left half-captured where the
+// redaction rules would no longer recognise it; redaction runs before the
+// final cut (stages/redact: redacting first means truncation can never cut
+// a secret into a shape the rules no longer recognise).
+func safeText(b []byte, truncated bool) string {
+	if truncated {
+		b = b[:min(len(b), OutputBytes)]
+		i := len(b) - 1
+		for i >= 0 && !isSpace(b[i]) {
+			i--
+		}
+		b = b[:max(i, 0)]
+	}
+	s, _ := cutUTF8(strings.TrimSpace(string(b)), OutputBytes)
+	s = redact.String(s)
+	s, _ = cutUTF8(s, OutputBytes)
+	return s
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
