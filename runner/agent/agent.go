@@ -59,12 +59,51 @@ type Sink interface {
 	// ReasoningSummary is a provider reasoning summary (provider_summary).
 	ReasoningSummary(id, text string) error
 	// ToolStarted announces a tool activity before approval and execution.
+	// It is called only for the primary model's own tool calls: those are
+	// the calls the conversation replays.
 	ToolStarted(activityID, name, summary string, call ToolCall) error
 	// ToolFinished reports its end. summary is safe and short; result is
 	// what the model sees (bounded; never for display without redaction).
 	// failed is the activity state (error result, denial or cancellation).
 	ToolFinished(activityID, name, summary, result string, isError, failed bool) error
+
+	// Activity reports an activity that is not a primary tool call: kind
+	// KindCompaction (name "compaction"), KindSubagent (name = the profile)
+	// or KindTool for a call made inside a subagent or by a tool (Code
+	// Mode). state is StateStarted, StateCompleted or StateFailed; the
+	// same activityID goes from started to completed or failed. summary is
+	// short and never holds raw arguments or results, but is not redacted.
+	// Nothing here belongs in the provider replay.
+	Activity(activityID, kind, name, state, summary string) error
+	// Diagnostic reports a nonfatal problem (a failed hook): code is in
+	// the protocol ID grammar (DiagHookFailed, ...), summary is short and
+	// not redacted.
+	Diagnostic(code, summary string) error
+	// Compaction stores a compaction: summary replaces every message
+	// before it in the provider replay, and kept are the messages that
+	// follow it in the live conversation, to be replayed after it. kept
+	// holds only user messages (at most the current prompt): store them as
+	// replay-only input. See the package doc.
+	Compaction(summary string, kept []Message) error
+	// TaskScope records a delegated task-scope ceiling (see CeilingOf) in
+	// the session, so that a later attachment honours it.
+	TaskScope(ceiling string) error
 }
+
+// Activity kinds and states, spelled as in the protocol's activity event.
+const (
+	KindTool       = "tool"
+	KindSubagent   = "subagent"
+	KindCompaction = "compaction"
+
+	StateStarted   = "started"
+	StateCompleted = "completed"
+	StateFailed    = "failed"
+)
+
+// DiagHookFailed is the diagnostic code of a hook that failed (spec issue
+// 7: "A failing hook is a diagnostic, never a crash").
+const DiagHookFailed = "hook_failed"
 
 // Config is what a run needs. Provider and NewID are required in production;
 // a nil NewID uses a per-run counter.
@@ -85,6 +124,22 @@ type Config struct {
 	NewID func() string
 	// MaxRounds caps provider calls in this run; 0 means DefaultMaxRounds.
 	MaxRounds int
+
+	// ContextWindow is the model's context window in tokens (settings
+	// context_window); 0 uses ContextWindowFor(Model). Auto-compaction
+	// starts when the estimated request reaches CompactPercent of it.
+	ContextWindow int
+	// NoCompaction turns auto-compaction off.
+	NoCompaction bool
+	// Subagents are the enabled subagent profiles. When there is at least
+	// one, the run offers the task tool (see task.go); disabled profiles
+	// must not be listed here.
+	Subagents []Subagent
+	// TaskScopes are the delegated task-scope ceilings the session has
+	// stored (history Attachment.TaskScopes()); see CeilingOf.
+	TaskScopes []string
+	// Hooks run around tool calls and at the end of the run; nil runs none.
+	Hooks Hooks
 }
 
 // Outcome is how a run ended, with the spelling of run.finished.outcome.
@@ -117,32 +172,36 @@ type Result struct {
 // or ctx ends. It blocks; see the package doc for what ctx cancellation
 // stops. The returned error is nil for Completed, wraps ErrCancelled for
 // Cancelled, and carries a safe code (CodeOf) for Failed. history is not
-// modified.
+// modified. Hooks.Stop runs last, whatever the outcome.
 func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink Sink) (Result, error) {
 	if cfg.Provider == nil {
 		return Result{Outcome: Failed, Code: wire.CodeProviderUnavailable}, &Error{Code: wire.CodeProviderUnavailable, Err: errors.New("no provider")}
 	}
-	r := &run{cfg: cfg, sink: sink}
-	if r.cfg.MaxRounds <= 0 {
-		r.cfg.MaxRounds = DefaultMaxRounds
+	if cfg.MaxRounds <= 0 {
+		cfg.MaxRounds = DefaultMaxRounds
 	}
-	if r.cfg.NewID == nil {
+	if cfg.NewID == nil {
 		n := 0
-		r.cfg.NewID = func() string { n++; return "id-" + strconv.Itoa(n) }
+		cfg.NewID = func() string { n++; return "id-" + strconv.Itoa(n) }
 	}
-	r.emitFn = r.emit
+	r := newRun(cfg, sink, &accounting{}, wire.RunContentBytes)
+	r.window = ContextWindowFor(cfg.Model, cfg.ContextWindow)
+	r.compactOff = cfg.NoCompaction
+	if len(cfg.Subagents) > 0 {
+		r.task = newTaskTool(r)
+	}
 	r.msgs = make([]Message, 0, len(history)+8)
 	r.msgs = append(r.msgs, history...)
-	r.msgs = append(r.msgs, Message{Role: provider.RoleUser, Text: prompt})
-	first := len(history)
+	r.add(Message{Role: provider.RoleUser, Text: prompt})
 
 	err := r.loop(ctx)
+	err = r.stopHook(ctx, err)
 
 	res := Result{
-		Messages:     slices.Clone(r.msgs[first:]),
+		Messages:     slices.Clone(r.turn),
 		ContentBytes: r.content,
 		Segments:     r.segments,
-		Activities:   r.activities,
+		Activities:   r.acct.activities,
 	}
 	switch {
 	case err == nil:
@@ -156,14 +215,21 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 	return res, err
 }
 
-// run is the state of one Run call.
+// accounting is shared by a run and the subagent runs it starts: the
+// spec's activity-identity bound is per protocol run.
+type accounting struct {
+	activities int
+}
+
+// run is the state of one Run call, or of one subagent inside it.
 type run struct {
 	cfg    Config
 	sink   Sink
 	emitFn func(provider.StreamEvent) error // r.emit, bound once: no allocation per call
 
-	msgs  []Message
-	calls []ToolCall // tool calls of the current response
+	msgs  []Message // the live conversation sent to the provider
+	turn  []Message // this turn's new messages (Result.Messages), compaction aside
+	calls []ToolCall
 
 	// The open segment, if any. buf is reused across segments.
 	open  bool
@@ -171,19 +237,41 @@ type run struct {
 	buf   []byte
 
 	stop       error // first bound or sink failure seen inside emit
+	fatal      error // a sink failure inside a tool (a subagent's activity): ends the run after the tool
 	content    int   // assistant content bytes accepted
+	maxContent int   // bound of content
 	segments   int
-	activities int
+	acct       *accounting
+
+	// Primary run only.
+	task       *taskTool // nil without subagent profiles (and in subagents: no recursion)
+	window     int       // context window in tokens
+	compactOff bool      // off by config, or after a failed compaction
+}
+
+func newRun(cfg Config, sink Sink, acct *accounting, maxContent int) *run {
+	r := &run{cfg: cfg, sink: sink, acct: acct, maxContent: maxContent}
+	r.emitFn = r.emit
+	return r
+}
+
+// add appends a message of this turn to the live conversation.
+func (r *run) add(m Message) {
+	r.msgs = append(r.msgs, m)
+	r.turn = append(r.turn, m)
 }
 
 func (r *run) loop(ctx context.Context) error {
-	specs := toolSpecs(r.cfg.Tools)
+	specs := r.specs()
 	for round := 0; ; round++ {
 		if round >= r.cfg.MaxRounds {
 			return errRoundLimit
 		}
 		if ctx.Err() != nil {
 			return ctxError(ctx)
+		}
+		if err := r.maybeCompact(ctx, specs); err != nil {
+			return err
 		}
 		r.calls = r.calls[:0]
 		req := provider.Request{Model: r.cfg.Model, System: r.cfg.System, Messages: r.msgs, Tools: specs}
@@ -206,13 +294,13 @@ func (r *run) loop(ctx context.Context) error {
 		if failure != nil {
 			// Calls of a failed response never run: keep only the text.
 			if text != "" {
-				r.msgs = append(r.msgs, Message{Role: provider.RoleAssistant, Text: text})
+				r.add(Message{Role: provider.RoleAssistant, Text: text})
 			}
 			return failure
 		}
 		calls := slices.Clone(r.calls)
 		if text != "" || len(calls) > 0 {
-			r.msgs = append(r.msgs, Message{Role: provider.RoleAssistant, Text: text, ToolCalls: calls})
+			r.add(Message{Role: provider.RoleAssistant, Text: text, ToolCalls: calls})
 		}
 		if len(calls) == 0 {
 			return nil
@@ -244,7 +332,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 		}
 		// Spec: "exceeding limits fails with content_limit ... never silent
 		// truncation": the delta that would cross the bound is refused whole.
-		if r.content+len(ev.Text) > wire.RunContentBytes {
+		if r.content+len(ev.Text) > r.maxContent {
 			return r.fail(errContentLimit)
 		}
 		r.content += len(ev.Text)
@@ -256,7 +344,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 			return r.fail(sinkError(err))
 		}
 	case provider.ReasoningSummary:
-		if r.content+len(ev.Text) > wire.RunContentBytes {
+		if r.content+len(ev.Text) > r.maxContent {
 			return r.fail(errContentLimit)
 		}
 		r.content += len(ev.Text)
@@ -270,7 +358,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 	case provider.ToolCallKind:
 		// Each call becomes one activity identity: refuse calls past the
 		// bound here, so a runaway response cannot grow r.calls unbounded.
-		if r.activities+len(r.calls) >= wire.RunActivityIDs {
+		if r.acct.activities+len(r.calls) >= wire.RunActivityIDs {
 			return r.fail(errActivityLim)
 		}
 		r.calls = append(r.calls, ev.Call)
@@ -282,7 +370,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 // which copies a flood's 8 MiB about four times over), never past the run's
 // content bound.
 func (r *run) grow(n int) {
-	size := min(max(2*cap(r.buf), len(r.buf)+n, 4096), max(wire.RunContentBytes, len(r.buf)+n))
+	size := min(max(2*cap(r.buf), len(r.buf)+n, 4096), max(r.maxContent, len(r.buf)+n))
 	buf := make([]byte, len(r.buf), size)
 	copy(buf, r.buf)
 	r.buf = buf
@@ -320,15 +408,32 @@ func (r *run) endSegment() (string, error) {
 	return text, nil
 }
 
+// newActivity takes one activity identity, or fails with content_limit past
+// the per-run bound.
+func (r *run) newActivity() (string, error) {
+	if r.acct.activities >= wire.RunActivityIDs {
+		return "", errActivityLim
+	}
+	r.acct.activities++
+	return r.cfg.NewID(), nil
+}
+
+// lookup finds the tool a call names: the run's task tool first.
+func (r *run) lookup(name string) (tools.Tool, bool) {
+	if r.task != nil && name == TaskToolName {
+		return r.task, true
+	}
+	return r.cfg.Tools.Get(name)
+}
+
 // runTool runs one call as one activity and appends its tool message.
 func (r *run) runTool(ctx context.Context, call ToolCall) error {
-	if r.activities >= wire.RunActivityIDs {
+	id, err := r.newActivity()
+	if err != nil {
 		r.toolMessage(call, TextNotRun)
-		return errActivityLim
+		return err
 	}
-	r.activities++
-	id := r.cfg.NewID()
-	tool, known := r.cfg.Tools.Get(call.Name)
+	tool, known := r.lookup(call.Name)
 	started := TextUnknown
 	if known {
 		started = tool.Name() + ": started"
@@ -337,35 +442,8 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 		r.toolMessage(call, TextNotRun)
 		return sinkError(err)
 	}
-
-	var res tools.Result
-	var stopErr error // ends the run after the activity is reported
-	switch {
-	case !known:
-		res = tools.Result{Text: TextUnknown, IsError: true, Summary: TextUnknown}
-	case tool.Mutating() && r.cfg.Approval != ApprovalAuto:
-		allowed, err := r.approve(ctx, tool, call)
-		switch {
-		case ctx.Err() != nil:
-			res = tools.Result{Text: TextCancelled, IsError: true, Summary: tool.Name() + ": cancelled"}
-		case err != nil:
-			res = tools.Result{Text: TextNotRun, IsError: true, Summary: tool.Name() + ": approval failed"}
-			stopErr = &Error{Code: CodeOf(err, wire.CodeExecutionFailed), Err: err}
-		case !allowed:
-			// Spec: "a denied or expired request is reported to the model
-			// as denied and the tool never runs".
-			res = tools.Result{Text: TextDenied, IsError: true, Summary: tool.Name() + ": " + TextDenied}
-		default:
-			res = tool.Run(ctx, call.Arguments)
-		}
-	default:
-		res = tool.Run(ctx, call.Arguments)
-	}
-	cancelled := ctx.Err() != nil
-	if cancelled {
-		stopErr = ctxError(ctx)
-	}
-	ferr := r.sink.ToolFinished(id, call.Name, res.Summary, res.Text, res.IsError, res.IsError || cancelled)
+	res, stopErr := r.call(ctx, tool, known, call)
+	ferr := r.sink.ToolFinished(id, call.Name, res.Summary, res.Text, res.IsError, res.IsError || ctx.Err() != nil)
 	r.toolMessage(call, res.Text)
 	if stopErr != nil {
 		return stopErr
@@ -376,24 +454,66 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 	return nil
 }
 
+// call decides and runs one tool call: approval (forced by protections
+// even under "auto"), the PreToolUse hook, the tool, the PostToolUse hook.
+// stopErr ends the run after the call is reported (cancellation, a failed
+// approval delivery, a sink failure).
+func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCall) (res tools.Result, stopErr error) {
+	defer func() {
+		if ctx.Err() != nil {
+			stopErr = ctxError(ctx)
+		} else if stopErr == nil && r.fatal != nil {
+			stopErr = r.fatal
+		}
+	}()
+	if !known {
+		return tools.Result{Text: TextUnknown, IsError: true, Summary: TextUnknown}, nil
+	}
+	if ask, summary := r.needsApproval(tool, call.Arguments); ask {
+		allowed, err := r.approve(ctx, tool, summary)
+		switch {
+		case ctx.Err() != nil:
+			return tools.Result{Text: TextCancelled, IsError: true, Summary: tool.Name() + ": cancelled"}, nil
+		case err != nil:
+			return tools.Result{Text: TextNotRun, IsError: true, Summary: tool.Name() + ": approval failed"},
+				&Error{Code: CodeOf(err, wire.CodeExecutionFailed), Err: err}
+		case !allowed:
+			// Spec: "a denied or expired request is reported to the model
+			// as denied and the tool never runs".
+			return tools.Result{Text: TextDenied, IsError: true, Summary: tool.Name() + ": " + TextDenied}, nil
+		}
+	}
+	if res, blocked, err := r.preToolUse(ctx, tool.Name(), call.Arguments); err != nil || blocked {
+		return res, err
+	}
+	res = tool.Run(ctx, call.Arguments)
+	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)
+}
+
 // approve asks the Approver; without one, every request is denied.
-func (r *run) approve(ctx context.Context, tool tools.Tool, call ToolCall) (bool, error) {
+func (r *run) approve(ctx context.Context, tool tools.Tool, summary string) (bool, error) {
 	if r.cfg.Approver == nil {
 		return false, nil
 	}
-	return r.cfg.Approver.Approve(ctx, tool.Name(), tool.Describe(call.Arguments))
+	return r.cfg.Approver.Approve(ctx, tool.Name(), summary)
 }
 
 func (r *run) toolMessage(call ToolCall, text string) {
-	r.msgs = append(r.msgs, Message{Role: provider.RoleTool, Text: text, ToolCallID: call.ID, ToolName: call.Name})
+	r.add(Message{Role: provider.RoleTool, Text: text, ToolCallID: call.ID, ToolName: call.Name})
 }
 
-// toolSpecs lists the tools on offer in registry order.
-func toolSpecs(set *tools.Set) []provider.ToolSpec {
-	all := set.All()
-	specs := make([]provider.ToolSpec, len(all))
-	for i, t := range all {
-		specs[i] = provider.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()}
+// specs lists the tools on offer in registry order, then the task tool.
+func (r *run) specs() []provider.ToolSpec {
+	all := r.cfg.Tools.All()
+	specs := make([]provider.ToolSpec, 0, len(all)+1)
+	for _, t := range all {
+		if r.task != nil && t.Name() == TaskToolName {
+			continue // the run's own task tool replaces it
+		}
+		specs = append(specs, provider.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+	}
+	if r.task != nil {
+		specs = append(specs, provider.ToolSpec{Name: TaskToolName, Description: r.task.Description(), Schema: r.task.Schema()})
 	}
 	return specs
 }

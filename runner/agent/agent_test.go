@@ -81,6 +81,23 @@ func (r *recorder) ToolFinished(id, name, summary, result string, isError, faile
 	return r.fail("ToolFinished")
 }
 
+func (r *recorder) Activity(id, kind, name, state, summary string) error {
+	r.events = append(r.events, "activity "+id+" "+kind+" "+name+" "+state+" "+summary)
+	return r.fail("Activity")
+}
+func (r *recorder) Diagnostic(code, summary string) error {
+	r.events = append(r.events, "diag "+code+" "+summary)
+	return r.fail("Diagnostic")
+}
+func (r *recorder) Compaction(summary string, kept []Message) error {
+	r.events = append(r.events, fmt.Sprintf("compaction %q kept=%q", summary, roles(kept)))
+	return r.fail("Compaction")
+}
+func (r *recorder) TaskScope(ceiling string) error {
+	r.events = append(r.events, "scope "+ceiling)
+	return r.fail("TaskScope")
+}
+
 // approver answers with allow, counting requests; with block, it waits for
 // ctx to end.
 type approver struct {
@@ -614,6 +631,10 @@ func (nopSink) SegmentEnd(string, string) error                               { 
 func (nopSink) ReasoningSummary(string, string) error                         { return nil }
 func (nopSink) ToolStarted(string, string, string, ToolCall) error            { return nil }
 func (nopSink) ToolFinished(string, string, string, string, bool, bool) error { return nil }
+func (nopSink) Activity(string, string, string, string, string) error         { return nil }
+func (nopSink) Diagnostic(string, string) error                               { return nil }
+func (nopSink) Compaction(string, []Message) error                            { return nil }
+func (nopSink) TaskScope(string) error                                        { return nil }
 
 func TestFlood(t *testing.T) {
 	// 1,000,000 deltas through the loop: all accepted (8 bytes each stays

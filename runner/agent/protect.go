@@ -1,0 +1,44 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// ApprovalForcer is an optional interface of a tools.Tool: the protections
+// hook point (issue 8 item 5). Before a call runs, the runner asks the tool
+// whether this call must be approved whatever the approval mode. When
+// ForceApproval returns true, the call requests approval even under
+// approval = "auto" (and even for a tool that is not Mutating), and the
+// approval summary starts with "protected: " and reason. Denial, expiry and
+// cancellation then behave as for any approval: the tool never runs.
+//
+// runner/tools implements it for destructive shell commands (recursive
+// deletes of the workspace or home, force pushes, disk formatting). reason
+// is a short fixed phrase such as "recursive delete of the home directory";
+// it is shown to the user after redaction, so it must not quote secrets.
+// ForceApproval must be fast and side-effect free: it runs on the run's
+// goroutine, before any hook and before the tool.
+type ApprovalForcer interface {
+	ForceApproval(args json.RawMessage) (force bool, reason string)
+}
+
+// ProtectedPrefix starts the approval summary of a forced approval.
+const ProtectedPrefix = "protected: "
+
+// needsApproval reports whether a call must be approved and with what
+// summary: mutating tools under "ask", and any call a tool's ForceApproval
+// claims, whatever the mode.
+func (r *run) needsApproval(tool tools.Tool, args json.RawMessage) (bool, string) {
+	ask := tool.Mutating() && r.cfg.Approval != ApprovalAuto
+	if f, ok := tool.(ApprovalForcer); ok {
+		if force, reason := f.ForceApproval(args); force {
+			return true, ProtectedPrefix + reason + ": " + tool.Describe(args)
+		}
+	}
+	if !ask {
+		return false, ""
+	}
+	return true, tool.Describe(args)
+}
