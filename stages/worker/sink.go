@@ -149,13 +149,19 @@ func (s *turnSink) ReasoningSummary(id, text string) error {
 }
 
 func (s *turnSink) activity(activityID, name, state, summary string) error {
+	return s.activityOf(agent.KindTool, activityID, name, state, summary)
+}
+
+// activityOf persists and emits one activity state of any kind (tool,
+// subagent, compaction).
+func (s *turnSink) activityOf(kind, activityID, name, state, summary string) error {
 	summary = redact.Summary(summary, wire.SummaryBytes)
-	if err := s.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: "tool",
+	if err := s.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind,
 		State: state, Name: name, Summary: summary}); err != nil {
 		return err
 	}
 	e := s.event(wire.EventActivity)
-	e.ActivityID, e.Kind, e.State, e.ToolName, e.Summary = activityID, "tool", state, name, summary
+	e.ActivityID, e.Kind, e.State, e.ToolName, e.Summary = activityID, kind, state, name, summary
 	return s.p.offer(e)
 }
 

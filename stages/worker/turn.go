@@ -129,6 +129,10 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 		Approval: rt.snap.Settings.Tools.Approval,
 		Approver: &approver{pool: p, run: r},
 		NewID:    p.opts.NewID,
+		// Issue 7: auto-compaction, subagents and their stored ceilings.
+		ContextWindow: rt.snap.Settings.ContextWindow,
+		Subagents:     subagents(rt.snap),
+		TaskScopes:    att.TaskScopes(),
 	}
 	res, runErr := agent.Run(ctx, cfg, hist, prompt, sink)
 	outcome, code := res.Outcome, res.Code
@@ -159,7 +163,8 @@ func replayMessages(records []history.Record) []provider.Message {
 		case history.TypeInput, history.TypeInternalInput:
 			out = append(out, provider.Message{Role: provider.RoleUser, Text: rec.Text})
 		case history.TypeCompaction:
-			out = append(out, provider.Message{Role: provider.RoleUser, Text: "Summary of the earlier conversation:\n" + rec.Text})
+			// The same message the runner continued from after compacting.
+			out = append(out, agent.SummaryMessage(rec.Text))
 		case history.TypeAssistant:
 			out = append(out, provider.Message{Role: provider.RoleAssistant, Text: rec.Text})
 		case history.TypeToolCall:

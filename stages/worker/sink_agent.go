@@ -1,0 +1,68 @@
+package worker
+
+import (
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// The turn sink's side of the runner's activity kinds, diagnostics,
+// compactions and task scopes (issue 7). Each is persisted as its history
+// record and, where the protocol has an event for it, emitted.
+
+// Activity implements agent.Sink: subagent, compaction and nested tool
+// activities. Spec: activity summary "at most 1024 UTF-8 bytes; no raw
+// params/results" (redacted by activityOf).
+func (s *turnSink) Activity(activityID, kind, name, state, summary string) error {
+	// The previous segment is complete once something else happens.
+	if err := s.flushPending(false); err != nil {
+		return err
+	}
+	return s.activityOf(kind, activityID, name, state, summary)
+}
+
+// Diagnostic implements agent.Sink. Spec: diagnostic "redacted summary at
+// most 1024 bytes".
+func (s *turnSink) Diagnostic(code, summary string) error {
+	summary = redact.Summary(summary, wire.SummaryBytes)
+	if !history.ValidID(code) {
+		code = string(wire.CodeExecutionFailed) // never store a record that could not be read back
+	}
+	if err := s.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary}); err != nil {
+		return err
+	}
+	e := s.event(wire.EventDiagnostic)
+	e.Code, e.Summary = code, summary
+	return s.p.offer(e)
+}
+
+// Compaction implements agent.Sink: the summary becomes a compaction
+// record (history pages show a compaction entry; Replay starts there), and
+// the kept user prompt is stored after it as internal input, which the
+// replay sends and the pages never show (it is already shown once, as the
+// turn's input).
+func (s *turnSink) Compaction(summary string, kept []agent.Message) error {
+	if err := s.flushPending(false); err != nil {
+		return err
+	}
+	if err := s.persist(history.Record{Type: history.TypeCompaction, Text: summary}); err != nil {
+		return err
+	}
+	for _, m := range kept {
+		if m.Role != provider.RoleUser {
+			continue // agent.Sink: kept holds only user messages
+		}
+		if err := s.persist(history.Record{Type: history.TypeInternalInput, Text: m.Text}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TaskScope implements agent.Sink. Spec: "Attachment retains stored
+// delegated task-scope ceilings."
+func (s *turnSink) TaskScope(ceiling string) error {
+	return s.persist(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})
+}
