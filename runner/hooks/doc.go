@@ -51,7 +51,9 @@
 // reason the model sees; any other exit status, a signal, a timeout or a
 // failure to start is a hook failure, returned as err: the agent reports it
 // as a diagnostic and the call goes on. Hooks run in settings order; the
-// first block wins and the later hooks do not run.
+// first block wins and the later hooks do not run. A block is returned with
+// a nil err even when an earlier hook failed (that failure is logged), so a
+// caller that checks err first can never lose a block.
 //
 // post_tool_use and stop: every matching hook runs; failures are joined
 // into err; output is only logged.

@@ -116,9 +116,10 @@ func (h *hook) matches(tool string) bool {
 }
 
 // PreToolUse runs the matching pre_tool_use hooks in settings order until
-// one blocks (exit 2): then block is true and reason is that hook's
-// trimmed, redacted stderr (a fixed text when empty). Failures of the hooks
-// that ran are joined into err and never block. It blocks until the hooks
+// one blocks (exit 2): then block is true, reason is that hook's trimmed,
+// redacted stderr (a fixed text when empty) and err is nil, even when an
+// earlier hook failed (that failure is only logged). Otherwise the
+// failures of the hooks that ran are joined into err; they never block. It blocks until the hooks
 // are done; when ctx ends the running hook's group is killed and PreToolUse
 // returns at once with a cancellation error (errors.Is ctx.Err()).
 func (r *Runner) PreToolUse(ctx context.Context, tool string, args json.RawMessage) (block bool, reason string, err error) {
@@ -141,7 +142,9 @@ func (r *Runner) PreToolUse(ctx context.Context, tool string, args json.RawMessa
 			continue
 		}
 		if res.code == 2 {
-			return true, blockReason(res.stderr), errors.Join(errs...)
+			// A block wins over earlier failures (already logged): a caller
+			// that handles err first must never lose the block.
+			return true, blockReason(res.stderr), nil
 		}
 	}
 	return false, "", errors.Join(errs...)

@@ -47,7 +47,7 @@ func TestPreToolUse(t *testing.T) {
 		{"failure exit 3", []config.Hook{pre("exit 3")}, false, "", []string{"pre_tool_use hook 1 failed (exit status 3)"}},
 		{"killed by signal", []config.Hook{pre("kill -TERM $$")}, false, "", []string{"pre_tool_use hook 1 failed (killed by a signal)"}},
 		{"failure then block", []config.Hook{pre("exit 1"), pre("true"), pre("echo first >&2; exit 2"), pre("echo second >&2; exit 2")},
-			true, "first", []string{"pre_tool_use hook 1 failed (exit status 1)"}},
+			true, "first", nil}, // the block wins; the failure is only logged
 		{"other events ignored", []config.Hook{{Event: PostToolUse, Command: "exit 1"}, {Event: Stop, Command: "exit 2"}}, false, "", nil},
 		{"matcher skips", []config.Hook{{Event: PreToolUse, Matcher: "grep", Command: "exit 2"}}, false, "", nil},
 		{"matcher hits", []config.Hook{{Event: PreToolUse, Matcher: "grep|shell", Command: "exit 2"}}, true, "blocked by a pre_tool_use hook", nil},
