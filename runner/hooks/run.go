@@ -73,6 +73,9 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.logf("hooks: %s hook %d: start: %v", h.event, h.index, err)
+		if ctx.Err() != nil { // exec refuses to start on a done context
+			return fail(CauseCancelled)
+		}
 		return fail(CauseStart)
 	}
 	p.closeChilds()
