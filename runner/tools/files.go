@@ -89,6 +89,9 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if err := decode(args, &a); err != nil || a.Path == "" {
 		return errResult(t.Name(), "invalid arguments")
 	}
+	if !t.o.readAllowed(a.Path) {
+		return refused(t.Name(), RefusedCredentialRead)
+	}
 	f, bad := openRegular(resolve(t.o.Cwd, a.Path))
 	if bad != "" {
 		return errResult(t.Name(), bad)
@@ -142,7 +145,13 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return errResult(t.Name(), "cancelled")
 	}
-	p := resolve(t.o.Cwd, a.Path)
+	p, reason, bad := t.o.writeTarget(a.Path)
+	if reason != "" {
+		return refused(t.Name(), reason)
+	}
+	if bad != "" {
+		return errResult(t.Name(), bad)
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
@@ -182,7 +191,13 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if err := decode(args, &a); err != nil || a.Path == "" || a.Old == "" || a.New == nil {
 		return errResult(t.Name(), "invalid arguments")
 	}
-	p := resolve(t.o.Cwd, a.Path)
+	p, reason, bad := t.o.writeTarget(a.Path)
+	if reason != "" {
+		return refused(t.Name(), reason)
+	}
+	if bad != "" {
+		return errResult(t.Name(), bad)
+	}
 	f, bad := openRegular(p)
 	if bad != "" {
 		return errResult(t.Name(), bad)

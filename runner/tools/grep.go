@@ -33,7 +33,7 @@ type grepArgs struct {
 
 func (*grepTool) Name() string { return "grep" }
 func (*grepTool) Description() string {
-	return "Search files for lines matching a regular expression (RE2 syntax). Searches a file, or a directory recursively (skipping .git and binary files). Prints path:line:text."
+	return "Search files for lines matching a regular expression (RE2 syntax). Searches a file, or a directory recursively (skipping .git, binary and credential files). Prints path:line:text."
 }
 func (*grepTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string","description":"regular expression (RE2)"},"path":{"type":"string","description":"file or directory to search"}},"required":["pattern","path"]}`)
@@ -64,6 +64,16 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if _, err := os.Stat(root); err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
+	if !t.o.readAllowed(a.Path) {
+		return refused(t.Name(), RefusedCredentialRead)
+	}
+	// Walked paths are checked as walked and as placed under the resolved
+	// root, so that a symlinked root into a protected tree is caught too.
+	realRoot := realOrSelf(root)
+	protected := func(p string) bool {
+		return !t.o.AllowCredentialFiles &&
+			(t.o.credentialPath(p) || t.o.credentialPath(realRoot+strings.TrimPrefix(p, root)))
+	}
 	g := grepRun{re: re, cwd: t.o.Cwd, limit: t.o.MaxOutput}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
@@ -76,10 +86,13 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 			if d.Name() == ".git" && p != root {
 				return filepath.SkipDir
 			}
+			if p != root && protected(p+"/x") {
+				return filepath.SkipDir // a credential directory (.ssh, MC_HOME)
+			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil
+		if !d.Type().IsRegular() || protected(p) {
+			return nil // credential files are skipped, like binaries
 		}
 		return g.file(p)
 	})

@@ -76,6 +76,29 @@ type Options struct {
 	ShellTimeout time.Duration
 	// MaxOutput bounds each result's text; zero means DefaultMaxOutput.
 	MaxOutput int
+
+	// MCHome is the storage root ($MC_HOME). Everything under it (auth,
+	// settings, MCP approvals, sessions) is protected like a credential
+	// file. Empty protects no storage root.
+	MCHome string
+	// AllowOutsideCwd lets write_file and edit_file write outside Cwd
+	// (settings: tools.protections.allow_outside_cwd, default false).
+	AllowOutsideCwd bool
+	// AllowGitInternals lets write_file and edit_file write paths with a
+	// .git component (settings: tools.protections.allow_git_internals,
+	// default false).
+	AllowGitInternals bool
+	// AllowCredentialFiles lets the file tools read and write credential
+	// files (settings: tools.protections.allow_credential_files, default
+	// false).
+	AllowCredentialFiles bool
+	// NoForceApproval turns off the shell's destructive-command check
+	// (ForceApproval always answers false; settings:
+	// tools.protections.allow_destructive_shell, default false).
+	NoForceApproval bool
+
+	// mcHomeReal is MCHome with its symlinks resolved, set by withDefaults.
+	mcHomeReal string
 }
 
 func (o Options) withDefaults() Options {
@@ -88,6 +111,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
+	o.mcHomeReal = realOrSelf(o.MCHome)
 	return o
 }
 
