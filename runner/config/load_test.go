@@ -48,6 +48,8 @@ func TestLoadCodes(t *testing.T) {
 		{"bad thinking", []file{f("home/settings.toml", fixtureGlobal+"thinking = \"lots\"\n")}, nil, wire.CodeConfigurationInvalid},
 		{"bad base_url", []file{f("home/settings.toml", openai+"[providers.openai]\nbase_url = \"ftp://x\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, wire.CodeConfigurationInvalid},
 		{"hook bad event", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"whenever\"\ncommand = \"true\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"hook bad matcher", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"(shell\"\ncommand = \"true\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"hook regexp matcher", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"write_file|mcp__.*\"\ncommand = \"true\"\n")}, nil, ""},
 		{"hook ok", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"shell\"\ncommand = \"true\"\n")}, nil, ""},
 		{"code mode ok", []file{f("home/settings.toml", fixtureGlobal+"[tools.code_mode]\nenabled = true\nallow = [\"read_file\"]\napproval = \"auto\"\n")}, nil, ""},
 		{"oversized settings", []file{f("home/settings.toml", fixtureGlobal+"# "+strings.Repeat("x", MaxFileBytes)+"\n")}, nil, wire.CodeConfigurationInvalid},

@@ -223,6 +223,13 @@ func (s *Settings) validate() error {
 		if h.Command == "" {
 			return fmt.Errorf("hooks[%d].command: empty", i)
 		}
+		// The rule of runner/hooks: "" or "*" match every tool, anything
+		// else is an RE2 regexp matched against the whole tool name.
+		if m := h.Matcher; m != "" && m != "*" {
+			if _, err := regexp.Compile("^(?:" + m + ")$"); err != nil {
+				return fmt.Errorf("hooks[%d].matcher: invalid pattern", i)
+			}
+		}
 		if h.TimeoutMs == 0 {
 			h.TimeoutMs = defaultHookTimeout
 		}
