@@ -1,0 +1,145 @@
+package codemode
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/dop251/goja"
+
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// ToolError codes, the `code` property of the Error a tool call throws.
+const (
+	CodeFailed           = "failed"            // the tool returned an error result
+	CodeDenied           = "denied"            // approval denied or expired
+	CodeApprovalFailed   = "approval_failed"   // the approval request could not be made
+	CodeLimit            = "limit"             // tool-call bound, or activity refused
+	CodeCancelled        = "cancelled"         // the program is being stopped
+	CodeInvalidArguments = "invalid_arguments" // arguments not encodable within bounds
+)
+
+// callFunc returns the native function tools.NAME for tl. It runs on the
+// VM goroutine; it throws (panics with a JavaScript Error) on every
+// failure, and the program may catch that.
+func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
+	name := tl.Name()
+	return func(call goja.FunctionCall) goja.Value {
+		if p.ctx.Err() != nil {
+			panic(p.toolError(name, CodeCancelled, name+": cancelled"))
+		}
+		if p.calls >= p.o.MaxToolCalls {
+			panic(p.toolError(name, CodeLimit, "tool-call limit reached ("+strconv.Itoa(p.o.MaxToolCalls)+" per program)"))
+		}
+		args, msg := p.encodeArgs(call.Argument(0))
+		if msg != "" {
+			panic(p.toolError(name, CodeInvalidArguments, name+": "+msg))
+		}
+		p.calls++
+
+		id := ""
+		if p.o.Activity != nil {
+			var err error
+			if id, err = p.o.Activity.Start(name, name+": started (from code)"); err != nil {
+				panic(p.toolError(name, CodeLimit, name+": activity limit reached"))
+			}
+		}
+		finish := func(summary string, failed bool) {
+			if p.o.Activity == nil {
+				return
+			}
+			if err := p.o.Activity.Finish(id, name, summary, failed); err != nil {
+				panic(p.toolError(name, CodeLimit, name+": activity could not be reported"))
+			}
+		}
+
+		if tl.Mutating() && p.o.Approval != ApprovalAuto {
+			allowed, err := p.approve(tl, args)
+			switch {
+			case p.ctx.Err() != nil:
+				finish(name+": cancelled", true)
+				panic(p.toolError(name, CodeCancelled, name+": cancelled"))
+			case err != nil:
+				finish(name+": approval failed", true)
+				panic(p.toolError(name, CodeApprovalFailed, name+": approval failed"))
+			case !allowed:
+				finish(name+": denied by user", true)
+				panic(p.toolError(name, CodeDenied, name+": denied by user"))
+			}
+		}
+
+		res := tl.Run(p.ctx, args)
+		if p.ctx.Err() != nil {
+			finish(name+": cancelled", true)
+			panic(p.toolError(name, CodeCancelled, name+": cancelled"))
+		}
+		finish(res.Summary, res.IsError)
+		text := clipString(res.Text, p.o.MaxStringBytes)
+		if res.IsError {
+			panic(p.toolError(name, CodeFailed, text))
+		}
+		return p.vm.ToValue(text)
+	}
+}
+
+// approve asks the Approver (nil denies) with the wall clock paused.
+func (p *program) approve(tl tools.Tool, args json.RawMessage) (bool, error) {
+	if p.o.Approver == nil {
+		return false, nil
+	}
+	p.clock.pause()
+	defer p.clock.resume()
+	// The summary says the call comes from code; Describe is bounded
+	// (tools.DescribeBytes) and the caller redacts it before display.
+	return p.o.Approver.Approve(p.ctx, tl.Name(), "from code: "+tl.Describe(args))
+}
+
+// toolError builds the Error a failed call throws: name "ToolError",
+// message, tool, code. It uses the Error constructor saved before the
+// program ran, so a program cannot change what it gets.
+func (p *program) toolError(tool, code, message string) *goja.Object {
+	obj, err := p.vm.New(p.errorCtor, p.vm.ToValue(message))
+	if err != nil {
+		obj = p.vm.NewObject()
+		_ = obj.Set("message", message)
+	}
+	_ = obj.Set("name", "ToolError")
+	_ = obj.Set("tool", tool)
+	_ = obj.Set("code", code)
+	return obj
+}
+
+// encodeArgs encodes a call's argument object as JSON within the API
+// bounds, or returns a short message saying which bound it broke.
+// Undefined means {}.
+func (p *program) encodeArgs(v goja.Value) (json.RawMessage, string) {
+	if v == nil || goja.IsUndefined(v) {
+		return json.RawMessage("{}"), ""
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || isArray(o) {
+		return nil, "arguments must be an object"
+	}
+	e := encoder{strict: true, limit: p.o.MaxStringBytes, maxStr: p.o.MaxStringBytes, maxArr: p.o.MaxArrayLen}
+	e.value(v, 0)
+	if e.err != "" {
+		return nil, e.err
+	}
+	return json.RawMessage(e.buf), ""
+}
+
+// consoleLog is console.log: one line, values separated by spaces, strings
+// as they are and other values as JSON, within the output bound.
+func (p *program) consoleLog(call goja.FunctionCall) goja.Value {
+	if p.out.full() {
+		return goja.Undefined()
+	}
+	p.out.newLine()
+	for i, v := range call.Arguments {
+		if i > 0 {
+			p.out.appendRaw(" ")
+		}
+		p.out.value(p, v)
+	}
+	return goja.Undefined()
+}
