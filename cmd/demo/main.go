@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/console"
 )
 
 func main() {
@@ -112,9 +113,15 @@ func run(bin string) error {
 	}
 	_ = json.Unmarshal(resp.Result, &turn)
 
-	revision, err := showRun(ctx, c, sess.SessionID, turn.RunID)
+	revision, _, err := console.Show(ctx, c, os.Stdout, sess.SessionID, turn.RunID, func(string) bool {
+		fmt.Println("  you> allow")
+		return true
+	})
 	if err != nil {
 		return err
+	}
+	if revision == "" {
+		return fmt.Errorf("run finished without a history revision")
 	}
 
 	section("history.page")
@@ -163,67 +170,6 @@ func run(bin string) error {
 		return fmt.Errorf("child exit code %d", code)
 	}
 	return nil
-}
-
-// showRun prints a run's events as a frontend would and answers approvals
-// (allowing them). It returns the fresh history revision of run.finished.
-func showRun(ctx context.Context, c *client.Client, sessionID, runID string) (string, error) {
-	streaming := false
-	for {
-		ev, err := c.WaitEvent(ctx, func(e client.Event) bool { return e.RunID == runID })
-		if err != nil {
-			return "", err
-		}
-		var d struct {
-			MessageID   string  `json:"message_id"`
-			Text        string  `json:"text"`
-			LastPart    bool    `json:"last_part"`
-			Kind        string  `json:"kind"`
-			State       string  `json:"state"`
-			Name        string  `json:"name"`
-			Summary     string  `json:"summary"`
-			ApprovalID  string  `json:"approval_id"`
-			Outcome     string  `json:"outcome"`
-			Persistence string  `json:"persistence"`
-			Revision    *string `json:"revision"`
-		}
-		if err := ev.Decode(&d); err != nil {
-			return "", err
-		}
-		switch ev.Name {
-		case "input.persisted":
-			fmt.Println("  [input persisted: the session is durable now]")
-		case "message.delta":
-			if !streaming {
-				fmt.Print("assistant> ")
-				streaming = true
-			}
-			fmt.Print(d.Text)
-		case "message.reconcile":
-			if streaming {
-				fmt.Println()
-				streaming = false
-			}
-			if d.LastPart {
-				fmt.Println("  [reconciled]")
-			}
-		case "activity":
-			fmt.Printf("  [%s %s %s] %s\n", d.Kind, d.Name, d.State, d.Summary)
-		case "approval.requested":
-			fmt.Printf("  [approval requested] %s\n  you> allow\n", d.Summary)
-			if _, err := call(ctx, c, "approval.answer", map[string]any{"session_id": sessionID, "run_id": runID, "approval_id": d.ApprovalID, "allow": true}); err != nil {
-				return "", err
-			}
-		case "diagnostic":
-			fmt.Printf("  [diagnostic] %s\n", d.Summary)
-		case "run.finished":
-			fmt.Printf("  [run finished: %s, history %s]\n", d.Outcome, d.Persistence)
-			if d.Revision == nil {
-				return "", fmt.Errorf("run finished without a history revision")
-			}
-			return *d.Revision, nil
-		}
-	}
 }
 
 func call(ctx context.Context, c *client.Client, method string, params any) (*client.Response, error) {

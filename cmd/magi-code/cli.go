@@ -37,10 +37,3 @@ func cli(l launch) int {
 	}
 	return 0
 }
-
-// interactive is the terminal mode. Its full UI is not part of this build;
-// it points people at the protocol and the CLI.
-func interactive(prompt string) int {
-	fmt.Fprint(os.Stderr, "magi-code: the interactive terminal UI is not available in this build.\n"+usage)
-	return 2
-}

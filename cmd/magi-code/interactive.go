@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/console"
+)
+
+// interactive is the terminal mode for people: it runs `magi-code serve
+// --stdio` as its own child and drives it like any frontend would, so the
+// terminal and Ma-gi exercise the one protocol path. With a prompt it runs
+// one turn; without, it reads prompts line by line. Ctrl-C cancels the
+// running turn; /quit or EOF ends the session.
+func interactive(prompt string) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "magi-code: cannot find its own executable")
+		return 1
+	}
+	cwd, _ := os.Getwd()
+	ctx := context.Background()
+	c, err := client.Start(ctx, client.Options{Bin: exe, Dir: cwd, Env: os.Environ()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "magi-code: cannot start the backend")
+		return 1
+	}
+	defer c.Kill()
+
+	call := func(method string, params any) (json.RawMessage, bool) {
+		resp, err := c.Call(ctx, method, params)
+		switch {
+		case err != nil:
+			fmt.Fprintln(os.Stderr, "magi-code: the backend stopped")
+			return nil, false
+		case resp.Error != nil:
+			fmt.Fprintf(os.Stderr, "magi-code: %s failed: %s\n", method, resp.Error.Code)
+			return nil, false
+		}
+		return resp.Result, true
+	}
+	if _, ok := call("initialize", map[string]any{"required_capabilities": []string{"session.create", "turn.start", "turn.cancel", "approval.answer"}}); !ok {
+		return 1
+	}
+	res, ok := call("session.create", map[string]any{})
+	if !ok {
+		return 1
+	}
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal(res, &sess)
+
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 0, 4096), 64<<10)
+	approve := func(string) bool {
+		fmt.Print("  allow? [y/N] ")
+		if !in.Scan() {
+			return false
+		}
+		a := strings.ToLower(strings.TrimSpace(in.Text()))
+		return a == "y" || a == "yes"
+	}
+	turn := func(text string) bool {
+		res, ok := call("turn.start", map[string]any{"session_id": sess.SessionID, "prompt": text})
+		if !ok {
+			return false
+		}
+		var t struct {
+			RunID string `json:"run_id"`
+		}
+		_ = json.Unmarshal(res, &t)
+		interrupts := make(chan os.Signal, 1)
+		signal.Notify(interrupts, os.Interrupt)
+		done := make(chan struct{})
+		go func() { // ends with the turn
+			select {
+			case <-interrupts:
+				_, _ = c.Call(ctx, "turn.cancel", map[string]any{"session_id": sess.SessionID, "run_id": t.RunID})
+			case <-done:
+			}
+		}()
+		_, _, err := console.Show(ctx, c, os.Stdout, sess.SessionID, t.RunID, approve)
+		close(done)
+		signal.Stop(interrupts)
+		return err == nil
+	}
+
+	if prompt != "" {
+		ok = turn(prompt)
+	} else {
+		for fmt.Print("you> "); in.Scan(); fmt.Print("you> ") {
+			line := strings.TrimSpace(in.Text())
+			if line == "/quit" {
+				break
+			}
+			if line != "" && !turn(line) {
+				ok = false
+				break
+			}
+		}
+		fmt.Println()
+	}
+	_, _ = c.Call(ctx, "shutdown", map[string]any{})
+	_, _, _ = c.Wait()
+	if !ok {
+		return 1
+	}
+	return 0
+}
