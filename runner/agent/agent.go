@@ -486,7 +486,7 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 	if res, blocked, err := r.preToolUse(ctx, tool.Name(), call.Arguments); err != nil || blocked {
 		return res, err
 	}
-	res = tool.Run(ctx, call.Arguments)
+	res = tool.Run(withReporter(ctx, r), call.Arguments)
 	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)
 }
 

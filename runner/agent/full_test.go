@@ -583,3 +583,56 @@ func TestForceApproval(t *testing.T) {
 		})
 	}
 }
+
+// program reports two inner calls through the Reporter, the second after
+// an approval, as Code Mode does.
+type program struct{}
+
+func (program) Name() string                    { return "run_code" }
+func (program) Description() string             { return "program" }
+func (program) Schema() json.RawMessage         { return json.RawMessage(`{"type":"object"}`) }
+func (program) Mutating() bool                  { return false }
+func (program) Describe(json.RawMessage) string { return "program" }
+func (program) Run(ctx context.Context, _ json.RawMessage) tools.Result {
+	rep := ReporterFrom(ctx)
+	if rep == nil {
+		return tools.Result{Text: "no reporter", IsError: true}
+	}
+	id, err := rep.Start("read_file", "read_file: started")
+	if err != nil {
+		return tools.Result{Text: "start failed", IsError: true}
+	}
+	if err := rep.Finish(id, "read_file", false, "read_file: 3 lines"); err != nil {
+		return tools.Result{Text: "finish failed", IsError: true}
+	}
+	allowed, _ := rep.Approve(ctx, "write_file", "from code: write_file x")
+	id, _ = rep.Start("write_file", "write_file: started")
+	_ = rep.Finish(id, "write_file", !allowed, "write_file: denied by user")
+	return tools.Result{Text: "ten lines", Summary: "run_code: ok"}
+}
+
+func TestReporter(t *testing.T) {
+	sc := parse(t, `{"responses":[{"steps":[{"tool_call":{"name":"run_code","arguments":{}}}]},{"steps":[{"text":"ok"}]}]}`)
+	ap := &approver{allow: false}
+	cfg := Config{Provider: fixtureprov.New(sc), Tools: tools.NewSet(program{}), Approver: ap}
+	sink := &recorder{}
+	res, err := Run(context.Background(), cfg, nil, "go", sink)
+	if err != nil || res.Activities != 3 {
+		t.Fatalf("Run = %d activities, %v", res.Activities, err)
+	}
+	want := []string{
+		"activity id-2 tool read_file started read_file: started",
+		"activity id-2 tool read_file completed read_file: 3 lines",
+		"activity id-3 tool write_file started write_file: started",
+		"activity id-3 tool write_file failed write_file: denied by user",
+	}
+	if got := kinds(sink.events, "activity"); !reflect.DeepEqual(got, want) {
+		t.Errorf("activities %q\nwant %q", got, want)
+	}
+	if !reflect.DeepEqual(ap.asked, []string{"write_file|from code: write_file x"}) {
+		t.Errorf("asked %q", ap.asked)
+	}
+	if ReporterFrom(context.Background()) != nil {
+		t.Error("reporter outside a tool call")
+	}
+}
