@@ -636,3 +636,38 @@ func TestReporter(t *testing.T) {
 		t.Error("reporter outside a tool call")
 	}
 }
+
+// cancellingHooks cancels the run from inside PreToolUse and fails as a
+// cancelled hook does.
+type cancellingHooks struct {
+	fakeHooks
+	cancel context.CancelFunc
+}
+
+func (h *cancellingHooks) PreToolUse(ctx context.Context, tool string, args json.RawMessage) (bool, string, error) {
+	h.cancel()
+	return false, "", ctx.Err()
+}
+
+func TestCancelDuringPreToolUse(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, parse(t, `{"responses":[{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"marker","content":"x"}}}]}]}`), dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &cancellingHooks{cancel: cancel}
+	cfg.Approval, cfg.Hooks = ApprovalAuto, h
+	sink := &recorder{}
+	res, err := Run(ctx, cfg, nil, "go", sink)
+	if !errors.Is(err, ErrCancelled) || res.Outcome != Cancelled {
+		t.Fatalf("Run = %s, %v", res.Outcome, err)
+	}
+	if got := kinds(sink.events, "diag"); got != nil {
+		t.Errorf("diagnostics %q for a cancelled hook", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
+		t.Error("tool ran after cancellation")
+	}
+	if !reflect.DeepEqual(h.calls, []string{"stop cancelled"}) {
+		t.Errorf("hook calls %q", h.calls)
+	}
+}

@@ -21,6 +21,11 @@ func (r *run) preToolUse(ctx context.Context, name string, args json.RawMessage)
 		return res, false, nil
 	}
 	block, reason, herr := r.cfg.Hooks.PreToolUse(ctx, name, args)
+	if ctx.Err() != nil {
+		// Cancelled while the hook ran: not a hook failure, and the tool
+		// never starts.
+		return tools.Result{Text: TextCancelled, IsError: true, Summary: name + ": cancelled"}, true, nil
+	}
 	if herr != nil {
 		// hooks.go: a failing hook "never blocks by itself".
 		return res, false, r.diagnose(name + ": pre_tool_use hook failed")
@@ -39,7 +44,7 @@ func (r *run) postToolUse(ctx context.Context, name string, args json.RawMessage
 	if r.cfg.Hooks == nil {
 		return nil
 	}
-	if err := r.cfg.Hooks.PostToolUse(ctx, name, args, res.Text, res.IsError); err != nil {
+	if err := r.cfg.Hooks.PostToolUse(ctx, name, args, res.Text, res.IsError); err != nil && ctx.Err() == nil {
 		return r.diagnose(name + ": post_tool_use hook failed")
 	}
 	return nil
