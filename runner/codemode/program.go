@@ -6,6 +6,7 @@ import (
 	"errors"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -225,7 +226,7 @@ func (p *program) describeError(v goja.Value) string {
 	if o, ok := v.(*goja.Object); ok {
 		if stack := o.Get("stack"); stack != nil && !goja.IsUndefined(stack) {
 			if s, ok := stack.Export().(string); ok && s != "" {
-				return clipString(s, 2048)
+				return clipString(dropNativeFrames(s), 2048)
 			}
 		}
 	}
@@ -233,6 +234,22 @@ func (p *program) describeError(v goja.Value) string {
 		return clipString(s.Substring(0, 2048).String(), 2048)
 	}
 	return clipString(v.String(), 2048)
+}
+
+// dropNativeFrames removes stack lines of Go functions (tools.NAME and
+// console.log): they name our Go code and tell the model nothing.
+func dropNativeFrames(stack string) string {
+	if len(stack) > 1<<16 {
+		stack = stack[:1<<16]
+	}
+	lines := strings.Split(stack, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasSuffix(strings.TrimSpace(l), "(native)") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // fail is an error result: what was printed, then the error line.
