@@ -1,0 +1,204 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/magi-code/magi-code/runner/provider"
+)
+
+// response accumulates one streamed message: content blocks by index.
+type response struct {
+	// summaries says whether this response's thinking blocks are provider
+	// summaries (see summarizes).
+	summaries bool
+	started   bool
+	stopped   bool
+
+	blocks     []block
+	tools      int
+	argsBytes  int
+	thinkBytes int
+	// thinkingBlocks are the response's thinking and redacted_thinking
+	// blocks, in order, as the API wants them replayed.
+	thinkingBlocks []sdk.ContentBlockParamUnion
+}
+
+// Block kinds we act on; every other block type (server tools, citations'
+// sources, ...) is ignored.
+const (
+	blockOther = iota
+	blockText
+	blockToolUse
+	blockThinking
+	blockRedacted
+)
+
+type block struct {
+	kind      int
+	id, name  string
+	startJSON string // input given whole in content_block_start
+	args      strings.Builder
+	sawDelta  bool
+	thinking  strings.Builder
+	signature string
+	data      string // redacted_thinking payload
+	closed    bool
+}
+
+// add folds one event in and returns the event to emit, if any (Kind 0
+// means none).
+func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, error) {
+	switch ev.Type {
+	case "message_start":
+		r.started = true
+	case "content_block_start":
+		b, err := r.open(ev.Index)
+		if err != nil {
+			return provider.StreamEvent{}, err
+		}
+		cb := &ev.ContentBlock
+		switch cb.Type {
+		case "text":
+			b.kind = blockText
+			if cb.Text != "" {
+				return provider.StreamEvent{Kind: provider.TextDelta, Text: cb.Text}, nil
+			}
+		case "tool_use":
+			if r.tools++; r.tools > MaxToolCalls {
+				return provider.StreamEvent{}, errTooLarge
+			}
+			b.kind, b.id, b.name = blockToolUse, cb.ID, cb.Name
+			if raw := cb.JSON.Input.Raw(); raw != "" && raw != "null" {
+				b.startJSON = raw
+			}
+		case "thinking":
+			b.kind = blockThinking
+			b.signature = cb.Signature
+			if err := r.think(b, cb.Thinking, len(cb.Signature)); err != nil {
+				return provider.StreamEvent{}, err
+			}
+		case "redacted_thinking":
+			b.kind, b.data = blockRedacted, cb.Data
+			if err := r.think(b, "", len(cb.Data)); err != nil {
+				return provider.StreamEvent{}, err
+			}
+		}
+	case "content_block_delta":
+		b, err := r.at(ev.Index)
+		if err != nil {
+			return provider.StreamEvent{}, err
+		}
+		d := &ev.Delta
+		switch {
+		case d.Type == "text_delta" && b.kind == blockText:
+			if d.Text != "" {
+				return provider.StreamEvent{Kind: provider.TextDelta, Text: d.Text}, nil
+			}
+		case d.Type == "input_json_delta" && b.kind == blockToolUse:
+			r.argsBytes += len(d.PartialJSON)
+			if r.argsBytes > MaxToolArgsBytes {
+				return provider.StreamEvent{}, errTooLarge
+			}
+			b.sawDelta = true
+			b.args.WriteString(d.PartialJSON)
+		case d.Type == "thinking_delta" && b.kind == blockThinking:
+			if err := r.think(b, d.Thinking, 0); err != nil {
+				return provider.StreamEvent{}, err
+			}
+		case d.Type == "signature_delta" && b.kind == blockThinking:
+			b.signature += d.Signature
+			if err := r.think(b, "", len(d.Signature)); err != nil {
+				return provider.StreamEvent{}, err
+			}
+		}
+	case "content_block_stop":
+		b, err := r.at(ev.Index)
+		if err != nil {
+			return provider.StreamEvent{}, err
+		}
+		b.closed = true
+		switch b.kind {
+		case blockThinking:
+			r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewThinkingBlock(b.signature, b.thinking.String()))
+			// Spec: no raw chain-of-thought. Only a provider summary
+			// passes, whole, once its block is complete.
+			if r.summaries && strings.TrimSpace(b.thinking.String()) != "" {
+				return provider.StreamEvent{Kind: provider.ReasoningSummary, Text: b.thinking.String()}, nil
+			}
+		case blockRedacted:
+			r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewRedactedThinkingBlock(b.data))
+		}
+	case "message_delta":
+		// stop_reason (end_turn, tool_use, max_tokens, ...) needs no
+		// action: calls are emitted from their blocks after message_stop.
+	case "message_stop":
+		if !r.started {
+			return provider.StreamEvent{}, errEvent
+		}
+		r.stopped = true
+	}
+	return provider.StreamEvent{}, nil
+}
+
+// think accounts thinking text and signature bytes against the bound.
+func (r *response) think(b *block, text string, extra int) error {
+	r.thinkBytes += len(text) + extra
+	if r.thinkBytes > MaxThinkingBytes {
+		return errTooLarge
+	}
+	b.thinking.WriteString(text)
+	return nil
+}
+
+// open returns the new block at index i. Blocks arrive in index order.
+func (r *response) open(i int64) (*block, error) {
+	if !r.started || i != int64(len(r.blocks)) || i >= MaxToolCalls*4 {
+		return nil, errEvent
+	}
+	r.blocks = append(r.blocks, block{})
+	return &r.blocks[i], nil
+}
+
+// at returns the open block at index i.
+func (r *response) at(i int64) (*block, error) {
+	if i < 0 || i >= int64(len(r.blocks)) || r.blocks[i].closed {
+		return nil, errEvent
+	}
+	return &r.blocks[i], nil
+}
+
+// calls returns the complete tool calls in block order.
+func (r *response) calls() []provider.ToolCall {
+	var out []provider.ToolCall
+	for i := range r.blocks {
+		b := &r.blocks[i]
+		if b.kind != blockToolUse {
+			continue
+		}
+		id := b.id
+		if id == "" {
+			id = "toolu_" + strconv.Itoa(i) // compatible servers may send none
+		}
+		args := strings.TrimSpace(b.args.String())
+		if !b.sawDelta {
+			args = b.startJSON
+		}
+		var raw json.RawMessage
+		switch {
+		case args == "":
+			raw = json.RawMessage("{}")
+		case json.Valid([]byte(args)):
+			raw = json.RawMessage(args)
+		default:
+			// Keep malformed input as a JSON string: the tool rejects it,
+			// and the replayed history stays valid JSON.
+			raw, _ = json.Marshal(args)
+		}
+		out = append(out, provider.ToolCall{ID: id, Name: b.name, Arguments: raw})
+	}
+	return out
+}
