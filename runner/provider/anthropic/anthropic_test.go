@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -552,3 +553,30 @@ func TestEnvironmentIgnored(t *testing.T) {
 }
 
 func newThinking() sdkBlock { return sdkNewThinking("s", "t") }
+
+// TestNothingOnStderr: the SDK prints a deprecation warning to stderr when
+// claude-opus-4-6 or claude-mythos-preview get budget thinking; serve must
+// never write there, so those models get adaptive thinking.
+func TestNothingOnStderr(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	for _, model := range []string{"claude-opus-4-6", "claude-mythos-preview"} {
+		for _, level := range []string{"", "off", "minimal", "low", "medium", "high"} {
+			p := start(t, sse(textMessage(model, "ok")...), Config{Thinking: level})
+			if err := p.Stream(context.Background(), provider.Request{Model: model}, func(provider.StreamEvent) error { return nil }); err != nil {
+				t.Errorf("%s/%s: %v", model, level, err)
+			}
+		}
+	}
+	os.Stderr = saved
+	w.Close()
+	out, _ := io.ReadAll(r)
+	r.Close()
+	if len(out) != 0 {
+		t.Errorf("stderr got %q", out)
+	}
+}
