@@ -61,10 +61,13 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 		a.Path = "."
 	}
 	root := resolve(t.o.Cwd, a.Path)
-	if _, err := os.Stat(root); err != nil {
+	fi, err := os.Stat(root)
+	if err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
-	if !t.o.readAllowed(a.Path) {
+	// A directory whose every entry is protected (.ssh, MC_HOME) is refused
+	// as a whole rather than searched to no matches.
+	if !t.o.readAllowed(a.Path) || fi.IsDir() && !t.o.readAllowed(filepath.Join(a.Path, "x")) {
 		return refused(t.Name(), RefusedCredentialRead)
 	}
 	// Walked paths are checked as walked and as placed under the resolved

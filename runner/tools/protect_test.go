@@ -1,0 +1,330 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// protectTree builds, under a temporary root:
+//
+//	work/            the session cwd, a git checkout with secrets and links
+//	outside/         a sibling directory
+//	home/.ssh, home/.aws/credentials
+//	mchome/          the storage root (auth.json, settings.toml)
+//
+// and returns root.
+func protectTree(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"work/a.txt":                    "alpha\n",
+		"work/.git/config":              "[core]\n",
+		"work/.git/HEAD":                "ref: refs/heads/main\n",
+		"work/sub/.git":                 "gitdir: ../.git/worktrees/sub\n",
+		"work/sub/b.txt":                "bee\n",
+		"work/.env":                     "SECRET=hunter2\n",
+		"work/.env.local":               "SECRET=local\n",
+		"work/.env.example":             "SECRET=changeme\n",
+		"work/.gitignore":               "bin/\n",
+		"work/.github/workflows/ci.yml": "on: push\n",
+		"work/keys/server.pem":          "-----BEGIN PRIVATE KEY-----\n",
+		"work/keys.go":                  "package keys // SECRET handling\n",
+		"work/credentials.go":           "package creds\n",
+		"work/id_rsa.pub":               "ssh-ed25519 AAAA\n",
+		"outside/target.txt":            "outside\n",
+		"home/.ssh/id_rsa":              "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		"home/.ssh/authorized_keys":     "ssh-ed25519 AAAA\n",
+		"home/.aws/credentials":         "[default]\naws_secret_access_key=SECRET\n",
+		"mchome/auth.json":              `{"openai":{"key":"SECRET"}}`,
+		"mchome/settings.toml":          "provider = \"fixture\"\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"work/escape":  "../outside",             // a directory link out of cwd
+		"work/dangle":  "../outside/created.txt", // dangling: writing creates its target
+		"work/abslink": filepath.Join(root, "outside", "target.txt"),
+		"work/gitlink": ".git",
+		"work/envlink": ".env",
+		"work/inner":   "sub", // stays inside cwd
+		"work/sshlink": filepath.Join(root, "home", ".ssh"),
+		"work/loop":    "loop",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// snapshot records every regular file under root, to check that a refused
+// call changed nothing.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files[p] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestWriteProtections(t *testing.T) {
+	const (
+		outside = RefusedOutsideCwd
+		git     = RefusedGitInternals
+		cred    = RefusedCredentialWrite
+	)
+	tests := []struct {
+		name   string
+		tool   string
+		path   string // ROOT/ is replaced by the tree's root
+		allow  func(*Options)
+		refuse string // "" when the call must succeed
+		wrote  string // when it succeeds: the file (ROOT/...) that now holds "new"
+	}{
+		// Outside cwd, lexically and through links.
+		{name: "parent path", tool: "write_file", path: "../outside/target.txt", refuse: outside},
+		{name: "absolute outside", tool: "write_file", path: "ROOT/outside/new.txt", refuse: outside},
+		{name: "dot-dot after subdir", tool: "write_file", path: "sub/../../outside/new.txt", refuse: outside},
+		{name: "through dir symlink", tool: "write_file", path: "escape/target.txt", refuse: outside},
+		{name: "new file through dir symlink", tool: "write_file", path: "escape/new.txt", refuse: outside},
+		{name: "dangling symlink", tool: "write_file", path: "dangle", refuse: outside},
+		{name: "absolute symlink", tool: "write_file", path: "abslink", refuse: outside},
+		{name: "dot-dot after symlink", tool: "write_file", path: "escape/../a.txt", refuse: outside},
+		{name: "edit outside", tool: "edit_file", path: "../outside/target.txt", refuse: outside},
+		{name: "edit through symlink", tool: "edit_file", path: "abslink", refuse: outside},
+		{name: "allowed outside", tool: "write_file", path: "escape/target.txt", allow: func(o *Options) { o.AllowOutsideCwd = true }, wrote: "ROOT/outside/target.txt"},
+		// .git internals.
+		{name: "git config", tool: "write_file", path: ".git/config", refuse: git},
+		{name: "git hook", tool: "write_file", path: ".git/hooks/pre-commit", refuse: git},
+		{name: "git upper case", tool: "write_file", path: ".GIT/config", refuse: git},
+		{name: "worktree git file", tool: "write_file", path: "sub/.git", refuse: git},
+		{name: "git through symlink", tool: "write_file", path: "gitlink/config", refuse: git},
+		{name: "git absolute", tool: "write_file", path: "ROOT/work/.git/HEAD", refuse: git},
+		{name: "edit git config", tool: "edit_file", path: ".git/config", refuse: git},
+		{name: "allowed git", tool: "write_file", path: ".git/config", allow: func(o *Options) { o.AllowGitInternals = true }, wrote: "ROOT/work/.git/config"},
+		// Credentials.
+		{name: "env", tool: "write_file", path: ".env", refuse: cred},
+		{name: "env local", tool: "write_file", path: ".env.local", refuse: cred},
+		{name: "env through symlink", tool: "write_file", path: "envlink", refuse: cred},
+		{name: "pem", tool: "write_file", path: "keys/server.pem", refuse: cred},
+		{name: "new key", tool: "write_file", path: "tls/new.key", refuse: cred},
+		{name: "netrc", tool: "write_file", path: ".netrc", refuse: cred},
+		{name: "npmrc", tool: "write_file", path: "web/.npmrc", refuse: cred},
+		{name: "auth json", tool: "write_file", path: "auth.json", refuse: cred},
+		{name: "git credentials", tool: "write_file", path: ".git-credentials", refuse: cred},
+		{name: "authorized keys", tool: "write_file", path: "ROOT/home/.ssh/authorized_keys", refuse: cred},
+		{name: "ssh via symlink", tool: "write_file", path: "sshlink/id_rsa", refuse: cred},
+		{name: "aws credentials", tool: "write_file", path: "ROOT/home/.aws/credentials", refuse: cred},
+		{name: "mc home settings", tool: "write_file", path: "ROOT/mchome/settings.toml", refuse: cred},
+		{name: "edit env", tool: "edit_file", path: ".env", refuse: cred},
+		{name: "allowed env", tool: "write_file", path: ".env", allow: func(o *Options) { o.AllowCredentialFiles = true }, wrote: "ROOT/work/.env"},
+		// Errors, not refusals.
+		{name: "symlink loop", tool: "write_file", path: "loop/x", refuse: "write_file: too many symbolic links"},
+		// Look-alikes that must pass.
+		{name: "plain", tool: "write_file", path: "a.txt", wrote: "ROOT/work/a.txt"},
+		{name: "absolute inside", tool: "write_file", path: "ROOT/work/sub/b.txt", wrote: "ROOT/work/sub/b.txt"},
+		{name: "gitignore", tool: "write_file", path: ".gitignore", wrote: "ROOT/work/.gitignore"},
+		{name: "github workflow", tool: "write_file", path: ".github/workflows/ci.yml", wrote: "ROOT/work/.github/workflows/ci.yml"},
+		{name: "git in a name", tool: "write_file", path: "my.git.txt", wrote: "ROOT/work/my.git.txt"},
+		{name: "git dir without dot", tool: "write_file", path: "git/objects.txt", wrote: "ROOT/work/git/objects.txt"},
+		{name: "env example", tool: "write_file", path: ".env.example", wrote: "ROOT/work/.env.example"},
+		{name: "env template", tool: "write_file", path: "conf/.env.template", wrote: "ROOT/work/conf/.env.template"},
+		{name: "env in a name", tool: "write_file", path: "env.txt", wrote: "ROOT/work/env.txt"},
+		{name: "credentials go", tool: "write_file", path: "credentials.go", wrote: "ROOT/work/credentials.go"},
+		{name: "keys go", tool: "write_file", path: "keys.go", wrote: "ROOT/work/keys.go"},
+		{name: "public key", tool: "write_file", path: "id_rsa.pub", wrote: "ROOT/work/id_rsa.pub"},
+		{name: "symlink inside cwd", tool: "write_file", path: "inner/new.txt", wrote: "ROOT/work/sub/new.txt"},
+		{name: "dot-dot back inside", tool: "write_file", path: "newdir/../c.txt", wrote: "ROOT/work/c.txt"},
+		{name: "edit gitignore", tool: "edit_file", path: ".gitignore", wrote: "ROOT/work/.gitignore"},
+		{name: "edit through inner link", tool: "edit_file", path: "inner/b.txt", wrote: "ROOT/work/sub/b.txt"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := protectTree(t)
+			opts := Options{Cwd: filepath.Join(root, "work"), MCHome: filepath.Join(root, "mchome")}
+			if tc.allow != nil {
+				tc.allow(&opts)
+			}
+			tool, _ := Builtin(opts).Get(tc.tool)
+			path := strings.ReplaceAll(tc.path, "ROOT/", root+"/")
+			var args []byte
+			if tc.tool == "write_file" {
+				args, _ = json.Marshal(map[string]string{"path": path, "content": "new"})
+			} else {
+				// Replace a whole file's first line: every fixture has one.
+				old, err := os.ReadFile(filepath.Join(opts.Cwd, path))
+				if filepath.IsAbs(path) {
+					old, err = os.ReadFile(path)
+				}
+				if err != nil {
+					old = []byte("x")
+				}
+				args, _ = json.Marshal(map[string]string{"path": path, "old": string(old), "new": "new"})
+			}
+			before := snapshot(t, root)
+			res := tool.Run(context.Background(), args)
+			after := snapshot(t, root)
+			if tc.refuse != "" {
+				wantSummary := tc.tool + ": " + tc.refuse
+				if strings.HasPrefix(tc.refuse, tc.tool+": ") {
+					wantSummary = tc.refuse
+				}
+				if !res.IsError || res.Text != tc.refuse || res.Summary != wantSummary {
+					t.Errorf("%s(%s) = %+v; want refusal %q", tc.tool, tc.path, res, tc.refuse)
+				}
+				if len(after) != len(before) {
+					t.Errorf("refused call changed the file set: %d files before, %d after", len(before), len(after))
+				}
+				for p, content := range before {
+					if after[p] != content {
+						t.Errorf("refused call changed %s", p)
+					}
+				}
+				return
+			}
+			if res.IsError {
+				t.Fatalf("%s(%s) = %+v; want success", tc.tool, tc.path, res)
+			}
+			wrote := strings.ReplaceAll(tc.wrote, "ROOT/", root+"/")
+			if after[wrote] != "new" {
+				t.Errorf("%s = %q; want %q", tc.wrote, after[wrote], "new")
+			}
+			for p, content := range before {
+				if p != wrote && after[p] != content {
+					t.Errorf("call also changed %s", p)
+				}
+			}
+		})
+	}
+}
+
+func TestReadProtections(t *testing.T) {
+	root := protectTree(t)
+	base := Options{Cwd: filepath.Join(root, "work"), MCHome: filepath.Join(root, "mchome")}
+	allowed := base
+	allowed.AllowCredentialFiles = true
+	tests := []struct {
+		name     string
+		opts     Options
+		tool     string
+		args     string // ROOT/ is replaced by the tree's root
+		wantText string // exact
+	}{
+		{name: "env", opts: base, tool: "read_file", args: `{"path":".env"}`, wantText: RefusedCredentialRead},
+		{name: "env local", opts: base, tool: "read_file", args: `{"path":".env.local"}`, wantText: RefusedCredentialRead},
+		{name: "env via symlink", opts: base, tool: "read_file", args: `{"path":"envlink"}`, wantText: RefusedCredentialRead},
+		{name: "pem", opts: base, tool: "read_file", args: `{"path":"keys/server.pem"}`, wantText: RefusedCredentialRead},
+		{name: "ssh key", opts: base, tool: "read_file", args: `{"path":"ROOT/home/.ssh/id_rsa"}`, wantText: RefusedCredentialRead},
+		{name: "ssh key via symlink", opts: base, tool: "read_file", args: `{"path":"sshlink/id_rsa"}`, wantText: RefusedCredentialRead},
+		{name: "aws", opts: base, tool: "read_file", args: `{"path":"ROOT/home/.aws/credentials"}`, wantText: RefusedCredentialRead},
+		{name: "mc home auth", opts: base, tool: "read_file", args: `{"path":"ROOT/mchome/auth.json"}`, wantText: RefusedCredentialRead},
+		{name: "mc home settings", opts: base, tool: "read_file", args: `{"path":"ROOT/mchome/settings.toml"}`, wantText: RefusedCredentialRead},
+		{name: "allowed env", opts: allowed, tool: "read_file", args: `{"path":".env"}`, wantText: "SECRET=hunter2\n"},
+		// Look-alikes, and reading outside cwd, pass.
+		{name: "env example", opts: base, tool: "read_file", args: `{"path":".env.example"}`, wantText: "SECRET=changeme\n"},
+		{name: "keys go", opts: base, tool: "read_file", args: `{"path":"keys.go"}`, wantText: "package keys // SECRET handling\n"},
+		{name: "public key", opts: base, tool: "read_file", args: `{"path":"id_rsa.pub"}`, wantText: "ssh-ed25519 AAAA\n"},
+		{name: "git config", opts: base, tool: "read_file", args: `{"path":".git/config"}`, wantText: "[core]\n"},
+		{name: "outside", opts: base, tool: "read_file", args: `{"path":"../outside/target.txt"}`, wantText: "outside\n"},
+		{name: "outside via symlink", opts: base, tool: "read_file", args: `{"path":"escape/target.txt"}`, wantText: "outside\n"},
+		// grep skips credential files while walking and refuses one as root.
+		{name: "grep walk", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"."}`, wantText: ".env.example:1:SECRET=changeme\nkeys.go:1:package keys // SECRET handling\n"},
+		{name: "grep walk root", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"ROOT"}`, wantText: ".env.example:1:SECRET=changeme\nkeys.go:1:package keys // SECRET handling\n"},
+		{name: "grep env", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":".env"}`, wantText: RefusedCredentialRead},
+		{name: "grep ssh dir", opts: base, tool: "grep", args: `{"pattern":"KEY","path":"sshlink"}`, wantText: RefusedCredentialRead},
+		{name: "grep ssh dir direct", opts: base, tool: "grep", args: `{"pattern":"KEY","path":"ROOT/home/.ssh"}`, wantText: RefusedCredentialRead},
+		{name: "grep mc home", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"ROOT/mchome"}`, wantText: RefusedCredentialRead},
+		{name: "grep allowed", opts: allowed, tool: "grep", args: `{"pattern":"hunter2","path":"."}`, wantText: ".env:1:SECRET=hunter2\n"},
+		// list_dir shows names only and is never refused.
+		{name: "list ssh", opts: base, tool: "list_dir", args: `{"path":"ROOT/home/.ssh"}`, wantText: "authorized_keys\nid_rsa\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, _ := Builtin(tc.opts).Get(tc.tool)
+			res := tool.Run(context.Background(), json.RawMessage(strings.ReplaceAll(tc.args, "ROOT", root)))
+			want := strings.ReplaceAll(tc.wantText, "ROOT", root)
+			refusal := want == RefusedCredentialRead
+			if res.Text != want || res.IsError != refusal {
+				t.Errorf("%s(%s) = %q (error %v); want %q", tc.tool, tc.args, res.Text, res.IsError, want)
+			}
+			if refusal && res.Summary != tc.tool+": "+RefusedCredentialRead {
+				t.Errorf("summary = %q", res.Summary)
+			}
+		})
+	}
+}
+
+func TestCredentialPath(t *testing.T) {
+	o := Options{MCHome: "/home/u/.magi-code"}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/w/.env", true},
+		{"/w/.ENV", true},
+		{"/w/.env.production", true},
+		{"/w/.env.example", false},
+		{"/w/.env.sample", false},
+		{"/w/.env.dist", false},
+		{"/w/.envrc", false},
+		{"/w/env", false},
+		{"/home/u/.ssh/config", true},
+		{"/home/u/.ssh/known_hosts", true},
+		{"/home/u/.gnupg/pubring.kbx", true},
+		{"/home/u/.aws/credentials", true},
+		{"/home/u/.aws/config", false},
+		{"/home/u/.docker/config.json", true},
+		{"/w/config.json", false},
+		{"/home/u/.kube/config", true},
+		{"/home/u/.config/gh/hosts.yml", true},
+		{"/w/hosts.yml", false},
+		{"/home/u/.config/gcloud/application_default_credentials.json", true},
+		{"/home/u/.pypirc", true},
+		{"/home/u/.pgpass", true},
+		{"/w/id_ed25519", true},
+		{"/w/id_ed25519.pub", false},
+		{"/w/tls/cert.pem", true},
+		{"/w/tls/cert.crt", false},
+		{"/w/store.p12", true},
+		{"/w/monkey", false},
+		{"/w/credentials_test.go", false},
+		{"/home/u/.magi-code", true},
+		{"/home/u/.magi-code/sessions/s.jsonl", true},
+		{"/home/u/.magi-codex/x", false},
+		{"/home/u/.codex/auth.json", true},
+	}
+	for _, tc := range tests {
+		if got := o.credentialPath(tc.path); got != tc.want {
+			t.Errorf("credentialPath(%q) = %v; want %v", tc.path, got, tc.want)
+		}
+	}
+}
