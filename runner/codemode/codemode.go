@@ -193,6 +193,9 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	if len(a.Code) > t.opts.MaxCodeBytes {
 		return fail("code too long (limit "+strconv.Itoa(t.opts.MaxCodeBytes)+" bytes)", "code too long")
 	}
+	if ctx.Err() != nil {
+		return fail("cancelled", "cancelled")
+	}
 	p := newProgram(ctx, t)
 	return p.run(a.Code)
 }

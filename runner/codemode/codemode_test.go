@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
@@ -66,11 +68,14 @@ func TestReadThreeFilesReturnsTenLines(t *testing.T) {
 }
 
 func TestTimeLimitStopsInfiniteLoop(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	tl := New(Options{Timeout: 50 * time.Millisecond})
 	for _, code := range []string{
 		`for (;;) {}`,
 		`while (true) { try { for (;;) {} } catch (e) {} }`, // the interrupt is not catchable
 		`await new Promise(() => { for (;;) {} })`,
+		`for (;;) await 0`, // the loop runs in promise jobs
+		`const o = { get x() { for (;;) {} } }; return o`, // while reading the result
 	} {
 		res := run(t, tl, code)
 		if !res.IsError || res.Summary != "run_code: time limit" || !strings.Contains(res.Text, "time limit reached") {
@@ -86,6 +91,7 @@ func TestTimeLimitStopsInfiniteLoop(t *testing.T) {
 // ctx cancellation (turn.cancel) stops a looping program and a pending
 // tool call, and Run returns.
 func TestCancelStopsLoopAndPendingCall(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	ready := make(chan struct{}, 1)
 	signal := &fakeTool{name: "ready", run: func(context.Context, json.RawMessage) tools.Result {
 		ready <- struct{}{}
@@ -117,6 +123,12 @@ func TestCancelStopsLoopAndPendingCall(t *testing.T) {
 		if !res.IsError || res.Summary != "run_code: cancelled" {
 			t.Errorf("%s: result = %+v; want cancelled", code, res)
 		}
+	}
+	// A ctx that already ended runs nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := runCtx(ctx, t, tl, `tools.ready()`); res.Summary != "run_code: cancelled" || signal.count() != 1 {
+		t.Errorf("ended ctx: %+v, ready calls %d", res, signal.count())
 	}
 	if !<-sawCancel {
 		t.Error("the pending tool call did not see ctx end")
