@@ -36,7 +36,15 @@ func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 			home = v
 		}
 	}
-	return Destructive(a.Command, t.o.Cwd, home)
+	if bad, why := Destructive(a.Command, t.o.Cwd, home); bad {
+		return bad, why
+	}
+	// The same workspace by its resolved path (/tmp and /private/tmp on
+	// macOS): rm -rf of either spelling deletes it.
+	if real := realOrSelf(t.o.Cwd); real != t.o.Cwd {
+		return Destructive(a.Command, real, home)
+	}
+	return false, ""
 }
 
 // Destructive reports whether the shell command line would, as far as a

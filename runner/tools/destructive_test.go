@@ -2,6 +2,9 @@ package tools
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -284,6 +287,35 @@ func TestShellForceApproval(t *testing.T) {
 	tool, _ = off.Get("shell")
 	if got, _ := tool.(ForceApprover).ForceApproval(json.RawMessage(`{"command":"rm -rf /"}`)); got {
 		t.Error("ForceApproval with NoForceApproval = true")
+	}
+}
+
+func TestShellForceApprovalResolvedCwd(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := Builtin(Options{Cwd: link}).Get("shell")
+	for _, cmd := range []string{"rm -rf " + link, "rm -rf " + real, "rm -rf " + filepath.Dir(real)} {
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		if got, _ := tool.(ForceApprover).ForceApproval(args); !got {
+			t.Errorf("ForceApproval(%q) = false with cwd %s -> %s", cmd, link, real)
+		}
+	}
+}
+
+func BenchmarkDestructive(b *testing.B) {
+	for _, cmd := range []string{
+		"go test ./... && git status",
+		`cd build && find . -name '*.o' -exec rm -f {} + ; sh -c "make -j4 all" 2>&1 | tee log.txt`,
+	} {
+		b.Run(strconv.Itoa(len(cmd))+"B", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Destructive(cmd, testCwd, testHome)
+			}
+		})
 	}
 }
 

@@ -72,7 +72,7 @@ type readFile struct{ o Options }
 
 func (*readFile) Name() string { return "read_file" }
 func (*readFile) Description() string {
-	return "Read a text file. Relative paths resolve against the session working directory. Long files are truncated."
+	return "Read a text file. Relative paths resolve against the session working directory. Long files are truncated. Credential files (.env, keys, auth files) are refused."
 }
 func (*readFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"]}`)
@@ -121,7 +121,7 @@ type writeArgs struct {
 
 func (*writeFile) Name() string { return "write_file" }
 func (*writeFile) Description() string {
-	return "Create or overwrite a file with the given content, creating parent directories."
+	return "Create or overwrite a file with the given content, creating parent directories. Writes outside the working directory, into .git and to credential files are refused."
 }
 func (*writeFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"content":{"type":"string","description":"the complete new content"}},"required":["path","content"]}`)
@@ -174,7 +174,7 @@ type editArgs struct {
 
 func (*editFile) Name() string { return "edit_file" }
 func (*editFile) Description() string {
-	return "Replace the only occurrence of old with new in a file. old must match exactly once."
+	return "Replace the only occurrence of old with new in a file. old must match exactly once. Edits outside the working directory, in .git and of credential files are refused."
 }
 func (*editFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"old":{"type":"string","description":"exact text to replace; must occur exactly once"},"new":{"type":"string","description":"replacement text"}},"required":["path","old","new"]}`)

@@ -7,7 +7,12 @@
 // implementing the same interface and being added to a Set.
 //
 // Paths resolve against the session cwd. This is not an OS sandbox (spec:
-// "Backend tools are not an OS sandbox"). Every result handed to the model
+// "Backend tools are not an OS sandbox"), but the file tools have guard
+// rails (protect.go): no writes outside the cwd, into .git internals or to
+// credential files, and no reads of credential files, unless Options allow
+// it; and the shell asks for approval of destructive commands even under
+// tools.approval = "auto" (destructive.go, ForceApprover). A refusal is an
+// error result whose text says why (RefusedOutsideCwd...). Every result handed to the model
 // is bounded (Options.MaxOutput, 64 KiB by default) and truncated with
 // TruncatedMarker; no tool holds an unbounded buffer. Summaries are short
 // and safe: tool name and outcome, never raw arguments or results.
@@ -102,6 +107,13 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	// Relative paths resolve against an absolute cwd, so that protections
+	// compare like with like.
+	if !filepath.IsAbs(o.Cwd) {
+		if abs, err := filepath.Abs(o.Cwd); err == nil {
+			o.Cwd = abs
+		}
+	}
 	if o.Env == nil {
 		o.Env = MinimalEnv()
 	}
