@@ -139,7 +139,7 @@ func (p *program) consoleLog(call goja.FunctionCall) goja.Value {
 		if i > 0 {
 			p.out.appendRaw(" ")
 		}
-		p.out.value(p, v)
+		p.out.value(v)
 	}
 	return goja.Undefined()
 }

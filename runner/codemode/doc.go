@@ -20,8 +20,9 @@
 // approval, a refused activity, the tool-call bound and cancellation throw
 // an Error with name "ToolError", a `tool` property and a `code` property:
 // "failed" (message = the tool's error text), "denied", "approval_failed",
-// "limit" or "cancelled". The program may catch them; an uncaught exception
-// becomes the run_code error result.
+// "limit", "cancelled" or "invalid_arguments". The program may catch
+// them; an uncaught exception becomes the run_code error result (with what
+// was printed before it).
 //
 // What comes back to the model is the console.log output (one line per
 // call, values separated by spaces, non-strings as JSON) followed by the

@@ -85,11 +85,12 @@ func (e *encoder) str(s goja.String, quoted bool) {
 		e.full = true
 		return
 	}
-	e.raw2(text)
+	e.long(text)
 }
 
-// raw2 is raw for text that may be long (a top-level string).
-func (e *encoder) raw2(s string) {
+// long is raw for text that may be long (a top-level string): cut at
+// the bound instead of refused.
+func (e *encoder) long(s string) {
 	if len(e.buf)+len(s) <= e.limit {
 		e.buf = append(e.buf, s...)
 		return
@@ -136,7 +137,7 @@ func (e *encoder) value(v goja.Value, depth int) {
 		}
 	case "Error":
 		if depth == 0 && !e.strict {
-			e.raw2(o.String())
+			e.long(o.String())
 		} else {
 			e.str(o.ToString().(goja.String), true)
 		}
@@ -310,7 +311,7 @@ func (o *output) appendRaw(s string) {
 
 // value appends v (a string as it is, anything else as JSON) within the
 // bound. It runs on the VM goroutine.
-func (o *output) value(p *program, v goja.Value) {
+func (o *output) value(v goja.Value) {
 	if o.truncated {
 		return
 	}

@@ -174,7 +174,7 @@ func (p *program) settle(v goja.Value) tools.Result {
 	case goja.PromiseStateFulfilled:
 		if r := promise.Result(); r != nil && !goja.IsUndefined(r) {
 			p.out.newLine()
-			p.out.value(p, r)
+			p.out.value(r)
 		}
 		return tools.Result{Text: p.out.text(), Summary: Name + ": " + plural(p.calls, "tool call")}
 	case goja.PromiseStateRejected:
