@@ -73,13 +73,13 @@ func (p *program) run(code string) tools.Result {
 	// The time limit and the heap watchdog cancel p.ctx; ending p.ctx, for
 	// whatever reason, interrupts the VM (and any pending tool call, which
 	// runs under p.ctx).
-	p.clock.start(p.o.Timeout, func() { p.cancel(errTimeLimit) })
+	p.clock.start(p.o.Timeout, func() { p.stop(errTimeLimit) })
 	defer p.clock.stop()
 	stopInterrupt := context.AfterFunc(p.ctx, func() { p.vm.Interrupt(context.Cause(p.ctx)) })
 	defer stopInterrupt()
 	done := make(chan struct{})
 	var wg conc.WaitGroup
-	wg.Go(func() { watchHeap(done, p.o.MaxHeapBytes, func() { p.cancel(errHeapLimit) }) })
+	wg.Go(func() { watchHeap(done, p.o.MaxHeapBytes, func() { p.stop(errHeapLimit) }) })
 	defer wg.Wait()
 	defer close(done) // runs before wg.Wait: the watchdog ends first
 
@@ -120,6 +120,14 @@ func (p *program) run(code string) tools.Result {
 		return p.fail("cancelled", "cancelled")
 	}
 	return res
+}
+
+// stop ends the program with cause: it cancels p.ctx (and so a pending
+// tool call) and interrupts the VM directly, without waiting for the
+// AfterFunc goroutine. Safe for concurrent use.
+func (p *program) stop(cause error) {
+	p.cancel(cause)
+	p.vm.Interrupt(cause)
 }
 
 // setup installs tools, console and the guards, and removes the globals a
