@@ -19,9 +19,10 @@ type ForceApprover interface {
 var _ ForceApprover = (*shell)(nil)
 
 // ForceApproval reports whether the command is destructive (see
-// Destructive), checked against the session cwd and the HOME of the
-// shell's environment. Invalid arguments are not destructive: Run refuses
-// them.
+// Destructive), checked against the session cwd (as given and resolved) and
+// the HOME of the shell's environment. Invalid arguments are not
+// destructive: Run refuses them. It is pure (no I/O) and takes microseconds;
+// it satisfies agent.ApprovalForcer.
 func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 	if t.o.NoForceApproval {
 		return false, ""
@@ -41,8 +42,8 @@ func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 	}
 	// The same workspace by its resolved path (/tmp and /private/tmp on
 	// macOS): rm -rf of either spelling deletes it.
-	if real := realOrSelf(t.o.Cwd); real != t.o.Cwd {
-		return Destructive(a.Command, real, home)
+	if t.o.cwdReal != t.o.Cwd {
+		return Destructive(a.Command, t.o.cwdReal, home)
 	}
 	return false, ""
 }

@@ -88,6 +88,12 @@ func TestDestructivePositives(t *testing.T) {
 		{"bash <<EOF\nrm -rf /\nEOF\n", "recursive delete of the root directory"},
 		{"echo ok\nrm -rf /", "recursive delete of the root directory"},
 		{"rm -rf \\\n  /", "recursive delete of the root directory"},
+		{"rm -rf /tmp/../", "recursive delete of the root directory"},
+		{"rm -rf ~/..", "recursive delete of a parent of the home directory"},
+		{"pushd /; rm -rf *; popd", "recursive delete of everything in the root directory"},
+		{"rm -rf ~+", "recursive delete of the workspace"},
+		{"cd /work && rm -rf proj", "recursive delete of the workspace"},
+		{`sudo bash -c "$(echo x); rm -rf /"`, "recursive delete of the root directory"},
 		// find.
 		{"find . -delete", "find deletes the workspace"},
 		{"find / -delete", "find deletes the root directory"},

@@ -141,7 +141,10 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	if !o.AllowCredentialFiles && (o.credentialPath(lexical) || o.credentialPath(real)) {
 		return "", RefusedCredentialWrite, ""
 	}
-	cwd := realOrSelf(o.Cwd)
+	cwd := o.cwdReal
+	if cwd == "" {
+		cwd = realOrSelf(o.Cwd)
+	}
 	if !o.AllowGitInternals && (gitPath(filepath.Clean(o.Cwd), lexical) || gitPath(cwd, real)) {
 		return "", RefusedGitInternals, ""
 	}

@@ -102,8 +102,9 @@ type Options struct {
 	// tools.protections.allow_destructive_shell, default false).
 	NoForceApproval bool
 
-	// mcHomeReal is MCHome with its symlinks resolved, set by withDefaults.
-	mcHomeReal string
+	// cwdReal and mcHomeReal are Cwd and MCHome with their symlinks
+	// resolved, set by withDefaults.
+	cwdReal, mcHomeReal string
 }
 
 func (o Options) withDefaults() Options {
@@ -123,6 +124,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
+	o.cwdReal = realOrSelf(o.Cwd)
 	o.mcHomeReal = realOrSelf(o.MCHome)
 	return o
 }
