@@ -134,7 +134,7 @@ func New(opts Options) *Tool {
 		}
 		t.names[tl.Name()] = tl
 	}
-	t.desc = description(o.Tools)
+	t.desc = description(o)
 	return t
 }
 

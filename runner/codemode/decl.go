@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/magi-code/magi-code/runner/tools"
@@ -19,10 +20,14 @@ const intro = `Run a JavaScript program that calls tools, and get back only what
 	`Each tools.NAME(args) call is synchronous and returns the tool's text; a failed, denied or refused call throws ` +
 	`an Error with name "ToolError", a "tool" and a "code" ("failed", "denied", "approval_failed", "limit", "cancelled", "invalid_arguments"), ` +
 	`which the program may catch. There is no require, filesystem, network, process or environment access except through these tools. ` +
-	`Limits: a wall-clock time limit, a bounded number of tool calls per program, bounded memory and output (cut with "[output truncated]").`
+	`Limits: `
 
-func description(ts []tools.Tool) string {
-	return intro + "\n\n```ts\n" + Declarations(ts) + "```\n"
+// description is intro, the concrete limits, then the declarations.
+func description(o Options) string {
+	limits := o.Timeout.String() + " per program, " + strconv.Itoa(o.MaxToolCalls) + " tool calls per program, " +
+		strconv.FormatInt(o.MaxHeapBytes>>20, 10) + " MiB of memory, " + strconv.Itoa(o.MaxOutputBytes) +
+		" bytes of output (cut with \"[output truncated]\"), " + strconv.Itoa(o.MaxStringBytes) + " bytes per string passed to or from a tool."
+	return intro + limits + "\n\n```ts\n" + Declarations(o.Tools) + "```\n"
 }
 
 // Declarations returns the TypeScript-style declarations of the API a
