@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"unicode/utf8"
+
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/stages/chunk"
@@ -93,7 +95,9 @@ func (s *turnSink) deltas(messageID string, final bool) {
 		if !final && len(s.carry) < maxCarry && s.p.opts.Events.Len() >= s.p.opts.Events.Cap() {
 			return // under pressure: coalesce with the next delta
 		}
-		text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes)])
+		// A part ends on a rune boundary: take a few bytes past the budget
+		// so that chunk.Next sees whole runes, and let it choose the cut.
+		text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes+utf8.UTFMax)])
 		n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
 		e := s.event(wire.EventMessageDelta)
 		e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
