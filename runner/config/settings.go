@@ -51,12 +51,29 @@ type RemoteProvider struct {
 	BaseURL   string `koanf:"base_url"`
 	APIKeyEnv string `koanf:"api_key_env"`
 	Model     string `koanf:"model"`
+	// Anthropic only: the OAuth token endpoint and client ID used to refresh
+	// an expired OAuth credential at turn time, and the max_tokens sent with
+	// each request (0: the provider's default).
+	TokenURL  string `koanf:"token_url"`
+	ClientID  string `koanf:"client_id"`
+	MaxTokens int    `koanf:"max_tokens"`
 }
 
 // Tools holds the tool policy.
 type Tools struct {
-	Approval string   `koanf:"approval"` // "ask" | "auto"
-	CodeMode CodeMode `koanf:"code_mode"`
+	Approval    string      `koanf:"approval"` // "ask" | "auto"
+	CodeMode    CodeMode    `koanf:"code_mode"`
+	Protections Protections `koanf:"protections"`
+}
+
+// Protections relax the built-in tools' guard rails. Only the global file
+// may set them: a project file (which the agent itself may write) setting
+// [tools.protections] is configuration_invalid.
+type Protections struct {
+	AllowOutsideCwd       bool `koanf:"allow_outside_cwd"`
+	AllowGitInternals     bool `koanf:"allow_git_internals"`
+	AllowCredentialFiles  bool `koanf:"allow_credential_files"`
+	AllowDestructiveShell bool `koanf:"allow_destructive_shell"`
 }
 
 // CodeMode is reserved for issue 8: Code Mode's own permissions, independent
@@ -134,6 +151,11 @@ func (m mapProvider) Read() (map[string]any, error) { return deepCopy(m), nil }
 // merge layers defaults, the global map and the project map with koanf and
 // decodes them strictly: wrong types and unknown keys are errors.
 func merge(global, project map[string]any) (*Settings, error) {
+	if t, ok := project["tools"].(map[string]any); ok {
+		if _, ok := t["protections"]; ok {
+			return nil, errors.New("tools.protections: only the global settings may relax protections")
+		}
+	}
 	k := koanf.New(".")
 	for _, m := range []map[string]any{defaults, global, project} {
 		if m == nil {
@@ -193,6 +215,15 @@ func (s *Settings) validate() error {
 		}
 		if p.APIKeyEnv != "" && !envGrammar.MatchString(p.APIKeyEnv) {
 			return fmt.Errorf("providers.%s.api_key_env: not an environment variable name", name)
+		}
+		if p.TokenURL != "" {
+			u, err := url.Parse(p.TokenURL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("providers.%s.token_url: not an http(s) URL", name)
+			}
+		}
+		if p.MaxTokens < 0 {
+			return fmt.Errorf("providers.%s.max_tokens: negative", name)
 		}
 	}
 	for key, v := range map[string]string{"tools.approval": s.Tools.Approval, "tools.code_mode.approval": s.Tools.CodeMode.Approval} {
