@@ -53,8 +53,14 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 			}
 		}
 
-		if tl.Mutating() && p.o.Approval != ApprovalAuto {
-			allowed, err := p.approve(tl, args)
+		// Protections: a call the tool itself flags (a destructive shell
+		// command) asks even under approval = "auto", as in direct mode.
+		forced, why := false, ""
+		if f, ok := tl.(tools.ForceApprover); ok {
+			forced, why = f.ForceApproval(args)
+		}
+		if forced || (tl.Mutating() && p.o.Approval != ApprovalAuto) {
+			allowed, err := p.approve(tl, args, why)
 			switch {
 			case p.ctx.Err() != nil:
 				finish(name+": cancelled", true)
@@ -83,7 +89,7 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 }
 
 // approve asks the Approver (nil denies) with the wall clock paused.
-func (p *program) approve(tl tools.Tool, args json.RawMessage) (bool, error) {
+func (p *program) approve(tl tools.Tool, args json.RawMessage, why string) (bool, error) {
 	if p.o.Approver == nil {
 		return false, nil
 	}
@@ -91,7 +97,11 @@ func (p *program) approve(tl tools.Tool, args json.RawMessage) (bool, error) {
 	defer p.clock.resume()
 	// The summary says the call comes from code; Describe is bounded
 	// (tools.DescribeBytes) and the caller redacts it before display.
-	return p.o.Approver.Approve(p.ctx, tl.Name(), "from code: "+tl.Describe(args))
+	summary := "from code: " + tl.Describe(args)
+	if why != "" {
+		summary += " (" + why + ")"
+	}
+	return p.o.Approver.Approve(p.ctx, tl.Name(), summary)
 }
 
 // toolError builds the Error a failed call throws: name "ToolError",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -476,3 +477,31 @@ func TestToolInterface(t *testing.T) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "?") == s }
+
+// Protections hold inside programs: a destructive shell command asks even
+// under Code Mode's approval = "auto"; a harmless one does not.
+func TestDestructiveShellForcesApprovalFromCode(t *testing.T) {
+	cwd := t.TempDir()
+	set := tools.Builtin(tools.Options{Cwd: cwd})
+	shell, _ := set.Get("shell")
+	for _, c := range []struct {
+		command string
+		asked   bool
+		want    string
+	}{
+		{"rm -rf ~", true, "caught denied"},
+		{"git push --force origin main", true, "caught denied"},
+		{"echo harmless", false, "ran"},
+	} {
+		ap := &approver{allow: false}
+		tl := New(Options{Tools: []tools.Tool{shell}, Approval: ApprovalAuto, Approver: ap})
+		res := run(t, tl, `try { tools.shell({ command: `+strconv.Quote(c.command)+` }); return "ran" }
+			catch (e) { return "caught " + e.code }`)
+		if res.Text != c.want || (len(ap.asked) == 1) != c.asked {
+			t.Fatalf("%q: result %+v, asked %v; want %q, asked %v", c.command, res, ap.asked, c.want, c.asked)
+		}
+		if c.asked && !strings.HasPrefix(strings.SplitN(ap.asked[0], "|", 2)[1], "from code: ") {
+			t.Fatalf("%q: summary %q does not say it comes from code", c.command, ap.asked[0])
+		}
+	}
+}
