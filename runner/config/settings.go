@@ -62,6 +62,7 @@ type RemoteProvider struct {
 // Tools holds the tool policy.
 type Tools struct {
 	Approval    string      `koanf:"approval"` // "ask" | "auto"
+	Disabled    []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
 	CodeMode    CodeMode    `koanf:"code_mode"`
 	Protections Protections `koanf:"protections"`
 }
