@@ -5,6 +5,7 @@ import (
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/hooks"
 	"github.com/magi-code/magi-code/runner/mcp"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -44,6 +45,12 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 			return dispatch.InitDone{Code: wire.CodeMCPUnavailable, Sel: sel}
 		}
 		rt.mcp = m
+	}
+	rt.tools = newToolbox(rt)
+	if len(snap.Settings.Hooks) > 0 {
+		// Only when configured: a nil *hooks.Runner in the interface would
+		// not be a nil Hooks.
+		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, p.opts.Logf)
 	}
 	p.mu.Lock()
 	p.rt = rt

@@ -51,15 +51,3 @@ func (t *mcpTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	}
 	return tools.Result{Text: text, Summary: fmt.Sprintf("%s: %d bytes", t.tool.FullName, len(text))}
 }
-
-// toolSet is the direct tool set of a turn: the built-in tools, then the
-// tools of every connected MCP server.
-func toolSet(rt *runtime) *tools.Set {
-	set := tools.Builtin(tools.Options{Cwd: rt.snap.Cwd})
-	if rt.mcp != nil {
-		for _, t := range rt.mcp.Tools() {
-			set.Add(&mcpTool{m: rt.mcp, tool: t})
-		}
-	}
-	return set
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/mcp"
 	"github.com/magi-code/magi-code/runner/provider"
@@ -34,6 +35,8 @@ type runtime struct {
 	// across the turns of the child (DESIGN.md: each call consumes the next
 	// response).
 	provider provider.Provider
+	tools    *toolbox
+	hooks    agent.Hooks // nil without configured hooks
 }
 
 // Pool owns the workers and the state they share. Its methods are safe for
@@ -46,7 +49,10 @@ type Pool struct {
 	mu  sync.Mutex
 	rt  *runtime
 	att *history.Attachment // current attachment, nil when none
-	run *activeRun          // the active run, nil when none
+	// model is the model restored from the attached session's saved
+	// selection ("" = the startup model).
+	model string
+	run   *activeRun // the active run, nil when none
 }
 
 // NewPool returns an idle pool.

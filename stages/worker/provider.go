@@ -6,9 +6,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner/provider/anthropic"
 	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
 	"github.com/magi-code/magi-code/runner/provider/openai"
 )
@@ -39,6 +41,21 @@ func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Pro
 			}
 		}
 		return fixtureprov.New(script), nil
+	case "anthropic":
+		a := snap.Settings.Providers.Anthropic
+		return anthropic.New(anthropic.Config{
+			BaseURL: strings.TrimRight(a.BaseURL, "/"),
+			// The credential is read locally at startup; an expired OAuth
+			// token is refreshed here, at turn time, through auth.json.
+			Credentials: auth.New(auth.Config{
+				Home: snap.Home, Provider: "anthropic", Credential: snap.Credential,
+				TokenURL: a.TokenURL, ClientID: a.ClientID, Logf: logf,
+			}),
+			Model:     snap.Model,
+			MaxTokens: int64(a.MaxTokens),
+			Thinking:  snap.Thinking,
+			Logf:      logf,
+		}), nil
 	case "openai":
 		return openai.New(openai.Config{
 			BaseURL: strings.TrimRight(snap.Settings.Providers.OpenAI.BaseURL, "/"),

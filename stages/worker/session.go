@@ -41,10 +41,10 @@ func (p *Pool) runtime() *runtime {
 // attach makes a the current attachment and releases the previous one.
 // Spec: "session.create/session.open replace the attachment only while
 // idle, releasing previous ownership after cleanup".
-func (p *Pool) attach(a *history.Attachment) {
+func (p *Pool) attach(a *history.Attachment, model string) {
 	p.mu.Lock()
 	prev := p.att
-	p.att = a
+	p.att, p.model = a, model
 	p.mu.Unlock()
 	if prev != nil && prev != a {
 		_ = prev.Close()
@@ -67,7 +67,7 @@ func (p *Pool) create() dispatch.OpDone {
 	if code != "" {
 		return dispatch.OpDone{Code: code}
 	}
-	p.attach(a)
+	p.attach(a, "")
 	sel := selectionOf(rt.snap)
 	return dispatch.OpDone{Result: sessionResult(id, false, a.Revision(), nil), Attached: id, Sel: &sel}
 }
@@ -82,8 +82,8 @@ func (p *Pool) open(id string) dispatch.OpDone {
 		// Spec: "Failed opens leave the previous attachment intact."
 		return dispatch.OpDone{Code: code}
 	}
-	p.attach(a)
-	sel, notices := restoreSelection(rt, info)
+	sel, notices, model := restoreSelection(rt, info)
+	p.attach(a, model)
 	notices = append(info.Notices, notices...)
 	return dispatch.OpDone{Result: sessionResult(id, info.Durable, a.Revision(), notices), Attached: id, Sel: &sel}
 }
@@ -96,19 +96,22 @@ func (p *Pool) open(id string) dispatch.OpDone {
 // this child, so a saved selection naming another provider is unavailable;
 // a saved model of the admitted provider is restored, with a notice when it
 // differs from the startup model.
-func restoreSelection(rt *runtime, info history.OpenInfo) (dispatch.Selection, []string) {
+//
+// It returns the selection status reports, the notices, and the model turns
+// use ("" = the startup model).
+func restoreSelection(rt *runtime, info history.OpenInfo) (dispatch.Selection, []string, string) {
 	sel := selectionOf(rt.snap)
 	if !info.HasSaved || info.Saved.Provider == "" {
-		return sel, nil
+		return sel, nil, ""
 	}
 	if info.Saved.Provider != rt.snap.Provider {
-		return sel, []string{wire.NoticeSavedSelectionUnavailable}
+		return sel, []string{wire.NoticeSavedSelectionUnavailable}, ""
 	}
 	if info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
 		sel.Model = safe(info.Saved.Model)
-		return sel, []string{wire.NoticeSavedSelectionNotice}
+		return sel, []string{wire.NoticeSavedSelectionNotice}, info.Saved.Model
 	}
-	return sel, nil
+	return sel, nil, ""
 }
 
 func (p *Pool) page(pp dispatch.PageParams) dispatch.OpDone {

@@ -95,7 +95,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 		fin.Revision, fin.HasRevision = revision, revision != ""
 		_ = p.offer(fin)
 	}
-	rt, att := p.runtime(), p.attachment()
+	rt, att, model := p.runtime(), p.attachment(), p.selectedModel()
 	if rt == nil || att == nil || att.ID() != r.sessionID {
 		finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
 		return
@@ -123,9 +123,10 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 	sink := newTurnSink(p, r, att)
 	cfg := agent.Config{
 		Provider: rt.provider,
-		Model:    rt.snap.Model,
+		Model:    model,
 		System:   systemContext(rt.snap),
-		Tools:    toolSet(rt),
+		Tools:    rt.tools.direct,
+		Hooks:    rt.hooks,
 		Approval: rt.snap.Settings.Tools.Approval,
 		Approver: &approver{pool: p, run: r},
 		NewID:    p.opts.NewID,
@@ -153,6 +154,20 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 		return
 	}
 	finish(outcome, "durable", code, att.Revision())
+}
+
+// selectedModel is the model of the attached session's restored selection,
+// or the startup model.
+func (p *Pool) selectedModel() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.model != "" {
+		return p.model
+	}
+	if p.rt != nil {
+		return p.rt.snap.Model
+	}
+	return ""
 }
 
 // replayMessages turns stored records into the provider conversation.

@@ -227,7 +227,7 @@ func TestRestoreSelection(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sel, notices := restoreSelection(rt, c.info)
+			sel, notices, _ := restoreSelection(rt, c.info)
 			if sel.Model != c.model || strings.Join(notices, ",") != strings.Join(c.notices, ",") {
 				t.Fatalf("restoreSelection = %+v, %v; want model %q, %v", sel, notices, c.model, c.notices)
 			}

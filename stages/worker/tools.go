@@ -1,0 +1,95 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/codemode"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// toolbox is what a child offers the model, built once at startup from the
+// admitted snapshot. Spec: "Direct and Code Mode tool permissions stay
+// independent": the direct set is every tool minus [tools] disabled, under
+// [tools] approval; Code Mode calls only [tools.code_mode] allow, under
+// [tools.code_mode] approval.
+type toolbox struct {
+	direct *tools.Set
+}
+
+// newToolbox builds the tool sets: built-in tools with the protections of
+// settings, the tools of every connected MCP server, and run_code when Code
+// Mode is enabled.
+func newToolbox(rt *runtime) *toolbox {
+	s := rt.snap.Settings
+	prot := s.Tools.Protections
+	builtin := tools.Builtin(tools.Options{
+		Cwd:                  rt.snap.Cwd,
+		MCHome:               rt.snap.Home,
+		AllowOutsideCwd:      prot.AllowOutsideCwd,
+		AllowGitInternals:    prot.AllowGitInternals,
+		AllowCredentialFiles: prot.AllowCredentialFiles,
+		NoForceApproval:      prot.AllowDestructiveShell,
+	})
+	all := builtin.All()
+	if rt.mcp != nil {
+		for _, t := range rt.mcp.Tools() {
+			all = append(all, &mcpTool{m: rt.mcp, tool: t})
+		}
+	}
+	direct := tools.NewSet()
+	for _, t := range all {
+		if !slices.Contains(s.Tools.Disabled, t.Name()) {
+			direct.Add(t)
+		}
+	}
+	if cm := s.Tools.CodeMode; cm.Enabled && !slices.Contains(s.Tools.Disabled, codemode.Name) {
+		direct.Add(newCodeMode(cm, all))
+	}
+	return &toolbox{direct: direct}
+}
+
+// newCodeMode builds run_code over the tools [tools.code_mode] allow names.
+func newCodeMode(cm config.CodeMode, all []tools.Tool) tools.Tool {
+	var allowed []tools.Tool
+	for _, t := range all {
+		if slices.Contains(cm.Allow, t.Name()) {
+			allowed = append(allowed, t)
+		}
+	}
+	return &codeModeTool{Tool: codemode.New(codemode.Options{
+		Tools:    allowed,
+		Approval: cm.Approval,
+		Timeout:  time.Duration(cm.TimeoutMs) * time.Millisecond,
+	})}
+}
+
+// codeModeTool runs each program with the approver and activity reporting
+// of the run that called it (agent.ReporterFrom): inner calls are
+// activities of that run, counted against its 4096 identities, and their
+// approval requests say they come from code.
+type codeModeTool struct {
+	*codemode.Tool
+}
+
+func (t *codeModeTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
+	rep := agent.ReporterFrom(ctx)
+	if rep == nil {
+		return t.Tool.Run(ctx, args) // no run: approvals deny
+	}
+	return t.Tool.With(rep, reporterActivity{rep}).Run(ctx, args)
+}
+
+// reporterActivity adapts agent.Reporter to codemode.Activity.
+type reporterActivity struct{ r *agent.Reporter }
+
+func (a reporterActivity) Start(name, summary string) (string, error) {
+	return a.r.Start(name, summary)
+}
+func (a reporterActivity) Finish(id, name, summary string, failed bool) error {
+	return a.r.Finish(id, name, failed, summary)
+}
