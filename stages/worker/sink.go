@@ -1,8 +1,11 @@
 package worker
 
 import (
+	"context"
+	"time"
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/stages/chunk"
@@ -24,6 +27,7 @@ type turnSink struct {
 
 	stream    redact.Stream
 	carry     []byte // safe text not yet offered as a delta (at most maxCarry between deltas)
+	pressure  bool   // a delta found no room within deltaGrace; cleared when the edge has room
 	deltaPart int    // next delta part of the open segment
 
 	// pending is the last ended segment: it is reconciled when the next
@@ -81,28 +85,54 @@ func (s *turnSink) TextDelta(messageID, text string) error {
 }
 
 // maxCarry bounds the text coalesced while the event edge is full.
-const maxCarry = 16 * wire.LiveChunkBytes
+const maxCarry = 4 * wire.LiveChunkBytes
+
+// deltaGrace is how long a delta waits for room in a full event edge before
+// it is coalesced with the next one. A reader that keeps up frees room
+// within microseconds, so a fast provider is paced by the reader instead of
+// dropping; a slow or stalled reader costs the provider at most this per
+// delta.
+const deltaGrace = 200 * time.Microsecond
+
+// deltaPolicyFull is the policy of a delta that finds the edge full.
+var deltaPolicyFull = backpressure.Wait(deltaGrace)
 
 // deltas offers the carried safe text as best-effort delta parts of at most
-// 4,000 bytes. Spec: "Deltas may coalesce/drop under pressure": while the
-// event edge is full, text is carried (coalesced) instead of offered, up to
-// maxCarry; past that, the oldest part is offered and, finding no room,
-// dropped. A
-// dropped part keeps its part number, so the client sees the gap. With
-// final, everything carried is offered (the segment ended).
+// 4,000 bytes. Spec: "Deltas may coalesce/drop under pressure": a part that
+// finds the event edge full waits deltaGrace for room once; if none comes,
+// the reader is behind, and until the edge has room again text stays
+// carried and coalesces with the next delta, up to maxCarry; past that the
+// oldest part is offered and, finding no room, dropped. A dropped part keeps its
+// part number, so the client sees the gap. With final (the segment ended),
+// everything carried is offered.
 func (s *turnSink) deltas(messageID string, final bool) {
 	for len(s.carry) > 0 {
-		if !final && len(s.carry) < maxCarry && s.p.opts.Events.Len() >= s.p.opts.Events.Cap() {
-			return // under pressure: coalesce with the next delta
-		}
 		// A part ends on a rune boundary: take a few bytes past the budget
 		// so that chunk.Next sees whole runes, and let it choose the cut.
 		text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes+utf8.UTFMax)])
 		n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
 		e := s.event(wire.EventMessageDelta)
 		e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
+		events := s.p.opts.Events
+		full := events.Len() >= events.Cap()
+		if !full {
+			s.pressure = false
+		}
+		switch {
+		case full && !final && len(s.carry) < maxCarry && s.pressure:
+			return // the reader is behind: coalesce with the next delta
+		case full && !final && len(s.carry) < maxCarry:
+			if events.OfferWith(context.Background(), e, deltaPolicyFull) != nil {
+				// No room within the grace: the reader is behind. Stop
+				// waiting (never pace the provider to a slow reader) and
+				// coalesce until the edge has room again.
+				s.pressure = true
+				return
+			}
+		default:
+			_ = s.p.offer(e) // Drop when full
+		}
 		s.deltaPart++
-		_ = s.p.offer(e)
 		s.carry = s.carry[:copy(s.carry, s.carry[n:])]
 	}
 }
