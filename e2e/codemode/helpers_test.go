@@ -445,3 +445,13 @@ func mustRead(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// mustJSON marshals v.
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
