@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// TestIdleAfterRunFinished sends history.page and turn.start the moment
+// run.finished arrives. Spec: run.finished comes "once, after worker/cleanup
+// accounting", and the consumer trace says "Wait for run.finished before
+// another prompt or history request; use its revision for history.page":
+// neither may answer busy then.
+//
+// BUG: the turn worker offers run.finished and only then returns (its done
+// callback steps dispatch.RunWorkerDone), so a fast client can see busy.
+// It races, so it is skipped unless MAGI_E2E_BUGS=1.
+func TestIdleAfterRunFinished(t *testing.T) {
+	if os.Getenv("MAGI_E2E_BUGS") == "" {
+		t.Skip("BUG: a request sent right after run.finished can answer busy (set MAGI_E2E_BUGS=1 to run)")
+	}
+	t.Parallel()
+	ch := newChild(t, clienttest.FixtureSettings, client.Options{})
+	sid := ch.create()
+	busy := 0
+	for i := range 40 {
+		runID := ch.startTurn(sid, "hello")
+		r := ch.finish(sid, runID, nil)
+		method, params := "history.page", any(map[string]any{"session_id": sid, "revision": *r.finished.Revision, "cursor": nil})
+		if i%2 == 1 {
+			method, params = "turn.start", any(map[string]string{"session_id": sid, "prompt": "again"})
+		}
+		resp := ch.call(method, params)
+		if resp.Error != nil && resp.Error.Code == string(wire.CodeBusy) {
+			busy++
+		}
+		if method == "turn.start" && resp.Error == nil {
+			var res struct {
+				RunID string `json:"run_id"`
+			}
+			_ = json.Unmarshal(resp.Result, &res)
+			ch.finish(sid, res.RunID, nil)
+		}
+		waitIdle(ch)
+	}
+	if busy > 0 {
+		t.Fatalf("%d of 40 requests sent right after run.finished answered busy", busy)
+	}
+}

@@ -1,0 +1,221 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// equivalent is the content both providers stream for the same turn.
+var equivalent = content{
+	before:   []string{"Let me read ", "the notes."},
+	toolName: "read_file",
+	toolArgs: []string{`{"path":`, ` "notes.txt"}`},
+	after:    []string{"The notes say ", "hello."},
+}
+
+const notesText = "hello from the notes"
+
+// leaked is a secret an upstream error body quotes; it must reach no frame.
+const leaked = "sk-test-leakedLEAKEDleaked0123456789"
+
+// providerRun is what one provider child produced: the normalized events
+// of the tool-using turn, and the terminal of each failing turn.
+type providerRun struct {
+	events   []string
+	failures []string
+}
+
+// TestProviderFormats streams the same content through an OpenAI-compatible
+// endpoint (chat-completions SSE) and an Anthropic one (Messages SSE), each
+// in its own child with the real provider, and checks that the protocol
+// events are the same modulo IDs; then upstream errors (429, 5xx, 529) and
+// streams cut mid-way, which fail with execution_failed and keep the partial
+// reply (reconcile partial=true).
+func TestProviderFormats(t *testing.T) {
+	t.Parallel()
+	var mu = make(chan struct{}, 1)
+	results := map[string]providerRun{}
+	t.Run("group", func(t *testing.T) {
+		for _, f := range []format{openaiFormat, anthropicFormat} {
+			statuses := []int{http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable}
+			if f.name == "anthropic" {
+				statuses = append(statuses, 529)
+			}
+			t.Run(f.name, func(t *testing.T) {
+				t.Parallel()
+				pr := runProvider(t, f, statuses)
+				mu <- struct{}{}
+				results[f.name] = pr
+				<-mu
+			})
+		}
+	})
+	oa, an := results["openai"], results["anthropic"]
+	if len(oa.events) == 0 || len(an.events) == 0 {
+		t.Fatal("a provider run failed")
+	}
+	if !slices.Equal(oa.events, an.events) {
+		t.Fatalf("the same content gives different events:\nopenai:    %q\nanthropic: %q", oa.events, an.events)
+	}
+	// The failures common to both formats (all but Anthropic's 529) end the
+	// same way.
+	an.failures = slices.DeleteFunc(an.failures, func(s string) bool { return strings.HasPrefix(s, "HTTP 529") })
+	if !slices.Equal(oa.failures, an.failures) {
+		t.Fatalf("failures differ:\nopenai:    %q\nanthropic: %q", oa.failures, an.failures)
+	}
+}
+
+func runProvider(t *testing.T, f format, statuses []int) providerRun {
+	key := "sk-test-" + f.name + "-KEY0123456789abcdef"
+	var answers []http.HandlerFunc
+	answers = append(answers, f.turn(equivalent)...)
+	for _, code := range statuses {
+		answers = append(answers, statusAnswer(code, `{"type":"error","error":{"type":"api_error","message":"upstream failed `+leaked+`"}}`))
+	}
+	answers = append(answers,
+		sseAnswer(true, f.partial("partial ans", "wer")...), // the connection drops
+		sseAnswer(false, f.partial("early ", "end")...),     // the body ends without a finish
+		sseAnswer(false, f.text("still ", "working")...))    // and the child goes on
+	llm := newLLMServer(t, answers...)
+	ws := clienttest.NewWorkspace(t, f.settings(llm.srv.URL))
+	ws.WriteFile(t, filepath.Join(ws.Cwd, "notes.txt"), notesText)
+	env := append(ws.Env(), "OPENAI_API_KEY="+key, "ANTHROPIC_API_KEY="+key)
+	ch := startChild(t, ws, client.Options{Env: env, RecordFrames: true})
+	sid := ch.create()
+
+	var pr providerRun
+	r := ch.turn(sid, "read the notes")
+	r.wantOutcome(t, "completed", "")
+	if got, want := r.reply(), "Let me read the notes.The notes say hello."; got != want {
+		t.Fatalf("reply %q; want %q", got, want)
+	}
+	checkDeltas(t, r)
+	pr.events = normalize(r)
+	reqs := llm.recorded()
+	if len(reqs) != 2 {
+		t.Fatalf("%d provider requests; want 2", len(reqs))
+	}
+	for i, req := range reqs {
+		got := req.Header.Get("Authorization")
+		if f.name == "anthropic" {
+			got = req.Header.Get("X-Api-Key")
+		}
+		if !strings.Contains(got, key) {
+			t.Fatalf("request %d: the API key was not sent", i)
+		}
+	}
+	// The tool's result reaches the next provider call.
+	if res := toolResults(t, reqs[1].Body); len(res) != 1 || !strings.Contains(res[0], notesText) {
+		t.Fatalf("tool results in the second request: %q", res)
+	}
+
+	for _, code := range statuses {
+		r := ch.turn(sid, fmt.Sprintf("provoke %d", code))
+		r.wantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		if r.finished.Persistence != "durable" {
+			t.Fatalf("HTTP %d: persistence %s", code, r.finished.Persistence)
+		}
+		pr.failures = append(pr.failures, fmt.Sprintf("HTTP %d: %s %q", code, r.finished.Outcome, r.reply()))
+	}
+	for _, c := range []struct{ name, want string }{{"cut", "partial answer"}, {"early end", "early end"}} {
+		r := ch.turn(sid, "stream "+c.name)
+		r.wantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		if len(r.messages) != 1 || r.messages[0].text != c.want || !r.messages[0].partial {
+			t.Fatalf("%s: reconciled %+v; want %q partial", c.name, r.messages, c.want)
+		}
+		pr.failures = append(pr.failures, fmt.Sprintf("%s: %s %q partial", c.name, r.finished.Outcome, r.reply()))
+		// History keeps the partial reply.
+		entries := ch.history(sid, r)
+		last := entries[len(entries)-1]
+		if last.Kind != "assistant" || last.Text != c.want {
+			t.Fatalf("%s: last history entry %+v", c.name, last)
+		}
+	}
+	r = ch.turn(sid, "go on")
+	r.wantOutcome(t, "completed", "")
+	if r.reply() != "still working" {
+		t.Fatalf("reply after failures %q", r.reply())
+	}
+	for _, fr := range ch.c.Frames() {
+		if bytes.Contains(fr.Raw, []byte("leakedLEAKED")) || bytes.Contains(fr.Raw, []byte(key)) {
+			t.Fatalf("frame %d carries a secret: %s", fr.Seq, fr.Raw)
+		}
+	}
+	ch.shutdown()
+	return pr
+}
+
+// checkDeltas checks that the deltas of each message, where none was
+// dropped, join into its reconciled text (deltas are best effort).
+func checkDeltas(t testing.TB, r run) {
+	t.Helper()
+	deltas := map[string]string{}
+	for _, ev := range r.events {
+		if ev.Name != wire.EventMessageDelta {
+			continue
+		}
+		var te textEvent
+		_ = ev.Decode(&te)
+		deltas[te.MessageID] += te.Text
+	}
+	joined := ""
+	for _, ev := range r.events {
+		if ev.Name == wire.EventMessageReconcile {
+			var te textEvent
+			_ = ev.Decode(&te)
+			if te.Part == 0 {
+				joined += deltas[te.MessageID]
+			}
+		}
+	}
+	if joined != r.reply() {
+		t.Logf("deltas %q differ from the reconciled reply %q (deltas may drop under pressure)", joined, r.reply())
+	}
+}
+
+// normalize renders a run's events without IDs, revisions or best-effort
+// deltas: names, kinds, states, summaries, reconcile texts and the
+// terminal. Message IDs become their order of appearance.
+func normalize(r run) []string {
+	var out []string
+	ids := map[string]int{}
+	for _, ev := range r.events {
+		switch ev.Name {
+		case wire.EventMessageDelta:
+			continue
+		case wire.EventMessageReconcile:
+			var te textEvent
+			_ = ev.Decode(&te)
+			if _, ok := ids[te.MessageID]; !ok {
+				ids[te.MessageID] = len(ids)
+			}
+			out = append(out, fmt.Sprintf("reconcile m%d part %d %q last=%v partial=%v", ids[te.MessageID], te.Part, te.Text, te.LastPart, te.Partial))
+		case wire.EventActivity:
+			var a activityEvent
+			_ = ev.Decode(&a)
+			out = append(out, fmt.Sprintf("activity %s %s %s %q", a.Kind, a.State, a.Name, a.Summary))
+		case wire.EventDiagnostic:
+			var d struct{ Code, Summary string }
+			_ = ev.Decode(&d)
+			out = append(out, "diagnostic "+d.Code+" "+d.Summary)
+		case wire.EventRunFinished:
+			code := "null"
+			if r.finished.ErrorCode != nil {
+				code = *r.finished.ErrorCode
+			}
+			out = append(out, fmt.Sprintf("run.finished %s %s %s revision=%v", r.finished.Outcome, r.finished.Persistence, code, r.finished.Revision != nil))
+		default:
+			out = append(out, ev.Name)
+		}
+	}
+	return out
+}
