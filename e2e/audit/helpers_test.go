@@ -376,3 +376,5 @@ func durable(t testing.TB, ws *clienttest.Workspace, prompt string) string {
 	ch.shutdown()
 	return s.SessionID
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
