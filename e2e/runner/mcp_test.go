@@ -1,0 +1,318 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// mcpWorkspace is a workspace whose global settings run the fixture with
+// the given responses, the test MCP server as "srv" (recording its calls
+// in calls), tools.approval and extra settings.
+func mcpWorkspace(t *testing.T, approval, extra string, responses ...[]step) (ws *clienttest.Workspace, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	calls = filepath.Join(dir, "calls.txt")
+	settings := script(t, dir, responses...) + "\n[tools]\napproval = " + quote(approval) + "\n" +
+		mcpServer("srv", map[string]string{"MCP_CALLS_FILE": calls}) + extra
+	return clienttest.NewWorkspace(t, settings), calls
+}
+
+// TestMCPReadOnlyTool: a read-only MCP tool runs without approval, even
+// under approval = "ask"; its activity starts and completes with a safe
+// summary that never quotes the result; history shows the activity; the
+// model's next answer follows.
+func TestMCPReadOnlyTool(t *testing.T) {
+	t.Parallel()
+	ws, calls := mcpWorkspace(t, "ask", "",
+		[]step{text("Looking it up."), toolCall("mcp__srv__lookup", map[string]any{"key": "k1"})},
+		[]step{text("Found it.")})
+	ch := startChild(t, ws, client.Options{RecordFrames: true})
+	sid := ch.create()
+	r := ch.turn(sid, "look k1 up")
+	r.wantOutcome(t, "completed", "")
+	if r.finished.Persistence != "durable" {
+		t.Fatalf("persistence %s", r.finished.Persistence)
+	}
+	if n := countEvents(r, wire.EventApprovalRequested); n != 0 {
+		t.Fatalf("%d approvals for a read-only MCP tool", n)
+	}
+	acts := r.activities()
+	if len(acts) != 2 || acts[0].State != "started" || acts[1].State != "completed" ||
+		acts[0].ActivityID != acts[1].ActivityID {
+		t.Fatalf("activities %+v; want one started then completed", acts)
+	}
+	for _, a := range acts {
+		if a.Kind != "tool" || a.Name != "mcp__srv__lookup" || a.Summary == "" || len(a.Summary) > wire.SummaryBytes {
+			t.Fatalf("activity %+v", a)
+		}
+	}
+	if got := r.reply(); got != "Looking it up.Found it." {
+		t.Fatalf("reply %q", got)
+	}
+	if got := readFile(t, calls); got != "lookup k1\n" {
+		t.Fatalf("server calls %q", got)
+	}
+	entries := ch.history(sid, r)
+	if got, want := strings.Join(kinds(entries), " "), "user assistant activity assistant"; got != want {
+		t.Fatalf("history kinds %q; want %q (%+v)", got, want, entries)
+	}
+	// Spec: activities carry "no raw params/results"; history "Tool
+	// summaries show completion/failure or partial started state, never raw
+	// result bodies".
+	for _, f := range ch.c.Frames() {
+		if bytes.Contains(f.Raw, []byte("MCP-RESULT-BODY")) {
+			t.Fatalf("frame %d quotes the tool's result: %s", f.Seq, f.Raw)
+		}
+	}
+	ch.shutdown()
+}
+
+// TestMCPMutatingToolApproval: a tool the server does not mark read-only
+// asks for approval under approval = "ask"; a denied call never reaches the
+// server, an allowed one does.
+func TestMCPMutatingToolApproval(t *testing.T) {
+	t.Parallel()
+	ws, calls := mcpWorkspace(t, "ask", "",
+		[]step{toolCall("mcp__srv__store", map[string]any{"value": "denied-value"})}, []step{text("not stored")},
+		[]step{toolCall("mcp__srv__store", map[string]any{"value": "allowed-value"})}, []step{text("stored")})
+	ch := startChild(t, ws, client.Options{})
+	sid := ch.create()
+	for _, allow := range []bool{false, true} {
+		runID := ch.startTurn(sid, "store something")
+		var evs []client.Event
+		ev := ch.until(&evs, runID, wire.EventApprovalRequested)
+		var req struct {
+			ApprovalID  string `json:"approval_id"`
+			Summary     string `json:"summary"`
+			ExpiresInMs int64  `json:"expires_in_ms"`
+		}
+		if err := ev.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		if req.ApprovalID == "" || req.Summary == "" || len(req.Summary) > wire.SummaryBytes ||
+			strings.Contains(req.Summary, "-value") || req.ExpiresInMs != 60_000 {
+			t.Fatalf("approval.requested %s", ev.Data)
+		}
+		if strings.Contains(readFile(t, calls), "store") {
+			t.Fatal("the tool ran before its approval")
+		}
+		ch.answer(sid, runID, req.ApprovalID, allow)
+		r := ch.finish(sid, runID, evs)
+		r.wantOutcome(t, "completed", "")
+		got := readFile(t, calls)
+		if strings.Contains(got, "denied-value") {
+			t.Fatalf("a denied call reached the server: %q", got)
+		}
+		if allow && got != "store allowed-value\n" {
+			t.Fatalf("server calls after allowing %q", got)
+		}
+		acts := r.activities()
+		if last := acts[len(acts)-1]; last.Name != "mcp__srv__store" || (allow && last.State != "completed") || (!allow && last.State != "failed") {
+			t.Fatalf("allow=%v: activities %+v", allow, acts)
+		}
+	}
+	ch.shutdown()
+}
+
+// TestMCPHangCancelled: an MCP tool that hangs is cancelled by turn.cancel
+// and the run finishes cancelled; the server stays connected and serves the
+// next turn.
+func TestMCPHangCancelled(t *testing.T) {
+	t.Parallel()
+	ws, calls := mcpWorkspace(t, "auto", "",
+		[]step{toolCall("mcp__srv__hang", nil)},
+		[]step{toolCall("mcp__srv__lookup", map[string]any{"key": "after"})}, []step{text("still here")})
+	ch := startChild(t, ws, client.Options{})
+	sid := ch.create()
+	runID := ch.startTurn(sid, "hang")
+	var evs []client.Event
+	ch.until(&evs, runID, wire.EventActivity)
+	waitFor(t, "the server to receive the call", func() bool { return strings.Contains(readFile(t, calls), "hang") })
+	var res struct {
+		CancellationRequested bool `json:"cancellation_requested"`
+	}
+	ch.result("turn.cancel", map[string]string{"session_id": sid, "run_id": runID}, &res)
+	if !res.CancellationRequested {
+		t.Fatal("turn.cancel not acknowledged")
+	}
+	r := ch.finish(sid, runID, evs)
+	r.wantOutcome(t, "cancelled", "")
+	acts := r.activities()
+	if last := acts[len(acts)-1]; last.Name != "mcp__srv__hang" || last.State != "failed" {
+		t.Logf("activities after cancel: %+v", acts)
+	}
+
+	r = ch.turn(sid, "look up after the cancel")
+	r.wantOutcome(t, "completed", "")
+	if r.reply() != "still here" || !strings.Contains(readFile(t, calls), "lookup after") {
+		t.Fatalf("after the cancel: reply %q, calls %q", r.reply(), readFile(t, calls))
+	}
+	ch.shutdown()
+}
+
+// TestMCPResultBound: a tool returning 1 MiB reaches the model bounded (the
+// OpenAI provider against a local server that records what the model sees).
+func TestMCPResultBound(t *testing.T) {
+	t.Parallel()
+	llm := newLLMServer(t, oaTurn(content{toolName: "mcp__srv__big", toolArgs: []string{"{}"}, after: []string{"big"}})...)
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls.txt")
+	ws := clienttest.NewWorkspace(t, openaiFormat.settings(llm.srv.URL)+
+		mcpServer("srv", map[string]string{"MCP_CALLS_FILE": calls}))
+	ch := startChild(t, ws, client.Options{Env: append(ws.Env(), "OPENAI_API_KEY=sk-test-bound")})
+	sid := ch.create()
+	r := ch.turn(sid, "fetch the big thing")
+	r.wantOutcome(t, "completed", "")
+	if got := readFile(t, calls); got != "big\n" {
+		t.Fatalf("server calls %q", got)
+	}
+	reqs := llm.recorded()
+	if len(reqs) != 2 {
+		t.Fatalf("%d provider requests", len(reqs))
+	}
+	res := toolResults(t, reqs[1].Body)
+	if len(res) != 1 {
+		t.Fatalf("tool results %d", len(res))
+	}
+	// The bound is the tools' default output bound (64 KiB), with a note
+	// that says the model saw a part.
+	if n := len(res[0]); n > 64<<10 || n < 32<<10 || !strings.Contains(res[0], "truncated") {
+		t.Fatalf("the model saw %d bytes of a 1 MiB result (ending %q)", n, res[0][max(0, n-80):])
+	}
+	ch.shutdown()
+}
+
+// TestMCPProjectServerApproval: a server the project file defines does not
+// start until `magi-code mcp approve NAME` records it; then its tools work.
+func TestMCPProjectServerApproval(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	envFile := filepath.Join(dir, "server.env")
+	ws := clienttest.NewWorkspace(t, script(t, dir,
+		[]step{toolCall("mcp__proj__lookup", map[string]any{"key": "p"})}, []step{text("project server answered")}))
+	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"), mcpServer("proj", map[string]string{"MCP_ENV_FILE": envFile}))
+
+	ch := startChild(t, ws, client.Options{IgnoreEvents: true})
+	if fileExists(envFile) {
+		t.Fatal("an unapproved project server started")
+	}
+	ch.shutdown()
+
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, clienttest.Binary(t), "mcp", "approve", "proj")
+	cmd.Dir, cmd.Env = ws.Cwd, ws.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mcp approve: %v\n%s", err, out)
+	}
+
+	ch = startChild(t, ws, client.Options{})
+	if !fileExists(envFile) {
+		t.Fatal("the approved project server did not start")
+	}
+	sid := ch.create()
+	r := ch.turn(sid, "ask the project server")
+	r.wantOutcome(t, "completed", "")
+	acts := r.activities()
+	if len(acts) != 2 || acts[1].State != "completed" || acts[1].Name != "mcp__proj__lookup" {
+		t.Fatalf("activities %+v", acts)
+	}
+	ch.shutdown()
+}
+
+// TestMCPServerEverything calls the echo tool of the reference server from
+// the npm registry, when node and the package are present.
+func TestMCPServerEverything(t *testing.T) {
+	t.Parallel()
+	node, entry, skip := everythingEntry()
+	if skip != "" {
+		t.Skip(skip)
+	}
+	dir := t.TempDir()
+	settings := script(t, dir,
+		[]step{toolCall("mcp__everything__echo", map[string]any{"message": "hello everything"})}, []step{text("echoed")}) +
+		"\n[tools]\napproval = \"auto\"\n\n[mcp_servers.everything]\ncommand = " + quote(node) +
+		"\nargs = [" + quote(entry) + ", \"stdio\"]\n"
+	ch := newChild(t, settings, client.Options{})
+	sid := ch.create()
+	r := ch.turn(sid, "echo through the reference server")
+	r.wantOutcome(t, "completed", "")
+	acts := r.activities()
+	if len(acts) != 2 || acts[0].Name != "mcp__everything__echo" || acts[1].State != "completed" {
+		t.Fatalf("activities %+v", acts)
+	}
+	if r.reply() != "echoed" {
+		t.Fatalf("reply %q", r.reply())
+	}
+	ch.shutdown()
+}
+
+// everythingEntry finds an installed @modelcontextprotocol/server-everything
+// without installing anything: $MAGI_MCP_EVERYTHING (make test sets it), or
+// .tools/node_modules at the repository root. It returns node and the
+// package's bin entry point, or why the test skips.
+func everythingEntry() (node, entry, skip string) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", "", "node not found: the server-everything test needs node and @modelcontextprotocol/server-everything (make test installs it)"
+	}
+	dirs := []string{filepath.Join("..", "..", ".tools", "node_modules", "@modelcontextprotocol", "server-everything")}
+	if d := os.Getenv("MAGI_MCP_EVERYTHING"); d != "" {
+		dirs = append([]string{d}, dirs...)
+	}
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		var pkg struct {
+			Bin  json.RawMessage `json:"bin"`
+			Main string          `json:"main"`
+		}
+		if json.Unmarshal(data, &pkg) != nil {
+			continue
+		}
+		var one string
+		var many map[string]string
+		if json.Unmarshal(pkg.Bin, &one) != nil || one == "" {
+			if json.Unmarshal(pkg.Bin, &many) == nil {
+				one = many["mcp-server-everything"]
+				for _, v := range many {
+					if one == "" {
+						one = v
+					}
+				}
+			}
+		}
+		if one == "" {
+			one = pkg.Main
+		}
+		if one != "" {
+			abs, err := filepath.Abs(filepath.Join(dir, one))
+			if err == nil && fileExists(abs) {
+				return node, abs, ""
+			}
+		}
+	}
+	return "", "", "@modelcontextprotocol/server-everything is not installed (make test installs it into .tools/ and sets MAGI_MCP_EVERYTHING; this test never installs it)"
+}
+
+func countEvents(r run, name string) int {
+	n := 0
+	for _, ev := range r.events {
+		if ev.Name == name {
+			n++
+		}
+	}
+	return n
+}
