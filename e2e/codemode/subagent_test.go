@@ -1,0 +1,93 @@
+package codemode
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// TestSubagent (issue 7 item 4): an enabled subagent profile and a disabled
+// one in $MC_HOME/agents. Turn 1: the model calls task with the enabled
+// profile; the subagent (next fixture responses) reads a file and answers.
+// The run reports activity kind subagent started/completed (name = the
+// profile) around the subagent's read; the subagent's text never appears
+// in message.delta or message.reconcile frames nor in history. Turn 2: the
+// model asks for the disabled profile: refused, no subagent activity. The
+// disabled profile's name and description never appear in any frame.
+func TestSubagent(t *testing.T) {
+	t.Parallel()
+	const (
+		subText      = "SUBAGENT-ANSWER-9d2f"
+		disabled     = "zebra-hidden-agent"
+		disabledDesc = "ZEBRA-DESCRIPTION-41c0"
+	)
+	ws := newWorkspace(t, "", "[tools]\napproval = \"auto\"\n[agents]\ndisabled = [\""+disabled+"\"]\n",
+		response(text("delegating. "), call("task", map[string]any{"profile": "helper", "prompt": "read notes.txt"})),
+		response(call("read_file", map[string]any{"path": "notes.txt"})), // the subagent
+		response(text(subText)), // the subagent's answer
+		response(text("primary done")),
+		response(call("task", map[string]any{"profile": disabled, "prompt": "anything"})),
+		response(text("no such helper")))
+	ws.WriteFile(t, filepath.Join(ws.Home, "agents", "helper.md"),
+		"---\nname: helper\ndescription: Reads files for the primary agent\nmode: subagent\ntools: [read_file]\n---\nYou read files and report.\n")
+	ws.WriteFile(t, filepath.Join(ws.Home, "agents", "zebra.md"),
+		"---\nname: "+disabled+"\ndescription: "+disabledDesc+"\nmode: subagent\n---\nYou are hidden.\n")
+	ws.WriteFile(t, filepath.Join(ws.Cwd, "notes.txt"), "a note\n")
+	ch := start(t, ws, client.Options{RecordFrames: true})
+	s := ch.create()
+
+	r := ch.turn(s.SessionID, "use the helper")
+	if r.finished.Outcome != "completed" {
+		t.Fatalf("run.finished %s", r.outcome())
+	}
+	if got := r.reply(); got != "delegating. primary done" {
+		t.Fatalf("reply %q; want only the primary's text", got)
+	}
+	var got []string
+	for _, a := range r.activities(t) {
+		got = append(got, a.Kind+" "+a.Name+" "+a.State)
+		t.Logf("activity %s %s %s %q", a.Kind, a.Name, a.State, a.Summary)
+	}
+	// The subagent's activity sits inside the task tool's, and its read
+	// inside the subagent's.
+	want := []string{"tool task started", "subagent helper started", "tool read_file started", "tool read_file completed", "subagent helper completed", "tool task completed"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("activities %v; want %v", got, want)
+	}
+	for _, ev := range r.events {
+		if (ev.Name == wire.EventMessageDelta || ev.Name == wire.EventMessageReconcile) && strings.Contains(string(ev.Data), subText) {
+			t.Fatalf("%s carries the subagent's text", ev.Name)
+		}
+	}
+	entries, complete := ch.history(s.SessionID, *r.finished.Revision)
+	if !complete {
+		t.Fatal("history incomplete")
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Text, subText) {
+			t.Fatalf("history %s entry carries the subagent's text", e.Kind)
+		}
+	}
+
+	r = ch.turn(s.SessionID, "use the hidden one")
+	if r.finished.Outcome != "completed" || r.reply() != "no such helper" {
+		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	}
+	got = nil
+	for _, a := range r.activities(t) {
+		got = append(got, a.Kind+" "+a.Name+" "+a.State)
+	}
+	if want := []string{"tool task started", "tool task failed"}; !slices.Equal(got, want) {
+		t.Fatalf("activities %v; want %v", got, want)
+	}
+	ch.shutdown()
+	for _, f := range ch.c.Frames() {
+		if strings.Contains(string(f.Raw), disabled) || strings.Contains(string(f.Raw), disabledDesc) {
+			t.Fatalf("frame seq %d names the disabled profile: %s", f.Seq, f.Raw)
+		}
+	}
+}
