@@ -39,15 +39,19 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	p.run = r
 	p.mu.Unlock()
 	p.group.Go(func() {
-		defer done()
 		defer cancel(nil)
-		p.turn(runCtx, r, tp.Prompt)
+		fin := p.turn(runCtx, r, tp.Prompt)
 		r.approvals.closeAll()
 		p.mu.Lock()
 		if p.run == r {
 			p.run = nil
 		}
 		p.mu.Unlock()
+		// Spec: run.finished comes "once, after worker/cleanup accounting":
+		// the worker's end is accounted first, so a client that reads
+		// run.finished and starts the next turn at once is never busy.
+		done()
+		_ = p.offer(fin)
 	})
 }
 
@@ -87,23 +91,22 @@ func (p *Pool) offer(e wire.Event) error {
 	return nil
 }
 
-// turn runs one turn to its terminal event.
-func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
+// turn runs one turn and returns its terminal event, which the caller
+// offers last.
+func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event {
 	fin := wire.Event{Name: wire.EventRunFinished, SessionID: r.sessionID, RunID: r.id}
-	finish := func(outcome agent.Outcome, persistence string, code wire.Code, revision string) {
+	finish := func(outcome agent.Outcome, persistence string, code wire.Code, revision string) wire.Event {
 		fin.Outcome, fin.Persistence, fin.ErrorCode = string(outcome), persistence, code
 		fin.Revision, fin.HasRevision = revision, revision != ""
-		_ = p.offer(fin)
+		return fin
 	}
 	rt, att, model := p.runtime(), p.attachment(), p.selectedModel()
 	if rt == nil || att == nil || att.ID() != r.sessionID {
-		finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
-		return
+		return finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
 	}
 	records, code := att.Replay()
 	if code != "" {
-		finish(agent.Failed, "not_started", code, "")
-		return
+		return finish(agent.Failed, "not_started", code, "")
 	}
 	hist := replayMessages(records)
 
@@ -112,8 +115,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 	inputID := p.opts.NewID()
 	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
 	if err != nil {
-		finish(agent.Failed, "not_started", wire.CodePersistenceFailed, "")
-		return
+		return finish(agent.Failed, "not_started", wire.CodePersistenceFailed, "")
 	}
 	if err := p.offer(wire.Event{Name: wire.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
 		MessageID: inputID, Revision: revision}); err != nil {
@@ -150,10 +152,9 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) {
 	_, err = att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
 		Outcome: string(outcome), ErrorCode: string(code)}, true)
 	if err != nil || sink.degraded {
-		finish(outcome, "degraded", code, "")
-		return
+		return finish(outcome, "degraded", code, "")
 	}
-	finish(outcome, "durable", code, att.Revision())
+	return finish(outcome, "durable", code, att.Revision())
 }
 
 // selectedModel is the model of the attached session's restored selection,

@@ -1,0 +1,23 @@
+package session
+
+import (
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+)
+
+// TestBackToBackTurns: a client that starts the next turn (or pages
+// history) the moment it reads run.finished is never answered busy. Spec:
+// run.finished comes "once, after worker/cleanup accounting".
+func TestBackToBackTurns(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, "auto")
+	ch := start(t, ws, client.Options{})
+	sess := ch.create()
+	for i := 0; i < 30; i++ {
+		r := ch.turn(sess.SessionID, "again") // fails on busy
+		if i%10 == 9 {
+			ch.history(sess.SessionID, *r.finished.Revision)
+		}
+	}
+}
