@@ -117,11 +117,10 @@ func TestProtections(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ws := newWorkspace(t, "", "[tools]\napproval = \"auto\"\n",
-				response(call(tc.tool, nil)), response(text("done")))
+			// The call's arguments name the workspace's paths: the script
+			// is rewritten once they are known.
+			ws := newWorkspace(t, "", "[tools]\napproval = \"auto\"\n", response(text("placeholder")))
 			p := paths{home: filepath.Dir(ws.Home), cwd: ws.Cwd}
-			// The call's arguments name the workspace's paths: rewrite the
-			// script now that they are known.
 			rewriteScript(t, ws, response(call(tc.tool, tc.args(p))), response(text("done")))
 			if tc.setup != nil {
 				tc.setup(t, ws, p)
