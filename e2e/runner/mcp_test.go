@@ -125,8 +125,8 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 }
 
 // TestMCPHangCancelled: an MCP tool that hangs is cancelled by turn.cancel
-// and the run finishes cancelled; the server stays connected and serves the
-// next turn.
+// and the run finishes cancelled; the server sees the cancellation, stays
+// connected and serves the next turn.
 func TestMCPHangCancelled(t *testing.T) {
 	t.Parallel()
 	ws, calls := mcpWorkspace(t, "auto", "",
@@ -152,6 +152,9 @@ func TestMCPHangCancelled(t *testing.T) {
 		t.Logf("activities after cancel: %+v", acts)
 	}
 
+	// The cancellation reaches the server (notifications/cancelled): its
+	// handler sees its context end.
+	waitFor(t, "the server to see the cancellation", func() bool { return strings.Contains(readFile(t, calls), "hang cancelled") })
 	r = ch.turn(sid, "look up after the cancel")
 	r.wantOutcome(t, "completed", "")
 	if r.reply() != "still here" || !strings.Contains(readFile(t, calls), "lookup after") {

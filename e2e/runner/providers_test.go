@@ -63,6 +63,7 @@ func TestProviderFormats(t *testing.T) {
 	if len(oa.events) == 0 || len(an.events) == 0 {
 		t.Fatal("a provider run failed")
 	}
+	t.Logf("events of both: %q", oa.events)
 	if !slices.Equal(oa.events, an.events) {
 		t.Fatalf("the same content gives different events:\nopenai:    %q\nanthropic: %q", oa.events, an.events)
 	}
