@@ -11,6 +11,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // rawCall sends one request frame whose params are raw JSON and returns the
@@ -79,6 +80,17 @@ func TestParamsStrict(t *testing.T) {
 	// The cursor may be omitted.
 	if r := ch.rawCall("omit", "history.page", `{"session_id":`+sid+`,"revision":`+rev+`}`); r.Error != nil {
 		t.Errorf("history.page without cursor: %s", r.Raw)
+	}
+
+	// A prompt of exactly 16,384 UTF-8 bytes of two-byte runes is admitted.
+	if r := ch.call("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("é", wire.MaxPromptBytes/2)}); r.Error != nil {
+		t.Errorf("turn.start with a 16,384-byte prompt: %s", r.Error.Code)
+	} else {
+		var adm struct {
+			RunID string `json:"run_id"`
+		}
+		_ = jsonUnmarshal(r.Result, &adm)
+		ch.collect(adm.RunID)
 	}
 
 	// A repeated turn.start ID: duplicate_id, no second run.
