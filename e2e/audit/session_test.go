@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -384,5 +383,3 @@ func runIDOf(l string) string {
 	i := strings.Index(l, `"run_id":"`) + len(`"run_id":"`)
 	return l[i : i+strings.IndexByte(l[i:], '"')]
 }
-
-var _ = clienttest.FixtureSettings

@@ -21,7 +21,6 @@ import (
 // provider_unavailable".
 func TestStartupFailures(t *testing.T) {
 	t.Parallel()
-	const secret = "sk-AUDITsecretKEY0123456789abcdef"
 	cases := []struct {
 		name     string
 		settings string
