@@ -106,22 +106,28 @@ var deltaPolicyFull = backpressure.Wait(deltaGrace)
 // part number, so the client sees the gap. With final (the segment ended),
 // everything carried is offered.
 func (s *turnSink) deltas(messageID string, final bool) {
+	events := s.p.opts.Events
 	for len(s.carry) > 0 {
-		// A part ends on a rune boundary: take a few bytes past the budget
-		// so that chunk.Next sees whole runes, and let it choose the cut.
-		text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes+utf8.UTFMax)])
-		n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
-		e := s.event(wire.EventMessageDelta)
-		e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
-		events := s.p.opts.Events
 		full := events.Len() >= events.Cap()
 		if !full {
 			s.pressure = false
 		}
-		switch {
-		case full && !final && len(s.carry) < maxCarry && s.pressure:
-			return // the reader is behind: coalesce with the next delta
-		case full && !final && len(s.carry) < maxCarry:
+		if full && !final {
+			if len(s.carry) >= maxCarry {
+				// The reader is behind and the carry is at its bound: drop
+				// the older half as one part, without building it. The part
+				// number is spent, so the client sees the gap.
+				n := runeStart(s.carry, len(s.carry)-maxCarry/2)
+				s.carry = s.carry[:copy(s.carry, s.carry[n:])]
+				s.deltaPart++
+				continue
+			}
+			if s.pressure {
+				return // coalesce with the next delta
+			}
+		}
+		e := s.nextPart(messageID)
+		if full && !final {
 			if events.OfferWith(context.Background(), e, deltaPolicyFull) != nil {
 				// No room within the grace: the reader is behind. Stop
 				// waiting (never pace the provider to a slow reader) and
@@ -129,12 +135,32 @@ func (s *turnSink) deltas(messageID string, final bool) {
 				s.pressure = true
 				return
 			}
-		default:
-			_ = s.p.offer(e) // Drop when full
+		} else {
+			_ = s.p.offer(e) // Drop if the edge filled meanwhile
 		}
 		s.deltaPart++
-		s.carry = s.carry[:copy(s.carry, s.carry[n:])]
+		s.carry = s.carry[:copy(s.carry, s.carry[len(e.Text):])]
 	}
+}
+
+// nextPart builds the delta event of the next part of the carry: at most
+// 4,000 bytes, ending on a rune boundary.
+func (s *turnSink) nextPart(messageID string) wire.Event {
+	// Take a few bytes past the budget so that chunk.Next sees whole runes,
+	// and let it choose the cut.
+	text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes+utf8.UTFMax)])
+	n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
+	e := s.event(wire.EventMessageDelta)
+	e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
+	return e
+}
+
+// runeStart returns the first index at or after i that starts a rune.
+func runeStart(b []byte, i int) int {
+	for i < len(b) && !utf8.RuneStart(b[i]) {
+		i++
+	}
+	return i
 }
 
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
