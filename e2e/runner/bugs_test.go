@@ -2,7 +2,6 @@ package runner
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
@@ -15,14 +14,8 @@ import (
 // accounting", and the consumer trace says "Wait for run.finished before
 // another prompt or history request; use its revision for history.page":
 // neither may answer busy then.
-//
-// BUG: the turn worker offers run.finished and only then returns (its done
-// callback steps dispatch.RunWorkerDone), so a fast client can see busy.
-// It races, so it is skipped unless MAGI_E2E_BUGS=1.
+// The turn worker accounts its end before it offers run.finished.
 func TestIdleAfterRunFinished(t *testing.T) {
-	if os.Getenv("MAGI_E2E_BUGS") == "" {
-		t.Skip("BUG: a request sent right after run.finished can answer busy (set MAGI_E2E_BUGS=1 to run)")
-	}
 	t.Parallel()
 	ch := newChild(t, clienttest.FixtureSettings, client.Options{})
 	sid := ch.create()

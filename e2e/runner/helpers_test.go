@@ -143,17 +143,11 @@ func (ch *child) result(method string, params, v any) {
 	}
 }
 
-// afterBusy is result for a request sent right after a run.finished: a
-// busy answer (the run's worker has not been accounted yet, see
-// TestIdleAfterRunFinished) is logged and retried once status is idle.
+// afterBusy is result for a request sent right after a run.finished, which
+// must never be busy (see TestIdleAfterRunFinished).
 func (ch *child) afterBusy(method string, params, v any) {
 	ch.t.Helper()
 	r := ch.call(method, params)
-	if r.Error != nil && r.Error.Code == string(wire.CodeBusy) {
-		ch.t.Logf("BUG: %s right after run.finished answered busy; retrying once idle", method)
-		waitIdle(ch)
-		r = ch.call(method, params)
-	}
 	if r.Error != nil {
 		ch.t.Fatalf("%s: error %s", method, r.Error.Code)
 	}
