@@ -86,7 +86,12 @@ type Attachment struct {
 	file      *os.File
 	header    Record // written before the first record when !hasHeader
 	hasHeader bool
-	size      int64     // end of the last complete line we know of
+	size      int64 // end of the last complete line we know of
+	// trimmable is how many bytes past size may be cut before an append: a
+	// torn last line seen when the file was read, or what a failed write
+	// may have left. Anything else past size, or a file shorter than size,
+	// was changed behind the lease: appends then fail rather than erase it.
+	trimmable int64
 	prefix    hash.Hash // SHA-256 of the file's first size bytes
 	sum       [sha256.Size]byte
 	gen       uint64
@@ -233,6 +238,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 		info.Notices = append(info.Notices, wire.NoticeCwdUnverified)
 	}
 	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
+	a.trimmable = size - sc.valid
 	a.gen = s.gen.Add(1)
 	a.revision = revisionOf(a.gen, a.sum)
 	p, code := b.Finish(id, a.revision, a.gen, sc.torn)
@@ -390,8 +396,12 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	a.gen = a.store.gen.Add(1)
 	a.revision = revisionOf(a.gen, a.sum) // provisional until the write lands
 	if err := a.writeLocked(buf); err != nil {
+		if !errors.Is(err, errChanged) {
+			a.trimmable = int64(len(buf)) // the write may have left part of buf
+		}
 		return "", fmt.Errorf("%w: %w", ErrPersistence, err)
 	}
+	a.trimmable = 0
 	a.hasHeader = true
 	a.size += int64(len(buf))
 	a.prefix.Write(buf)
@@ -415,13 +425,20 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	return a.revision, nil
 }
 
+// errChanged reports a session file changed behind the lease.
+var errChanged = errors.New("history: session file changed behind the lease")
+
 // writeLocked trims whatever follows the last complete line (a torn line
 // found at open, or the remains of an earlier failed write) and writes buf
-// at that offset.
+// at that offset. A file that shrank, or grew by more than that, was changed
+// by someone else: nothing is written (never erase or zero-fill it).
 func (a *Attachment) writeLocked(buf []byte) error {
 	st, err := a.file.Stat()
 	if err != nil {
 		return err
+	}
+	if st.Size() < a.size || st.Size() > a.size+a.trimmable {
+		return errChanged
 	}
 	if st.Size() != a.size {
 		// DESIGN: "the writer trims it under its lease before the next append."
@@ -468,6 +485,10 @@ func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
 		// Someone changed the file behind the lease: adopt what is there
 		// under a new revision, so pages of the announced one go stale.
 		a.size, a.prefix, a.sum = sc.valid, sc.prefix, sc.sum
+		a.trimmable = 0
+		if st, err := a.file.Stat(); err == nil && st.Size() > a.size {
+			a.trimmable = st.Size() - a.size // its torn last line
+		}
 		a.gen = a.store.gen.Add(1)
 		a.revision = revisionOf(a.gen, a.sum)
 	}
