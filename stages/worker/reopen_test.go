@@ -1,0 +1,105 @@
+package worker
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/stages/dispatch"
+	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// poolIn initializes a pool for an existing MC_HOME and cwd and forwards its
+// events; the caller attaches a session.
+func poolIn(t *testing.T, home, cwd string) (*Pool, chan wire.Event, *recProvider) {
+	t.Helper()
+	p, q := newTestPool(t)
+	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	initDone := make(chan dispatch.InitDone, 1)
+	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
+	if d := <-initDone; d.Code != "" {
+		t.Fatalf("init = %+v", d)
+	}
+	rt := p.runtime()
+	rec := &recProvider{p: rt.provider}
+	rt.provider = rec
+	events := make(chan wire.Event, 1<<12)
+	go func() {
+		for e := range q.C() {
+			events <- e
+		}
+		close(events)
+	}()
+	t.Cleanup(func() {
+		p.Wait()
+		p.Teardown(context.Background())
+		q.Close()
+	})
+	return p, events, rec
+}
+
+func op(t *testing.T, p *Pool, kind dispatch.OpKind, params any) dispatch.OpDone {
+	t.Helper()
+	done := make(chan dispatch.OpDone, 1)
+	p.StartOp(context.Background(), "r", kind, params, func(d dispatch.OpDone) { done <- d })
+	d := <-done
+	if d.Code != "" {
+		t.Fatalf("op %d = %+v", kind, d)
+	}
+	return d
+}
+
+// Issue 7: "delegated task-scope ceilings recorded in the session are
+// honoured on reopen": a profile that gained tools after the ceiling was
+// recorded still gets only the recorded ones in a new child.
+func TestTaskCeilingHonouredOnReopen(t *testing.T) {
+	root := t.TempDir()
+	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
+	for _, d := range []string{filepath.Join(home, "agents"), cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(root, "script.json")
+	if err := os.WriteFile(script, []byte(`{"responses":[`+
+		`{"steps":[{"tool_call":{"name":"task","arguments":{"profile":"explore","prompt":"look"}}}]},`+
+		`{"steps":[{"text":"sub answer"}]},{"steps":[{"text":"done"}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write("settings.toml", "provider = \"fixture\"\n[providers.fixture]\nscript = \""+script+"\"\n")
+	write("agents/explore.md", "---\ndescription: explores\ntools: [list_dir]\n---\nYou explore.\n")
+
+	first, events, _ := poolIn(t, home, cwd)
+	sid := op(t, first, dispatch.OpCreate, nil).Attached
+	runTurn(t, first, events, sid, "a go")
+	if got := first.attachment().TaskScopes(); !slices.Equal(got, []string{`{"profile":"explore","tools":["list_dir"]}`}) {
+		t.Fatalf("recorded ceilings %q", got)
+	}
+	first.Teardown(context.Background()) // release the session's leases
+
+	// The profile now asks for more; the session's ceiling still holds.
+	write("agents/explore.md", "---\ndescription: explores\ntools: [list_dir, read_file, shell]\n---\nYou explore.\n")
+	second, events2, rec := poolIn(t, home, cwd)
+	op(t, second, dispatch.OpOpen, dispatch.OpenParams{SessionID: sid})
+	runTurn(t, second, events2, sid, "b go")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.reqs) < 2 {
+		t.Fatalf("%d provider requests", len(rec.reqs))
+	}
+	var sub []string
+	for _, s := range rec.reqs[1].Tools {
+		sub = append(sub, s.Name)
+	}
+	if !slices.Equal(sub, []string{"list_dir"}) {
+		t.Fatalf("subagent tools after reopen %q; want only the recorded ceiling [list_dir]", sub)
+	}
+}
