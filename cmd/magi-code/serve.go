@@ -88,6 +88,9 @@ func serve() int {
 		code = drain(c, pool, events, writerDone)
 	case <-srv.Fatal():
 		srv.Cancel()
+	case <-pool.Panicked():
+		// A broken invariant in a worker: exit 1, like any runtime failure.
+		srv.Cancel()
 	case <-writerDone:
 		// Output deadline, broken output or overflow: exit 1.
 		srv.Cancel()
@@ -133,11 +136,12 @@ func drain(_ dispatch.Closed, pool *worker.Pool, events *backpressure.Queue[wire
 	workersDone := make(chan struct{})
 	go func() { // ends when the cancelled workers return
 		defer close(workersDone)
-		defer func() { _ = recover() }() // a worker panic is reported as a failed drain below
 		pool.Wait()
 	}()
 	select {
 	case <-workersDone:
+	case <-pool.Panicked():
+		return exitFailure
 	case <-deadline.C:
 		return exitFailure
 	case <-writerDone:

@@ -15,7 +15,7 @@ import (
 // initialization starts one worker and returns only after readiness or
 // failure."
 func (p *Pool) StartInit(ctx context.Context, _ []string, done func(dispatch.InitDone)) {
-	p.group.Go(func() { done(p.initialize(ctx)) })
+	p.goWorker(func() { done(p.initialize(ctx)) })
 }
 
 func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {

@@ -44,6 +44,9 @@ type runtime struct {
 type Pool struct {
 	opts  Options
 	group conc.WaitGroup
+	// panicked receives the first worker panic: a broken invariant, which
+	// the owner turns into exit 1 (STYLE.md: panics surface, never vanish).
+	panicked chan any
 
 	// mu guards the fields below.
 	mu  sync.Mutex
@@ -63,11 +66,30 @@ func NewPool(opts Options) *Pool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pool{opts: opts}
+	return &Pool{opts: opts, panicked: make(chan any, 1)}
 }
 
-// Wait blocks until every worker has returned. It may panic with a
-// worker's panic, which the caller turns into exit 1.
+// goWorker runs f as a worker of the pool. A panic in f is reported on
+// Panicked instead of being held until Wait: the worker's done callback
+// would never run, and the child would stay busy forever.
+func (p *Pool) goWorker(f func()) {
+	p.group.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				select {
+				case p.panicked <- r:
+				default:
+				}
+			}
+		}()
+		f()
+	})
+}
+
+// Panicked delivers the first worker panic.
+func (p *Pool) Panicked() <-chan any { return p.panicked }
+
+// Wait blocks until every worker has returned.
 func (p *Pool) Wait() { p.group.Wait() }
 
 // Teardown releases the admitted runtime: MCP servers get shutdown first,

@@ -27,3 +27,12 @@ func newTestPool(t *testing.T) (*Pool, *backpressure.Queue[wire.Event]) {
 	})
 	return p, events
 }
+
+func TestWorkerPanicSurfaces(t *testing.T) {
+	p, _ := newTestPool(t)
+	p.goWorker(func() { panic("broken invariant") })
+	if got := <-p.Panicked(); got != "broken invariant" {
+		t.Fatalf("Panicked() = %v", got)
+	}
+	p.Wait() // the panic was taken: Wait returns normally
+}

@@ -11,7 +11,7 @@ import (
 // StartOp starts the one session/history worker for a create, open or page
 // operation. The machine admits one at a time and none during a run.
 func (p *Pool) StartOp(ctx context.Context, id string, op dispatch.OpKind, params any, done func(dispatch.OpDone)) {
-	p.group.Go(func() {
+	p.goWorker(func() {
 		var d dispatch.OpDone
 		switch op {
 		case dispatch.OpCreate:

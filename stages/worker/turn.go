@@ -38,7 +38,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	p.mu.Lock()
 	p.run = r
 	p.mu.Unlock()
-	p.group.Go(func() {
+	p.goWorker(func() {
 		defer cancel(nil)
 		fin := p.turn(runCtx, r, tp.Prompt)
 		r.approvals.closeAll()
