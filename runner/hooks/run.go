@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/magi-code/magi-code/runner/subproc"
 	"github.com/magi-code/magi-code/stages/redact"
 )
 
@@ -65,8 +65,8 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
 	// Spec (DESIGN): subprocesses "run in their own process group so that
 	// cleanup reaches their children".
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	subproc.OwnGroup(cmd)
+	cmd.Cancel = func() error { return subproc.KillGroup(cmd.Process.Pid) }
 	// Should the group kill not end the shell, exec kills it directly
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
@@ -81,8 +81,8 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	p.closeChilds()
 	pgid := cmd.Process.Pid
 
-	stdout := &capped{limit: OutputBytes}
-	stderr := &capped{limit: OutputBytes}
+	stdout := &subproc.Capped{Limit: OutputBytes}
+	stderr := &subproc.Capped{Limit: OutputBytes}
 	var wg conc.WaitGroup
 	wg.Go(func() {
 		// A hook that does not read its stdin makes this fail with EPIPE
@@ -93,7 +93,7 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	wg.Go(func() { _, _ = io.Copy(stdout, p.outR) })
 	wg.Go(func() { _, _ = io.Copy(stderr, p.errR) })
 	waitErr := cmd.Wait()
-	_ = killGroup(pgid)
+	_ = subproc.KillGroup(pgid)
 	// Every process of the group is gone now; only a descendant that left
 	// the group can still hold a pipe: close our ends after a grace period.
 	drainTimer := time.AfterFunc(pipeCloseWait, p.closeOurs)
@@ -102,7 +102,7 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	drainTimer.Stop()
 	elapsed := time.Since(start).Round(time.Millisecond)
 
-	res := result{code: -1, stderr: stderr.buf}
+	res := result{code: -1, stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil:
@@ -173,35 +173,9 @@ func closeAll(files ...*os.File) {
 	}
 }
 
-// killGroup sends SIGKILL to process group pgid. A group that is already
-// gone is not an error.
-func killGroup(pgid int) error {
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-		return err
-	}
-	return nil
-}
-
-// capped keeps the first limit+1 bytes written to it and discards the rest:
-// the child is never blocked, memory never grows past the limit.
-type capped struct {
-	limit int
-	buf   []byte
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.limit + 1 - len(c.buf); room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// truncated reports whether more than limit bytes were written.
-func (c *capped) truncated() bool { return len(c.buf) > c.limit }
-
 // excerpt is a redacted, bounded, single-string view of c for logs.
-func excerpt(c *capped) string {
-	s, _ := cutUTF8(safeText(c.buf, c.truncated()), logBytes)
+func excerpt(c *subproc.Capped) string {
+	s, _ := cutUTF8(safeText(c.Bytes(), c.Truncated()), logBytes)
 	return s
 }
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/magi-code/magi-code/runner/subproc"
 )
 
 // MaxMessageBytes bounds one line (one JSON-RPC message) from a stdio
@@ -115,7 +117,7 @@ func spawnStdio(def ServerDef, maxMsg int) (*stdioTransport, error) {
 	cmd := exec.Command(def.Command, def.Args...)
 	cmd.Env = env
 	cmd.Dir = def.Cwd
-	ownProcessGroup(cmd)
+	subproc.OwnGroup(cmd)
 
 	// Our ends of os.Pipe are in the runtime poller, so Close unblocks a
 	// pending Read or Write and SetWriteDeadline works. The child's ends are
@@ -179,7 +181,7 @@ func (t *stdioTransport) err() error {
 // (its children), so that they release the pipes and nothing outlives it.
 func (t *stdioTransport) waitLoop() {
 	_ = t.cmd.Wait()
-	killGroup(t.pid)
+	_ = subproc.KillGroup(t.pid)
 	close(t.exited)
 }
 
@@ -413,7 +415,7 @@ func (t *stdioTransport) kill() {
 	select {
 	case <-t.exited:
 	default:
-		killGroup(t.pid)
+		_ = subproc.KillGroup(t.pid)
 	}
 	t.stdout.Close()
 	t.stderr.Close()

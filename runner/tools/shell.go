@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/magi-code/magi-code/runner/subproc"
 )
 
 // pipeCloseWait bounds how long output draining may outlast the shell after
@@ -63,8 +64,8 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// An *os.File: the child writes the pipe directly, and Wait returns
 	// when the shell exits, not when every descendant closed the pipe.
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	subproc.OwnGroup(cmd)
+	cmd.Cancel = func() error { return subproc.KillGroup(cmd.Process.Pid) }
 	// Should the group kill not end the shell, exec kills it directly
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
@@ -75,18 +76,18 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	pw.Close()
 	pgid := cmd.Process.Pid
 
-	out := &capped{limit: t.o.MaxOutput}
+	out := &subproc.Capped{Limit: t.o.MaxOutput}
 	var wg conc.WaitGroup
 	wg.Go(func() { _, _ = io.Copy(out, pr) })
 	waitErr := cmd.Wait()
 	// Spec (DESIGN): tool subprocesses run in their own process group so
 	// that cleanup reaches their children.
-	_ = killGroup(pgid)
+	_ = subproc.KillGroup(pgid)
 	drainTimer := time.AfterFunc(pipeCloseWait, func() { _ = pr.Close() })
 	wg.Wait()
 	drainTimer.Stop()
 
-	text, _ := clip(string(out.buf), t.o.MaxOutput, out.dropped)
+	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
 	var outcome string
 	var exitErr *exec.ExitError
 	switch {
@@ -109,32 +110,4 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		res.Text = "[no output]"
 	}
 	return res
-}
-
-// killGroup sends SIGKILL to process group pgid. A group that is already
-// gone is not an error.
-func killGroup(pgid int) error {
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-		return err
-	}
-	return nil
-}
-
-// capped keeps the first limit+1 bytes written to it and counts the rest
-// away: the child is never blocked, memory never grows past the limit.
-type capped struct {
-	limit   int
-	buf     []byte
-	dropped bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.limit + 1 - len(c.buf)
-	if room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
-	}
-	if len(p) > room {
-		c.dropped = true
-	}
-	return len(p), nil
 }
