@@ -53,7 +53,7 @@ func TestFloodSlowReader(t *testing.T) {
 	if run.count(wire.EventRunFinished) != 1 {
 		t.Fatal("run.finished not exactly once")
 	}
-	gaps, deltas, lastPart := 0, 0, -1
+	gaps, deltas, lastPart, deltaBytes := 0, 0, -1, 0
 	for _, ev := range run.events {
 		if ev.Name != wire.EventMessageDelta {
 			continue
@@ -67,9 +67,13 @@ func TestFloodSlowReader(t *testing.T) {
 		}
 		lastPart = te.Part
 		deltas++
+		deltaBytes += len(te.Text)
 	}
-	t.Logf("%d events, %d deltas delivered, %d gaps, last delta part %d", len(run.events), deltas, gaps, lastPart)
-	if gaps == 0 {
+	t.Logf("%d events, %d deltas delivered (%d bytes), %d gaps, last delta part %d", len(run.events), deltas, deltaBytes, gaps, lastPart)
+	// Deltas are best effort: under a slow reader some text never arrives
+	// as a delta (a gap in the part numbers, or parts dropped after the last
+	// delivered one), and the reconcile still carries all of it.
+	if deltaBytes >= len(run.reply()) {
 		t.Fatal("no delta was dropped under a slow reader")
 	}
 	if len(run.messages) != 1 {
