@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
-)
 
-// maxStoreBytes bounds auth.json, as for every file config reads.
-const maxStoreBytes = 1 << 20
+	"github.com/magi-code/magi-code/runner/config"
+)
 
 // authEntry is one provider's record in auth.json (KEYS.md format).
 type authEntry struct {
@@ -23,39 +18,21 @@ type authEntry struct {
 	ExpiresAt    string `json:"expires_at,omitempty"`
 }
 
-var (
-	errInsecure = errors.New("auth.json has group or other permission bits")
-	errTooLarge = errors.New("auth.json over 1 MiB")
-	errFormat   = errors.New("auth.json is not a valid credential store")
-)
+// errFormat reports an auth.json that is not a credential store. Its text
+// reaches only the injected log.
+var errFormat = errors.New("auth.json is not a valid credential store")
 
 // readStore returns auth.json's entries, raw, or an empty map when the file
 // does not exist. Like config, it refuses a file readable by others.
 func readStore(path string) (map[string]json.RawMessage, error) {
-	f, err := os.Open(path)
+	// Bounded like every file config reads (config.MaxFileBytes), regular,
+	// and private to its owner.
+	data, err := config.ReadPrivate(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]json.RawMessage{}, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errFormat
-	}
-	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return nil, errInsecure
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxStoreBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxStoreBytes {
-		return nil, errTooLarge
 	}
 	all := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -107,44 +84,5 @@ func writeEntry(path, provider string, e authEntry) error {
 		return err
 	}
 	data = append(data, '\n')
-	return writeAtomic(path, data)
-}
-
-// writeAtomic replaces path with data, mode 0600.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	// CreateTemp creates the file with mode 0600.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return config.WriteAtomic(path, data, 0o600)
 }

@@ -53,10 +53,12 @@ func readBounded(path string) ([]byte, os.FileMode, error) {
 	return data, st.Mode().Perm(), nil
 }
 
-// readPrivate reads a file that must be private to its owner (no group or
-// other permission bits). On Windows permission bits carry no such meaning
-// and the check is skipped.
-func readPrivate(path string) ([]byte, error) {
+// ReadPrivate reads a whole regular file of at most MaxFileBytes that must
+// be private to its owner (no group or other permission bits): settings
+// approvals and the credential store (runner/auth). On Windows permission
+// bits carry no such meaning and the check is skipped. A missing file is
+// reported with an error satisfying errors.Is(err, fs.ErrNotExist).
+func ReadPrivate(path string) ([]byte, error) {
 	data, perm, err := readBounded(path)
 	if err != nil {
 		return nil, err
@@ -67,9 +69,11 @@ func readPrivate(path string) ([]byte, error) {
 	return data, nil
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, fsynced, renamed over path, then the directory fsynced.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
+// WriteAtomic replaces path with data, mode perm: a temporary file in the
+// same directory, fsynced, renamed over path, then the directory fsynced. A
+// reader sees the old file or the new one, never a partial one. Concurrent
+// writers of one path need a lock of their own (runner/auth holds one).
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -135,8 +135,8 @@ func (l *layer) writeBack() error {
 	if perm == 0 {
 		perm = 0o600
 	}
-	if err := writeAtomic(l.path+".v1.bak", l.original, perm); err != nil {
+	if err := WriteAtomic(l.path+".v1.bak", l.original, perm); err != nil {
 		return err
 	}
-	return writeAtomic(l.path, data, perm)
+	return WriteAtomic(l.path, data, perm)
 }

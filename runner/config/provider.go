@@ -73,7 +73,7 @@ var errNoCredential = errors.New("no credential")
 // readAuth returns provider's credential from auth.json. The file must be
 // private to its owner (mode 0600 or stricter) or it is refused whole.
 func readAuth(home, provider string) (Credential, error) {
-	data, err := readPrivate(filepath.Join(home, "auth.json"))
+	data, err := ReadPrivate(filepath.Join(home, "auth.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Credential{}, errNoCredential
 	}
