@@ -28,31 +28,6 @@ type MCPServer struct {
 	Approved bool   // global file, or a recorded approval of Digest
 }
 
-// minimalEnv lists the variables a server inherits. DESIGN.md: "MCP servers
-// and tool subprocesses get a minimal environment (PATH, HOME, LANG, TERM and
-// what their own settings add), never the provider credentials".
-var minimalEnv = []string{"PATH", "HOME", "LANG", "TERM"}
-
-// Environ returns the server's environment: the minimal variables from
-// getenv (when set), then the server's own env, sorted by name.
-func (s MCPServer) Environ(getenv func(string) string) []string {
-	vars := map[string]string{}
-	for _, k := range minimalEnv {
-		if v := getenv(k); v != "" {
-			vars[k] = v
-		}
-	}
-	for k, v := range s.Env {
-		vars[k] = v
-	}
-	out := make([]string, 0, len(vars))
-	for k, v := range vars {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // digest is the approval identity: the canonical path of the defining file
 // and the canonical JSON of the definition (enabled excluded; map keys
 // sorted by encoding/json).
@@ -81,7 +56,7 @@ const approvalsFile = "mcp-approvals.json"
 // readApprovals reads the store; a missing file is an empty store.
 func readApprovals(home string) (approvalStore, error) {
 	st := approvalStore{Version: 1, Servers: map[string][]approvalRecord{}}
-	data, err := readPrivate(filepath.Join(home, approvalsFile))
+	data, err := ReadPrivate(filepath.Join(home, approvalsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -176,5 +151,5 @@ func Approve(env Env, name string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
+	return WriteAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
 }
