@@ -1,16 +1,23 @@
 // Package clienttest helps whole-process tests: it finds or builds the
-// magi-code binary once, makes a temporary MC_HOME with settings, and starts
-// a child through real pipes with a minimal environment.
+// magi-code binary once (Main, Binary), makes a temporary MC_HOME with
+// settings and fixture scripts (NewWorkspace, NewFixtureWorkspace), starts
+// a child through real pipes with a minimal environment (Workspace.Start,
+// Spawn, StartChild), drives it with test-bound helpers (Child), checks
+// each run's events against the spec's order and chunk rules (CheckRun) and
+// pages through history checking the page bounds (Child.History).
 package clienttest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/magi-code/magi-code/client"
 )
@@ -22,8 +29,9 @@ var (
 )
 
 // Binary returns the path of bin/magi-code: $MAGI_CODE_BIN when set (make
-// test sets it), else a fresh `go build` into a temporary directory, once
-// per test process.
+// test and Main set it), else a fresh `go build` into a temporary directory,
+// once per test process. That directory stays behind: packages of
+// whole-process tests use Main, which removes what it builds.
 func Binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("MAGI_CODE_BIN"); p != "" {
@@ -36,19 +44,23 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "magi-code")
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/magi-code")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{out: out, err: err}
-		}
+		buildErr = build(binPath, "./cmd/magi-code")
 	})
 	if buildErr != nil {
 		t.Fatalf("building magi-code: %v", buildErr)
 	}
 	return binPath
+}
+
+// build runs `go build -o out pkg` in the module root; pkg is relative to it.
+func build(out, pkg string) error {
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return &buildError{out: b, err: err}
+	}
+	return nil
 }
 
 type buildError struct {
@@ -57,6 +69,50 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
+
+// Tool is a program a test package builds once in Main: Pkg is its package
+// path relative to the module root ("./e2e/runner/testdata/mcpserver"), and
+// Main stores the built binary's path in *Path.
+type Tool struct {
+	Pkg  string
+	Path *string
+}
+
+// Main is a whole-process test package's TestMain: it builds the magi-code
+// binary into a temporary directory and points MAGI_CODE_BIN at it (unless
+// MAGI_CODE_BIN names one already), builds each tool into the same
+// directory, runs the tests under goleak.VerifyTestMain and removes the
+// directory. A failed build exits 1 with the compiler's output on stderr.
+func Main(m *testing.M, tools ...Tool) {
+	dir, err := os.MkdirTemp("", "magi-code-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fail := func(what string, err error) {
+		fmt.Fprintf(os.Stderr, "building %s: %v\n", what, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	if os.Getenv("MAGI_CODE_BIN") == "" {
+		bin := filepath.Join(dir, "magi-code")
+		if err := build(bin, "./cmd/magi-code"); err != nil {
+			fail("magi-code", err)
+		}
+		os.Setenv("MAGI_CODE_BIN", bin)
+	}
+	for _, tool := range tools {
+		out := filepath.Join(dir, filepath.Base(tool.Pkg))
+		if err := build(out, tool.Pkg); err != nil {
+			fail(tool.Pkg, err)
+		}
+		*tool.Path = out
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
 
 // Workspace is a temporary MC_HOME and working directory.
 type Workspace struct {
