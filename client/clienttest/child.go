@@ -190,6 +190,12 @@ func (ch *Child) Until(seen *[]client.Event, runID, what string, pred func(clien
 	}
 }
 
+// UntilNamed is Until for the first event named name.
+func (ch *Child) UntilNamed(seen *[]client.Event, runID, name string) client.Event {
+	ch.T.Helper()
+	return ch.Until(seen, runID, name, Named(name))
+}
+
 // Named accepts events named name.
 func Named(name string) func(client.Event) bool {
 	return func(ev client.Event) bool { return ev.Name == name }

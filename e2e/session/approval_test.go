@@ -8,19 +8,9 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
-
-type approvalRequested struct {
-	ApprovalID  string `json:"approval_id"`
-	Summary     string `json:"summary"`
-	ExpiresInMs int64  `json:"expires_in_ms"`
-}
-
-func (ch *child) answer(sessionID, runID, approvalID string, allow bool) *client.Response {
-	ch.t.Helper()
-	return ch.call("approval.answer", map[string]any{"session_id": sessionID, "run_id": runID, "approval_id": approvalID, "allow": allow})
-}
 
 // TestApprovals runs two turns with tools.approval = "ask": a denied shell
 // command never runs; an allowed one runs and reports its activity; every
@@ -34,13 +24,13 @@ func TestApprovals(t *testing.T) {
 		response(shell("touch "+denied)), response(text("it was denied")),
 		response(shell("touch "+allowed+" && echo "+token)), response(text("it ran")))
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 
 	// Turn 1: deny.
-	runID, adm := ch.startTurn(s.SessionID, "make the first marker")
+	runID, adm := ch.StartTurn(s.SessionID, "make the first marker")
 	var evs []client.Event
-	ev := ch.until(&evs, wire.EventApprovalRequested)
-	var req approvalRequested
+	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+	var req clienttest.ApprovalRequested
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
 	}
@@ -48,57 +38,57 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("approval.requested %s", ev.Data)
 	}
 	wrong := "00000000-0000-4000-8000-000000000000"
-	ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": wrong, "allow": true}, wire.CodeStaleApproval)
-	ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": wrong, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
-	if r := ch.answer(s.SessionID, runID, req.ApprovalID, false); r.Error != nil || string(r.Result) != `{"recorded":true}` {
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": wrong, "allow": true}, wire.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": wrong, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	if r := ch.AnswerCall(s.SessionID, runID, req.ApprovalID, false); r.Error != nil || string(r.Result) != `{"recorded":true}` {
 		t.Fatalf("approval.answer: %s %v", r.Result, r.Error)
 	}
 	// The second answer, even one that allows, never authorizes.
-	ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
-	run := ch.finish(s.SessionID, runID, adm, evs)
-	if run.finished.Outcome != "completed" {
-		t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	run := ch.Finish(s.SessionID, runID, adm, evs)
+	if run.Finished.Outcome != "completed" {
+		t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 	}
-	if fileExists(denied) {
+	if clienttest.FileExists(denied) {
 		t.Fatal("the denied command ran")
 	}
-	if got := run.reply(); got != "it was denied" {
+	if got := run.Reply(); got != "it was denied" {
 		t.Fatalf("reply after denial %q", got)
 	}
 	ch.noEventsAfter()
-	ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
-	if fileExists(denied) {
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	if clienttest.FileExists(denied) {
 		t.Fatal("the denied command ran")
 	}
 
 	// Turn 2: allow.
-	runID, adm = ch.startTurn(s.SessionID, "make the second marker")
+	runID, adm = ch.StartTurn(s.SessionID, "make the second marker")
 	evs = nil
-	ev = ch.until(&evs, wire.EventApprovalRequested)
+	ev = ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
 	}
-	if fileExists(allowed) {
+	if clienttest.FileExists(allowed) {
 		t.Fatal("the command ran before approval")
 	}
-	if r := ch.answer(s.SessionID, runID, req.ApprovalID, true); r.Error != nil {
+	if r := ch.AnswerCall(s.SessionID, runID, req.ApprovalID, true); r.Error != nil {
 		t.Fatalf("approval.answer: %s", r.Error.Code)
 	}
-	ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": false}, wire.CodeStaleApproval)
-	run = ch.finish(s.SessionID, runID, adm, evs)
-	if run.finished.Outcome != "completed" || run.reply() != "it ran" {
-		t.Fatalf("run.finished %s, reply %q", run.events[len(run.events)-1].Data, run.reply())
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": false}, wire.CodeStaleApproval)
+	run = ch.Finish(s.SessionID, runID, adm, evs)
+	if run.Finished.Outcome != "completed" || run.Reply() != "it ran" {
+		t.Fatalf("run.finished %s, reply %q", run.Events[len(run.Events)-1].Data, run.Reply())
 	}
-	if !fileExists(allowed) {
+	if !clienttest.FileExists(allowed) {
 		t.Fatal("the allowed command did not run")
 	}
 	var states []string
 	var activityID string
-	for _, ev := range run.events {
+	for _, ev := range run.Events {
 		if ev.Name != wire.EventActivity {
 			continue
 		}
-		var a activityEvent
+		var a clienttest.Activity
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +108,7 @@ func TestApprovals(t *testing.T) {
 	ch.noEventsAfter()
 
 	// History shows the activity, never the tool's raw result or params.
-	entries, complete, _ := ch.history(s.SessionID, *run.finished.Revision)
+	entries, complete, _ := ch.History(s.SessionID, *run.Finished.Revision)
 	if !complete {
 		t.Fatal("history incomplete after two completed turns")
 	}
@@ -146,38 +136,38 @@ func TestPendingApprovalEnds(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "marker")
 			ws := newWorkspace(t, "ask", response(shell("touch "+marker)), response(text("after")))
 			ch := start(t, ws, client.Options{})
-			s := ch.create()
-			runID, adm := ch.startTurn(s.SessionID, "ask me")
+			s := ch.Create()
+			runID, adm := ch.StartTurn(s.SessionID, "ask me")
 			var evs []client.Event
-			ev := ch.until(&evs, wire.EventApprovalRequested)
-			var req approvalRequested
+			ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+			var req clienttest.ApprovalRequested
 			if err := ev.Decode(&req); err != nil {
 				t.Fatal(err)
 			}
 			switch how {
 			case "cancel":
-				if r := ch.cancel(s.SessionID, runID); r.Error != nil {
+				if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 					t.Fatalf("turn.cancel: %s", r.Error.Code)
 				}
-				run := ch.finish(s.SessionID, runID, adm, evs)
-				if run.finished.Outcome != "cancelled" {
-					t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+				run := ch.Finish(s.SessionID, runID, adm, evs)
+				if run.Finished.Outcome != "cancelled" {
+					t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 				}
-				ch.wantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
-				ch.shutdown()
+				ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+				ch.Shutdown()
 			case "disconnect":
-				if err := ch.c.CloseStdin(); err != nil {
+				if err := ch.C.CloseStdin(); err != nil {
 					t.Fatal(err)
 				}
 				// EOF does not guarantee the run terminal; drain what comes.
-				for range ch.c.Events() {
+				for range ch.C.Events() {
 				}
-				code, stderr, err := ch.c.Wait()
+				code, stderr, err := ch.C.Wait()
 				if code != 0 || len(stderr) != 0 || err != nil {
 					t.Fatalf("after EOF: exit %d, stderr %q, err %v", code, stderr, err)
 				}
 			}
-			if fileExists(marker) {
+			if clienttest.FileExists(marker) {
 				t.Fatal("the command ran without approval")
 			}
 		})

@@ -13,11 +13,11 @@ func TestBackToBackTurns(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "auto")
 	ch := start(t, ws, client.Options{})
-	sess := ch.create()
+	sess := ch.Create()
 	for i := 0; i < 30; i++ {
-		r := ch.turn(sess.SessionID, "again") // fails on busy
+		r := ch.Turn(sess.SessionID, "again") // fails on busy
 		if i%10 == 9 {
-			ch.history(sess.SessionID, *r.finished.Revision)
+			ch.History(sess.SessionID, *r.Finished.Revision)
 		}
 	}
 }

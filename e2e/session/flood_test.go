@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -31,13 +32,13 @@ func TestFloodSlowReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := childPid(t, cwd)
-	s := ch.create()
-	runID, adm := ch.startTurn(s.SessionID, "flood me")
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "flood me")
 
 	var evs []client.Event
-	ctx := ctxGuard(t)
+	ctx := clienttest.Guard(t)
 	for {
-		ev, err := ch.c.WaitEvent(ctx, func(client.Event) bool { return true })
+		ev, err := ch.C.WaitEvent(ctx, func(client.Event) bool { return true })
 		if err != nil {
 			t.Fatalf("after %d events: %v", len(evs), err)
 		}
@@ -49,16 +50,16 @@ func TestFloodSlowReader(t *testing.T) {
 			break
 		}
 	}
-	run := checkRun(t, s.SessionID, runID, adm, evs)
-	if run.count(wire.EventRunFinished) != 1 {
+	run := clienttest.CheckRun(t, s.SessionID, runID, adm, evs)
+	if run.Count(wire.EventRunFinished) != 1 {
 		t.Fatal("run.finished not exactly once")
 	}
 	gaps, deltas, lastPart, deltaBytes := 0, 0, -1, 0
-	for _, ev := range run.events {
+	for _, ev := range run.Events {
 		if ev.Name != wire.EventMessageDelta {
 			continue
 		}
-		var te textEvent
+		var te clienttest.TextEvent
 		if err := ev.Decode(&te); err != nil {
 			t.Fatal(err)
 		}
@@ -69,30 +70,30 @@ func TestFloodSlowReader(t *testing.T) {
 		deltas++
 		deltaBytes += len(te.Text)
 	}
-	t.Logf("%d events, %d deltas delivered (%d bytes), %d gaps, last delta part %d", len(run.events), deltas, deltaBytes, gaps, lastPart)
+	t.Logf("%d events, %d deltas delivered (%d bytes), %d gaps, last delta part %d", len(run.Events), deltas, deltaBytes, gaps, lastPart)
 	// Deltas are best effort: under a slow reader some text never arrives
 	// as a delta (a gap in the part numbers, or parts dropped after the last
 	// delivered one), and the reconcile still carries all of it.
-	if deltaBytes >= len(run.reply()) {
+	if deltaBytes >= len(run.Reply()) {
 		t.Fatal("no delta was dropped under a slow reader")
 	}
-	if len(run.messages) != 1 {
-		t.Fatalf("%d reconciled messages", len(run.messages))
+	if len(run.Messages) != 1 {
+		t.Fatalf("%d reconciled messages", len(run.Messages))
 	}
-	got := run.reply()
-	switch run.finished.Outcome {
+	got := run.Reply()
+	switch run.Finished.Outcome {
 	case "failed":
-		if run.finished.ErrorCode == nil || *run.finished.ErrorCode != string(wire.CodeContentLimit) {
-			t.Fatalf("run.finished %s", run.events[len(run.events)-1].Data)
+		if run.Finished.ErrorCode == nil || *run.Finished.ErrorCode != string(wire.CodeContentLimit) {
+			t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 		}
-		if !run.messages[0].partial {
+		if !run.Messages[0].Partial {
 			t.Fatal("reconcile of a run past the content limit is not partial")
 		}
 		if len(got) > wire.RunContentBytes || len(got) < wire.RunContentBytes-len(unit) || len(got)%len(unit) != 0 || got != strings.Repeat(unit, len(got)/len(unit)) {
 			t.Fatalf("reconciled %d bytes; want the accepted whole units up to %d", len(got), wire.RunContentBytes)
 		}
 	default:
-		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.events[len(run.events)-1].Data)
+		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.Events[len(run.Events)-1].Data)
 	}
 	ch.noEventsAfter()
 	// Memory stays bounded by the spec's limits, not by the 100 MB flood.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -33,18 +34,18 @@ func TestHistoryRoundTrip(t *testing.T) {
 	ws := newWorkspace(t, "", response(text(reply)))
 	ch := start(t, ws, client.Options{})
 	// No attachment yet.
-	ch.wantError("history.page", map[string]any{"session_id": "nosuch", "revision": "r1", "cursor": nil}, wire.CodeSessionMissing)
-	s := ch.create()
+	ch.WantError("history.page", map[string]any{"session_id": "nosuch", "revision": "r1", "cursor": nil}, wire.CodeSessionMissing)
+	s := ch.Create()
 	prompt := "round trip 🙂 please"
-	r := ch.turn(s.SessionID, prompt)
-	if r.finished.Outcome != "completed" || r.finished.Revision == nil {
-		t.Fatalf("run.finished %s", r.events[len(r.events)-1].Data)
+	r := ch.Turn(s.SessionID, prompt)
+	if r.Finished.Outcome != "completed" || r.Finished.Revision == nil {
+		t.Fatalf("run.finished %s", r.Events[len(r.Events)-1].Data)
 	}
-	if r.reply() != reply {
-		t.Fatalf("reconciled reply differs at byte %d", firstDiff(r.reply(), reply))
+	if r.Reply() != reply {
+		t.Fatalf("reconciled reply differs at byte %d", firstDiff(r.Reply(), reply))
 	}
-	rev := *r.finished.Revision
-	entries, complete, pages := ch.history(s.SessionID, rev)
+	rev := *r.Finished.Revision
+	entries, complete, pages := ch.History(s.SessionID, rev)
 	if !complete {
 		t.Fatal("projection of a completed turn is not complete")
 	}
@@ -63,13 +64,13 @@ func TestHistoryRoundTrip(t *testing.T) {
 	}
 
 	// The input acknowledgement's revision is stale after the turn.
-	if r.persisted.Revision == rev {
+	if r.Persisted.Revision == rev {
 		t.Fatal("input.persisted revision equals run.finished revision")
 	}
-	ch.wantError("history.page", map[string]any{"session_id": s.SessionID, "revision": r.persisted.Revision, "cursor": nil}, wire.CodeStaleRevision)
-	ch.wantError("history.page", map[string]any{"session_id": s.SessionID, "revision": "never-issued", "cursor": nil}, wire.CodeStaleRevision)
-	ch.wantError("history.page", map[string]any{"session_id": s.SessionID, "revision": rev, "cursor": "never-issued"}, wire.CodeStaleRevision)
-	ch.wantError("history.page", map[string]any{"session_id": "another-session", "revision": rev, "cursor": nil}, wire.CodeStaleSession)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": r.Persisted.Revision, "cursor": nil}, wire.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": "never-issued", "cursor": nil}, wire.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": rev, "cursor": "never-issued"}, wire.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": "another-session", "revision": rev, "cursor": nil}, wire.CodeStaleSession)
 }
 
 func kinds(ms []historyMessage) []string {
@@ -85,16 +86,16 @@ func kinds(ms []historyMessage) []string {
 func durableSession(t *testing.T, ws interface{ Env() []string }, start func() *child) (string, []historyMessage) {
 	t.Helper()
 	ch := start()
-	s := ch.create()
+	s := ch.Create()
 	if s.Durable {
 		t.Fatal("session.create: durable before any turn")
 	}
-	r := ch.turn(s.SessionID, "make me durable")
-	entries, complete, _ := ch.history(s.SessionID, *r.finished.Revision)
+	r := ch.Turn(s.SessionID, "make me durable")
+	entries, complete, _ := ch.History(s.SessionID, *r.Finished.Revision)
 	if !complete {
 		t.Fatal("incomplete projection after a completed turn")
 	}
-	ch.shutdown()
+	ch.Shutdown()
 	return s.SessionID, messages(entries)
 }
 
@@ -107,11 +108,11 @@ func TestOpenInNewChild(t *testing.T) {
 	id, before := durableSession(t, ws, func() *child { return start(t, ws, client.Options{}) })
 
 	ch := start(t, ws, client.Options{})
-	s := ch.open(id)
+	s := ch.Open(id)
 	if !s.Durable || s.SessionID != id || s.Revision == "" {
 		t.Fatalf("session.open = %+v", s)
 	}
-	entries, complete, _ := ch.history(id, s.Revision)
+	entries, complete, _ := ch.History(id, s.Revision)
 	after := messages(entries)
 	if !complete || len(after) != len(before) {
 		t.Fatalf("reopened history: complete %v, %v; want %v", complete, kinds(after), kinds(before))
@@ -127,24 +128,24 @@ func TestOpenInNewChild(t *testing.T) {
 
 	sessions := filepath.Join(ws.Home, "sessions")
 	// A missing ID.
-	ch.wantError("session.open", map[string]string{"session_id": "missing-session"}, wire.CodeSessionMissing)
+	ch.WantError("session.open", map[string]string{"session_id": "missing-session"}, wire.CodeSessionMissing)
 	// A FIFO planted as a session file: session_invalid, not a hang (the
 	// hang guard of the call is the only clock here).
 	if err := syscall.Mkfifo(filepath.Join(sessions, "fifo-session.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ch.wantError("session.open", map[string]string{"session_id": "fifo-session"}, wire.CodeSessionInvalid)
+	ch.WantError("session.open", map[string]string{"session_id": "fifo-session"}, wire.CodeSessionInvalid)
 	// A symlink to the durable session: not followed.
-	if err := os.Symlink(sessionFile(ws.Home, id), filepath.Join(sessions, "link-session.jsonl")); err != nil {
+	if err := os.Symlink(clienttest.SessionFile(ws.Home, id), filepath.Join(sessions, "link-session.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	ch.wantError("session.open", map[string]string{"session_id": "link-session"}, wire.CodeSessionInvalid)
+	ch.WantError("session.open", map[string]string{"session_id": "link-session"}, wire.CodeSessionInvalid)
 	// Failed opens leave the attachment intact.
-	if st := ch.status(); st.SessionID == nil || *st.SessionID != id {
+	if st := ch.Status(); st.SessionID == nil || *st.SessionID != id {
 		t.Fatalf("status after failed opens: session %v", st.SessionID)
 	}
-	ch.history(id, s.Revision)
-	ch.shutdown()
+	ch.History(id, s.Revision)
+	ch.Shutdown()
 
 	// The same session from another cwd.
 	other := filepath.Join(filepath.Dir(ws.Cwd), "elsewhere")
@@ -152,11 +153,11 @@ func TestOpenInNewChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch2 := start(t, ws, client.Options{Dir: other})
-	ch2.wantError("session.open", map[string]string{"session_id": id}, wire.CodeCwdMismatch)
-	ch2.shutdown()
+	ch2.WantError("session.open", map[string]string{"session_id": id}, wire.CodeCwdMismatch)
+	ch2.Shutdown()
 
 	// A malformed complete line appended.
-	f, err := os.OpenFile(sessionFile(ws.Home, id), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(clienttest.SessionFile(ws.Home, id), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestOpenInNewChild(t *testing.T) {
 	}
 	f.Close()
 	ch3 := start(t, ws, client.Options{})
-	ch3.wantError("session.open", map[string]string{"session_id": id}, wire.CodeSessionInvalid)
+	ch3.WantError("session.open", map[string]string{"session_id": id}, wire.CodeSessionInvalid)
 }
 
 // TestSessionBusyAcrossChildren runs two real children on one session:
@@ -175,31 +176,31 @@ func TestSessionBusyAcrossChildren(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "")
 	a := start(t, ws, client.Options{})
-	s := a.create()
-	a.turn(s.SessionID, "durable please")
+	s := a.Create()
+	a.Turn(s.SessionID, "durable please")
 
 	b := start(t, ws, client.Options{})
-	b.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
 	// Idle but attached still holds the lease.
-	b.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
 
 	// a attaches another session: the lease is released.
-	a.create()
-	if got := b.open(s.SessionID); !got.Durable {
+	a.Create()
+	if got := b.Open(s.SessionID); !got.Durable {
 		t.Fatalf("open after release: %+v", got)
 	}
-	a.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	a.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
 
 	// b shuts down: a can open it again.
-	b.shutdown()
-	if got := a.open(s.SessionID); !got.Durable {
+	b.Shutdown()
+	if got := a.Open(s.SessionID); !got.Durable {
 		t.Fatalf("open after shutdown: %+v", got)
 	}
 	// and a third child waits for a.
 	c := start(t, ws, client.Options{})
-	c.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
-	a.shutdown()
-	c.open(s.SessionID)
+	c.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	a.Shutdown()
+	c.Open(s.SessionID)
 }
 
 // TestCrashMidTurn kills a child with SIGKILL in the middle of a long turn,
@@ -216,10 +217,10 @@ func TestCrashMidTurn(t *testing.T) {
 		t.Run(fmt.Sprintf("after %d events", after), func(t *testing.T) {
 			ws := newWorkspace(t, "", response(steps...))
 			ch := start(t, ws, client.Options{})
-			s := ch.create()
-			runID, _ := ch.startTurn(s.SessionID, "long one")
+			s := ch.Create()
+			runID, _ := ch.StartTurn(s.SessionID, "long one")
 			seen := 0
-			_, err := ch.c.WaitEvent(ctxGuard(t), func(ev client.Event) bool {
+			_, err := ch.C.WaitEvent(clienttest.Guard(t), func(ev client.Event) bool {
 				if ev.RunID != runID {
 					t.Errorf("event of run %s", ev.RunID)
 				}
@@ -229,15 +230,15 @@ func TestCrashMidTurn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch.c.Kill()
-			ch.c.Wait()
+			ch.C.Kill()
+			ch.C.Wait()
 
 			ch2 := start(t, ws, client.Options{})
-			o := ch2.open(s.SessionID)
+			o := ch2.Open(s.SessionID)
 			if !o.Durable {
 				t.Fatalf("reopened after crash: %+v", o)
 			}
-			entries, complete, _ := ch2.history(s.SessionID, o.Revision)
+			entries, complete, _ := ch2.History(s.SessionID, o.Revision)
 			msgs := messages(entries)
 			hasDiag := false
 			for _, m := range msgs {
@@ -251,9 +252,9 @@ func TestCrashMidTurn(t *testing.T) {
 			}
 			t.Logf("after the crash: complete %v, %v", complete, kinds(msgs))
 			// The session keeps working: a new turn continues it.
-			r := ch2.turn(s.SessionID, "again")
-			if r.finished.Outcome != "completed" && r.finished.Outcome != "failed" {
-				t.Fatalf("turn after crash: %s", r.events[len(r.events)-1].Data)
+			r := ch2.Turn(s.SessionID, "again")
+			if r.Finished.Outcome != "completed" && r.Finished.Outcome != "failed" {
+				t.Fatalf("turn after crash: %s", r.Events[len(r.Events)-1].Data)
 			}
 		})
 	}

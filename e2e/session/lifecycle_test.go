@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -18,43 +19,43 @@ func TestLazySession(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "")
 	ch := start(t, ws, client.Options{})
-	ch.wantError("turn.start", map[string]string{"session_id": "none-yet", "prompt": "hi"}, wire.CodeSessionMissing)
-	s := ch.create()
-	ch.wantError("turn.start", map[string]string{"session_id": "another", "prompt": "hi"}, wire.CodeStaleSession)
-	ch.wantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": " \t\n\u3000"}, wire.CodeInvalidParams)
-	ch.wantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("p", wire.MaxPromptBytes+1)}, wire.CodeInvalidParams)
+	ch.WantError("turn.start", map[string]string{"session_id": "none-yet", "prompt": "hi"}, wire.CodeSessionMissing)
+	s := ch.Create()
+	ch.WantError("turn.start", map[string]string{"session_id": "another", "prompt": "hi"}, wire.CodeStaleSession)
+	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": " \t\n\u3000"}, wire.CodeInvalidParams)
+	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("p", wire.MaxPromptBytes+1)}, wire.CodeInvalidParams)
 	if s.Durable || s.SessionID == "" || s.Revision == "" || len(s.Notices) != 0 {
 		t.Fatalf("session.create = %+v", s)
 	}
-	if fileExists(sessionFile(ws.Home, s.SessionID)) {
+	if clienttest.FileExists(clienttest.SessionFile(ws.Home, s.SessionID)) {
 		t.Fatal("session.create wrote a file")
 	}
-	o := ch.open(s.SessionID)
+	o := ch.Open(s.SessionID)
 	if o.Durable || o.SessionID != s.SessionID {
 		t.Fatalf("same-child session.open before persistence = %+v", o)
 	}
-	entries, complete, pages := ch.history(s.SessionID, o.Revision)
+	entries, complete, pages := ch.History(s.SessionID, o.Revision)
 	if len(entries) != 0 || !complete || pages != 1 {
 		t.Fatalf("history of a new session: %d entries, complete %v, %d pages", len(entries), complete, pages)
 	}
-	if st := ch.status(); st.State != "idle" || st.SessionID == nil || *st.SessionID != s.SessionID {
+	if st := ch.Status(); st.State != "idle" || st.SessionID == nil || *st.SessionID != s.SessionID {
 		t.Fatalf("status: %+v", st)
 	}
-	ch.c.Kill()
-	ch.c.Wait()
+	ch.C.Kill()
+	ch.C.Wait()
 	ch2 := start(t, ws, client.Options{})
-	ch2.wantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionMissing)
-	ch2.wantError("session.open", map[string]string{"session_id": "bad/id"}, wire.CodeInvalidParams)
+	ch2.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionMissing)
+	ch2.WantError("session.open", map[string]string{"session_id": "bad/id"}, wire.CodeInvalidParams)
 
 	// An empty existing file is a durable session with an empty history.
 	empty := "empty-session"
-	ws.WriteFile(t, sessionFile(ws.Home, empty), "")
-	e := ch2.open(empty)
+	ws.WriteFile(t, clienttest.SessionFile(ws.Home, empty), "")
+	e := ch2.Open(empty)
 	if !e.Durable {
 		t.Fatalf("session.open of an empty file = %+v", e)
 	}
 	t.Logf("notices of an empty session file: %v", e.Notices)
-	entries, complete, _ = ch2.history(empty, e.Revision)
+	entries, complete, _ = ch2.History(empty, e.Revision)
 	if len(entries) != 0 || !complete {
 		t.Fatalf("history of an empty file: %d entries, complete %v", len(entries), complete)
 	}
@@ -105,13 +106,13 @@ func TestStalledReaderExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := start(t, ws, client.Options{EventBuffer: 1})
-	s := ch.create()
-	ch.startTurn(s.SessionID, "stall")
+	s := ch.Create()
+	ch.StartTurn(s.SessionID, "stall")
 	pid := childPid(t, cwd)
 	// Nobody receives events: the client's reader blocks, the pipe fills.
-	waitFor(t, "the stalled child to exit", func() bool { return exited(pid) })
-	ch.c.Kill() // unblocks the client's reader; the child is already dead
-	code, stderr, _ := ch.c.Wait()
+	clienttest.WaitFor(t, "the stalled child to exit", func() bool { return exited(pid) })
+	ch.C.Kill() // unblocks the client's reader; the child is already dead
+	code, stderr, _ := ch.C.Wait()
 	if code != 1 || len(stderr) != 0 {
 		t.Fatalf("stalled child: exit %d, stderr %q; want exit 1, no stderr", code, stderr)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // TestTornLastLine truncates a durable session's last line at every byte
@@ -18,7 +19,7 @@ func TestTornLastLine(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "")
 	id, _ := durableSession(t, ws, func() *child { return start(t, ws, client.Options{}) })
-	data, err := os.ReadFile(sessionFile(ws.Home, id))
+	data, err := os.ReadFile(clienttest.SessionFile(ws.Home, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +36,11 @@ func TestTornLastLine(t *testing.T) {
 		// Same-length ID so offsets stay put; records carry the session ID.
 		copyID := id[:len(id)-6] + fmt.Sprintf("%06d", k)
 		copyData := bytes.ReplaceAll(data[:k], []byte(id), []byte(copyID))
-		if err := os.WriteFile(sessionFile(ws.Home, copyID), copyData, 0o600); err != nil {
+		if err := os.WriteFile(clienttest.SessionFile(ws.Home, copyID), copyData, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		s := ch.open(copyID)
-		entries, complete, _ := ch.history(copyID, s.Revision)
+		s := ch.Open(copyID)
+		entries, complete, _ := ch.History(copyID, s.Revision)
 		msgs := messages(entries)
 		diag := false
 		for _, m := range msgs {
@@ -59,15 +60,15 @@ func TestTornLastLine(t *testing.T) {
 		}
 	}
 	// Continue the torn session: the writer trims the torn line first.
-	s := ch.open(torn)
-	r := ch.turn(s.SessionID, "continue")
-	if r.finished.Persistence != "durable" {
-		t.Fatalf("turn on a torn session: %s", r.events[len(r.events)-1].Data)
+	s := ch.Open(torn)
+	r := ch.Turn(s.SessionID, "continue")
+	if r.Finished.Persistence != "durable" {
+		t.Fatalf("turn on a torn session: %s", r.Events[len(r.Events)-1].Data)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 	ch2 := start(t, ws, client.Options{})
-	s = ch2.open(torn)
-	entries, _, _ := ch2.history(torn, s.Revision)
+	s = ch2.Open(torn)
+	entries, _, _ := ch2.History(torn, s.Revision)
 	users := 0
 	for _, m := range messages(entries) {
 		if m.Kind == "user" {

@@ -36,24 +36,24 @@ func TestReplyReconciles(t *testing.T) {
 			t.Parallel()
 			ws := newWorkspace(t, "", response(tt.steps...))
 			ch := start(t, ws, client.Options{})
-			s := ch.create()
-			r := ch.turn(s.SessionID, "hello")
-			if r.finished.Outcome != "completed" || r.finished.Persistence != "durable" || r.finished.Revision == nil || r.finished.ErrorCode != nil {
-				t.Fatalf("run.finished %s", r.events[len(r.events)-1].Data)
+			s := ch.Create()
+			r := ch.Turn(s.SessionID, "hello")
+			if r.Finished.Outcome != "completed" || r.Finished.Persistence != "durable" || r.Finished.Revision == nil || r.Finished.ErrorCode != nil {
+				t.Fatalf("run.finished %s", r.Events[len(r.Events)-1].Data)
 			}
-			if r.persisted.MessageID == "" {
+			if r.Persisted.MessageID == "" {
 				t.Fatal("no input.persisted")
 			}
-			if r.count("run.finished") != 1 {
+			if r.Count("run.finished") != 1 {
 				t.Fatal("run.finished more than once")
 			}
-			got := r.reply()
+			got := r.Reply()
 			if got != tt.want {
 				t.Fatalf("reconciled %d bytes; want %d (first difference at %d)", len(got), len(tt.want), firstDiff(got, tt.want))
 			}
-			for _, m := range r.messages {
-				if m.partial {
-					t.Fatalf("message %s reconciled partial", m.id)
+			for _, m := range r.Messages {
+				if m.Partial {
+					t.Fatalf("message %s reconciled partial", m.ID)
 				}
 			}
 			ch.noEventsAfter()
