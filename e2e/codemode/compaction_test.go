@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // bigReply is response k of a compaction script: distinct, about 2 KB.
@@ -27,17 +28,17 @@ func TestCompaction(t *testing.T) {
 	}
 	ws := newWorkspace(t, "context_window = 2000", "", script...)
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 	next := 0 // the next fixture response
 	compactedAt := -1
 	var r run
 	for turn := 0; turn < maxTurns && compactedAt < 0; turn++ {
-		r = ch.turn(s.SessionID, fmt.Sprintf("prompt %d", turn))
-		if r.finished.Outcome != "completed" {
-			t.Fatalf("turn %d: run.finished %s", turn, r.outcome())
+		r = ch.Turn(s.SessionID, fmt.Sprintf("prompt %d", turn))
+		if r.Finished.Outcome != "completed" {
+			t.Fatalf("turn %d: run.finished %s", turn, r.Terminal())
 		}
 		var states []string
-		for _, a := range r.activities(t) {
+		for _, a := range r.Activities {
 			if a.Kind != "compaction" || a.Name != "compaction" {
 				t.Fatalf("turn %d: activity %+v", turn, a)
 			}
@@ -51,7 +52,7 @@ func TestCompaction(t *testing.T) {
 		default:
 			t.Fatalf("turn %d: compaction states %v", turn, states)
 		}
-		if got := r.reply(); got != bigReply(next) {
+		if got := r.Reply(); got != bigReply(next) {
 			t.Fatalf("turn %d: reply %.12q; want response %d", turn, got, next)
 		}
 		next++
@@ -62,7 +63,7 @@ func TestCompaction(t *testing.T) {
 	t.Logf("compaction in turn %d of 2 KB replies", compactedAt)
 	summary := bigReply(next - 2)
 
-	entries, complete := ch.history(s.SessionID, *r.finished.Revision)
+	entries, complete, _ := ch.History(s.SessionID, *r.Finished.Revision)
 	if !complete {
 		t.Fatal("history incomplete after completed turns")
 	}
@@ -92,13 +93,13 @@ func TestCompaction(t *testing.T) {
 	if users != compactedAt+1 {
 		t.Fatalf("%d user entries; want %d", users, compactedAt+1)
 	}
-	t.Logf("history kinds %v", kinds(entries))
+	t.Logf("history kinds %v", clienttest.Kinds(entries))
 
-	r = ch.turn(s.SessionID, "after compaction")
-	if r.finished.Outcome != "completed" || r.reply() != bigReply(next) {
-		t.Fatalf("turn after compaction: run.finished %s, reply %.12q", r.outcome(), r.reply())
+	r = ch.Turn(s.SessionID, "after compaction")
+	if r.Finished.Outcome != "completed" || r.Reply() != bigReply(next) {
+		t.Fatalf("turn after compaction: run.finished %s, reply %.12q", r.Terminal(), r.Reply())
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 type historyMessage struct {
@@ -118,43 +119,43 @@ func TestCancelDuringCompaction(t *testing.T) {
 		response(sleepMs(60_000), text("never the summary")),
 		response(text("summary after cancel")), response(text("after")))
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	if r := ch.turn(s.SessionID, "fill the window"); r.finished.Outcome != "completed" || len(r.activities(t)) != 0 {
-		t.Fatalf("first turn: run.finished %s, activities %+v", r.outcome(), r.activities(t))
+	s := ch.Create()
+	if r := ch.Turn(s.SessionID, "fill the window"); r.Finished.Outcome != "completed" || len(r.Activities) != 0 {
+		t.Fatalf("first turn: run.finished %s, activities %+v", r.Terminal(), r.Activities)
 	}
-	runID, adm := ch.startTurn(s.SessionID, "this one compacts")
+	runID, adm := ch.StartTurn(s.SessionID, "this one compacts")
 	var evs []client.Event
-	ch.until(&evs, "compaction started", activityOf("compaction", "compaction", "started"))
-	if r := ch.cancel(s.SessionID, runID); r.Error != nil {
+	ch.Until(&evs, runID, "compaction started", clienttest.ActivityOf("compaction", "compaction", "started"))
+	if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 		t.Fatalf("turn.cancel: %s", r.Error.Code)
 	}
-	r := ch.finish(s.SessionID, runID, adm, evs)
-	if r.finished.Outcome != "cancelled" {
-		t.Fatalf("run.finished %s; want cancelled", r.outcome())
+	r := ch.Finish(s.SessionID, runID, adm, evs)
+	if r.Finished.Outcome != "cancelled" {
+		t.Fatalf("run.finished %s; want cancelled", r.Terminal())
 	}
-	acts := r.activities(t)
+	acts := r.Activities
 	if last := acts[len(acts)-1]; last.Kind != "compaction" || last.State != "failed" {
 		t.Fatalf("last activity %+v; want the compaction failed", last)
 	}
-	if strings.Contains(r.reply(), "never the summary") {
+	if strings.Contains(r.Reply(), "never the summary") {
 		t.Fatal("the cancelled summary reached the reply")
 	}
 	var st struct {
 		State string `json:"state"`
 	}
-	ch.result("status", nil, &st)
+	ch.Result("status", nil, &st)
 	if st.State != "idle" {
 		t.Fatalf("status %q after the cancel", st.State)
 	}
-	r = ch.turn(s.SessionID, "again")
+	r = ch.Turn(s.SessionID, "again")
 	// The conversation still overflows the window: the next turn compacts
 	// (consuming "summary after cancel") and then answers.
 	var states []string
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		states = append(states, a.Kind+" "+a.State)
 	}
-	if r.finished.Outcome != "completed" || r.reply() != "after" || strings.Join(states, ",") != "compaction started,compaction completed" {
-		t.Fatalf("next turn: run.finished %s, reply %q, activities %v", r.outcome(), r.reply(), states)
+	if r.Finished.Outcome != "completed" || r.Reply() != "after" || strings.Join(states, ",") != "compaction started,compaction completed" {
+		t.Fatalf("next turn: run.finished %s, reply %q, activities %v", r.Terminal(), r.Reply(), states)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }

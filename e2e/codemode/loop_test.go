@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 const (
@@ -38,28 +39,28 @@ func TestInfiniteLoopTimeLimit(t *testing.T) {
 	}
 	ws := newWorkspace(t, "", loopTables, script...)
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 	var toFailed, toFinished []time.Duration
 	for i := range loopReps {
-		runID, adm := ch.startTurn(s.SessionID, "loop forever")
+		runID, adm := ch.StartTurn(s.SessionID, "loop forever")
 		var evs []client.Event
-		ch.until(&evs, "run_code started", activityOf("tool", "run_code", "started"))
+		ch.Until(&evs, runID, "run_code started", clienttest.ActivityOf("tool", "run_code", "started"))
 		t0 := time.Now()
-		ev := ch.until(&evs, "run_code end", func(ev client.Event) bool {
-			return activityOf("tool", "run_code", "failed")(ev) || activityOf("tool", "run_code", "completed")(ev)
+		ev := ch.Until(&evs, runID, "run_code end", func(ev client.Event) bool {
+			return clienttest.ActivityOf("tool", "run_code", "failed")(ev) || clienttest.ActivityOf("tool", "run_code", "completed")(ev)
 		})
 		t1 := time.Now()
-		r := ch.finish(s.SessionID, runID, adm, evs)
+		r := ch.Finish(s.SessionID, runID, adm, evs)
 		t2 := time.Now()
-		var a activityEvent
+		var a clienttest.Activity
 		if err := ev.Decode(&a); err != nil {
 			t.Fatal(err)
 		}
 		if a.State != "failed" {
 			t.Fatalf("rep %d: run_code %s %q; want failed by the time limit", i, a.State, a.Summary)
 		}
-		if r.finished.Outcome != "completed" || r.reply() != "stopped" {
-			t.Fatalf("rep %d: run.finished %s, reply %q", i, r.outcome(), r.reply())
+		if r.Finished.Outcome != "completed" || r.Reply() != "stopped" {
+			t.Fatalf("rep %d: run.finished %s, reply %q", i, r.Terminal(), r.Reply())
 		}
 		if i == 0 {
 			t.Logf("run_code failed: %q", a.Summary)
@@ -84,24 +85,24 @@ func TestInfiniteLoopCancel(t *testing.T) {
 	}
 	ws := newWorkspace(t, "", "[tools.code_mode]\nenabled = true\n", script...)
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 	var fromSend, fromResp []time.Duration
 	for i := range loopReps {
-		runID, adm := ch.startTurn(s.SessionID, "loop forever")
+		runID, adm := ch.StartTurn(s.SessionID, "loop forever")
 		var evs []client.Event
-		ch.until(&evs, "run_code started", activityOf("tool", "run_code", "started"))
+		ch.Until(&evs, runID, "run_code started", clienttest.ActivityOf("tool", "run_code", "started"))
 		time.Sleep(loopSettle)
 		t0 := time.Now()
-		if r := ch.cancel(s.SessionID, runID); r.Error != nil {
+		if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 			t.Fatalf("rep %d: turn.cancel: %s", i, r.Error.Code)
 		}
 		t1 := time.Now()
-		r := ch.finish(s.SessionID, runID, adm, evs)
+		r := ch.Finish(s.SessionID, runID, adm, evs)
 		t2 := time.Now()
-		if r.finished.Outcome != "cancelled" {
-			t.Fatalf("rep %d: run.finished %s", i, r.outcome())
+		if r.Finished.Outcome != "cancelled" {
+			t.Fatalf("rep %d: run.finished %s", i, r.Terminal())
 		}
-		acts := r.activities(t)
+		acts := r.Activities
 		if last := acts[len(acts)-1]; last.Name != "run_code" || last.State == "started" {
 			t.Fatalf("rep %d: last activity %+v; want run_code ended", i, last)
 		}
@@ -120,13 +121,13 @@ func healthyAfter(t *testing.T, ch *child, sessionID string) {
 	var st struct {
 		State string `json:"state"`
 	}
-	ch.result("status", nil, &st)
+	ch.Result("status", nil, &st)
 	if st.State != "idle" {
 		t.Fatalf("status %q after the loops", st.State)
 	}
-	r := ch.turn(sessionID, "still there?")
-	if r.finished.Outcome != "completed" || r.reply() != "echo: still there?" {
-		t.Fatalf("next turn: run.finished %s, reply %q", r.outcome(), r.reply())
+	r := ch.Turn(sessionID, "still there?")
+	if r.Finished.Outcome != "completed" || r.Reply() != "echo: still there?" {
+		t.Fatalf("next turn: run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }

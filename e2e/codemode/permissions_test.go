@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // TestDirectOnlyToolRefusedInCode: shell is offered directly but not listed
@@ -27,31 +28,31 @@ return "no error";`
 		response(runCode(program)), response(text("refused in code")),
 		response(call("shell", map[string]any{"command": "touch direct-ran"})), response(text("ran directly")))
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	r := ch.turn(s.SessionID, "try the shell from code")
-	if r.finished.Outcome != "completed" || r.reply() != "refused in code" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	s := ch.Create()
+	r := ch.Turn(s.SessionID, "try the shell from code")
+	if r.Finished.Outcome != "completed" || r.Reply() != "refused in code" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	if fileExists(filepath.Join(ws.Cwd, "shell-ran")) {
+	if clienttest.FileExists(filepath.Join(ws.Cwd, "shell-ran")) {
 		t.Fatal("shell ran inside a program that may not call it")
 	}
-	if !fileExists(filepath.Join(ws.Cwd, "caught-TypeError")) {
+	if !clienttest.FileExists(filepath.Join(ws.Cwd, "caught-TypeError")) {
 		t.Fatal("the program did not catch a TypeError (no caught-TypeError marker)")
 	}
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		if a.Name == "shell" {
 			t.Fatalf("a shell activity inside the program: %+v", a)
 		}
 	}
 
-	r = ch.turn(s.SessionID, "now directly")
-	if r.finished.Outcome != "completed" || r.reply() != "ran directly" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	r = ch.Turn(s.SessionID, "now directly")
+	if r.Finished.Outcome != "completed" || r.Reply() != "ran directly" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	if !fileExists(filepath.Join(ws.Cwd, "direct-ran")) {
+	if !clienttest.FileExists(filepath.Join(ws.Cwd, "direct-ran")) {
 		t.Fatal("a direct shell call did not run")
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestCodeOnlyToolRefusedDirectly: [tools] disabled = ["write_file"] with
@@ -65,30 +66,30 @@ func TestCodeOnlyToolRefusedDirectly(t *testing.T) {
 		response(call("write_file", map[string]any{"path": "direct.txt", "content": "direct"})), response(text("refused directly")),
 		response(runCode(`tools.write_file({path: "code.txt", content: "from code"}); return "ok";`)), response(text("written from code")))
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	r := ch.turn(s.SessionID, "write directly")
-	if r.finished.Outcome != "completed" || r.reply() != "refused directly" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	s := ch.Create()
+	r := ch.Turn(s.SessionID, "write directly")
+	if r.Finished.Outcome != "completed" || r.Reply() != "refused directly" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	if fileExists(filepath.Join(ws.Cwd, "direct.txt")) {
+	if clienttest.FileExists(filepath.Join(ws.Cwd, "direct.txt")) {
 		t.Fatal("a disabled direct write_file wrote")
 	}
 	var states []string
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		states = append(states, a.Name+" "+a.State)
 	}
 	if strings.Join(states, ",") != "write_file started,write_file failed" {
 		t.Fatalf("activities %v; want the refused call started and failed", states)
 	}
 
-	r = ch.turn(s.SessionID, "write from code")
-	if r.finished.Outcome != "completed" || r.reply() != "written from code" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	r = ch.Turn(s.SessionID, "write from code")
+	if r.Finished.Outcome != "completed" || r.Reply() != "written from code" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
 	if got := mustRead(t, filepath.Join(ws.Cwd, "code.txt")); got != "from code" {
 		t.Fatalf("code.txt = %q", got)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestDeniedApprovalInCode: [tools.code_mode] approval = "ask" while the
@@ -109,40 +110,40 @@ func TestDeniedApprovalInCode(t *testing.T) {
 		"[tools]\napproval = \"auto\"\n[tools.code_mode]\nenabled = true\napproval = \"ask\"\nallow = [\"write_file\"]\n",
 		response(runCode(program)), response(text("done")))
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	runID, adm := ch.startTurn(s.SessionID, "write twice")
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "write twice")
 	var evs []client.Event
 	for i, allow := range []bool{false, true} {
-		ev := ch.until(&evs, "approval.requested", named("approval.requested"))
-		var req approvalRequested
+		ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named("approval.requested"))
+		var req clienttest.ApprovalRequested
 		if err := ev.Decode(&req); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(req.Summary, "from code: ") {
 			t.Fatalf("approval %d summary %q; want it to say it comes from code", i, req.Summary)
 		}
-		if fileExists(filepath.Join(ws.Cwd, "denied.txt")) || fileExists(filepath.Join(ws.Cwd, "caught.txt")) {
+		if clienttest.FileExists(filepath.Join(ws.Cwd, "denied.txt")) || clienttest.FileExists(filepath.Join(ws.Cwd, "caught.txt")) {
 			t.Fatal("a file was written before its approval")
 		}
-		ch.answer(s.SessionID, runID, req.ApprovalID, allow)
+		ch.Answer(s.SessionID, runID, req.ApprovalID, allow)
 	}
-	r := ch.finish(s.SessionID, runID, adm, evs)
-	if r.finished.Outcome != "completed" || r.reply() != "done" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	r := ch.Finish(s.SessionID, runID, adm, evs)
+	if r.Finished.Outcome != "completed" || r.Reply() != "done" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	if fileExists(filepath.Join(ws.Cwd, "denied.txt")) {
+	if clienttest.FileExists(filepath.Join(ws.Cwd, "denied.txt")) {
 		t.Fatal("the denied write happened")
 	}
 	if got := mustRead(t, filepath.Join(ws.Cwd, "caught.txt")); got != "ToolError denied" {
 		t.Fatalf("caught.txt = %q; want \"ToolError denied\"", got)
 	}
 	var states []string
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		states = append(states, a.Name+" "+a.State)
 	}
 	want := "run_code started,write_file started,write_file failed,write_file started,write_file completed,run_code completed"
 	if strings.Join(states, ",") != want {
 		t.Fatalf("activities %v; want %s", states, want)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }

@@ -126,12 +126,12 @@ func TestProtections(t *testing.T) {
 				tc.setup(t, ws, p)
 			}
 			ch := start(t, ws, client.Options{RecordFrames: true})
-			s := ch.create()
-			r := ch.turn(s.SessionID, "try "+tc.name)
-			if r.finished.Outcome != "completed" || r.reply() != "done" {
-				t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+			s := ch.Create()
+			r := ch.Turn(s.SessionID, "try "+tc.name)
+			if r.Finished.Outcome != "completed" || r.Reply() != "done" {
+				t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 			}
-			acts := r.activities(t)
+			acts := r.Activities
 			if len(acts) != 2 || acts[0].Name != tc.tool || acts[1].Name != tc.tool {
 				t.Fatalf("activities %+v", acts)
 			}
@@ -147,8 +147,8 @@ func TestProtections(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, p)
 			}
-			ch.shutdown()
-			for _, f := range ch.c.Frames() {
+			ch.Shutdown()
+			for _, f := range ch.C.Frames() {
 				if strings.Contains(string(f.Raw), secret) {
 					t.Fatalf("frame seq %d carries the key", f.Seq)
 				}
@@ -160,21 +160,12 @@ func TestProtections(t *testing.T) {
 // rewriteScript replaces the fixture script of ws.
 func rewriteScript(t testing.TB, ws *clienttest.Workspace, responses ...[]step) {
 	t.Helper()
-	type resp struct {
-		Steps []step `json:"steps"`
-	}
-	var script struct {
-		Responses []resp `json:"responses"`
-	}
-	for _, r := range responses {
-		script.Responses = append(script.Responses, resp{Steps: r})
-	}
-	ws.WriteFile(t, filepath.Join(filepath.Dir(ws.Home), "script.json"), mustJSON(t, script))
+	clienttest.WriteScript(t, ws.ScriptPath(), responses...)
 }
 
 func wantMissing(t *testing.T, path string) {
 	t.Helper()
-	if fileExists(path) {
+	if clienttest.FileExists(path) {
 		t.Fatalf("%s was written", filepath.Base(path))
 	}
 }
@@ -212,40 +203,40 @@ func TestDestructiveShell(t *testing.T) {
 			ws.WriteFile(t, keep, "keep")
 			ws.WriteFile(t, filepath.Join(ws.Cwd, "build", "out.o"), "obj")
 			ch := start(t, ws, client.Options{Env: env})
-			s := ch.create()
+			s := ch.Create()
 
-			runID, adm := ch.startTurn(s.SessionID, "delete home")
+			runID, adm := ch.StartTurn(s.SessionID, "delete home")
 			var evs []client.Event
-			ev := ch.until(&evs, "approval.requested", named(wire.EventApprovalRequested))
-			var req approvalRequested
+			ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(wire.EventApprovalRequested))
+			var req clienttest.ApprovalRequested
 			if err := ev.Decode(&req); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("approval summary %q", req.Summary)
-			ch.answer(s.SessionID, runID, req.ApprovalID, false)
-			r := ch.finish(s.SessionID, runID, adm, evs)
-			if r.finished.Outcome != "completed" || r.reply() != "denied" {
-				t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+			ch.Answer(s.SessionID, runID, req.ApprovalID, false)
+			r := ch.Finish(s.SessionID, runID, adm, evs)
+			if r.Finished.Outcome != "completed" || r.Reply() != "denied" {
+				t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 			}
 			wantContent(t, keep, "keep")
-			if !fileExists(filepath.Join(ws.Home, "settings.toml")) || !fileExists(filepath.Join(ws.Cwd, "build", "out.o")) {
+			if !clienttest.FileExists(filepath.Join(ws.Home, "settings.toml")) || !clienttest.FileExists(filepath.Join(ws.Cwd, "build", "out.o")) {
 				t.Fatal("the denied rm -rf ~ deleted something")
 			}
 
-			r = ch.turn(s.SessionID, "clean the build")
-			if r.finished.Outcome != "completed" || r.reply() != "cleaned" {
-				t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+			r = ch.Turn(s.SessionID, "clean the build")
+			if r.Finished.Outcome != "completed" || r.Reply() != "cleaned" {
+				t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 			}
-			for _, ev := range r.events {
+			for _, ev := range r.Events {
 				if ev.Name == wire.EventApprovalRequested {
 					t.Fatal("rm -rf ./build asked for approval")
 				}
 			}
-			if fileExists(filepath.Join(ws.Cwd, "build")) {
+			if clienttest.FileExists(filepath.Join(ws.Cwd, "build")) {
 				t.Fatal("rm -rf ./build did not run")
 			}
 			wantContent(t, keep, "keep")
-			ch.shutdown()
+			ch.Shutdown()
 		})
 	}
 }
@@ -272,21 +263,21 @@ return "ok";`
 	ws.WriteFile(t, keep, "keep")
 	ws.WriteFile(t, filepath.Join(ws.Cwd, "build", "out.o"), "obj")
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	runID, adm := ch.startTurn(s.SessionID, "try from code")
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "try from code")
 	var evs []client.Event
-	ev := ch.until(&evs, "approval.requested", named(wire.EventApprovalRequested))
-	var req approvalRequested
+	ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(wire.EventApprovalRequested))
+	var req clienttest.ApprovalRequested
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(req.Summary, "from code: ") || !strings.Contains(req.Summary, "rm -rf ~") {
 		t.Fatalf("approval summary %q", req.Summary)
 	}
-	ch.answer(s.SessionID, runID, req.ApprovalID, false)
-	r := ch.finish(s.SessionID, runID, adm, evs)
-	if r.finished.Outcome != "completed" || r.reply() != "done" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	ch.Answer(s.SessionID, runID, req.ApprovalID, false)
+	r := ch.Finish(s.SessionID, runID, adm, evs)
+	if r.Finished.Outcome != "completed" || r.Reply() != "done" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
 	if n := strings.Count(strings.Join(eventNames(r), " "), wire.EventApprovalRequested); n != 1 {
 		t.Fatalf("%d approval requests; want 1 (the destructive command only)", n)
@@ -295,12 +286,12 @@ return "ok";`
 	wantMissing(t, filepath.Join(ws.Cwd, ".env"))
 	wantContent(t, keep, "keep")
 	wantMissing(t, filepath.Join(ws.Cwd, "build"))
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 func eventNames(r run) []string {
 	var out []string
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		out = append(out, ev.Name)
 	}
 	return out
@@ -316,15 +307,15 @@ func TestProjectProtectionsInvalid(t *testing.T) {
 			t.Parallel()
 			ws := newWorkspace(t, "", "")
 			ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"), "[tools.protections]\n"+key+" = true\n")
-			ch := &child{t: t, ws: ws, c: ws.Start(t, client.Options{})}
-			r := ch.call("initialize", map[string]any{"required_capabilities": allCapabilities})
+			ch := &child{ws.Spawn(t, client.Options{})}
+			r := ch.Call("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities})
 			if r.Error == nil || r.Error.Code != "configuration_invalid" {
 				t.Fatalf("initialize = %s %v; want configuration_invalid", r.Result, r.Error)
 			}
-			ch.shutdown()
+			ch.Shutdown()
 
 			global := newWorkspace(t, "", "[tools.protections]\n"+key+" = false\n")
-			start(t, global, client.Options{}).shutdown()
+			start(t, global, client.Options{}).Shutdown()
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // threeLogs writes log0.txt..log2.txt (about 60 KB each) into dir and
@@ -66,16 +67,16 @@ func TestThreeReadsTenLines(t *testing.T) {
 		ws := newWorkspace(t, readsWindow, tables, response(runCode(tenLinesProgram)), response(text("done")))
 		threeLogs(t, ws, ws.Cwd)
 		ch := start(t, ws, client.Options{})
-		s := ch.create()
-		r := ch.turn(s.SessionID, "find the errors")
-		if r.finished.Outcome != "completed" || r.reply() != "done" {
-			t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+		s := ch.Create()
+		r := ch.Turn(s.SessionID, "find the errors")
+		if r.Finished.Outcome != "completed" || r.Reply() != "done" {
+			t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 		}
-		acts := r.activities(t)
+		acts := r.Activities
 		for _, a := range acts {
 			t.Logf("activity %s %s %s %q", a.Kind, a.Name, a.State, a.Summary)
 		}
-		var program []activityEvent
+		var program []clienttest.Activity
 		reads := map[string][]string{} // activity ID -> states
 		var readOrder []string
 		for _, a := range acts {
@@ -114,7 +115,7 @@ func TestThreeReadsTenLines(t *testing.T) {
 				t.Fatalf("activity summary carries file content: %q", a.Summary)
 			}
 		}
-		entries, complete := ch.history(s.SessionID, *r.finished.Revision)
+		entries, complete, _ := ch.History(s.SessionID, *r.Finished.Revision)
 		if !complete {
 			t.Fatal("history incomplete")
 		}
@@ -123,8 +124,8 @@ func TestThreeReadsTenLines(t *testing.T) {
 				t.Fatalf("history entry %s shows file content", e.Kind)
 			}
 		}
-		t.Logf("history kinds %v", kinds(entries))
-		ch.shutdown()
+		t.Logf("history kinds %v", clienttest.Kinds(entries))
+		ch.Shutdown()
 	})
 
 	// Control: the same window with one direct read of one file compacts
@@ -135,17 +136,17 @@ func TestThreeReadsTenLines(t *testing.T) {
 			response(call("read_file", map[string]any{"path": "log0.txt"})), response(text("summary")), response(text("done")))
 		threeLogs(t, ws, ws.Cwd)
 		ch := start(t, ws, client.Options{})
-		s := ch.create()
-		r := ch.turn(s.SessionID, "read one log")
+		s := ch.Create()
+		r := ch.Turn(s.SessionID, "read one log")
 		var states []string
-		for _, a := range r.activities(t) {
+		for _, a := range r.Activities {
 			if a.Kind == "compaction" {
 				states = append(states, a.State)
 			}
 		}
-		if r.finished.Outcome != "completed" || r.reply() != "done" || strings.Join(states, " ") != "started completed" {
-			t.Fatalf("run.finished %s, reply %q, compaction %v; want a compaction", r.outcome(), r.reply(), states)
+		if r.Finished.Outcome != "completed" || r.Reply() != "done" || strings.Join(states, " ") != "started completed" {
+			t.Fatalf("run.finished %s, reply %q, compaction %v; want a compaction", r.Terminal(), r.Reply(), states)
 		}
-		ch.shutdown()
+		ch.Shutdown()
 	})
 }

@@ -38,17 +38,17 @@ func TestSubagent(t *testing.T) {
 		"---\nname: "+disabled+"\ndescription: "+disabledDesc+"\nmode: subagent\n---\nYou are hidden.\n")
 	ws.WriteFile(t, filepath.Join(ws.Cwd, "notes.txt"), "a note\n")
 	ch := start(t, ws, client.Options{RecordFrames: true})
-	s := ch.create()
+	s := ch.Create()
 
-	r := ch.turn(s.SessionID, "use the helper")
-	if r.finished.Outcome != "completed" {
-		t.Fatalf("run.finished %s", r.outcome())
+	r := ch.Turn(s.SessionID, "use the helper")
+	if r.Finished.Outcome != "completed" {
+		t.Fatalf("run.finished %s", r.Terminal())
 	}
-	if got := r.reply(); got != "delegating. primary done" {
+	if got := r.Reply(); got != "delegating. primary done" {
 		t.Fatalf("reply %q; want only the primary's text", got)
 	}
 	var got []string
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		got = append(got, a.Kind+" "+a.Name+" "+a.State)
 		t.Logf("activity %s %s %s %q", a.Kind, a.Name, a.State, a.Summary)
 	}
@@ -58,12 +58,12 @@ func TestSubagent(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("activities %v; want %v", got, want)
 	}
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		if (ev.Name == wire.EventMessageDelta || ev.Name == wire.EventMessageReconcile) && strings.Contains(string(ev.Data), subText) {
 			t.Fatalf("%s carries the subagent's text", ev.Name)
 		}
 	}
-	entries, complete := ch.history(s.SessionID, *r.finished.Revision)
+	entries, complete, _ := ch.History(s.SessionID, *r.Finished.Revision)
 	if !complete {
 		t.Fatal("history incomplete")
 	}
@@ -73,19 +73,19 @@ func TestSubagent(t *testing.T) {
 		}
 	}
 
-	r = ch.turn(s.SessionID, "use the hidden one")
-	if r.finished.Outcome != "completed" || r.reply() != "no such helper" {
-		t.Fatalf("run.finished %s, reply %q", r.outcome(), r.reply())
+	r = ch.Turn(s.SessionID, "use the hidden one")
+	if r.Finished.Outcome != "completed" || r.Reply() != "no such helper" {
+		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
 	got = nil
-	for _, a := range r.activities(t) {
+	for _, a := range r.Activities {
 		got = append(got, a.Kind+" "+a.Name+" "+a.State)
 	}
 	if want := []string{"tool task started", "tool task failed"}; !slices.Equal(got, want) {
 		t.Fatalf("activities %v; want %v", got, want)
 	}
-	ch.shutdown()
-	for _, f := range ch.c.Frames() {
+	ch.Shutdown()
+	for _, f := range ch.C.Frames() {
 		if strings.Contains(string(f.Raw), disabled) || strings.Contains(string(f.Raw), disabledDesc) {
 			t.Fatalf("frame seq %d names the disabled profile: %s", f.Seq, f.Raw)
 		}
