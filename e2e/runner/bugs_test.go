@@ -18,16 +18,16 @@ import (
 func TestIdleAfterRunFinished(t *testing.T) {
 	t.Parallel()
 	ch := newChild(t, clienttest.FixtureSettings, client.Options{})
-	sid := ch.create()
+	sid := ch.Create().SessionID
 	busy := 0
 	for i := range 40 {
-		runID := ch.startTurn(sid, "hello")
-		r := ch.finish(sid, runID, nil)
-		method, params := "history.page", any(map[string]any{"session_id": sid, "revision": *r.finished.Revision, "cursor": nil})
+		runID, adm := ch.StartTurn(sid, "hello")
+		r := ch.Finish(sid, runID, adm, nil)
+		method, params := "history.page", any(map[string]any{"session_id": sid, "revision": *r.Finished.Revision, "cursor": nil})
 		if i%2 == 1 {
 			method, params = "turn.start", any(map[string]string{"session_id": sid, "prompt": "again"})
 		}
-		resp := ch.call(method, params)
+		resp := ch.Call(method, params)
 		if resp.Error != nil && resp.Error.Code == string(wire.CodeBusy) {
 			busy++
 		}
@@ -36,7 +36,7 @@ func TestIdleAfterRunFinished(t *testing.T) {
 				RunID string `json:"run_id"`
 			}
 			_ = json.Unmarshal(resp.Result, &res)
-			ch.finish(sid, res.RunID, nil)
+			ch.Finish(sid, res.RunID, resp, nil)
 		}
 		waitIdle(ch)
 	}

@@ -58,13 +58,13 @@ func TestHooks(t *testing.T) {
 			}
 			ws, calls := mcpWorkspace(t, "auto", tc.hooks, []step{call}, []step{text("after the tool")})
 			ch := startChild(t, ws, client.Options{RecordFrames: true})
-			sid := ch.create()
-			r := ch.turn(sid, "use the tool")
-			r.wantOutcome(t, "completed", "")
-			if r.reply() != "after the tool" {
-				t.Fatalf("reply %q", r.reply())
+			sid := ch.Create().SessionID
+			r := ch.Turn(sid, "use the tool")
+			r.WantOutcome(t, "completed", "")
+			if r.Reply() != "after the tool" {
+				t.Fatalf("reply %q", r.Reply())
 			}
-			ran := fileExists(marker)
+			ran := clienttest.FileExists(marker)
 			if tc.mcp {
 				ran = strings.Contains(readFile(t, calls), "store")
 			}
@@ -72,13 +72,13 @@ func TestHooks(t *testing.T) {
 				t.Fatalf("the tool ran: %v; want %v", ran, tc.wantRan)
 			}
 			var states []string
-			for _, a := range r.activities() {
+			for _, a := range r.Activities {
 				states = append(states, a.State)
 			}
 			if !slices.Equal(states, tc.wantStates) {
 				t.Fatalf("activity states %q; want %q", states, tc.wantStates)
 			}
-			diags := r.diagnostics()
+			diags := r.Diagnostics()
 			if len(diags) != tc.wantDiag {
 				t.Fatalf("diagnostics %q; want %d", diags, tc.wantDiag)
 			}
@@ -87,14 +87,14 @@ func TestHooks(t *testing.T) {
 					t.Fatalf("diagnostic code %q; want %q", d, agent.DiagHookFailed)
 				}
 			}
-			for _, f := range ch.c.Frames() {
+			for _, f := range ch.C.Frames() {
 				if bytes.Contains(f.Raw, []byte("HOOKCMD")) {
 					t.Fatalf("frame %d quotes a hook's command or output: %s", f.Seq, f.Raw)
 				}
 			}
 			// History keeps the diagnostics.
 			n := 0
-			for _, k := range kinds(ch.history(sid, r)) {
+			for _, k := range clienttest.Kinds(ch.history(sid, r)) {
 				if k == "diagnostic" {
 					n++
 				}
@@ -102,7 +102,7 @@ func TestHooks(t *testing.T) {
 			if n != tc.wantDiag {
 				t.Fatalf("%d diagnostic entries in history; want %d", n, tc.wantDiag)
 			}
-			ch.shutdown()
+			ch.Shutdown()
 		})
 	}
 }
@@ -114,15 +114,15 @@ func TestHookBlockReasonReachesModel(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "marker")
 	llm := newLLMServer(t, oaTurn(content{toolName: "shell",
-		toolArgs: []string{`{"command":` + quote("touch "+marker) + `}`}, after: []string{"understood"}})...)
+		toolArgs: []string{`{"command":` + clienttest.Quote("touch "+marker) + `}`}, after: []string{"understood"}})...)
 	settings := openaiFormat.settings(llm.srv.URL) + "\n[tools]\napproval = \"auto\"\n" +
 		hook("pre_tool_use", "shell", "echo 'markers are not allowed' >&2; exit 2")
 	ws := clienttest.NewWorkspace(t, settings)
 	ch := startChild(t, ws, client.Options{Env: append(ws.Env(), "OPENAI_API_KEY=sk-test-hooks")})
-	sid := ch.create()
-	r := ch.turn(sid, "touch the marker")
-	r.wantOutcome(t, "completed", "")
-	if fileExists(marker) {
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "touch the marker")
+	r.WantOutcome(t, "completed", "")
+	if clienttest.FileExists(marker) {
 		t.Fatal("a blocked command ran")
 	}
 	reqs := llm.recorded()
@@ -132,5 +132,5 @@ func TestHookBlockReasonReachesModel(t *testing.T) {
 	if res := toolResults(t, reqs[1].Body); len(res) != 1 || !strings.Contains(res[0], "markers are not allowed") {
 		t.Fatalf("tool results the model saw: %q", res)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }

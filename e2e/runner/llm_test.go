@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // llmServer is a local model endpoint: each request gets the next scripted
@@ -116,13 +118,13 @@ const testModel = "test-model"
 func oaChunk(delta, finish string) string {
 	f := "null"
 	if finish != "" {
-		f = quote(finish)
+		f = clienttest.Quote(finish)
 	}
 	return `data: {"id":"chatcmpl-e2e","object":"chat.completion.chunk","created":1767225600,"model":"` + testModel +
 		`","choices":[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + f + "}]}\n\n"
 }
 
-func oaText(s string) string { return oaChunk(`{"content":`+quote(s)+`}`, "") }
+func oaText(s string) string { return oaChunk(`{"content":`+clienttest.Quote(s)+`}`, "") }
 
 const oaDone = "data: [DONE]\n\n"
 
@@ -140,9 +142,9 @@ func oaTextResponse(parts ...string) []string {
 
 func oaTurn(c content) []http.HandlerFunc {
 	first := oaPartial(c.before...)
-	first = append(first, oaChunk(`{"tool_calls":[{"index":0,"id":"call_e2e1","type":"function","function":{"name":`+quote(c.toolName)+`,"arguments":""}}]}`, ""))
+	first = append(first, oaChunk(`{"tool_calls":[{"index":0,"id":"call_e2e1","type":"function","function":{"name":`+clienttest.Quote(c.toolName)+`,"arguments":""}}]}`, ""))
 	for _, a := range c.toolArgs {
-		first = append(first, oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":`+quote(a)+`}}]}`, ""))
+		first = append(first, oaChunk(`{"tool_calls":[{"index":0,"function":{"arguments":`+clienttest.Quote(a)+`}}]}`, ""))
 	}
 	first = append(first, oaChunk(`{}`, "tool_calls"), oaDone)
 	return []http.HandlerFunc{sseAnswer(false, first...), sseAnswer(false, oaTextResponse(c.after...)...)}
@@ -151,7 +153,7 @@ func oaTurn(c content) []http.HandlerFunc {
 var openaiFormat = format{
 	name: "openai",
 	settings: func(baseURL string) string {
-		return "provider = \"openai\"\nmodel = \"" + testModel + "\"\n\n[providers.openai]\nbase_url = " + quote(baseURL+"/v1") +
+		return "provider = \"openai\"\nmodel = \"" + testModel + "\"\n\n[providers.openai]\nbase_url = " + clienttest.Quote(baseURL+"/v1") +
 			"\napi_key_env = \"OPENAI_API_KEY\"\n"
 	},
 	turn:    oaTurn,
@@ -185,7 +187,7 @@ func anPartial(parts ...string) []string {
 		anEvent("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
 		anEvent("ping", `{"type": "ping"}`)}
 	for _, p := range parts {
-		out = append(out, anEvent("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+quote(p)+`}}`))
+		out = append(out, anEvent("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+clienttest.Quote(p)+`}}`))
 	}
 	return out
 }
@@ -196,9 +198,9 @@ func anTextResponse(parts ...string) []string {
 
 func anTurn(c content) []http.HandlerFunc {
 	first := append(anPartial(c.before...), anBlockStop(0),
-		anEvent("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_e2e1","name":`+quote(c.toolName)+`,"input":{}}}`))
+		anEvent("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_e2e1","name":`+clienttest.Quote(c.toolName)+`,"input":{}}}`))
 	for _, a := range c.toolArgs {
-		first = append(first, anEvent("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":`+quote(a)+`}}`))
+		first = append(first, anEvent("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":`+clienttest.Quote(a)+`}}`))
 	}
 	first = append(append(first, anBlockStop(1)), anEnd("tool_use")...)
 	return []http.HandlerFunc{sseAnswer(false, first...), sseAnswer(false, anTextResponse(c.after...)...)}
@@ -207,7 +209,7 @@ func anTurn(c content) []http.HandlerFunc {
 var anthropicFormat = format{
 	name: "anthropic",
 	settings: func(baseURL string) string {
-		return "provider = \"anthropic\"\nmodel = \"" + testModel + "\"\n\n[providers.anthropic]\nbase_url = " + quote(baseURL) +
+		return "provider = \"anthropic\"\nmodel = \"" + testModel + "\"\n\n[providers.anthropic]\nbase_url = " + clienttest.Quote(baseURL) +
 			"\napi_key_env = \"ANTHROPIC_API_KEY\"\n"
 	},
 	turn:    anTurn,

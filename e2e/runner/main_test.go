@@ -8,44 +8,16 @@
 package runner
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // mcpServerBin is the MCP stdio server built from testdata/mcpserver.
 var mcpServerBin string
 
 // TestMain builds the MCP test server, and the binary unless MAGI_CODE_BIN
-// names one already, into a directory it removes afterwards.
+// names one already, checks for leaked goroutines and removes what it built.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "e2e-runner-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := func(out, pkg string) {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Dir = filepath.Join("..", "..")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, b)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	if os.Getenv("MAGI_CODE_BIN") == "" {
-		bin := filepath.Join(dir, "magi-code")
-		build(bin, "./cmd/magi-code")
-		os.Setenv("MAGI_CODE_BIN", bin)
-	}
-	mcpServerBin = filepath.Join(dir, "mcpserver")
-	build(mcpServerBin, "./e2e/runner/testdata/mcpserver")
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}))
+	clienttest.Main(m, clienttest.Tool{Pkg: "./e2e/runner/testdata/mcpserver", Path: &mcpServerBin})
 }

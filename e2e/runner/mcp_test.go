@@ -22,7 +22,7 @@ func mcpWorkspace(t *testing.T, approval, extra string, responses ...[]step) (ws
 	t.Helper()
 	dir := t.TempDir()
 	calls = filepath.Join(dir, "calls.txt")
-	settings := script(t, dir, responses...) + "\n[tools]\napproval = " + quote(approval) + "\n" +
+	settings := script(t, dir, responses...) + "\n[tools]\napproval = " + clienttest.Quote(approval) + "\n" +
 		mcpServer("srv", map[string]string{"MCP_CALLS_FILE": calls}) + extra
 	return clienttest.NewWorkspace(t, settings), calls
 }
@@ -37,16 +37,16 @@ func TestMCPReadOnlyTool(t *testing.T) {
 		[]step{text("Looking it up."), toolCall("mcp__srv__lookup", map[string]any{"key": "k1"})},
 		[]step{text("Found it.")})
 	ch := startChild(t, ws, client.Options{RecordFrames: true})
-	sid := ch.create()
-	r := ch.turn(sid, "look k1 up")
-	r.wantOutcome(t, "completed", "")
-	if r.finished.Persistence != "durable" {
-		t.Fatalf("persistence %s", r.finished.Persistence)
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "look k1 up")
+	r.WantOutcome(t, "completed", "")
+	if r.Finished.Persistence != "durable" {
+		t.Fatalf("persistence %s", r.Finished.Persistence)
 	}
-	if n := countEvents(r, wire.EventApprovalRequested); n != 0 {
+	if n := r.Count(wire.EventApprovalRequested); n != 0 {
 		t.Fatalf("%d approvals for a read-only MCP tool", n)
 	}
-	acts := r.activities()
+	acts := r.Activities
 	if len(acts) != 2 || acts[0].State != "started" || acts[1].State != "completed" ||
 		acts[0].ActivityID != acts[1].ActivityID {
 		t.Fatalf("activities %+v; want one started then completed", acts)
@@ -56,25 +56,25 @@ func TestMCPReadOnlyTool(t *testing.T) {
 			t.Fatalf("activity %+v", a)
 		}
 	}
-	if got := r.reply(); got != "Looking it up.Found it." {
+	if got := r.Reply(); got != "Looking it up.Found it." {
 		t.Fatalf("reply %q", got)
 	}
 	if got := readFile(t, calls); got != "lookup k1\n" {
 		t.Fatalf("server calls %q", got)
 	}
 	entries := ch.history(sid, r)
-	if got, want := strings.Join(kinds(entries), " "), "user assistant activity assistant"; got != want {
+	if got, want := strings.Join(clienttest.Kinds(entries), " "), "user assistant activity assistant"; got != want {
 		t.Fatalf("history kinds %q; want %q (%+v)", got, want, entries)
 	}
 	// Spec: activities carry "no raw params/results"; history "Tool
 	// summaries show completion/failure or partial started state, never raw
 	// result bodies".
-	for _, f := range ch.c.Frames() {
+	for _, f := range ch.C.Frames() {
 		if bytes.Contains(f.Raw, []byte("MCP-RESULT-BODY")) {
 			t.Fatalf("frame %d quotes the tool's result: %s", f.Seq, f.Raw)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestMCPMutatingToolApproval: a tool the server does not mark read-only
@@ -86,11 +86,11 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 		[]step{toolCall("mcp__srv__store", map[string]any{"value": "denied-value"})}, []step{text("not stored")},
 		[]step{toolCall("mcp__srv__store", map[string]any{"value": "allowed-value"})}, []step{text("stored")})
 	ch := startChild(t, ws, client.Options{})
-	sid := ch.create()
+	sid := ch.Create().SessionID
 	for _, allow := range []bool{false, true} {
-		runID := ch.startTurn(sid, "store something")
+		runID, adm := ch.StartTurn(sid, "store something")
 		var evs []client.Event
-		ev := ch.until(&evs, runID, wire.EventApprovalRequested)
+		ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
 		var req struct {
 			ApprovalID  string `json:"approval_id"`
 			Summary     string `json:"summary"`
@@ -106,9 +106,9 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 		if strings.Contains(readFile(t, calls), "store") {
 			t.Fatal("the tool ran before its approval")
 		}
-		ch.answer(sid, runID, req.ApprovalID, allow)
-		r := ch.finish(sid, runID, evs)
-		r.wantOutcome(t, "completed", "")
+		ch.Answer(sid, runID, req.ApprovalID, allow)
+		r := ch.Finish(sid, runID, adm, evs)
+		r.WantOutcome(t, "completed", "")
 		got := readFile(t, calls)
 		if strings.Contains(got, "denied-value") {
 			t.Fatalf("a denied call reached the server: %q", got)
@@ -116,12 +116,12 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 		if allow && got != "store allowed-value\n" {
 			t.Fatalf("server calls after allowing %q", got)
 		}
-		acts := r.activities()
+		acts := r.Activities
 		if last := acts[len(acts)-1]; last.Name != "mcp__srv__store" || (allow && last.State != "completed") || (!allow && last.State != "failed") {
 			t.Fatalf("allow=%v: activities %+v", allow, acts)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestMCPHangCancelled: an MCP tool that hangs is cancelled by turn.cancel
@@ -133,34 +133,34 @@ func TestMCPHangCancelled(t *testing.T) {
 		[]step{toolCall("mcp__srv__hang", nil)},
 		[]step{toolCall("mcp__srv__lookup", map[string]any{"key": "after"})}, []step{text("still here")})
 	ch := startChild(t, ws, client.Options{})
-	sid := ch.create()
-	runID := ch.startTurn(sid, "hang")
+	sid := ch.Create().SessionID
+	runID, adm := ch.StartTurn(sid, "hang")
 	var evs []client.Event
-	ch.until(&evs, runID, wire.EventActivity)
-	waitFor(t, "the server to receive the call", func() bool { return strings.Contains(readFile(t, calls), "hang") })
+	ch.UntilNamed(&evs, runID, wire.EventActivity)
+	clienttest.WaitFor(t, "the server to receive the call", func() bool { return strings.Contains(readFile(t, calls), "hang") })
 	var res struct {
 		CancellationRequested bool `json:"cancellation_requested"`
 	}
-	ch.result("turn.cancel", map[string]string{"session_id": sid, "run_id": runID}, &res)
+	ch.Result("turn.cancel", map[string]string{"session_id": sid, "run_id": runID}, &res)
 	if !res.CancellationRequested {
 		t.Fatal("turn.cancel not acknowledged")
 	}
-	r := ch.finish(sid, runID, evs)
-	r.wantOutcome(t, "cancelled", "")
-	acts := r.activities()
+	r := ch.Finish(sid, runID, adm, evs)
+	r.WantOutcome(t, "cancelled", "")
+	acts := r.Activities
 	if last := acts[len(acts)-1]; last.Name != "mcp__srv__hang" || last.State != "failed" {
 		t.Logf("activities after cancel: %+v", acts)
 	}
 
 	// The cancellation reaches the server (notifications/cancelled): its
 	// handler sees its context end.
-	waitFor(t, "the server to see the cancellation", func() bool { return strings.Contains(readFile(t, calls), "hang cancelled") })
-	r = ch.turn(sid, "look up after the cancel")
-	r.wantOutcome(t, "completed", "")
-	if r.reply() != "still here" || !strings.Contains(readFile(t, calls), "lookup after") {
-		t.Fatalf("after the cancel: reply %q, calls %q", r.reply(), readFile(t, calls))
+	clienttest.WaitFor(t, "the server to see the cancellation", func() bool { return strings.Contains(readFile(t, calls), "hang cancelled") })
+	r = ch.Turn(sid, "look up after the cancel")
+	r.WantOutcome(t, "completed", "")
+	if r.Reply() != "still here" || !strings.Contains(readFile(t, calls), "lookup after") {
+		t.Fatalf("after the cancel: reply %q, calls %q", r.Reply(), readFile(t, calls))
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestMCPResultBound: a tool returning 1 MiB reaches the model bounded (the
@@ -173,9 +173,9 @@ func TestMCPResultBound(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, openaiFormat.settings(llm.srv.URL)+
 		mcpServer("srv", map[string]string{"MCP_CALLS_FILE": calls}))
 	ch := startChild(t, ws, client.Options{Env: append(ws.Env(), "OPENAI_API_KEY=sk-test-bound")})
-	sid := ch.create()
-	r := ch.turn(sid, "fetch the big thing")
-	r.wantOutcome(t, "completed", "")
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "fetch the big thing")
+	r.WantOutcome(t, "completed", "")
 	if got := readFile(t, calls); got != "big\n" {
 		t.Fatalf("server calls %q", got)
 	}
@@ -192,7 +192,7 @@ func TestMCPResultBound(t *testing.T) {
 	if n := len(res[0]); n > 64<<10 || n < 32<<10 || !strings.Contains(res[0], "truncated") {
 		t.Fatalf("the model saw %d bytes of a 1 MiB result (ending %q)", n, res[0][max(0, n-80):])
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestMCPProjectServerApproval: a server the project file defines does not
@@ -206,12 +206,12 @@ func TestMCPProjectServerApproval(t *testing.T) {
 	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"), mcpServer("proj", map[string]string{"MCP_ENV_FILE": envFile}))
 
 	ch := startChild(t, ws, client.Options{IgnoreEvents: true})
-	if fileExists(envFile) {
+	if clienttest.FileExists(envFile) {
 		t.Fatal("an unapproved project server started")
 	}
-	ch.shutdown()
+	ch.Shutdown()
 
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	ctx, cancel := context.WithTimeout(context.Background(), clienttest.HangGuard)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, clienttest.Binary(t), "mcp", "approve", "proj")
 	cmd.Dir, cmd.Env = ws.Cwd, ws.Env()
@@ -220,17 +220,17 @@ func TestMCPProjectServerApproval(t *testing.T) {
 	}
 
 	ch = startChild(t, ws, client.Options{})
-	if !fileExists(envFile) {
+	if !clienttest.FileExists(envFile) {
 		t.Fatal("the approved project server did not start")
 	}
-	sid := ch.create()
-	r := ch.turn(sid, "ask the project server")
-	r.wantOutcome(t, "completed", "")
-	acts := r.activities()
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "ask the project server")
+	r.WantOutcome(t, "completed", "")
+	acts := r.Activities
 	if len(acts) != 2 || acts[1].State != "completed" || acts[1].Name != "mcp__proj__lookup" {
 		t.Fatalf("activities %+v", acts)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestMCPServerEverything calls the echo tool of the reference server from
@@ -244,20 +244,20 @@ func TestMCPServerEverything(t *testing.T) {
 	dir := t.TempDir()
 	settings := script(t, dir,
 		[]step{toolCall("mcp__everything__echo", map[string]any{"message": "hello everything"})}, []step{text("echoed")}) +
-		"\n[tools]\napproval = \"auto\"\n\n[mcp_servers.everything]\ncommand = " + quote(node) +
-		"\nargs = [" + quote(entry) + ", \"stdio\"]\n"
+		"\n[tools]\napproval = \"auto\"\n\n[mcp_servers.everything]\ncommand = " + clienttest.Quote(node) +
+		"\nargs = [" + clienttest.Quote(entry) + ", \"stdio\"]\n"
 	ch := newChild(t, settings, client.Options{})
-	sid := ch.create()
-	r := ch.turn(sid, "echo through the reference server")
-	r.wantOutcome(t, "completed", "")
-	acts := r.activities()
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "echo through the reference server")
+	r.WantOutcome(t, "completed", "")
+	acts := r.Activities
 	if len(acts) != 2 || acts[0].Name != "mcp__everything__echo" || acts[1].State != "completed" {
 		t.Fatalf("activities %+v", acts)
 	}
-	if r.reply() != "echoed" {
-		t.Fatalf("reply %q", r.reply())
+	if r.Reply() != "echoed" {
+		t.Fatalf("reply %q", r.Reply())
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // everythingEntry finds an installed @modelcontextprotocol/server-everything
@@ -302,20 +302,10 @@ func everythingEntry() (node, entry, skip string) {
 		}
 		if one != "" {
 			abs, err := filepath.Abs(filepath.Join(dir, one))
-			if err == nil && fileExists(abs) {
+			if err == nil && clienttest.FileExists(abs) {
 				return node, abs, ""
 			}
 		}
 	}
 	return "", "", "@modelcontextprotocol/server-everything is not installed (make test installs it into .tools/ and sets MAGI_MCP_EVERYTHING; this test never installs it)"
-}
-
-func countEvents(r run, name string) int {
-	n := 0
-	for _, ev := range r.events {
-		if ev.Name == name {
-			n++
-		}
-	}
-	return n
 }

@@ -91,12 +91,12 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 	ws.WriteFile(t, filepath.Join(ws.Cwd, "notes.txt"), notesText)
 	env := append(ws.Env(), "OPENAI_API_KEY="+key, "ANTHROPIC_API_KEY="+key)
 	ch := startChild(t, ws, client.Options{Env: env, RecordFrames: true})
-	sid := ch.create()
+	sid := ch.Create().SessionID
 
 	var pr providerRun
-	r := ch.turn(sid, "read the notes")
-	r.wantOutcome(t, "completed", "")
-	if got, want := r.reply(), "Let me read the notes.The notes say hello."; got != want {
+	r := ch.Turn(sid, "read the notes")
+	r.WantOutcome(t, "completed", "")
+	if got, want := r.Reply(), "Let me read the notes.The notes say hello."; got != want {
 		t.Fatalf("reply %q; want %q", got, want)
 	}
 	checkDeltas(t, r)
@@ -120,20 +120,20 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 	}
 
 	for _, code := range statuses {
-		r := ch.turn(sid, fmt.Sprintf("provoke %d", code))
-		r.wantOutcome(t, "failed", string(wire.CodeExecutionFailed))
-		if r.finished.Persistence != "durable" {
-			t.Fatalf("HTTP %d: persistence %s", code, r.finished.Persistence)
+		r := ch.Turn(sid, fmt.Sprintf("provoke %d", code))
+		r.WantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		if r.Finished.Persistence != "durable" {
+			t.Fatalf("HTTP %d: persistence %s", code, r.Finished.Persistence)
 		}
-		pr.failures = append(pr.failures, fmt.Sprintf("HTTP %d: %s %q", code, r.finished.Outcome, r.reply()))
+		pr.failures = append(pr.failures, fmt.Sprintf("HTTP %d: %s %q", code, r.Finished.Outcome, r.Reply()))
 	}
 	for _, c := range []struct{ name, want string }{{"cut", "partial answer"}, {"early end", "early end"}} {
-		r := ch.turn(sid, "stream "+c.name)
-		r.wantOutcome(t, "failed", string(wire.CodeExecutionFailed))
-		if len(r.messages) != 1 || r.messages[0].text != c.want || !r.messages[0].partial {
-			t.Fatalf("%s: reconciled %+v; want %q partial", c.name, r.messages, c.want)
+		r := ch.Turn(sid, "stream "+c.name)
+		r.WantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		if len(r.Messages) != 1 || r.Messages[0].Text != c.want || !r.Messages[0].Partial {
+			t.Fatalf("%s: reconciled %+v; want %q partial", c.name, r.Messages, c.want)
 		}
-		pr.failures = append(pr.failures, fmt.Sprintf("%s: %s %q partial", c.name, r.finished.Outcome, r.reply()))
+		pr.failures = append(pr.failures, fmt.Sprintf("%s: %s %q partial", c.name, r.Finished.Outcome, r.Reply()))
 		// History keeps the partial reply.
 		entries := ch.history(sid, r)
 		last := entries[len(entries)-1]
@@ -141,17 +141,17 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 			t.Fatalf("%s: last history entry %+v", c.name, last)
 		}
 	}
-	r = ch.turn(sid, "go on")
-	r.wantOutcome(t, "completed", "")
-	if r.reply() != "still working" {
-		t.Fatalf("reply after failures %q", r.reply())
+	r = ch.Turn(sid, "go on")
+	r.WantOutcome(t, "completed", "")
+	if r.Reply() != "still working" {
+		t.Fatalf("reply after failures %q", r.Reply())
 	}
-	for _, fr := range ch.c.Frames() {
+	for _, fr := range ch.C.Frames() {
 		if bytes.Contains(fr.Raw, []byte("leakedLEAKED")) || bytes.Contains(fr.Raw, []byte(key)) {
 			t.Fatalf("frame %d carries a secret: %s", fr.Seq, fr.Raw)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 	return pr
 }
 
@@ -160,26 +160,26 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 func checkDeltas(t testing.TB, r run) {
 	t.Helper()
 	deltas := map[string]string{}
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		if ev.Name != wire.EventMessageDelta {
 			continue
 		}
-		var te textEvent
+		var te clienttest.TextEvent
 		_ = ev.Decode(&te)
 		deltas[te.MessageID] += te.Text
 	}
 	joined := ""
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		if ev.Name == wire.EventMessageReconcile {
-			var te textEvent
+			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			if te.Part == 0 {
 				joined += deltas[te.MessageID]
 			}
 		}
 	}
-	if joined != r.reply() {
-		t.Logf("deltas %q differ from the reconciled reply %q (deltas may drop under pressure)", joined, r.reply())
+	if joined != r.Reply() {
+		t.Logf("deltas %q differ from the reconciled reply %q (deltas may drop under pressure)", joined, r.Reply())
 	}
 }
 
@@ -189,19 +189,19 @@ func checkDeltas(t testing.TB, r run) {
 func normalize(r run) []string {
 	var out []string
 	ids := map[string]int{}
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		switch ev.Name {
 		case wire.EventMessageDelta:
 			continue
 		case wire.EventMessageReconcile:
-			var te textEvent
+			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			if _, ok := ids[te.MessageID]; !ok {
 				ids[te.MessageID] = len(ids)
 			}
 			out = append(out, fmt.Sprintf("reconcile m%d part %d %q last=%v partial=%v", ids[te.MessageID], te.Part, te.Text, te.LastPart, te.Partial))
 		case wire.EventActivity:
-			var a activityEvent
+			var a clienttest.Activity
 			_ = ev.Decode(&a)
 			out = append(out, fmt.Sprintf("activity %s %s %s %q", a.Kind, a.State, a.Name, a.Summary))
 		case wire.EventDiagnostic:
@@ -210,10 +210,10 @@ func normalize(r run) []string {
 			out = append(out, "diagnostic "+d.Code+" "+d.Summary)
 		case wire.EventRunFinished:
 			code := "null"
-			if r.finished.ErrorCode != nil {
-				code = *r.finished.ErrorCode
+			if r.Finished.ErrorCode != nil {
+				code = *r.Finished.ErrorCode
 			}
-			out = append(out, fmt.Sprintf("run.finished %s %s %s revision=%v", r.finished.Outcome, r.finished.Persistence, code, r.finished.Revision != nil))
+			out = append(out, fmt.Sprintf("run.finished %s %s %s revision=%v", r.Finished.Outcome, r.Finished.Persistence, code, r.Finished.Revision != nil))
 		default:
 			out = append(out, ev.Name)
 		}

@@ -31,7 +31,7 @@ func TestNoCredentialLeaks(t *testing.T) {
 
 	llm := newLLMServer(t,
 		sseAnswer(false, oaChunk(`{"role":"assistant","content":""}`, ""),
-			oaChunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"shell","arguments":`+quote(`{"command":`+quote("env > "+shellEnv)+`}`)+`}}]}`, ""),
+			oaChunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"shell","arguments":`+clienttest.Quote(`{"command":`+clienttest.Quote("env > "+shellEnv)+`}`)+`}}]}`, ""),
 			oaChunk(`{}`, "tool_calls"), oaDone),
 		sseAnswer(false, oaChunk(`{"role":"assistant","content":""}`, ""),
 			oaChunk(`{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"mcp__srv__env","arguments":"{}"}}]}`, ""),
@@ -45,18 +45,18 @@ func TestNoCredentialLeaks(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, settings)
 	env := append(ws.Env(), "OPENAI_API_KEY="+openaiKey, "ANTHROPIC_API_KEY="+anthropicKey)
 	ch := startChild(t, ws, client.Options{Env: env, RecordFrames: true})
-	sid := ch.create()
-	r := ch.turn(sid, "show me your environment")
-	r.wantOutcome(t, "completed", "")
-	if r.reply() != "all done" {
-		t.Fatalf("reply %q", r.reply())
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "show me your environment")
+	r.WantOutcome(t, "completed", "")
+	if r.Reply() != "all done" {
+		t.Fatalf("reply %q", r.Reply())
 	}
-	acts := r.activities()
+	acts := r.Activities
 	if len(acts) != 4 || acts[1].State != "completed" || acts[3].State != "completed" {
 		t.Fatalf("activities %+v", acts)
 	}
 	entries := ch.history(sid, r)
-	ch.shutdown()
+	ch.Shutdown()
 
 	keys := []string{openaiKey, anthropicKey, unique}
 	for _, path := range []string{shellEnv, hookEnv, serverEnv} {
@@ -88,7 +88,7 @@ func TestNoCredentialLeaks(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range ch.c.Frames() {
+	for _, f := range ch.C.Frames() {
 		for _, k := range keys {
 			if bytes.Contains(f.Raw, []byte(k)) {
 				t.Errorf("frame %d holds a provider key", f.Seq)
@@ -143,11 +143,11 @@ func TestSecretShapedPrompt(t *testing.T) {
 	t.Parallel()
 	secret := fmt.Sprintf("sk-proj-%dSECRETsecretSECRET", time.Now().UnixNano())
 	ch := newChild(t, clienttest.FixtureSettings, client.Options{RecordFrames: true})
-	sid := ch.create()
-	r := ch.turn(sid, "please keep "+secret+" safe")
-	r.wantOutcome(t, "completed", "")
-	if want := "echo: please keep " + redact.Marker + " safe"; r.reply() != want {
-		t.Fatalf("reply %q; want %q", r.reply(), want)
+	sid := ch.Create().SessionID
+	r := ch.Turn(sid, "please keep "+secret+" safe")
+	r.WantOutcome(t, "completed", "")
+	if want := "echo: please keep " + redact.Marker + " safe"; r.Reply() != want {
+		t.Fatalf("reply %q; want %q", r.Reply(), want)
 	}
 	entries := ch.history(sid, r)
 	var user string
@@ -162,10 +162,10 @@ func TestSecretShapedPrompt(t *testing.T) {
 	if want := "please keep " + redact.Marker + " safe"; user != want {
 		t.Fatalf("user entry %q; want %q", user, want)
 	}
-	for _, f := range ch.c.Frames() {
+	for _, f := range ch.C.Frames() {
 		if bytes.Contains(f.Raw, []byte("SECRETsecret")) {
 			t.Fatalf("frame %d shows the secret: %s", f.Seq, f.Raw)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
