@@ -44,18 +44,18 @@ func TestMoreStartupFailures(t *testing.T) {
 				}
 			}
 			ch := spawn(t, ws, client.Options{})
-			ch.wantError("initialize", map[string]any{"required_capabilities": []string{}}, tc.code)
-			if st := ch.status(); st.State != "failed" || st.Readiness != tc.code {
+			ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, wire.Code(tc.code))
+			if st := ch.Status(); st.State != "failed" || st.Readiness != tc.code {
 				t.Errorf("status %+v", st)
 			}
-			ch.shutdown()
+			ch.Shutdown()
 		})
 	}
 	// The positive control: a valid api_key entry makes openai ready.
 	ws := clienttest.NewWorkspace(t, openai)
 	ws.WriteFile(t, filepath.Join(ws.Home, "auth.json"), `{"openai":{"type":"api_key","key":"k"}}`)
 	ch := start(t, ws, client.Options{})
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestRedaction: "message.delta: best-effort redacted append";
@@ -68,12 +68,12 @@ func TestRedaction(t *testing.T) {
 	const tail = "AUDITsecret0123456789abcdefghijKLMNOP"
 	ws := fixtureWorkspace(t, "", "", []step{text("the key is sk-proj-"), text(tail), text(" and that is all")})
 	ch := start(t, ws, client.Options{RecordFrames: true})
-	s := ch.create()
-	r := ch.turn(s.SessionID, "leak something")
-	got, _ := r.reply()
-	es, _, _ := ch.history(s.SessionID, *r.finished.Revision)
-	ch.shutdown()
-	for _, f := range ch.c.Frames() {
+	s := ch.Create()
+	r := ch.Turn(s.SessionID, "leak something")
+	got := r.Reply()
+	es, _, _ := ch.HistoryNoCursor(s.SessionID, *r.Finished.Revision)
+	ch.Shutdown()
+	for _, f := range ch.C.Frames() {
 		if strings.Contains(string(f.Raw), tail[:16]) {
 			t.Errorf("frame carries the secret: %s", f.Raw)
 		}
@@ -94,20 +94,18 @@ func TestSummaryBounds(t *testing.T) {
 	cmd := "echo " + strings.Repeat("é中", 10) + " " + secret + " " + strings.Repeat("🙂é中x", 500) + " > /dev/null"
 	ws := fixtureWorkspace(t, "ask", "", []step{shell(cmd)}, []step{text("ok")})
 	ch := start(t, ws, client.Options{RecordFrames: true})
-	s := ch.create()
-	runID := ch.startTurn(s.SessionID, "long command")
-	ev, err := ch.c.WaitEvent(ctxGuard(t), func(e client.Event) bool { return e.Name == wire.EventApprovalRequested })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "long command")
+	var evs []client.Event
+	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
 	var req struct {
 		ApprovalID string `json:"approval_id"`
 		Summary    string `json:"summary"`
 	}
 	_ = ev.Decode(&req)
-	ch.result("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, nil)
-	r := ch.collect(runID)
-	ch.shutdown()
+	ch.Result("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, nil)
+	r := ch.Finish(s.SessionID, runID, adm, evs)
+	ch.Shutdown()
 	check := func(what, summary string) {
 		if len(summary) > wire.SummaryBytes || !utf8.ValidString(summary) {
 			t.Errorf("%s summary: %d bytes, valid UTF-8 %v", what, len(summary), utf8.ValidString(summary))
@@ -117,14 +115,14 @@ func TestSummaryBounds(t *testing.T) {
 		}
 	}
 	check("approval.requested", req.Summary)
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		if ev.Name == wire.EventActivity {
 			var a struct{ Summary string }
 			_ = ev.Decode(&a)
 			check("activity", a.Summary)
 		}
 	}
-	for _, f := range ch.c.Frames() {
+	for _, f := range ch.C.Frames() {
 		if strings.Contains(string(f.Raw), secret[:12]) {
 			t.Errorf("frame carries the secret: %.300s", f.Raw)
 		}
@@ -140,7 +138,7 @@ func TestShutdownDuringOpen(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "")
 	id := durable(t, ws, "big")
-	b, err := os.ReadFile(sessionFile(ws.Home, id))
+	b, err := os.ReadFile(clienttest.SessionFile(ws.Home, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,17 +155,17 @@ func TestShutdownDuringOpen(t *testing.T) {
 	for range 10_000 {
 		w.WriteString(tr)
 	}
-	if err := os.WriteFile(sessionFile(ws.Home, id), []byte(w.String()), 0o600); err != nil {
+	if err := os.WriteFile(clienttest.SessionFile(ws.Home, id), []byte(w.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ch := start(t, ws, client.Options{})
 	open := `{"protocol":"magi-code.local-agent","version":1,"id":"op","method":"session.open","params":{"session_id":"` + id + `"}}` + "\n"
 	st := `{"protocol":"magi-code.local-agent","version":1,"id":"st","method":"status","params":{}}` + "\n"
 	bye := `{"protocol":"magi-code.local-agent","version":1,"id":"bye","method":"shutdown","params":{}}` + "\n"
-	if err := ch.c.SendLine([]byte(open + st + bye)); err != nil {
+	if err := ch.C.SendLine([]byte(open + st + bye)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ch.c.Await(ctxGuard(t), "op")
+	r, err := ch.C.Await(clienttest.Guard(t), "op")
 	if err != nil {
 		t.Fatalf("the pending session.open got no response after shutdown: %v", err)
 	}
@@ -178,7 +176,7 @@ func TestShutdownDuringOpen(t *testing.T) {
 	// Spec: "Selection and session identity reflect the last completed
 	// attachment, including during an operation": a status answered before
 	// the open completed shows no session.
-	sr, err := ch.c.Await(ctxGuard(t), "st")
+	sr, err := ch.C.Await(clienttest.Guard(t), "st")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,10 +185,10 @@ func TestShutdownDuringOpen(t *testing.T) {
 	if sr.Seq < r.Seq && status.SessionID != nil {
 		t.Errorf("status during the pending open shows session %s", *status.SessionID)
 	}
-	if r, err := ch.c.Await(ctxGuard(t), "bye"); err != nil || string(r.Result) != `{"state":"stopping"}` {
+	if r, err := ch.C.Await(clienttest.Guard(t), "bye"); err != nil || string(r.Result) != `{"state":"stopping"}` {
 		t.Errorf("shutdown: %v %v", r, err)
 	}
-	ch.wantExit(0)
+	ch.WantExit(0)
 }
 
 // TestExternalMutation: "Keep one history snapshot per attachment; content
@@ -208,8 +206,8 @@ func TestExternalMutation(t *testing.T) {
 			ws := fixtureWorkspace(t, "", "")
 			id := durable(t, ws, "first turn")
 			ch := start(t, ws, client.Options{})
-			ch.open(id)
-			path := sessionFile(ws.Home, id)
+			ch.Open(id)
+			path := clienttest.SessionFile(ws.Home, id)
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -235,21 +233,21 @@ func TestExternalMutation(t *testing.T) {
 			if err := os.WriteFile(path, []byte(changed), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			r := ch.turn(id, "second turn")
-			t.Logf("turn after the external change: %+v", r.finished)
-			ch.shutdown()
+			r := ch.Turn(id, "second turn")
+			t.Logf("turn after the external change: %+v", r.Finished)
+			ch.Shutdown()
 			after, _ := os.ReadFile(path)
 			if strings.ContainsRune(string(after), 0) {
-				t.Errorf("the session file now holds NUL bytes (an append past the end of the shortened file), yet run.finished said %s", r.finished.Persistence)
+				t.Errorf("the session file now holds NUL bytes (an append past the end of the shortened file), yet run.finished said %s", r.Finished.Persistence)
 			}
-			if how == "appended" && r.finished.Persistence == "durable" && !strings.Contains(string(after), external) {
+			if how == "appended" && r.Finished.Persistence == "durable" && !strings.Contains(string(after), external) {
 				t.Errorf("the other writer's complete line was silently removed while the run claimed durable")
 			}
 			ch2 := start(t, ws, client.Options{})
-			if r := ch2.call("session.open", map[string]string{"session_id": id}); r.Error != nil {
+			if r := ch2.Call("session.open", map[string]string{"session_id": id}); r.Error != nil {
 				t.Errorf("session.open after the turn: %s; the append corrupted the session", r.Error.Code)
 			}
-			ch2.shutdown()
+			ch2.Shutdown()
 		})
 	}
 }

@@ -6,40 +6,11 @@
 package audit
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
-// TestMain builds the binary once into a directory it removes afterwards,
-// unless MAGI_CODE_BIN names one already.
-func TestMain(m *testing.M) {
-	var built string
-	if os.Getenv("MAGI_CODE_BIN") == "" {
-		dir, err := os.MkdirTemp("", "e2e-audit-bin-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		bin := filepath.Join(dir, "magi-code")
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/magi-code")
-		cmd.Dir = filepath.Join("..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building magi-code: %v\n%s", err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-		os.Setenv("MAGI_CODE_BIN", bin)
-		built = dir
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if built != "" {
-			os.RemoveAll(built)
-		}
-		os.Exit(code)
-	}))
-}
+// TestMain builds the binary once (unless MAGI_CODE_BIN names one), checks
+// for leaked goroutines and removes what it built.
+func TestMain(m *testing.M) { clienttest.Main(m) }

@@ -10,20 +10,21 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // rawCall sends one request frame whose params are raw JSON and returns the
 // response.
 func (ch *child) rawCall(id, method, params string) *client.Response {
-	ch.t.Helper()
-	line := `{"protocol":"magi-code.local-agent","version":1,"id":` + quote(id) + `,"method":` + quote(method) + `,"params":` + params + "}\n"
-	if err := ch.c.SendLine([]byte(line)); err != nil {
-		ch.t.Fatal(err)
+	ch.T.Helper()
+	line := `{"protocol":"magi-code.local-agent","version":1,"id":` + clienttest.Quote(id) + `,"method":` + clienttest.Quote(method) + `,"params":` + params + "}\n"
+	if err := ch.C.SendLine([]byte(line)); err != nil {
+		ch.T.Fatal(err)
 	}
-	r, err := ch.c.Await(ctxGuard(ch.t), id)
+	r, err := ch.C.Await(clienttest.Guard(ch.T), id)
 	if err != nil {
-		ch.t.Fatalf("%s %s: %v", method, id, err)
+		ch.T.Fatalf("%s %s: %v", method, id, err)
 	}
 	return r
 }
@@ -39,9 +40,9 @@ func TestParamsStrict(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "")
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	sid := quote(s.SessionID)
-	rev := quote(s.Revision)
+	s := ch.Create()
+	sid := clienttest.Quote(s.SessionID)
+	rev := clienttest.Quote(s.Revision)
 	long := strings.Repeat("a", 65)
 	cases := []struct{ name, method, params string }{
 		{"create: null", "session.create", `null`},
@@ -49,16 +50,16 @@ func TestParamsStrict(t *testing.T) {
 		{"open: duplicate field", "session.open", `{"session_id":` + sid + `,"session_id":` + sid + `}`},
 		{"open: missing field", "session.open", `{}`},
 		{"open: number", "session.open", `{"session_id":7}`},
-		{"open: 65 bytes", "session.open", `{"session_id":` + quote(long) + `}`},
+		{"open: 65 bytes", "session.open", `{"session_id":` + clienttest.Quote(long) + `}`},
 		{"open: dot", "session.open", `{"session_id":"a.b"}`},
 		{"open: empty", "session.open", `{"session_id":""}`},
 		{"page: unknown field", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":null,"x":1}`},
 		{"page: duplicate cursor", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":null,"cursor":null}`},
 		{"page: missing revision", "history.page", `{"session_id":` + sid + `}`},
-		{"page: cursor 65 bytes", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":` + quote(long) + `}`},
+		{"page: cursor 65 bytes", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":` + clienttest.Quote(long) + `}`},
 		{"page: cursor grammar", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":"a/b"}`},
 		{"page: cursor number", "history.page", `{"session_id":` + sid + `,"revision":` + rev + `,"cursor":1}`},
-		{"page: revision 65 bytes", "history.page", `{"session_id":` + sid + `,"revision":` + quote(long) + `}`},
+		{"page: revision 65 bytes", "history.page", `{"session_id":` + sid + `,"revision":` + clienttest.Quote(long) + `}`},
 		{"turn: unknown field", "turn.start", `{"session_id":` + sid + `,"prompt":"hi","x":1}`},
 		{"turn: duplicate prompt", "turn.start", `{"session_id":` + sid + `,"prompt":"hi","prompt":"hi"}`},
 		{"turn: prompt not a string", "turn.start", `{"session_id":` + sid + `,"prompt":["hi"]}`},
@@ -82,14 +83,14 @@ func TestParamsStrict(t *testing.T) {
 	}
 
 	// A prompt of exactly 16,384 UTF-8 bytes of two-byte runes is admitted.
-	if r := ch.call("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("é", wire.MaxPromptBytes/2)}); r.Error != nil {
+	if r := ch.Call("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("é", wire.MaxPromptBytes/2)}); r.Error != nil {
 		t.Errorf("turn.start with a 16,384-byte prompt: %s", r.Error.Code)
 	} else {
 		var adm struct {
 			RunID string `json:"run_id"`
 		}
 		_ = jsonUnmarshal(r.Result, &adm)
-		ch.collect(adm.RunID)
+		ch.Finish(s.SessionID, adm.RunID, r, nil)
 	}
 
 	// A repeated turn.start ID: duplicate_id, no second run.
@@ -103,26 +104,26 @@ func TestParamsStrict(t *testing.T) {
 	if err := jsonUnmarshal(r.Result, &adm); err != nil || !uuidRE.MatchString(adm.RunID) {
 		t.Errorf("run_id %q is not a UUID (spec: UUID run IDs)", adm.RunID)
 	}
-	ch.collect(adm.RunID)
+	ch.Finish(s.SessionID, adm.RunID, r, nil)
 	if r := ch.rawCall("t1", "turn.start", `{"session_id":`+sid+`,"prompt":"twice"}`); r.Error == nil || r.Error.Code != "duplicate_id" {
 		t.Errorf("repeated turn.start ID: %s", r.Raw)
 	}
-	if st := ch.status(); st.State != "idle" || st.RunID != nil {
+	if st := ch.Status(); st.State != "idle" || st.RunID != nil {
 		t.Errorf("status after a duplicate turn.start: %+v", st)
 	}
 	select {
-	case ev := <-ch.c.Events():
+	case ev := <-ch.C.Events():
 		t.Errorf("event %s after a duplicate turn.start", ev.Name)
 	default:
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // copySession writes the session file of id under newID, replacing every
 // occurrence of id, then applies edits (old, new pairs) to the bytes.
 func copySession(t *testing.T, home, id, newID string, edits ...string) {
 	t.Helper()
-	b, err := os.ReadFile(sessionFile(home, id))
+	b, err := os.ReadFile(clienttest.SessionFile(home, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func copySession(t *testing.T, home, id, newID string, edits ...string) {
 		}
 		b = bytes.ReplaceAll(b, []byte(edits[i]), []byte(edits[i+1]))
 	}
-	if err := os.WriteFile(sessionFile(home, newID), b, 0o600); err != nil {
+	if err := os.WriteFile(clienttest.SessionFile(home, newID), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,28 +159,28 @@ func TestStoredSessionChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cwdField := `"cwd":` + quote(cwd)
+	cwdField := `"cwd":` + clienttest.Quote(cwd)
 
 	// The file renamed, its records still naming id.
-	if b, err := os.ReadFile(sessionFile(ws.Home, id)); err != nil || os.WriteFile(sessionFile(ws.Home, "copied-name"), b, 0o600) != nil {
+	if b, err := os.ReadFile(clienttest.SessionFile(ws.Home, id)); err != nil || os.WriteFile(clienttest.SessionFile(ws.Home, "copied-name"), b, 0o600) != nil {
 		t.Fatal("copying the session file")
 	}
 	copySession(t, ws.Home, id, "summary-false", `"provider_summary":true`, `"provider_summary":false`)
 	copySession(t, ws.Home, id, "summary-missing", `,"provider_summary":true`, ``)
 	copySession(t, ws.Home, id, "relative-cwd", cwdField, `"cwd":"work"`)
-	copySession(t, ws.Home, id, "other-cwd", cwdField, `"cwd":`+quote(filepath.Dir(cwd)))
+	copySession(t, ws.Home, id, "other-cwd", cwdField, `"cwd":`+clienttest.Quote(filepath.Dir(cwd)))
 	copySession(t, ws.Home, id, "older-header", `"version":2,`+cwdField, `"version":1`)
 	copySession(t, ws.Home, id, "other-provider", `"provider":"fixture"`, `"provider":"openai"`)
 
 	ch := start(t, ws, client.Options{})
-	ch.wantError("session.open", map[string]string{"session_id": "copied-name"}, "session_invalid")
-	ch.wantError("session.open", map[string]string{"session_id": "relative-cwd"}, "cwd_mismatch")
-	ch.wantError("session.open", map[string]string{"session_id": "other-cwd"}, "cwd_mismatch")
+	ch.WantError("session.open", map[string]string{"session_id": "copied-name"}, "session_invalid")
+	ch.WantError("session.open", map[string]string{"session_id": "relative-cwd"}, "cwd_mismatch")
+	ch.WantError("session.open", map[string]string{"session_id": "other-cwd"}, "cwd_mismatch")
 
 	summaries := func(sid string) int {
 		t.Helper()
-		o := ch.open(sid)
-		es, complete, _ := ch.history(sid, o.Revision)
+		o := ch.Open(sid)
+		es, complete, _ := ch.HistoryNoCursor(sid, o.Revision)
 		if !complete {
 			t.Errorf("%s: incomplete projection %v", sid, kinds(es))
 		}
@@ -200,18 +201,18 @@ func TestStoredSessionChecks(t *testing.T) {
 		}
 	}
 
-	o := ch.open("older-header")
+	o := ch.Open("older-header")
 	if !o.Durable || !contains(o.Notices, "cwd_unverified") {
 		t.Errorf("open of a header without cwd: %+v; want durable with notice cwd_unverified", o)
 	}
-	o = ch.open("other-provider")
+	o = ch.Open("other-provider")
 	if !contains(o.Notices, "saved_selection_unavailable") {
 		t.Errorf("open of a session saved with another provider: notices %v; want saved_selection_unavailable", o.Notices)
 	}
-	if st := ch.status(); deref(st.Provider) != "fixture" || deref(st.Model) != "fixture-model" {
+	if st := ch.Status(); deref(st.Provider) != "fixture" || deref(st.Model) != "fixture-model" {
 		t.Errorf("status after an unavailable saved selection: %+v; want the startup selection", st)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 
 	// The recorded cwd no longer exists: the child runs in the renamed
 	// directory, so the recorded path is missing.
@@ -220,8 +221,8 @@ func TestStoredSessionChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch = start(t, ws, client.Options{Dir: moved})
-	ch.wantError("session.open", map[string]string{"session_id": id}, "cwd_mismatch")
-	ch.shutdown()
+	ch.WantError("session.open", map[string]string{"session_id": id}, "cwd_mismatch")
+	ch.Shutdown()
 	if err := os.Rename(moved, cwd); err != nil {
 		t.Fatal(err)
 	}
@@ -231,10 +232,10 @@ func TestStoredSessionChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch = start(t, ws, client.Options{Dir: alias})
-	if o := ch.open(id); !o.Durable || len(o.Notices) != 0 {
+	if o := ch.Open(id); !o.Durable || len(o.Notices) != 0 {
 		t.Errorf("open through a cwd symlink: %+v", o)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 func contains(list []string, s string) bool {
@@ -257,34 +258,34 @@ func TestOpenWritesNothing(t *testing.T) {
 	id := durable(t, ws, "keep me as I am")
 	old := durable(t, ws, "old one")
 	past := time.Now().Add(-90 * 24 * time.Hour)
-	if err := os.Chtimes(sessionFile(ws.Home, old), past, past); err != nil {
+	if err := os.Chtimes(clienttest.SessionFile(ws.Home, old), past, past); err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(ws.Home, "settings.toml")
-	before, err := os.ReadFile(sessionFile(ws.Home, id))
+	before, err := os.ReadFile(clienttest.SessionFile(ws.Home, id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	settingsBefore, _ := os.ReadFile(settings)
-	stBefore, _ := os.Stat(sessionFile(ws.Home, id))
+	stBefore, _ := os.Stat(clienttest.SessionFile(ws.Home, id))
 
 	ch := start(t, ws, client.Options{})
-	o := ch.open(id)
-	ch.history(id, o.Revision)
-	ch.open(id) // reopen the attached session
-	s := ch.create()
-	ch.turn(s.SessionID, "another session")
-	ch.shutdown()
+	o := ch.Open(id)
+	ch.HistoryNoCursor(id, o.Revision)
+	ch.Open(id) // reopen the attached session
+	s := ch.Create()
+	ch.Turn(s.SessionID, "another session")
+	ch.Shutdown()
 
-	after, _ := os.ReadFile(sessionFile(ws.Home, id))
-	stAfter, _ := os.Stat(sessionFile(ws.Home, id))
+	after, _ := os.ReadFile(clienttest.SessionFile(ws.Home, id))
+	stAfter, _ := os.Stat(clienttest.SessionFile(ws.Home, id))
 	if !bytes.Equal(before, after) || !stAfter.ModTime().Equal(stBefore.ModTime()) {
 		t.Errorf("session.open/history.page changed the session file (%d -> %d bytes)", len(before), len(after))
 	}
 	if settingsAfter, _ := os.ReadFile(settings); !bytes.Equal(settingsBefore, settingsAfter) {
 		t.Errorf("settings changed:\n%s\n->\n%s", settingsBefore, settingsAfter)
 	}
-	if !fileExists(sessionFile(ws.Home, old)) {
+	if !clienttest.FileExists(clienttest.SessionFile(ws.Home, old)) {
 		t.Error("a 90-day-old session was pruned by serve")
 	}
 }
@@ -298,7 +299,7 @@ func TestHistoryLimits(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "")
 	id := durable(t, ws, "base")
-	b, err := os.ReadFile(sessionFile(ws.Home, id))
+	b, err := os.ReadFile(clienttest.SessionFile(ws.Home, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestHistoryLimits(t *testing.T) {
 				w.WriteString(strings.ReplaceAll(l, id, name))
 			}
 		}
-		if err := os.WriteFile(sessionFile(ws.Home, name), []byte(w.String()), 0o600); err != nil {
+		if err := os.WriteFile(clienttest.SessionFile(ws.Home, name), []byte(w.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -343,7 +344,7 @@ func TestHistoryLimits(t *testing.T) {
 	seg := func(i int, text string) string {
 		l := strings.ReplaceAll(assistant, id, "@@")
 		l = strings.Replace(l, msgID, fmt.Sprintf("seg-%d", i), 1)
-		return strings.Replace(l, echo, `"text":`+quote(text), 1)
+		return strings.Replace(l, echo, `"text":`+clienttest.Quote(text), 1)
 	}
 	write("big-text", func(w *strings.Builder) {
 		w.WriteString(strings.ReplaceAll(seg(0, strings.Repeat("a", 9<<20)), "@@", "big-text"))
@@ -362,21 +363,21 @@ func TestHistoryLimits(t *testing.T) {
 	})
 	ch := start(t, ws, client.Options{})
 	for _, name := range []string{"big-text", "many-parts", "many-lines"} {
-		r := ch.call("session.open", map[string]string{"session_id": name})
+		r := ch.Call("session.open", map[string]string{"session_id": name})
 		if r.Error != nil {
 			if r.Error.Code != "history_limit" {
 				t.Errorf("open %s: %s; want history_limit", name, r.Error.Code)
 			}
 			continue
 		}
-		var o sessionResult
+		var o clienttest.SessionResult
 		_ = jsonUnmarshal(r.Result, &o)
-		p := ch.call("history.page", map[string]any{"session_id": name, "revision": o.Revision, "cursor": nil})
+		p := ch.Call("history.page", map[string]any{"session_id": name, "revision": o.Revision, "cursor": nil})
 		if p.Error == nil || p.Error.Code != "history_limit" {
 			t.Errorf("%s: opened (%s) and paged %.300s; want history_limit", name, r.Result, p.Raw)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 func runIDOf(l string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // TestStartupFailures: a failed admitted startup answers initialize with
@@ -43,23 +44,23 @@ func TestStartupFailures(t *testing.T) {
 				approve(t, ws, "bad")
 			}
 			ch := spawn(t, ws, client.Options{RecordFrames: true, IgnoreEvents: true})
-			r := ch.call("initialize", map[string]any{"required_capabilities": allCaps})
+			r := ch.Call("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities})
 			if r.Error == nil || r.Error.Code != tc.code {
 				t.Fatalf("initialize = %s; want error %s", r.Raw, tc.code)
 			}
-			st := ch.status()
+			st := ch.Status()
 			if st.State != "failed" || st.Readiness != tc.code || st.SessionID != nil || st.RunID != nil {
 				t.Errorf("status after failed startup = %+v; want state failed, readiness %s", st, tc.code)
 			}
-			ch.wantError("session.create", nil, tc.code)
-			ch.wantError("session.open", map[string]string{"session_id": "abc"}, tc.code)
-			ch.wantError("history.page", map[string]any{"session_id": "abc", "revision": "r", "cursor": nil}, tc.code)
-			ch.wantError("turn.start", map[string]string{"session_id": "abc", "prompt": "hi"}, tc.code)
-			ch.wantError("turn.cancel", map[string]string{"session_id": "abc", "run_id": "r"}, tc.code)
-			ch.wantError("approval.answer", map[string]any{"session_id": "abc", "run_id": "r", "approval_id": "a", "allow": true}, tc.code)
-			ch.wantError("initialize", map[string]any{"required_capabilities": []string{}}, "already_initialized")
-			ch.shutdown()
-			for _, f := range ch.c.Frames() {
+			ch.WantError("session.create", nil, wire.Code(tc.code))
+			ch.WantError("session.open", map[string]string{"session_id": "abc"}, wire.Code(tc.code))
+			ch.WantError("history.page", map[string]any{"session_id": "abc", "revision": "r", "cursor": nil}, wire.Code(tc.code))
+			ch.WantError("turn.start", map[string]string{"session_id": "abc", "prompt": "hi"}, wire.Code(tc.code))
+			ch.WantError("turn.cancel", map[string]string{"session_id": "abc", "run_id": "r"}, wire.Code(tc.code))
+			ch.WantError("approval.answer", map[string]any{"session_id": "abc", "run_id": "r", "approval_id": "a", "allow": true}, wire.Code(tc.code))
+			ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, "already_initialized")
+			ch.Shutdown()
+			for _, f := range ch.C.Frames() {
 				if strings.Contains(string(f.Raw), "/nonexistent") || strings.Contains(string(f.Raw), ws.Home) {
 					t.Errorf("frame discloses a path: %s", f.Raw)
 				}
@@ -92,19 +93,19 @@ func TestUnsupportedCapabilityNoEffects(t *testing.T) {
 	}
 	ws := &clienttest.Workspace{Home: home, Cwd: cwd}
 	ch := spawn(t, ws, client.Options{IgnoreEvents: true})
-	ch.wantError("initialize", map[string]any{"required_capabilities": []string{"status", "history.search"}}, "unsupported_capability")
-	ch.wantError("initialize", map[string]any{"required_capabilities": []string{"status"}, "extra": true}, "invalid_params")
+	ch.WantError("initialize", map[string]any{"required_capabilities": []string{"status", "history.search"}}, "unsupported_capability")
+	ch.WantError("initialize", map[string]any{"required_capabilities": []string{"status"}, "extra": true}, "invalid_params")
 	if _, err := os.Lstat(home); !os.IsNotExist(err) {
 		t.Errorf("MC_HOME exists after rejected initializations (err %v)", err)
 	}
-	ch.wantError("status", nil, "not_initialized")
+	ch.WantError("status", nil, "not_initialized")
 	// Corrected: admitted (no settings: provider_unavailable), which
 	// creates the runtime directories.
-	ch.wantError("initialize", map[string]any{"required_capabilities": []string{"status"}}, "provider_unavailable")
+	ch.WantError("initialize", map[string]any{"required_capabilities": []string{"status"}}, "provider_unavailable")
 	if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
 		t.Errorf("admitted initialize did not create the runtime directories: %v", err)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // initStatus initializes a child started with opts in ws and returns the
@@ -116,9 +117,9 @@ func initStatus(t *testing.T, ws *clienttest.Workspace, opts client.Options) (st
 	var res struct {
 		Status statusResult `json:"status"`
 	}
-	ch.result("initialize", map[string]any{"required_capabilities": []string{}}, &res)
-	id := ch.c.InstanceID()
-	ch.shutdown()
+	ch.Result("initialize", map[string]any{"required_capabilities": []string{}}, &res)
+	id := ch.C.InstanceID()
+	ch.Shutdown()
 	return res.Status, id
 }
 
@@ -186,7 +187,7 @@ func TestContextIdentity(t *testing.T) {
 func TestSettingsPrecedenceAndSnapshot(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "")
-	model := func(ch *child) string { return deref(ch.status().Model) }
+	model := func(ch *child) string { return deref(ch.Status().Model) }
 
 	// A parent directory's project settings do not apply.
 	ws.WriteFile(t, filepath.Join(filepath.Dir(ws.Cwd), ".magi-code", "settings.toml"), "model = \"parent-model\"\n")
@@ -194,7 +195,7 @@ func TestSettingsPrecedenceAndSnapshot(t *testing.T) {
 	if got := model(ch); got != "fixture-model" {
 		t.Errorf("model with only a parent's project settings = %q; want fixture-model", got)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 
 	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"), "model = \"project-model\"\n")
 	ch = start(t, ws, client.Options{})
@@ -204,15 +205,15 @@ func TestSettingsPrecedenceAndSnapshot(t *testing.T) {
 	// Changed on disk after admission: this child keeps its snapshot.
 	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"), "model = \"changed-model\"\n")
 	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), "provider = \"nosuch\"\n")
-	s := ch.create()
+	s := ch.Create()
 	if got := model(ch); got != "project-model" {
 		t.Errorf("model after settings changed on disk = %q; want the admitted project-model", got)
 	}
-	r := ch.turn(s.SessionID, "still working?")
-	if r.finished.Outcome != "completed" {
-		t.Errorf("turn after settings changed on disk: %+v", r.finished)
+	r := ch.Turn(s.SessionID, "still working?")
+	if r.Finished.Outcome != "completed" {
+		t.Errorf("turn after settings changed on disk: %+v", r.Finished)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestStatusNames: "Provider/model names are bounded to 256 bytes and
@@ -231,18 +232,18 @@ func TestStatusNames(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ws := clienttest.NewWorkspace(t, "provider = \"fixture\"\nmodel = "+quote(tc.model)+"\n")
+			ws := clienttest.NewWorkspace(t, "provider = \"fixture\"\nmodel = "+clienttest.Quote(tc.model)+"\n")
 			ch := spawn(t, ws, client.Options{RecordFrames: true})
 			var res struct {
 				Status statusResult `json:"status"`
 			}
-			r := ch.call("initialize", map[string]any{"required_capabilities": []string{}})
+			r := ch.Call("initialize", map[string]any{"required_capabilities": []string{}})
 			if r.Error != nil {
 				t.Logf("initialize: %s (a refused name is acceptable)", r.Error.Code)
 			} else if err := json.Unmarshal(r.Result, &res); err != nil {
 				t.Fatal(err)
 			}
-			st := ch.status()
+			st := ch.Status()
 			if tc.null && st.Model != nil {
 				t.Errorf("model %q reported as %q; want null", tc.model, *st.Model)
 			}
@@ -250,13 +251,13 @@ func TestStatusNames(t *testing.T) {
 				t.Errorf("model %q reported as %s", tc.model, deref(st.Model))
 			}
 			if tc.null {
-				for _, f := range ch.c.Frames() {
+				for _, f := range ch.C.Frames() {
 					if strings.Contains(string(f.Raw), tc.model) {
 						t.Errorf("frame carries the unsafe name: %.200s", f.Raw)
 					}
 				}
 			}
-			ch.shutdown()
+			ch.Shutdown()
 		})
 	}
 }
@@ -272,9 +273,9 @@ func TestMCPApprovalIsGlobal(t *testing.T) {
 	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"),
 		"[mcp_servers.proj]\ncommand = \"/nonexistent/audit-mcp\"\nenabled = true\n")
 	ch := start(t, ws, client.Options{})
-	ch.shutdown()
+	ch.Shutdown()
 	approve(t, ws, "proj")
 	ch = spawn(t, ws, client.Options{})
-	ch.wantError("initialize", map[string]any{"required_capabilities": []string{}}, "mcp_unavailable")
-	ch.shutdown()
+	ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, "mcp_unavailable")
+	ch.Shutdown()
 }

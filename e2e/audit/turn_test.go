@@ -34,29 +34,29 @@ func TestNoProviderRequestOutsideTurns(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":{"message":"`+body+`","type":"invalid_request_error","code":"`+body+`"}}`)
 	}))
 	t.Cleanup(srv.Close)
-	ws := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"audit-model\"\n[providers.openai]\nbase_url = "+quote(srv.URL+"/v1")+"\napi_key_env = \"AUDIT_OPENAI_KEY\"\n")
+	ws := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"audit-model\"\n[providers.openai]\nbase_url = "+clienttest.Quote(srv.URL+"/v1")+"\napi_key_env = \"AUDIT_OPENAI_KEY\"\n")
 	env := append(ws.Env(), "AUDIT_OPENAI_KEY="+key)
 	ch := start(t, ws, client.Options{Env: env, RecordFrames: true})
-	st := ch.status()
+	st := ch.Status()
 	if st.State != "idle" || deref(st.Provider) != "openai" || deref(st.Model) != "audit-model" {
 		t.Errorf("status %+v", st)
 	}
-	s := ch.create()
-	ch.open(s.SessionID)
-	ch.history(s.SessionID, ch.open(s.SessionID).Revision)
-	ch.status()
+	s := ch.Create()
+	ch.Open(s.SessionID)
+	ch.HistoryNoCursor(s.SessionID, ch.Open(s.SessionID).Revision)
+	ch.Status()
 	if n := requests.Load(); n != 0 {
 		t.Fatalf("%d provider requests before any turn", n)
 	}
-	r := ch.turn(s.SessionID, "hello provider")
+	r := ch.Turn(s.SessionID, "hello provider")
 	if requests.Load() == 0 {
 		t.Fatal("the turn made no provider request (the control failed)")
 	}
-	if r.finished.Outcome != "failed" || r.finished.ErrorCode == nil {
-		t.Errorf("run.finished %+v; want failed with an error code", r.finished)
+	if r.Finished.Outcome != "failed" || r.Finished.ErrorCode == nil {
+		t.Errorf("run.finished %+v; want failed with an error code", r.Finished)
 	}
-	ch.shutdown()
-	for _, f := range ch.c.Frames() {
+	ch.Shutdown()
+	for _, f := range ch.C.Frames() {
 		if strings.Contains(string(f.Raw), body) || strings.Contains(string(f.Raw), key) || strings.Contains(string(f.Raw), srv.URL) {
 			t.Errorf("frame carries the provider body, key or URL: %s", f.Raw)
 		}
@@ -74,25 +74,25 @@ func TestRequiredInputAppendFails(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	ws := fixtureWorkspace(t, "auto", "", []step{shell("touch " + marker)}, []step{text("after")})
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	if err := os.Mkdir(sessionFile(ws.Home, s.SessionID), 0o700); err != nil {
+	s := ch.Create()
+	if err := os.Mkdir(clienttest.SessionFile(ws.Home, s.SessionID), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := ch.turn(s.SessionID, "cannot persist")
-	if n := r.count(wire.EventInputPersisted); n != 0 {
+	r := ch.Turn(s.SessionID, "cannot persist")
+	if n := r.Count(wire.EventInputPersisted); n != 0 {
 		t.Errorf("%d input.persisted events although the append failed", n)
 	}
-	f := r.finished
+	f := r.Finished
 	if f.Outcome != "failed" || f.Persistence != "not_started" || f.Revision != nil || deref(f.ErrorCode) != "persistence_failed" {
 		t.Errorf("run.finished %+v; want failed, not_started, revision null, persistence_failed", f)
 	}
-	if fileExists(marker) {
+	if clienttest.FileExists(marker) {
 		t.Error("the provider ran (its tool call executed) although the input was not persisted")
 	}
-	if st := ch.status(); st.State != "idle" || st.RunID != nil {
+	if st := ch.Status(); st.State != "idle" || st.RunID != nil {
 		t.Errorf("status after the failed run: %+v", st)
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestProviderFailure: "Failure/cancellation keeps redacted partial
@@ -104,16 +104,16 @@ func TestProviderFailure(t *testing.T) {
 	partial := strings.Repeat("partial answer ", 40)
 	ws := fixtureWorkspace(t, "", "", []step{text(partial), {"error": "rate_limited"}})
 	ch := start(t, ws, client.Options{RecordFrames: true})
-	s := ch.create()
-	r := ch.turn(s.SessionID, "fail please")
-	f := r.finished
+	s := ch.Create()
+	r := ch.Turn(s.SessionID, "fail please")
+	f := r.Finished
 	if f.Outcome != "failed" || f.ErrorCode == nil || f.Persistence != "durable" || f.Revision == nil {
 		t.Fatalf("run.finished %+v; want failed with a code, durable, a revision", f)
 	}
-	if got, isPartial := r.reply(); got != partial || !isPartial {
+	if got, isPartial := r.Reply(), r.Partial(); got != partial || !isPartial {
 		t.Errorf("reconciled %q (partial %v); want the partial reply marked partial", got, isPartial)
 	}
-	es, complete, _ := ch.history(s.SessionID, *f.Revision)
+	es, complete, _ := ch.HistoryNoCursor(s.SessionID, *f.Revision)
 	var assistant []entry
 	for _, e := range es {
 		if e.Kind == "assistant" {
@@ -124,7 +124,7 @@ func TestProviderFailure(t *testing.T) {
 		t.Errorf("history %v: want one partial assistant entry with the partial reply", kinds(es))
 	}
 	t.Logf("complete=%v, entries %v, error_code %s", complete, kinds(es), *f.ErrorCode)
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestNoAuxiliaryCalls: DESIGN "Every provider call of the runner consumes
@@ -135,15 +135,15 @@ func TestNoAuxiliaryCalls(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "", []step{text("first answer")}, []step{text("second answer")})
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 	for _, want := range []string{"first answer", "second answer"} {
-		r := ch.turn(s.SessionID, "next")
-		if got, _ := r.reply(); got != want {
+		r := ch.Turn(s.SessionID, "next")
+		if got := r.Reply(); got != want {
 			t.Errorf("reply %q; want %q (an extra provider call consumed a response)", got, want)
 		}
-		if r.count(wire.EventMessageDelta) > 0 {
-			var first textEvent
-			for _, ev := range r.events {
+		if r.Count(wire.EventMessageDelta) > 0 {
+			var first clienttest.TextEvent
+			for _, ev := range r.Events {
 				if ev.Name == wire.EventMessageDelta {
 					_ = ev.Decode(&first)
 					break
@@ -154,7 +154,7 @@ func TestNoAuxiliaryCalls(t *testing.T) {
 			}
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestToolEnvironment: DESIGN "MCP servers and tool subprocesses get a
@@ -167,12 +167,10 @@ func TestToolEnvironment(t *testing.T) {
 	ws := fixtureWorkspace(t, "ask", "", []step{shell("env > " + out)}, []step{text("done")})
 	env := append(ws.Env(), "OPENAI_API_KEY=sk-AUDITenv0123456789abcdef", "ANTHROPIC_API_KEY=sk-ant-AUDIT0123456789", "AUDIT_PRIVATE_TOKEN=secret-value-42")
 	ch := start(t, ws, client.Options{Env: env})
-	s := ch.create()
-	runID := ch.startTurn(s.SessionID, "print env")
-	ev, err := ch.c.WaitEvent(ctxGuard(t), func(e client.Event) bool { return e.Name == wire.EventApprovalRequested })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "print env")
+	var evs []client.Event
+	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
 	var req struct {
 		ApprovalID string `json:"approval_id"`
 	}
@@ -180,10 +178,10 @@ func TestToolEnvironment(t *testing.T) {
 	if !uuidRE.MatchString(req.ApprovalID) {
 		t.Errorf("approval_id %q is not a UUID", req.ApprovalID)
 	}
-	ch.result("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, nil)
-	r := ch.collect(runID)
-	if r.finished.Outcome != "completed" {
-		t.Fatalf("run.finished %+v", r.finished)
+	ch.Result("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, nil)
+	r := ch.Finish(s.SessionID, runID, adm, evs)
+	if r.Finished.Outcome != "completed" {
+		t.Fatalf("run.finished %+v", r.Finished)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -194,7 +192,7 @@ func TestToolEnvironment(t *testing.T) {
 			t.Errorf("tool environment carries %s", leak)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestShutdownDuringRun: shutdown "Cancels ... active turn ..., then
@@ -204,17 +202,17 @@ func TestShutdownDuringRun(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "", []step{text(strings.Repeat("working ", 100)), sleepMs(600_000), text("never")})
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
-	runID := ch.startTurn(s.SessionID, "long")
-	if _, err := ch.c.WaitEvent(ctxGuard(t), func(e client.Event) bool { return e.Name == wire.EventMessageDelta }); err != nil {
+	s := ch.Create()
+	runID, _ := ch.StartTurn(s.SessionID, "long")
+	if _, err := ch.C.WaitEvent(clienttest.Guard(t), func(e client.Event) bool { return e.Name == wire.EventMessageDelta }); err != nil {
 		t.Fatal(err)
 	}
-	r := ch.call("shutdown", nil)
+	r := ch.Call("shutdown", nil)
 	if r.Error != nil || string(r.Result) != `{"state":"stopping"}` {
 		t.Fatalf("shutdown: %s", r.Raw)
 	}
-	var fin *runFinished
-	for ev := range ch.c.Events() {
+	var fin *clienttest.RunFinished
+	for ev := range ch.C.Events() {
 		if ev.RunID != runID {
 			t.Errorf("event of run %q", ev.RunID)
 		}
@@ -222,21 +220,21 @@ func TestShutdownDuringRun(t *testing.T) {
 			t.Errorf("event %s after run.finished", ev.Name)
 		}
 		if ev.Name == wire.EventRunFinished {
-			fin = &runFinished{}
+			fin = &clienttest.RunFinished{}
 			_ = ev.Decode(fin)
 		}
 	}
-	ch.wantExit(0)
+	ch.WantExit(0)
 	if fin != nil && fin.Outcome != "cancelled" {
 		t.Errorf("run.finished after shutdown: %+v; want cancelled", *fin)
 	}
 	ch2 := start(t, ws, client.Options{})
-	o := ch2.open(s.SessionID)
-	es, _, _ := ch2.history(s.SessionID, o.Revision)
+	o := ch2.Open(s.SessionID)
+	es, _, _ := ch2.HistoryNoCursor(s.SessionID, o.Revision)
 	if len(es) == 0 || es[0].Kind != "user" || es[0].Text != "long" {
 		t.Errorf("history after shutdown mid-run: %v", kinds(es))
 	}
-	ch2.shutdown()
+	ch2.Shutdown()
 }
 
 // TestManyEntriesPaging: "History page: ... at most 100 entries";
@@ -246,16 +244,16 @@ func TestManyEntriesPaging(t *testing.T) {
 	t.Parallel()
 	ws := fixtureWorkspace(t, "", "")
 	ch := start(t, ws, client.Options{})
-	s := ch.create()
+	s := ch.Create()
 	var rev string
 	for range 60 {
-		r := ch.turn(s.SessionID, "again")
-		rev = *r.finished.Revision
+		r := ch.Turn(s.SessionID, "again")
+		rev = *r.Finished.Revision
 	}
-	if !idGrammar.MatchString(rev) {
+	if !clienttest.IDGrammar.MatchString(rev) {
 		t.Errorf("revision %q outside the ID grammar", rev)
 	}
-	es, complete, pages := ch.history(s.SessionID, rev)
+	es, complete, pages := ch.HistoryNoCursor(s.SessionID, rev)
 	if len(es) != 120 || !complete || pages < 2 {
 		t.Errorf("%d entries, complete %v, %d pages; want 120, true, >= 2", len(es), complete, pages)
 	}
@@ -265,7 +263,7 @@ func TestManyEntriesPaging(t *testing.T) {
 			t.Fatalf("entry %d kind %s; want %s (stored order)", i, e.Kind, want)
 		}
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
 
 // TestSegmentLimit: "Bound authoritative content to 8 MiB/run and 512
@@ -281,22 +279,22 @@ func TestSegmentLimit(t *testing.T) {
 	responses = append(responses, []step{text("last")})
 	ws := fixtureWorkspace(t, "auto", "", responses...)
 	ch := start(t, ws, client.Options{IgnoreEvents: false})
-	s := ch.create()
-	r := ch.turn(s.SessionID, "many segments")
+	s := ch.Create()
+	r := ch.Turn(s.SessionID, "many segments")
 	segments := map[string]bool{}
-	for _, ev := range r.events {
+	for _, ev := range r.Events {
 		if ev.Name == wire.EventMessageReconcile {
-			var te textEvent
+			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			segments[te.MessageID] = true
 		}
 	}
-	if r.finished.Outcome != "failed" || deref(r.finished.ErrorCode) != "content_limit" {
-		t.Errorf("run.finished %+v after %d reconciled segments; want failed with content_limit", r.finished, len(segments))
+	if r.Finished.Outcome != "failed" || deref(r.Finished.ErrorCode) != "content_limit" {
+		t.Errorf("run.finished %+v after %d reconciled segments; want failed with content_limit", r.Finished, len(segments))
 	}
-	t.Logf("run.finished %+v, %d segments, %d events", r.finished, len(segments), len(r.events))
+	t.Logf("run.finished %+v, %d segments, %d events", r.Finished, len(segments), len(r.Events))
 	if len(segments) > 512 {
 		t.Errorf("%d segments reconciled; at most 512", len(segments))
 	}
-	ch.shutdown()
+	ch.Shutdown()
 }
