@@ -36,8 +36,8 @@ func RunCode(code string) Step { return ToolCall("run_code", map[string]any{"cod
 // Response is one provider response: its steps in order.
 func Response(steps ...Step) []Step { return steps }
 
-// Quote returns s as a TOML basic string (JSON string escaping is a subset
-// of TOML's).
+// Quote returns s as a JSON string, which is also a TOML basic string
+// (JSON string escaping is a subset of TOML's).
 func Quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -2,21 +2,15 @@ package transport
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
 )
-
-// hangGuard bounds every wait of these tests. It only turns a hang into a
-// failure; no test asserts how fast anything happens.
-const hangGuard = 60 * time.Second
 
 // initParams is the initialize params of the spec's example.
 const initParams = `{"required_capabilities":["status","shutdown"]}`
@@ -29,19 +23,7 @@ func line(id, method, params string) string {
 
 // reqLine is line with quoted id and method.
 func reqLine(id, method, params string) string {
-	return line(q(id), q(method), params)
-}
-
-func q(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func guard(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	t.Cleanup(cancel)
-	return ctx
+	return line(clienttest.Quote(id), clienttest.Quote(method), params)
 }
 
 // start starts a child in a fixture workspace, recording every frame.
@@ -55,7 +37,7 @@ func start(t *testing.T) (*client.Client, *clienttest.Workspace) {
 // initialize sends the spec's initialize request and requires success.
 func initialize(t *testing.T, c *client.Client) *client.Response {
 	t.Helper()
-	r, err := c.Call(guard(t), "initialize", json.RawMessage(initParams))
+	r, err := c.Call(clienttest.Guard(t), "initialize", json.RawMessage(initParams))
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
@@ -72,9 +54,9 @@ func await(t *testing.T, c *client.Client, id string) *client.Response {
 	var r *client.Response
 	var err error
 	if id == "" {
-		r, err = c.AwaitNull(guard(t))
+		r, err = c.AwaitNull(clienttest.Guard(t))
 	} else {
-		r, err = c.Await(guard(t), id)
+		r, err = c.Await(clienttest.Guard(t), id)
 	}
 	if err != nil {
 		t.Fatalf("awaiting response to id %q: %v", id, err)
@@ -90,46 +72,6 @@ func wantCode(t *testing.T, r *client.Response, code string) {
 	}
 	if r.Error.Code != code {
 		t.Fatalf("response %s: code %s; want %s", r.Raw, r.Error.Code, code)
-	}
-}
-
-// waitExit waits for the child under the hang guard and returns its exit
-// code and stderr; a protocol violation in its output fails the test.
-func waitExit(t *testing.T, c *client.Client) (int, []byte) {
-	t.Helper()
-	type result struct {
-		code   int
-		stderr []byte
-		err    error
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, stderr, err := c.Wait()
-		done <- result{code, stderr, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			t.Errorf("child output: %v", r.err)
-		}
-		return r.code, r.stderr
-	case <-time.After(hangGuard):
-		c.Kill()
-		<-done
-		t.Fatalf("child did not exit within %v", hangGuard)
-		return 0, nil
-	}
-}
-
-// wantExit requires exit code want and empty stderr.
-func wantExit(t *testing.T, c *client.Client, want int) {
-	t.Helper()
-	code, stderr := waitExit(t, c)
-	if code != want {
-		t.Errorf("exit code %d; want %d (stderr %q)", code, want, stderr)
-	}
-	if len(stderr) != 0 || c.StderrBytes() != 0 {
-		t.Errorf("stderr not empty: %q", stderr)
 	}
 }
 
@@ -186,7 +128,7 @@ func result(t *testing.T, r *client.Response) map[string]json.RawMessage {
 // that the frame is exactly n bytes long, LF excluded.
 func pad(t *testing.T, id string, n int) string {
 	t.Helper()
-	head, tail := `{"protocol":"magi-code.local-agent","version":1,"id":`+q(id)+`,"method":"status","params":{`, `}}`
+	head, tail := `{"protocol":"magi-code.local-agent","version":1,"id":`+clienttest.Quote(id)+`,"method":"status","params":{`, `}}`
 	spaces := n - len(head) - len(tail)
 	if spaces < 0 {
 		t.Fatalf("pad: %d bytes too short", n)

@@ -49,10 +49,10 @@ func runLaunch(t *testing.T, args []string, stdin, stdout *os.File, env []string
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(hangGuard):
+	case <-time.After(clienttest.HangGuard):
 		_ = cmd.Process.Kill()
 		<-done
-		t.Fatalf("%q did not exit within %v", args, hangGuard)
+		t.Fatalf("%q did not exit within %v", args, clienttest.HangGuard)
 	}
 	code := 0
 	var exit *exec.ExitError

@@ -24,7 +24,7 @@ func TestEOFIdle(t *testing.T) {
 			if err := c.CloseStdin(); err != nil {
 				t.Fatal(err)
 			}
-			wantExit(t, c, 0)
+			clienttest.WantExit(t, c, 0)
 			if n, want := len(c.Frames()), map[bool]int{false: 0, true: 1}[initialized]; n != want {
 				t.Errorf("%d frames; want %d", n, want)
 			}
@@ -42,19 +42,19 @@ func TestEOFIdleCreatesNothing(t *testing.T) {
 			env, check := missingHome(t)
 			ws := clienttest.NewWorkspace(t, "")
 			c := ws.Start(t, client.Options{Env: env, IgnoreEvents: true})
-			if _, err := c.Call(guard(t), "status", nil); err != nil {
+			if _, err := c.Call(clienttest.Guard(t), "status", nil); err != nil {
 				t.Fatal(err)
 			}
 			if initialized {
 				// Without settings startup may fail; either way it is admitted.
-				if _, err := c.Call(guard(t), "initialize", json.RawMessage(initParams)); err != nil {
+				if _, err := c.Call(clienttest.Guard(t), "initialize", json.RawMessage(initParams)); err != nil {
 					t.Fatal(err)
 				}
 			}
 			if err := c.CloseStdin(); err != nil {
 				t.Fatal(err)
 			}
-			wantExit(t, c, 0)
+			clienttest.WantExit(t, c, 0)
 			if !initialized {
 				check()
 				return
@@ -106,7 +106,7 @@ func TestShutdown(t *testing.T) {
 			// The child may already be gone: a failed write is fine here.
 			_ = c.SendLine([]byte("\n" + reqLine("late4", "status", "{}")))
 			_ = c.CloseStdin()
-			wantExit(t, c, 0)
+			clienttest.WantExit(t, c, 0)
 			frames := c.Frames()
 			if want := map[bool]int{false: 1, true: 2}[initialized]; len(frames) != want {
 				for _, f := range frames {
@@ -123,14 +123,14 @@ func TestShutdown(t *testing.T) {
 func TestShutdownWithoutEOF(t *testing.T) {
 	c, _ := start(t)
 	initialize(t, c)
-	r, err := c.Call(guard(t), "shutdown", nil)
+	r, err := c.Call(clienttest.Guard(t), "shutdown", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Error != nil || string(r.Result) != `{"state":"stopping"}` {
 		t.Errorf("shutdown answered %s", r.Raw)
 	}
-	wantExit(t, c, 0)
+	clienttest.WantExit(t, c, 0)
 }
 
 // TestIncompleteFrameAtEOF: "EOF without LF does not execute a partial
@@ -162,7 +162,7 @@ func TestIncompleteFrameAtEOF(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantCode(t, await(t, cl, ""), "incomplete_frame")
-			wantExit(t, cl, 0)
+			clienttest.WantExit(t, cl, 0)
 			if n := len(cl.Frames()); n != 1 {
 				t.Errorf("%d frames; want only incomplete_frame", n)
 			}
@@ -179,7 +179,7 @@ func TestStatusOvertakesInitialize(t *testing.T) {
 	if err := c.SendLine([]byte(reqLine("init", "initialize", initParams) + reqLine("st", "status", "{}"))); err != nil {
 		t.Fatal(err)
 	}
-	ctx := guard(t)
+	ctx := clienttest.Guard(t)
 	st := await(t, c, "st")
 	in := await(t, c, "init")
 	if _, ok := result(t, in)["capabilities"]; !ok {
@@ -209,5 +209,5 @@ func shutdown(ctx context.Context, t *testing.T, c *client.Client) {
 	if r.Error != nil {
 		t.Fatalf("shutdown answered %s", r.Raw)
 	}
-	wantExit(t, c, 0)
+	clienttest.WantExit(t, c, 0)
 }

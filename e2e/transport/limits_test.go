@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
 // pipeline keeps at most window requests in flight: it sends window
@@ -61,7 +62,7 @@ func TestFrameSize(t *testing.T) {
 				t.Errorf("%s: status state %q (%v); want idle", tc.id, s.State, err)
 			}
 		}
-		shutdown(guard(t), t, c)
+		shutdown(clienttest.Guard(t), t, c)
 	})
 	for _, tc := range []struct {
 		name  string
@@ -80,7 +81,7 @@ func TestFrameSize(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantCode(t, await(t, c, ""), "frame_too_large")
-			wantExit(t, c, 0)
+			clienttest.WantExit(t, c, 0)
 			for _, f := range c.Frames() {
 				if strings.Contains(string(f.Raw), `"late"`) {
 					t.Errorf("a frame after the oversize one was answered: %s", f.Raw)
@@ -114,7 +115,7 @@ func TestIDLength(t *testing.T) {
 		{"id with every grammar class", reqLine("aZ09._-", "status", "{}"), "aZ09._-", ""},
 		{"method of 64 bytes", reqLine("m1", m64, "{}"), "m1", "unsupported_method"},
 		{"method of 65 bytes", reqLine("m2", m65, "{}"), "m2", "invalid_request"},
-		{"capability of 64 bytes", reqLine("cap1", "initialize", `{"required_capabilities":[`+q(m64)+`]}`), "cap1", "already_initialized"},
+		{"capability of 64 bytes", reqLine("cap1", "initialize", `{"required_capabilities":[`+clienttest.Quote(m64)+`]}`), "cap1", "already_initialized"},
 	}
 	for _, tc := range cases {
 		if err := c.SendLine([]byte(tc.frame)); err != nil {
@@ -129,7 +130,7 @@ func TestIDLength(t *testing.T) {
 			t.Errorf("%s: answered %s; want %s", tc.name, r.Raw, tc.code)
 		}
 	}
-	shutdown(guard(t), t, c)
+	shutdown(clienttest.Guard(t), t, c)
 }
 
 // TestRequestLimit: "Backend retains at most 4096 IDs (including rejected
@@ -190,7 +191,7 @@ func TestRequestLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, r, "request_limit")
-	wantExit(t, c, 0)
+	clienttest.WantExit(t, c, 0)
 	last := c.Frames()[len(c.Frames())-1]
 	if !strings.Contains(string(last.Raw), `"request_limit"`) {
 		t.Errorf("a frame followed request_limit: %s", last.Raw)
@@ -229,7 +230,7 @@ func TestPipelined(t *testing.T) {
 		if err := c.Err(); err != nil {
 			t.Fatal(err)
 		}
-		shutdown(guard(t), t, c)
+		shutdown(clienttest.Guard(t), t, c)
 		if got := len(c.Frames()); got != n+2 {
 			t.Errorf("child %d: %d frames; want %d", child, got, n+2)
 		}

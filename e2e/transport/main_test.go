@@ -9,9 +9,9 @@ package transport
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/magi-code/magi-code/client/clienttest"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+// TestMain builds the binary once (unless MAGI_CODE_BIN names one), checks
+// for leaked goroutines and removes what it built.
+func TestMain(m *testing.M) { clienttest.Main(m) }

@@ -72,7 +72,7 @@ func (ch *rawChild) call(t *testing.T, id, method, params string) map[string]jso
 		if err := json.Unmarshal(line, &f); err != nil {
 			t.Fatalf("bad frame %q", line)
 		}
-		if string(f["id"]) == q(id) {
+		if string(f["id"]) == clienttest.Quote(id) {
 			if _, ok := f["error"]; ok {
 				t.Fatalf("%s answered %s", method, line)
 			}
@@ -88,8 +88,8 @@ func (ch *rawChild) exit(t *testing.T) int {
 	select {
 	case err = <-ch.done:
 		ch.done <- err
-	case <-time.After(hangGuard):
-		t.Fatalf("child did not exit within %v", hangGuard)
+	case <-time.After(clienttest.HangGuard):
+		t.Fatalf("child did not exit within %v", clienttest.HangGuard)
 	}
 	var exit *exec.ExitError
 	switch {
@@ -162,9 +162,9 @@ func TestStalledReader(t *testing.T) {
 		ws := clienttest.NewWorkspace(t, "")
 		script := filepath.Join(ws.Home, "script.json")
 		delta := strings.Repeat("abcdefghi ", 10) // 100 bytes
-		ws.WriteFile(t, script, `{"responses":[{"steps":[{"text":`+q(delta)+`,"repeat":1000000}]}]}`)
+		ws.WriteFile(t, script, `{"responses":[{"steps":[{"text":`+clienttest.Quote(delta)+`,"repeat":1000000}]}]}`)
 		ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"),
-			clienttest.FixtureSettings+"\n[providers.fixture]\nscript = "+q(script)+"\n")
+			clienttest.FixtureSettings+"\n[providers.fixture]\nscript = "+clienttest.Quote(script)+"\n")
 		ch := startRaw(t, ws)
 		ch.call(t, "init", "initialize", initParams)
 		res := ch.call(t, "create", "session.create", "{}")
@@ -175,7 +175,7 @@ func TestStalledReader(t *testing.T) {
 			t.Fatalf("session.create result %s", res["result"])
 		}
 		// From here on nothing reads stdout.
-		if _, err := io.WriteString(ch.stdin, reqLine("turn", "turn.start", `{"session_id":`+q(created.SessionID)+`,"prompt":"go"}`)); err != nil {
+		if _, err := io.WriteString(ch.stdin, reqLine("turn", "turn.start", `{"session_id":`+clienttest.Quote(created.SessionID)+`,"prompt":"go"}`)); err != nil {
 			t.Fatal(err)
 		}
 		if code := ch.exit(t); code != 1 {

@@ -48,7 +48,7 @@ func TestShutdownDuringStartup(t *testing.T) {
 	if err := c.Send("init", "initialize", json.RawMessage(initParams)); err != nil {
 		t.Fatal(err)
 	}
-	st, err := c.Call(guard(t), "status", nil)
+	st, err := c.Call(clienttest.Guard(t), "status", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +58,13 @@ func TestShutdownDuringStartup(t *testing.T) {
 	}
 	pid := waitPID(t, pidFile) // the MCP server is running: startup is in progress
 	for _, method := range []string{"session.create", "turn.start"} {
-		r, err := c.Call(guard(t), method, nil)
+		r, err := c.Call(clienttest.Guard(t), method, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantCode(t, r, "not_initialized")
 	}
-	bye, err := c.Call(guard(t), "shutdown", nil)
+	bye, err := c.Call(clienttest.Guard(t), "shutdown", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +76,14 @@ func TestShutdownDuringStartup(t *testing.T) {
 	if in.Seq < st.Seq {
 		t.Errorf("initialize (seq %d) answered before the status sent after it (seq %d) although startup was pending", in.Seq, st.Seq)
 	}
-	wantExit(t, c, 0)
+	clienttest.WantExit(t, c, 0)
 	waitDead(t, pid)
 }
 
 // waitPID waits (under the hang guard) for the PID file and reads it.
 func waitPID(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(hangGuard)
+	deadline := time.Now().Add(clienttest.HangGuard)
 	for time.Now().Before(deadline) {
 		b, err := os.ReadFile(path)
 		if err == nil && strings.HasSuffix(string(b), "\n") {
@@ -95,7 +95,7 @@ func waitPID(t *testing.T, path string) int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("the MCP server did not start within %v", hangGuard)
+	t.Fatalf("the MCP server did not start within %v", clienttest.HangGuard)
 	return 0
 }
 
@@ -103,7 +103,7 @@ func waitPID(t *testing.T, path string) int {
 // a zombie left for an init that does not reap.
 func waitDead(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(hangGuard)
+	deadline := time.Now().Add(clienttest.HangGuard)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
@@ -133,7 +133,7 @@ func TestEOFDuringStartup(t *testing.T) {
 	if err := c.CloseStdin(); err != nil {
 		t.Fatal(err)
 	}
-	wantExit(t, c, 0)
+	clienttest.WantExit(t, c, 0)
 	for _, f := range c.Frames() {
 		if !strings.Contains(string(f.Raw), `"id":"init","error":{"code":"startup_cancelled"}`) {
 			t.Errorf("unexpected frame after EOF during startup: %s", f.Raw)
@@ -173,12 +173,12 @@ func TestInitializeResult(t *testing.T) {
 	if len(res) != 3 {
 		t.Errorf("result has %d members; want capabilities, limits, status: %s", len(res), r.Result)
 	}
-	s, err := c.Call(guard(t), "status", nil)
+	s, err := c.Call(clienttest.Guard(t), "status", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(s.Result) != string(res["status"]) {
 		t.Errorf("status %s differs from initialize's %s", s.Result, res["status"])
 	}
-	shutdown(guard(t), t, c)
+	shutdown(clienttest.Guard(t), t, c)
 }
