@@ -3,8 +3,9 @@ package history
 import (
 	"bytes"
 	"errors"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/internal/jsonstr"
 )
 
 // errMalformed reports a stored line that is not a valid record. Its text
@@ -336,69 +337,12 @@ func (p *parser) str(dst []byte) ([]byte, bool) {
 			p.i = j
 			continue
 		}
-		p.i++
-		if p.i >= len(p.b) {
+		var n int
+		var ok bool
+		if dst, n, ok = jsonstr.Unescape(dst, p.b[p.i:]); !ok {
 			return nil, false
 		}
-		e := p.b[p.i]
-		p.i++
-		switch e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r1, ok := p.hex4()
-			if !ok {
-				return nil, false
-			}
-			if utf16.IsSurrogate(r1) {
-				if r1 >= 0xDC00 || !p.lit(`\u`) {
-					return nil, false
-				}
-				r2, ok := p.hex4()
-				if !ok {
-					return nil, false
-				}
-				r1 = utf16.DecodeRune(r1, r2)
-				if r1 == utf8.RuneError {
-					return nil, false
-				}
-			}
-			dst = utf8.AppendRune(dst, r1)
-		default:
-			return nil, false
-		}
+		p.i += n
 	}
 	return nil, false
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if len(p.b)-p.i < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.b[p.i : p.i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.i += 4
-	return r, true
 }

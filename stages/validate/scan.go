@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/internal/jsonstr"
 )
 
 // This file is a non-recursive JSON scanner over raw bytes. It validates
@@ -123,55 +125,10 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 
 // scanEscape validates the escape at b[i] == '\\' and returns the index
 // after it. A high surrogate must be followed at once by an escaped low
-// surrogate; a low surrogate alone is an error.
+// surrogate; a low surrogate alone is an error (jsonstr.Unescape).
 func scanEscape(b []byte, i int) (int, bool) {
-	if i+1 >= len(b) {
-		return i, false
-	}
-	switch b[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return i + 2, true
-	case 'u':
-		r, ok := hex4(b, i+2)
-		switch {
-		case !ok:
-			return i, false
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return i, false // Lone low surrogate.
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+7 >= len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
-				return i, false // Lone high surrogate.
-			}
-			lo, ok := hex4(b, i+8)
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return i, false
-			}
-			return i + 12, true
-		}
-		return i + 6, true
-	}
-	return i, false
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	n, ok := jsonstr.Len(b[i:])
+	return i + n, ok
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -335,31 +292,12 @@ func decodeString(dst, raw []byte) []byte {
 		}
 		dst = append(dst, raw[i:i+k]...)
 		i += k
-		switch c := raw[i+1]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, _ := hex4(raw, i+2)
-			if r >= 0xD800 && r <= 0xDBFF {
-				lo, _ := hex4(raw, i+8)
-				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				i += 6
-			}
-			dst = utf8.AppendRune(dst, r)
-			i += 6
-			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, c)
+		d, n, ok := jsonstr.Unescape(dst, raw[i:])
+		if !ok { // not reached for validated input; never loop on the rest
+			d, n = append(dst, raw[i]), 1
 		}
-		i += 2
+		dst = d
+		i += n
 	}
 	return dst
 }
