@@ -32,7 +32,6 @@ import (
 	"errors"
 	"net/http"
 	"sync"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -56,7 +55,7 @@ const (
 	DefaultMaxTokens = 8192
 	// DefaultHeaderTimeout bounds the wait for response headers when
 	// Config.HTTPClient is nil.
-	DefaultHeaderTimeout = 120 * time.Second
+	DefaultHeaderTimeout = provider.DefaultHeaderTimeout
 	// oauthBeta is the beta flag the API requires with OAuth bearer tokens.
 	oauthBeta = "oauth-2025-04-20"
 )
@@ -108,12 +107,7 @@ type Provider struct {
 
 // New returns a provider for cfg. It performs no I/O.
 func New(cfg Config) *Provider {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.ResponseHeaderTimeout = DefaultHeaderTimeout
-		hc = &http.Client{Transport: tr}
-	}
+	hc := provider.HTTPClient(cfg.HTTPClient)
 	logf := cfg.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -183,22 +182,11 @@ func (r *response) calls() []provider.ToolCall {
 		if id == "" {
 			id = "toolu_" + strconv.Itoa(i) // compatible servers may send none
 		}
-		args := strings.TrimSpace(b.args.String())
+		args := b.args.String()
 		if !b.sawDelta {
 			args = b.startJSON
 		}
-		var raw json.RawMessage
-		switch {
-		case args == "":
-			raw = json.RawMessage("{}")
-		case json.Valid([]byte(args)):
-			raw = json.RawMessage(args)
-		default:
-			// Keep malformed input as a JSON string: the tool rejects it,
-			// and the replayed history stays valid JSON.
-			raw, _ = json.Marshal(args)
-		}
-		out = append(out, provider.ToolCall{ID: id, Name: b.name, Arguments: raw})
+		out = append(out, provider.ToolCall{ID: id, Name: b.name, Arguments: provider.ToolArguments(args)})
 	}
 	return out
 }

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -36,7 +35,7 @@ const (
 	MaxToolArgsBytes = 4 << 20             // all tool-call arguments of one response
 	// DefaultHeaderTimeout bounds the wait for response headers when
 	// Config.HTTPClient is nil.
-	DefaultHeaderTimeout = 120 * time.Second
+	DefaultHeaderTimeout = provider.DefaultHeaderTimeout
 )
 
 // Config configures the provider.
@@ -69,12 +68,7 @@ type Provider struct {
 
 // New returns a provider for cfg.
 func New(cfg Config) *Provider {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.ResponseHeaderTimeout = DefaultHeaderTimeout
-		hc = &http.Client{Transport: tr}
-	}
+	hc := provider.HTTPClient(cfg.HTTPClient)
 	logf := cfg.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -204,19 +198,7 @@ func (a *callAccumulator) calls() []provider.ToolCall {
 		if id == "" {
 			id = "call_" + strconv.Itoa(i) // some local servers send none
 		}
-		args := strings.TrimSpace(p.args.String())
-		var raw json.RawMessage
-		switch {
-		case args == "":
-			raw = json.RawMessage("{}")
-		case json.Valid([]byte(args)):
-			raw = json.RawMessage(args)
-		default:
-			// Keep malformed arguments as a JSON string: the tool rejects
-			// them, and the replayed history stays valid JSON.
-			raw, _ = json.Marshal(args)
-		}
-		out = append(out, provider.ToolCall{ID: id, Name: p.name, Arguments: raw})
+		out = append(out, provider.ToolCall{ID: id, Name: p.name, Arguments: provider.ToolArguments(p.args.String())})
 	}
 	return out
 }
