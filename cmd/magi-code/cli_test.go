@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+// The terminal commands for people: config show masks secrets and names
+// each value's source; mcp list and mcp approve round-trip an approval.
+func TestCLI(t *testing.T) {
+	bin := clienttest.Binary(t)
+	const secret = "sk-test-0123456789abcdefghijklmnopqrstuv"
+	ws := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"gpt-test\"\n[providers.openai]\napi_key_env = \"MY_KEY\"\n")
+	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"),
+		"model = \"project-model\"\n[mcp_servers.proj]\ncommand = \"/bin/true\"\n")
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = ws.Cwd
+		cmd.Env = append(ws.Env(), "MY_KEY="+secret)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := run("config", "show")
+	if err != nil {
+		t.Fatalf("config show: %v\n%s", err, out)
+	}
+	if strings.Contains(out, secret) {
+		t.Fatalf("config show printed the API key:\n%s", out)
+	}
+	for _, want := range []string{"project-model", "project", "global"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("config show lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, err = run("mcp", "list")
+	if err != nil || !strings.Contains(out, "proj") {
+		t.Fatalf("mcp list: %v\n%s", err, out)
+	}
+	before := out
+	if out, err = run("mcp", "approve", "proj"); err != nil {
+		t.Fatalf("mcp approve: %v\n%s", err, out)
+	}
+	if out, err = run("mcp", "list"); err != nil || out == before {
+		t.Fatalf("mcp list after approve unchanged (%v):\n%s", err, out)
+	}
+	if out, err := run("mcp", "approve", "nosuch"); err == nil {
+		t.Fatalf("approving an unknown server succeeded:\n%s", out)
+	}
+}
