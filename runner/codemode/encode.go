@@ -74,15 +74,9 @@ func (e *encoder) str(s goja.String, quoted bool) {
 	if quoted {
 		n := len(e.buf)
 		e.buf = wire.AppendString(e.buf, text)
-		if len(e.buf) <= e.limit {
-			return
+		if len(e.buf) > e.limit {
+			e.over(n)
 		}
-		if e.strict {
-			e.fail("arguments too large (limit " + strconv.Itoa(e.limit) + " bytes)")
-			return
-		}
-		e.buf = cutUTF8(e.buf[:n], e.buf[n:], e.limit-n)
-		e.full = true
 		return
 	}
 	e.long(text)
@@ -221,9 +215,15 @@ func (e *encoder) primitive(v goja.Value) {
 func (e *encoder) key(k string) {
 	n := len(e.buf)
 	e.buf = append(wire.AppendString(e.buf, k), ':')
-	if len(e.buf) <= e.limit {
-		return
+	if len(e.buf) > e.limit {
+		e.over(n)
 	}
+}
+
+// over handles what was appended after e.buf[:n] when it took the buffer
+// past the limit: strict encoding fails, the other cuts it back to the
+// limit on a UTF-8 boundary and marks the output full.
+func (e *encoder) over(n int) {
 	if e.strict {
 		e.fail("arguments too large (limit " + strconv.Itoa(e.limit) + " bytes)")
 		return
