@@ -91,24 +91,12 @@ func (b *Builder) Add(r *Record) bool {
 		b.turnOpen = true
 		b.add(KindUser, r.MessageID, r.Text, false)
 	case TypeAssistantChunk:
-		key := pair{r.RunID, r.MessageID}
-		i, ok := b.assistant[key]
-		if !ok {
-			i = b.add(KindAssistant, r.MessageID, "", true)
-			b.assistant[key] = i
-		}
-		if m := &b.msgs[i]; !m.done {
+		if m := &b.msgs[b.assistantMsg(r)]; !m.done {
 			m.pending = append(m.pending, r.Text...)
 			b.textBytes += len(r.Text)
 		}
 	case TypeAssistant:
-		key := pair{r.RunID, r.MessageID}
-		i, ok := b.assistant[key]
-		if !ok {
-			i = b.add(KindAssistant, r.MessageID, "", true)
-			b.assistant[key] = i
-		}
-		m := &b.msgs[i]
+		m := &b.msgs[b.assistantMsg(r)]
 		b.textBytes -= len(m.text) + len(m.pending)
 		if r.HasText {
 			m.text = r.Text
@@ -181,6 +169,18 @@ func activityText(r *Record) string {
 func (b *Builder) addInterrupted() {
 	b.interrupted++
 	b.add(KindDiagnostic, "", InterruptedText, true)
+}
+
+// assistantMsg returns the index of r's assistant message (by run and
+// message ID), adding an empty partial one when r is its first record.
+func (b *Builder) assistantMsg(r *Record) int {
+	key := pair{r.RunID, r.MessageID}
+	i, ok := b.assistant[key]
+	if !ok {
+		i = b.add(KindAssistant, r.MessageID, "", true)
+		b.assistant[key] = i
+	}
+	return i
 }
 
 // add appends a message and returns its index. A stored ID is kept when it is
