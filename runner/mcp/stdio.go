@@ -89,8 +89,10 @@ type stdioTransport struct {
 	// failed is closed, once, when the server becomes unusable; failErr says why.
 	failed chan struct{}
 
-	// writeMu serializes whole lines on stdin.
-	writeMu sync.Mutex
+	// writing holds one token while a whole line is written to stdin
+	// (capacity 1). A channel, not a mutex, so that a writer waiting for
+	// its turn still returns when its ctx ends.
+	writing chan struct{}
 
 	// mu guards pending and failErr.
 	mu      sync.Mutex
@@ -156,6 +158,7 @@ func spawnStdio(def ServerDef, maxMsg int) (*stdioTransport, error) {
 		maxMsg:  maxMsg,
 		exited:  make(chan struct{}),
 		failed:  make(chan struct{}),
+		writing: make(chan struct{}, 1),
 		pending: make(map[string]chan *transport.JSONRPCResponse),
 	}, nil
 }
@@ -293,11 +296,18 @@ func (t *stdioTransport) answerServerRequest(msg message) {
 var aLongTimeAgo = time.Unix(1, 0)
 
 // writeLine writes one whole line to the server's stdin. It returns early
-// with ctx.Err() if ctx ends while the server is not reading; a line cut
-// part-way corrupts the stream, so that fails the server.
+// with ctx.Err() if ctx ends while it waits for another writer's line or
+// while the server is not reading; a line cut part-way corrupts the stream,
+// so that fails the server.
 func (t *stdioTransport) writeLine(ctx context.Context, line []byte) error {
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
+	select {
+	case t.writing <- struct{}{}:
+	case <-ctx.Done():
+		// Another line is being written to a server that does not read
+		// it (perhaps the reader's answer to a ping, which has no ctx).
+		return ctx.Err()
+	}
+	defer func() { <-t.writing }()
 	if err := t.err(); err != nil {
 		return err
 	}

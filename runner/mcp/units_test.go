@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -209,3 +211,33 @@ func TestReadLoopBound(t *testing.T) {
 type transportResponse = transport.JSONRPCResponse
 
 func pipe() (*os.File, *os.File, error) { return os.Pipe() }
+
+// TestWriteLineWaitHonoursCtx: a writer waiting for its turn behind a line
+// the server does not read returns when its own ctx ends.
+func TestWriteLineWaitHonoursCtx(t *testing.T) {
+	r, w, err := pipe() // nobody reads r: a server that stopped reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	tr := &stdioTransport{stdin: w, failed: make(chan struct{}), writing: make(chan struct{}, 1)}
+	holderCtx, cancelHolder := context.WithCancel(context.Background())
+	held := make(chan error, 1)
+	go func() { held <- tr.writeLine(holderCtx, bytes.Repeat([]byte("x"), 1<<20)) }()
+	for len(tr.writing) == 0 { // the holder takes its turn; its write then blocks
+		runtime.Gosched()
+	}
+	waiterCtx, cancelWaiter := context.WithCancel(context.Background())
+	cancelWaiter()
+	if err := tr.writeLine(waiterCtx, []byte("{}\n")); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiting writeLine = %v; want context.Canceled", err)
+	}
+	cancelHolder()
+	if err := <-held; !errors.Is(err, context.Canceled) {
+		t.Errorf("blocked writeLine = %v; want context.Canceled", err)
+	}
+	if err := tr.err(); !errors.Is(err, ErrServerBroken) {
+		t.Errorf("after a cut line err() = %v; want ErrServerBroken", err)
+	}
+}
