@@ -9,7 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // TestHooks runs hooks through the process: a pre_tool_use hook that exits
@@ -82,9 +82,11 @@ func TestHooks(t *testing.T) {
 			if len(diags) != tc.wantDiag {
 				t.Fatalf("diagnostics %q; want %d", diags, tc.wantDiag)
 			}
+			// Only codes of the spec reach the wire (clients fail closed
+			// on unknown ones): a hook failure is execution_failed.
 			for _, d := range diags {
-				if d != agent.DiagHookFailed {
-					t.Fatalf("diagnostic code %q; want %q", d, agent.DiagHookFailed)
+				if d != string(wire.CodeExecutionFailed) {
+					t.Fatalf("diagnostic code %q; want %q", d, wire.CodeExecutionFailed)
 				}
 			}
 			for _, f := range ch.C.Frames() {

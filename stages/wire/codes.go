@@ -65,3 +65,25 @@ const (
 func (c Code) Closes() bool {
 	return c == CodeProtocolMismatch || c == CodeRequestLimit || c == CodeFrameTooLarge
 }
+
+// knownCodes are every code of version 1.
+var knownCodes = map[Code]bool{}
+
+func init() {
+	for _, c := range []Code{
+		CodeInvalidFrame, CodeInvalidRequest, CodeInvalidParams, CodeProtocolMismatch, CodeUnsupportedMethod,
+		CodeUnsupportedCapability, CodeNotInitialized, CodeAlreadyInitialized, CodeDuplicateID, CodeRequestLimit,
+		CodeFrameTooLarge, CodeIncompleteFrame,
+		CodeConfigurationInvalid, CodeProviderUnavailable, CodeProfileInvalid, CodeMCPUnavailable,
+		CodeStartupCancelled, CodeStartupFailed,
+		CodeBusy, CodeStaleSession, CodeSessionMissing, CodeSessionBusy, CodeSessionInvalid, CodeCwdMismatch,
+		CodeHistoryLimit, CodeStaleRevision, CodeContentLimit, CodeOperationCancelled,
+		CodeStaleRun, CodeStaleApproval, CodeExecutionFailed, CodePersistenceFailed, CodeOutputUnavailable,
+	} {
+		knownCodes[c] = true
+	}
+}
+
+// Known reports whether c is a code of version 1. Spec: "Clients must fail
+// closed on unknown ... error code": nothing else goes on the wire.
+func (c Code) Known() bool { return knownCodes[c] }

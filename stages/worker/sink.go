@@ -216,6 +216,7 @@ func (s *turnSink) activity(activityID, name, state, summary string) error {
 // subagent, compaction).
 func (s *turnSink) activityOf(kind, activityID, name, state, summary string) error {
 	summary = redact.Summary(summary, wire.SummaryBytes)
+	name = activityName(name)
 	if err := s.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind,
 		State: state, Name: name, Summary: summary}); err != nil {
 		return err
@@ -223,6 +224,17 @@ func (s *turnSink) activityOf(kind, activityID, name, state, summary string) err
 	e := s.event(wire.EventActivity)
 	e.ActivityID, e.Kind, e.State, e.ToolName, e.Summary = activityID, kind, state, name, summary
 	return s.p.offer(e)
+}
+
+// activityName is the name an activity shows: tool and profile names in the
+// ID grammar (built-in, mcp__SERVER__TOOL, run_code, profiles) pass; a name
+// the model made up for an unknown tool is untrusted and unbounded, and
+// shows as "unknown".
+func activityName(name string) string {
+	if history.ValidID(name) {
+		return name
+	}
+	return "unknown"
 }
 
 func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.ToolCall) error {

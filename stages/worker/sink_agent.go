@@ -27,8 +27,10 @@ func (s *turnSink) Activity(activityID, kind, name, state, summary string) error
 // most 1024 bytes".
 func (s *turnSink) Diagnostic(code, summary string) error {
 	summary = redact.Summary(summary, wire.SummaryBytes)
-	if !history.ValidID(code) {
-		code = string(wire.CodeExecutionFailed) // never store a record that could not be read back
+	if !wire.Code(code).Known() {
+		// Clients fail closed on unknown codes: a runner-specific code
+		// (hook_failed) becomes execution_failed; the summary says what failed.
+		code = string(wire.CodeExecutionFailed)
 	}
 	if err := s.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary}); err != nil {
 		return err

@@ -104,3 +104,31 @@ func TestProtectionsWired(t *testing.T) {
 		t.Fatal(".git/config was written")
 	}
 }
+
+func TestActivityNameUntrusted(t *testing.T) {
+	for in, want := range map[string]string{
+		"read_file":             "read_file",
+		"mcp__srv__lookup":      "mcp__srv__lookup",
+		"":                      "unknown",
+		"rm -rf /":              "unknown",
+		strings.Repeat("a", 65): "unknown",
+		"sk-\x00secret":         "unknown",
+	} {
+		if got := activityName(in); got != want {
+			t.Errorf("activityName(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// A model that calls a tool by a made-up name never puts that name on the
+// wire.
+func TestUnknownToolNameNotEchoed(t *testing.T) {
+	name := strings.Repeat("bogus tool name ", 10)
+	script := `{"responses":[{"steps":[` + toolCall(name, map[string]string{}) + `]},{"steps":[{"text":"ok"}]}]}`
+	p, events, sid, _ := agentPool(t, script, "", map[string]string{})
+	for _, e := range runTurn(t, p, events, sid, "go") {
+		if strings.Contains(e.ToolName, "bogus") || strings.Contains(e.Summary, "bogus") {
+			t.Fatalf("%s echoes the model's tool name: %+v", e.Name, e)
+		}
+	}
+}

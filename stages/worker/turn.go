@@ -144,8 +144,12 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	} else if runErr != nil && outcome == agent.Cancelled {
 		code = ""
 	}
-	// Reconcile the last segment now that its completeness is known.
-	sink.flushPending(outcome != agent.Completed)
+	// Reconcile the last segment now that its completeness is known. Spec:
+	// "A terminal event must follow required reconciliation": a reconcile
+	// that found no room is an output failure of the run.
+	if err := sink.flushPending(outcome != agent.Completed); err != nil {
+		outcome, code = agent.Failed, wire.CodeOutputUnavailable
+	}
 
 	// Spec: the run's completion record is fsynced before run.finished
 	// claims durable; a failed later append yields degraded.
