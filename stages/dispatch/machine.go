@@ -322,11 +322,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 			}
 			op, params = OpOpen, p
 		}
-		if m.opID != "" || m.run != "" {
-			return []Effect{fail(id, wire.CodeBusy)}
-		}
-		m.opID = id
-		return []Effect{{Kind: StartOp, ID: id, Op: op, Params: params}}
+		return m.startOp(id, op, params)
 
 	case "history.page":
 		p, ok := decodePage(req.Params)
@@ -336,11 +332,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
-		if m.opID != "" || m.run != "" {
-			return []Effect{fail(id, wire.CodeBusy)}
-		}
-		m.opID = id
-		return []Effect{{Kind: StartOp, ID: id, Op: OpPage, Params: p}}
+		return m.startOp(id, OpPage, p)
 
 	case "turn.start":
 		p, ok := decodeTurn(req.Params)
@@ -350,7 +342,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
-		if m.opID != "" || m.run != "" {
+		if m.busy() {
 			return []Effect{fail(id, wire.CodeBusy)}
 		}
 		m.run = m.newID()
@@ -386,6 +378,21 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		}
 		return []Effect{{Kind: AnswerApproval, ID: id, RunID: m.run, Params: p}}
 	}
+}
+
+// busy reports whether a session/history operation or a run owns the
+// child. Spec: "One operation at a time; overlap returns busy without
+// implicit cancellation"; "Session/history work also rejects overlap with
+// an active run."
+func (m *Machine) busy() bool { return m.opID != "" || m.run != "" }
+
+// startOp admits the one session/history operation, or answers busy.
+func (m *Machine) startOp(id string, op OpKind, params any) []Effect {
+	if m.busy() {
+		return []Effect{fail(id, wire.CodeBusy)}
+	}
+	m.opID = id
+	return []Effect{{Kind: StartOp, ID: id, Op: op, Params: params}}
 }
 
 // sessionCode checks a request's session ID against the attachment.
