@@ -78,8 +78,9 @@ func interactive(prompt string) int {
 		_ = json.Unmarshal(res, &t)
 		interrupts := make(chan os.Signal, 1)
 		signal.Notify(interrupts, os.Interrupt)
-		done := make(chan struct{})
-		go func() { // ends with the turn
+		done, stopped := make(chan struct{}), make(chan struct{})
+		go func() { // ends with the turn; waited for below
+			defer close(stopped)
 			select {
 			case <-interrupts:
 				_, _ = c.Call(ctx, "turn.cancel", map[string]any{"session_id": sess.SessionID, "run_id": t.RunID})
@@ -87,8 +88,9 @@ func interactive(prompt string) int {
 			}
 		}()
 		_, _, err := console.Show(ctx, c, os.Stdout, sess.SessionID, t.RunID, approve)
-		close(done)
 		signal.Stop(interrupts)
+		close(done)
+		<-stopped
 		return err == nil
 	}
 
