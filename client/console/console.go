@@ -50,7 +50,7 @@ func Show(ctx context.Context, c *client.Client, w io.Writer, sessionID, runID s
 		}
 		switch ev.Name {
 		case "input.persisted":
-			fmt.Fprintln(w, "  [input persisted: the session is durable now]")
+			fmt.Fprintln(w, "  [input persisted]")
 		case "message.delta":
 			if !streaming {
 				fmt.Fprint(w, "assistant> ")
@@ -64,7 +64,11 @@ func Show(ctx context.Context, c *client.Client, w io.Writer, sessionID, runID s
 			}
 		case "activity":
 			endLine()
-			fmt.Fprintf(w, "  [%s %s %s] %s\n", d.Kind, d.Name, d.State, d.Summary)
+			label := d.Kind + " " + d.Name
+			if d.Name == d.Kind || d.Name == "" {
+				label = d.Kind
+			}
+			fmt.Fprintf(w, "  [%s %s] %s\n", label, d.State, d.Summary)
 		case "approval.requested":
 			endLine()
 			fmt.Fprintf(w, "  [approval requested] %s\n", d.Summary)
