@@ -63,11 +63,16 @@ func (p *Provider) take() (resp fixture.Response, firstCall int, ok bool) {
 }
 
 // Stream replays the next response. See provider.Provider.
+//
+// DESIGN.md: "Every provider call of the runner consumes the next fixture
+// response": a call consumes its response even when ctx has already ended
+// (then it streams nothing), so a script's positions never depend on how a
+// cancellation raced with the call.
 func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(provider.StreamEvent) error) error {
+	resp, callN, ok := p.take()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	resp, callN, ok := p.take()
 	if !ok {
 		if err := emit(provider.StreamEvent{Kind: provider.TextDelta, Text: EchoPrefix + lastUserPrompt(req.Messages)}); err != nil {
 			return err

@@ -212,3 +212,19 @@ func BenchmarkFlood(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1e6/b.Elapsed().Seconds(), "deltas/s")
 }
+
+// A call made with an ended ctx still consumes its response: script
+// positions never depend on how a cancellation raced with the call.
+func TestCancelledCallConsumes(t *testing.T) {
+	p := New(mustParse(t, `{"responses":[{"steps":[{"text":"first"}]},{"steps":[{"text":"second"}]}]}`))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	streamed := false
+	err := p.Stream(ctx, provider.Request{}, func(provider.StreamEvent) error { streamed = true; return nil })
+	if err == nil || streamed {
+		t.Fatalf("cancelled call: err %v, streamed %v; want an error and nothing streamed", err, streamed)
+	}
+	if got, err := collect(p, "x"); err != nil || strings.Join(got, ",") != "text:second,done" {
+		t.Fatalf("next call = %v, %v; want the second response", got, err)
+	}
+}
