@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/magi-code/magi-code/runner/subproc"
 )
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat.
@@ -101,7 +102,7 @@ func startChild(bin string, w *workspace) (*child, error) {
 	c.cmd.Env = []string{"MC_HOME=" + w.home, "HOME=" + w.root, "PATH=" + os.Getenv("PATH")}
 	c.cmd.Stdin, c.cmd.Stdout = inR, outW
 	c.cmd.Stderr = c.stderr // copied by exec's goroutine; Wait waits for it
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	subproc.OwnGroup(c.cmd)
 	c.started = time.Now()
 	if err := c.cmd.Start(); err != nil {
 		return nil, err
@@ -244,7 +245,7 @@ func (c *child) closeAndWait(d time.Duration) (int, error) {
 
 // kill ends the child's process group.
 func (c *child) kill() {
-	syscall.Kill(-c.pid(), syscall.SIGKILL)
+	_ = subproc.KillGroup(c.pid())
 }
 
 // procStatus reads a kB field (VmRSS, VmHWM) of /proc/PID/status in KiB.
