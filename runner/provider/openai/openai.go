@@ -133,8 +133,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		return err
 	}
 	if err := stream.Err(); err != nil {
-		p.logf("openai: stream failed: %v", err)
-		return provider.Failed(err)
+		return p.streamError(err)
 	}
 	if !finished {
 		// A connection closed cleanly mid-response looks like a normal
@@ -259,4 +258,22 @@ func toolParams(specs []provider.ToolSpec) []sdk.ChatCompletionToolUnionParam {
 		}))
 	}
 	return out
+}
+
+// streamError maps a failed request or stream to a safe code, as the
+// Anthropic provider does: a rejected credential (401, 403) is
+// provider_unavailable, anything else execution_failed. The log line names
+// the status only, never the upstream body.
+func (p *Provider) streamError(err error) error {
+	var ae *sdk.Error
+	if errors.As(err, &ae) {
+		p.logf("openai: HTTP %d", ae.StatusCode)
+		switch ae.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return &provider.Error{Code: wire.CodeProviderUnavailable, Err: err}
+		}
+		return provider.Failed(err)
+	}
+	p.logf("openai: stream failed: %T", err)
+	return provider.Failed(err)
 }

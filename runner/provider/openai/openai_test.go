@@ -146,6 +146,15 @@ func TestStream(t *testing.T) {
 			wantCode: wire.CodeExecutionFailed,
 		},
 		{
+			name: "401 rejected key",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				io.WriteString(w, secretBody)
+			},
+			wantCode: wire.CodeProviderUnavailable,
+		},
+		{
 			name: "500",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(http.StatusInternalServerError)
