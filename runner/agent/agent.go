@@ -36,6 +36,10 @@ const (
 	TextUnknown   = "unknown tool"
 )
 
+// UnknownToolName is the activity name a sink shows for a call whose name
+// the model made up and that is not safe to show.
+const UnknownToolName = "unknown"
+
 // Approver asks the user to allow one mutating tool call.
 type Approver interface {
 	// Approve blocks until the user answers or the request expires. It
@@ -434,16 +438,22 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 		return err
 	}
 	tool, known := r.lookup(call.Name)
-	started := TextUnknown
+	// The activity shows the tool's own name. For a tool the run does not
+	// have, the name is the model's, untrusted: the sink shows it only if it
+	// is a plain, non-secret name (else UnknownToolName).
+	started, shown := TextUnknown, call.Name
 	if known {
-		started = tool.Name() + ": started"
+		started, shown = tool.Name()+": started", tool.Name()
 	}
-	if err := r.sink.ToolStarted(id, call.Name, started, call); err != nil {
+	if err := r.sink.ToolStarted(id, shown, started, call); err != nil {
+		// Answer the call in the stored conversation too, so that it
+		// replays as a valid request.
+		_ = r.sink.ToolFinished(id, shown, TextNotRun, TextNotRun, true, true)
 		r.toolMessage(call, TextNotRun)
 		return sinkError(err)
 	}
 	res, stopErr := r.call(ctx, tool, known, call)
-	ferr := r.sink.ToolFinished(id, call.Name, res.Summary, res.Text, res.IsError, res.IsError || ctx.Err() != nil)
+	ferr := r.sink.ToolFinished(id, shown, res.Summary, res.Text, res.IsError, res.IsError || ctx.Err() != nil)
 	r.toolMessage(call, res.Text)
 	if stopErr != nil {
 		return stopErr

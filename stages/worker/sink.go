@@ -231,10 +231,10 @@ func (s *turnSink) activityOf(kind, activityID, name, state, summary string) err
 // the model made up for an unknown tool is untrusted and unbounded, and
 // shows as "unknown".
 func activityName(name string) string {
-	if history.ValidID(name) {
+	if history.ValidID(name) && !redact.Contains(name) {
 		return name
 	}
-	return "unknown"
+	return agent.UnknownToolName
 }
 
 func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.ToolCall) error {

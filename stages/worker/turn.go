@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
@@ -61,6 +62,8 @@ func (p *Pool) CancelRun(runID string) {
 	r := p.run
 	p.mu.Unlock()
 	if r != nil && r.id == runID {
+		// No approval answer wins once cancellation is acknowledged.
+		r.approvals.closeAll()
 		r.cancel(agent.ErrCancelled)
 	}
 }
@@ -175,27 +178,49 @@ func (p *Pool) selectedModel() string {
 	return ""
 }
 
-// replayMessages turns stored records into the provider conversation.
+// replayMessages turns stored records into the provider conversation. A
+// tool call without a stored result (the child died while the tool ran, or
+// the run stopped before its result was stored) is answered with
+// agent.TextNotRun, so that the replayed conversation is always a request
+// providers accept.
 func replayMessages(records []history.Record) []provider.Message {
 	var out []provider.Message
+	var open []provider.ToolCall // calls of the last assistant message not yet answered
+	answerOpen := func() {
+		for _, c := range open {
+			out = append(out, provider.Message{Role: provider.RoleTool, Text: agent.TextNotRun, ToolCallID: c.ID, ToolName: c.Name})
+		}
+		open = open[:0]
+	}
 	for _, rec := range records {
 		switch rec.Type {
 		case history.TypeInput, history.TypeInternalInput:
+			answerOpen()
 			out = append(out, provider.Message{Role: provider.RoleUser, Text: rec.Text})
 		case history.TypeCompaction:
-			// The same message the runner continued from after compacting.
+			answerOpen()
 			out = append(out, agent.SummaryMessage(rec.Text))
 		case history.TypeAssistant:
+			answerOpen()
 			out = append(out, provider.Message{Role: provider.RoleAssistant, Text: rec.Text})
 		case history.TypeToolCall:
 			if n := len(out); n == 0 || out[n-1].Role != provider.RoleAssistant {
+				answerOpen()
 				out = append(out, provider.Message{Role: provider.RoleAssistant})
 			}
 			last := &out[len(out)-1]
-			last.ToolCalls = append(last.ToolCalls, provider.ToolCall{ID: rec.CallID, Name: rec.Name, Arguments: []byte(rec.Arguments)})
+			call := provider.ToolCall{ID: rec.CallID, Name: rec.Name, Arguments: []byte(rec.Arguments)}
+			last.ToolCalls = append(last.ToolCalls, call)
+			open = append(open, call)
 		case history.TypeToolResult:
+			i := slices.IndexFunc(open, func(c provider.ToolCall) bool { return c.ID == rec.CallID })
+			if i < 0 {
+				continue // a result without its call: nothing to answer
+			}
+			open = slices.Delete(open, i, i+1)
 			out = append(out, provider.Message{Role: provider.RoleTool, Text: rec.Text, ToolCallID: rec.CallID, ToolName: rec.Name})
 		}
 	}
+	answerOpen()
 	return out
 }
