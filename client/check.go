@@ -21,29 +21,6 @@ func violation(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, args...))
 }
 
-// knownCodes are the error codes of version 1. Spec: "Clients must fail
-// closed on unknown protocol/version, frame type, error code, event name or
-// enum semantics".
-var knownCodes = map[string]bool{}
-
-func init() {
-	for _, c := range []wire.Code{
-		wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeInvalidParams, wire.CodeProtocolMismatch,
-		wire.CodeUnsupportedMethod, wire.CodeUnsupportedCapability, wire.CodeNotInitialized,
-		wire.CodeAlreadyInitialized, wire.CodeDuplicateID, wire.CodeRequestLimit, wire.CodeFrameTooLarge,
-		wire.CodeIncompleteFrame,
-		wire.CodeConfigurationInvalid, wire.CodeProviderUnavailable, wire.CodeProfileInvalid,
-		wire.CodeMCPUnavailable, wire.CodeStartupCancelled, wire.CodeStartupFailed,
-		wire.CodeBusy, wire.CodeStaleSession, wire.CodeSessionMissing, wire.CodeSessionBusy,
-		wire.CodeSessionInvalid, wire.CodeCwdMismatch, wire.CodeHistoryLimit, wire.CodeStaleRevision,
-		wire.CodeContentLimit, wire.CodeOperationCancelled,
-		wire.CodeStaleRun, wire.CodeStaleApproval, wire.CodeExecutionFailed, wire.CodePersistenceFailed,
-		wire.CodeOutputUnavailable,
-	} {
-		knownCodes[string(c)] = true
-	}
-}
-
 // eventFields lists the exact data fields of each event beyond session_id
 // and run_id (spec table "Turns, approvals and events").
 var eventFields = map[string][]string{
@@ -214,7 +191,7 @@ func response(f map[string]json.RawMessage, seq uint64, raw []byte) (*Response, 
 		return nil, violation("error: %v", err)
 	}
 	code, ok := str(e["code"])
-	if !ok || !knownCodes[code] {
+	if !ok || !wire.Code(code).Known() {
 		return nil, violation("unknown error code %s", e["code"])
 	}
 	r.Error = &Error{Code: code}

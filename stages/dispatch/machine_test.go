@@ -110,34 +110,13 @@ func checkResponse(t testing.TB, r wire.Response) {
 	if r.NullID && r.Error == "" {
 		t.Fatalf("response %+v with id=null carries a result", r)
 	}
-	if r.Error != "" && !knownCodes[r.Error] {
+	if r.Error != "" && !r.Error.Known() {
 		t.Fatalf("response carries unknown code %q", r.Error)
 	}
 	if !r.NullID && !validate.Name(r.ID) {
 		t.Fatalf("response ID %q is outside the ID grammar", r.ID)
 	}
 }
-
-// knownCodes is every code of the spec.
-var knownCodes = func() map[wire.Code]bool {
-	m := map[wire.Code]bool{}
-	for _, c := range []wire.Code{
-		wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeInvalidParams, wire.CodeProtocolMismatch,
-		wire.CodeUnsupportedMethod, wire.CodeUnsupportedCapability, wire.CodeNotInitialized,
-		wire.CodeAlreadyInitialized, wire.CodeDuplicateID, wire.CodeRequestLimit, wire.CodeFrameTooLarge,
-		wire.CodeIncompleteFrame,
-		wire.CodeConfigurationInvalid, wire.CodeProviderUnavailable, wire.CodeProfileInvalid,
-		wire.CodeMCPUnavailable, wire.CodeStartupCancelled, wire.CodeStartupFailed,
-		wire.CodeBusy, wire.CodeStaleSession, wire.CodeSessionMissing, wire.CodeSessionBusy,
-		wire.CodeSessionInvalid, wire.CodeCwdMismatch, wire.CodeHistoryLimit, wire.CodeStaleRevision,
-		wire.CodeContentLimit, wire.CodeOperationCancelled,
-		wire.CodeStaleRun, wire.CodeStaleApproval, wire.CodeExecutionFailed, wire.CodePersistenceFailed,
-		wire.CodeOutputUnavailable,
-	} {
-		m[c] = true
-	}
-	return m
-}()
 
 // stepAll feeds steps to m and fails at the first step whose effects differ.
 func stepAll(t *testing.T, m *Machine, steps []step) {

@@ -66,24 +66,25 @@ func (c Code) Closes() bool {
 	return c == CodeProtocolMismatch || c == CodeRequestLimit || c == CodeFrameTooLarge
 }
 
-// knownCodes are every code of version 1.
-var knownCodes = map[Code]bool{}
-
-func init() {
-	for _, c := range []Code{
-		CodeInvalidFrame, CodeInvalidRequest, CodeInvalidParams, CodeProtocolMismatch, CodeUnsupportedMethod,
-		CodeUnsupportedCapability, CodeNotInitialized, CodeAlreadyInitialized, CodeDuplicateID, CodeRequestLimit,
-		CodeFrameTooLarge, CodeIncompleteFrame,
-		CodeConfigurationInvalid, CodeProviderUnavailable, CodeProfileInvalid, CodeMCPUnavailable,
-		CodeStartupCancelled, CodeStartupFailed,
-		CodeBusy, CodeStaleSession, CodeSessionMissing, CodeSessionBusy, CodeSessionInvalid, CodeCwdMismatch,
-		CodeHistoryLimit, CodeStaleRevision, CodeContentLimit, CodeOperationCancelled,
-		CodeStaleRun, CodeStaleApproval, CodeExecutionFailed, CodePersistenceFailed, CodeOutputUnavailable,
-	} {
-		knownCodes[c] = true
-	}
+// Codes lists every code of version 1, in the order the spec lists them.
+var Codes = [...]Code{
+	CodeInvalidFrame, CodeInvalidRequest, CodeInvalidParams, CodeProtocolMismatch, CodeUnsupportedMethod,
+	CodeUnsupportedCapability, CodeNotInitialized, CodeAlreadyInitialized, CodeDuplicateID, CodeRequestLimit,
+	CodeFrameTooLarge, CodeIncompleteFrame,
+	CodeConfigurationInvalid, CodeProviderUnavailable, CodeProfileInvalid, CodeMCPUnavailable,
+	CodeStartupCancelled, CodeStartupFailed,
+	CodeBusy, CodeStaleSession, CodeSessionMissing, CodeSessionBusy, CodeSessionInvalid, CodeCwdMismatch,
+	CodeHistoryLimit, CodeStaleRevision, CodeContentLimit, CodeOperationCancelled,
+	CodeStaleRun, CodeStaleApproval, CodeExecutionFailed, CodePersistenceFailed, CodeOutputUnavailable,
 }
 
 // Known reports whether c is a code of version 1. Spec: "Clients must fail
 // closed on unknown ... error code": nothing else goes on the wire.
-func (c Code) Known() bool { return knownCodes[c] }
+func (c Code) Known() bool {
+	for _, k := range Codes {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
