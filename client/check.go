@@ -228,6 +228,18 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte) (*Event, error)
 			}
 		}
 	}
+	// Codes in events are the spec's too: clients fail closed on unknown
+	// ones (run.finished's error_code may be null).
+	if v, present := d["code"]; present {
+		if c, ok := str(v); !ok || !wire.Code(c).Known() {
+			return nil, violation("%s: unknown code %s", name, v)
+		}
+	}
+	if v, present := d["error_code"]; present && string(v) != "null" {
+		if c, ok := str(v); !ok || !wire.Code(c).Known() {
+			return nil, violation("%s: unknown error_code %s", name, v)
+		}
+	}
 	// Spec: live chunks are at most 4,000 UTF-8 bytes; summaries at most
 	// 1024 after redaction.
 	if t, ok := str(d["text"]); ok && len(t) > wire.LiveChunkBytes {

@@ -32,7 +32,7 @@ func TestCheckerFrames(t *testing.T) {
 			ev(3, wire.Event{Name: wire.EventMessageReconcile, MessageID: "m", LastPart: true}),
 			ev(4, wire.Event{Name: wire.EventActivity, ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell"}),
 			ev(5, wire.Event{Name: wire.EventApprovalRequested, ApprovalID: "a", ExpiresInMs: 60000}),
-			ev(6, wire.Event{Name: wire.EventDiagnostic, Code: "c"}),
+			ev(6, wire.Event{Name: wire.EventDiagnostic, Code: string(wire.CodeExecutionFailed)}),
 			ev(7, wire.Event{Name: wire.EventRunFinished, Outcome: "failed", Persistence: "not_started", ErrorCode: wire.CodeExecutionFailed}),
 		}, ""},
 		{"seq gap allowed", []string{resp(1, "a"), resp(5, "b")}, ""},
@@ -64,7 +64,9 @@ func TestCheckerFrames(t *testing.T) {
 		{"event extra field", []string{strings.Replace(ev(1, delta), `"text":"hi"`, `"text":"hi","raw":1`, 1)}, "unexpected field"},
 		{"bad enum", []string{ev(1, wire.Event{Name: wire.EventRunFinished, Outcome: "ok", Persistence: "durable"})}, "outcome"},
 		{"delta text too long", []string{ev(1, wire.Event{Name: wire.EventMessageDelta, Text: strings.Repeat("a", wire.LiveChunkBytes+1)})}, "text of"},
-		{"summary too long", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: "c", Summary: strings.Repeat("a", wire.SummaryBytes+1)})}, "summary of"},
+		{"unknown diagnostic code", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: "hook_failed"})}, "unknown code"},
+		{"unknown run.finished error_code", []string{ev(1, wire.Event{Name: wire.EventRunFinished, Outcome: "failed", Persistence: "durable", ErrorCode: "nope"})}, "unknown error_code"},
+		{"summary too long", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: string(wire.CodeExecutionFailed), Summary: strings.Repeat("a", wire.SummaryBytes+1)})}, "summary of"},
 		{"oversize", []string{`{"a":"` + strings.Repeat("a", wire.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
 	}
 	for _, tc := range tests {
