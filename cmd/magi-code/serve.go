@@ -19,6 +19,9 @@ import (
 	"github.com/magi-code/magi-code/stages/writer"
 )
 
+// errWriterPanic reports a panic in the writer goroutine.
+var errWriterPanic = errors.New("writer panicked")
+
 // Exit codes of serve.
 const (
 	exitOK      = 0
@@ -76,11 +79,30 @@ func serve() int {
 	defer stopWriter(nil)
 	var wg conc.WaitGroup
 	writerDone := make(chan error, 1)
-	wg.Go(func() { writerDone <- w.Run(writerCtx, events.C()) })
+	wg.Go(func() {
+		// A writer panic is a broken invariant: report it as a fatal output
+		// error (exit 1) instead of holding it until wg.Wait.
+		defer func() {
+			if r := recover(); r != nil {
+				writerDone <- errWriterPanic
+			}
+		}()
+		writerDone <- w.Run(writerCtx, events.C())
+	})
 
 	// The stdin reader stays outside the WaitGroup: a read blocked on stdin
-	// may never return, and process exit ends it (STYLE.md section 2).
-	go readInput(in, srv)
+	// may never return, and process exit ends it (STYLE.md section 2). A
+	// panic there must not print a trace to stderr: it ends the child with
+	// exit 1 like any runtime failure.
+	readerPanicked := make(chan struct{})
+	go func() {
+		defer func() {
+			if recover() != nil {
+				close(readerPanicked)
+			}
+		}()
+		readInput(in, srv)
+	}()
 
 	code := exitFailure
 	select {
@@ -90,6 +112,12 @@ func serve() int {
 		srv.Cancel()
 	case <-pool.Panicked():
 		// A broken invariant in a worker: exit 1, like any runtime failure.
+		srv.Cancel()
+	case <-readerPanicked:
+		srv.Cancel()
+	case <-pool.OutputLost():
+		// A run's terminal event found no room within 2000 ms: never a
+		// silent authoritative drop.
 		srv.Cancel()
 	case <-writerDone:
 		// Output deadline, broken output or overflow: exit 1.

@@ -47,6 +47,10 @@ type Pool struct {
 	// panicked receives the first worker panic: a broken invariant, which
 	// the owner turns into exit 1 (STYLE.md: panics surface, never vanish).
 	panicked chan any
+	// lost receives once when an authoritative run event (run.finished)
+	// could not be delivered: Spec: "authoritative reconciliation/terminal
+	// never silently drop"; the owner exits 1.
+	lost chan struct{}
 
 	// mu guards the fields below.
 	mu  sync.Mutex
@@ -66,7 +70,7 @@ func NewPool(opts Options) *Pool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pool{opts: opts, panicked: make(chan any, 1)}
+	return &Pool{opts: opts, panicked: make(chan any, 1), lost: make(chan struct{}, 1)}
 }
 
 // goWorker runs f as a worker of the pool. A panic in f is reported on
@@ -84,6 +88,17 @@ func (p *Pool) goWorker(f func()) {
 		}()
 		f()
 	})
+}
+
+// OutputLost delivers once when a run's terminal event could not be
+// queued within its 2000 ms wait.
+func (p *Pool) OutputLost() <-chan struct{} { return p.lost }
+
+func (p *Pool) outputLost() {
+	select {
+	case p.lost <- struct{}{}:
+	default:
+	}
 }
 
 // Panicked delivers the first worker panic.

@@ -72,7 +72,11 @@ func (s *turnSink) persist(rec history.Record) error {
 }
 
 func (s *turnSink) SegmentStart(messageID string) {
-	_ = s.flushPending(false)
+	if err := s.flushPending(false); err != nil {
+		// SegmentStart cannot fail the run itself: a reconcile that found
+		// no room cancels it with output_unavailable.
+		s.r.cancel(err)
+	}
 	s.stream = redact.Stream{}
 	s.carry = s.carry[:0]
 	s.deltaPart = 0

@@ -52,7 +52,11 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 		// the worker's end is accounted first, so a client that reads
 		// run.finished and starts the next turn at once is never busy.
 		done()
-		_ = p.offer(fin)
+		if err := p.offer(fin); err != nil {
+			// The terminal could not be queued: the client would wait for
+			// it forever, and the run would stay active. Never silently.
+			p.outputLost()
+		}
 	})
 }
 

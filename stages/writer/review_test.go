@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,16 +13,8 @@ import (
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
-// Review tests (fresh-eyes review of the transport). A test that shows a
-// real defect is skipped with "BUG: ..." unless REVIEW_SHOW_BUGS is set, so
-// the suite stays green; remove the skip once the fix lands.
-
-func skipBug(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("REVIEW_SHOW_BUGS") == "" {
-		t.Skip(why)
-	}
-}
+// Review tests (fresh-eyes review of the transport): each showed a defect
+// that is now fixed.
 
 // inState reports whether some goroutine whose stack holds frame is in
 // scheduler state state ("select", "sync.Mutex.Lock", ...).
@@ -66,7 +57,6 @@ func yieldUntil(t *testing.T, what string, cond func() bool) {
 // the event to the parked Run goroutine and makes it runnable, but this
 // goroutine keeps the only P until it yields.
 func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
-	skipBug(t, "BUG: run.go enqueueCur appends an event received in the idle select without rechecking the pending count; with 32 responses racing in, pending.commit panics with w.mu held and Run's defer deadlocks on w.mu")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, out := newPipe(t)
 	w := newWriter(t, out, Options{})
@@ -108,7 +98,6 @@ func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 // pending frame, past EventWatermark (16), eating the response headroom
 // that the watermark promises (doc.go).
 func TestReviewIdleSelectRespectsWatermark(t *testing.T) {
-	skipBug(t, "BUG: run.go enqueueCur takes an event past EventWatermark when responses raced in after Run saw an empty queue")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, out := newPipe(t)
 	pendingAtTake := -1

@@ -67,8 +67,9 @@ func (w *Writer) Run(ctx context.Context, events <-chan wire.Event) (err error) 
 				events = nil
 				continue
 			}
-			w.cur = e
-			w.enqueueCur()
+			// Responses may have filled the queue since state(): hold the
+			// event and let take append it once the count allows.
+			w.cur, w.held = e, true
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
@@ -87,7 +88,7 @@ func (w *Writer) state() (int, error) {
 func (w *Writer) finish() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.q.count > 0 || w.err != nil {
+	if w.q.count > 0 || w.err != nil || w.held {
 		return false
 	}
 	w.stopped = true
@@ -99,22 +100,26 @@ func (w *Writer) finish() bool {
 // closed. Spec: "Turn events use a separate bounded 32-event channel"; what
 // stays in that channel is the producers' backpressure, not ours.
 func (w *Writer) take(events <-chan wire.Event) <-chan wire.Event {
-	for events != nil {
+	for events != nil || w.held {
 		w.mu.Lock()
 		if w.q.count >= EventWatermark || w.err != nil {
 			w.mu.Unlock()
 			return events
 		}
-		var ok bool
-		select {
-		case w.cur, ok = <-events:
-		default:
-			w.mu.Unlock()
-			return events
-		}
-		if !ok {
-			w.mu.Unlock()
-			return nil
+		if w.held {
+			w.held = false // the event Run's idle select received
+		} else {
+			var ok bool
+			select {
+			case w.cur, ok = <-events:
+			default:
+				w.mu.Unlock()
+				return events
+			}
+			if !ok {
+				w.mu.Unlock()
+				return nil
+			}
 		}
 		w.appendEventLocked(&w.cur)
 		w.mu.Unlock()
@@ -123,17 +128,6 @@ func (w *Writer) take(events <-chan wire.Event) <-chan wire.Event {
 		}
 	}
 	return nil
-}
-
-// enqueueCur puts w.cur into the pending buffer (there is room: Run only
-// receives when nothing is pending).
-func (w *Writer) enqueueCur() {
-	w.mu.Lock()
-	w.appendEventLocked(&w.cur)
-	w.mu.Unlock()
-	if w.onEvent != nil {
-		w.onEvent(&w.cur)
-	}
 }
 
 // flush writes pending bytes, waiting in the poller for writability until

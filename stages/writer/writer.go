@@ -83,6 +83,10 @@ type Writer struct {
 	// field rather than a local so that handing &cur to OnEvent does not
 	// allocate per event.
 	cur wire.Event
+	// held: Run's idle select received cur, and take has not appended it
+	// yet (responses may have filled the queue meanwhile). Run's goroutine
+	// only.
+	held bool
 
 	// mu guards the fields below. Every write(2) on out happens with mu
 	// held, and the pending count is decremented in the same critical
