@@ -83,7 +83,7 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 			return
 		}
 	}
-	m := r.re.FindStringSubmatchIndex(s[pos:])
+	m := r.re().FindStringSubmatchIndex(s[pos:])
 	if m == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // rule is one secret shape. A rule is tried only where one of its
@@ -13,8 +14,10 @@ type rule struct {
 	name     string
 	triggers []string // literal substrings, at least 3 bytes each
 	fold     bool     // triggers compare ASCII case-insensitively
-	// re matches at the trigger; it is anchored by compile.
-	re *regexp.Regexp
+	// re returns the regexp that matches at the trigger, anchored by
+	// compile and compiled on first use (start-up stays cheap: most children
+	// never see a trigger before their first turn).
+	re func() *regexp.Regexp
 	// left, when set, must accept the byte before the trigger (-1 at the
 	// start of the text): a word boundary, a URL scheme.
 	left func(b int) bool
@@ -33,13 +36,15 @@ type rule struct {
 	pem bool
 }
 
-// compile anchors a rule pattern at the trigger.
-func compile(pattern string) *regexp.Regexp {
+// compile anchors a rule pattern at the trigger. The pattern is compiled
+// once, on first use; a bad pattern panics there (the corpus tests use
+// every rule).
+func compile(pattern string) func() *regexp.Regexp {
 	flags := ""
 	if strings.HasPrefix(pattern, "(?i)") {
 		flags, pattern = "(?i)", pattern[4:]
 	}
-	return regexp.MustCompile(flags + `^(?:` + pattern + `)`)
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(flags + `^(?:` + pattern + `)`) })
 }
 
 var word = class("A-Za-z0-9_")
