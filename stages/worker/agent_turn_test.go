@@ -60,9 +60,12 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 	}
 	p, q := newTestPool(t)
 	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	// The queue closes after the workers end (their last act may be to
+	// offer run.finished).
 	t.Cleanup(func() {
 		p.Wait()
 		p.Teardown(context.Background())
+		q.Close()
 	})
 	initDone := make(chan dispatch.InitDone, 1)
 	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
@@ -85,7 +88,6 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 		}
 		close(events)
 	}()
-	t.Cleanup(q.Close)
 	return p, events, d.Attached, rec
 }
 

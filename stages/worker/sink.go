@@ -28,6 +28,7 @@ type turnSink struct {
 	stream    redact.Stream
 	carry     []byte // safe text not yet offered as a delta (at most maxCarry between deltas)
 	pressure  bool   // a delta found no room within deltaGrace; cleared when the edge has room
+	unsaved   []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
 	deltaPart int    // next delta part of the open segment
 
 	// pending is the last ended segment: it is reconciled when the next
@@ -79,13 +80,45 @@ func (s *turnSink) SegmentStart(messageID string) {
 	}
 	s.stream = redact.Stream{}
 	s.carry = s.carry[:0]
+	s.unsaved = s.unsaved[:0]
 	s.deltaPart = 0
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
 	s.carry = append(s.carry, s.stream.Push(text)...)
 	s.deltas(messageID, false)
+	s.unsaved = append(s.unsaved, text...)
+	if len(s.unsaved) >= chunkBytes {
+		return s.saveChunk(messageID)
+	}
 	return nil
+}
+
+// chunkBytes is how much accepted text of a segment is stored as an
+// assistant_chunk record while the segment streams: a child that dies
+// mid-reply leaves at most this much of it unstored (history then shows the
+// stored part as a partial reply of the interrupted turn). The completed
+// segment's record supersedes its chunks.
+const chunkBytes = 16 << 10
+
+// saveChunk stores the accepted text not yet stored, up to its last whole
+// rune (records hold valid UTF-8; the rest waits for the next delta).
+func (s *turnSink) saveChunk(messageID string) error {
+	cut := len(s.unsaved)
+	for i := 1; i <= utf8.UTFMax && i <= len(s.unsaved); i++ {
+		if utf8.RuneStart(s.unsaved[len(s.unsaved)-i]) {
+			if !utf8.FullRune(s.unsaved[len(s.unsaved)-i:]) {
+				cut = len(s.unsaved) - i
+			}
+			break
+		}
+	}
+	if cut == 0 {
+		return nil
+	}
+	err := s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: string(s.unsaved[:cut])})
+	s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
+	return err
 }
 
 // maxCarry bounds the text coalesced while the event edge is full.
@@ -170,6 +203,7 @@ func runeStart(b []byte, i int) int {
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
 	s.carry = append(s.carry, s.stream.Flush()...)
 	s.deltas(messageID, true)
+	s.unsaved = s.unsaved[:0] // the segment's own record stores all of it
 	s.pending = &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0}
 	return nil
 }

@@ -2,8 +2,10 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +41,12 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 	}
 	p, q := newTestPool(t)
 	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	// The queue closes after the workers end (their last act may be to
+	// offer run.finished).
 	t.Cleanup(func() {
 		p.Wait()
 		p.Teardown(context.Background())
+		q.Close()
 	})
 
 	initDone := make(chan dispatch.InitDone, 1)
@@ -63,7 +68,6 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 		}
 		close(events)
 	}()
-	t.Cleanup(q.Close)
 	return p, events, d.Attached
 }
 
@@ -232,5 +236,85 @@ func TestRestoreSelection(t *testing.T) {
 				t.Fatalf("restoreSelection = %+v, %v; want model %q, %v", sel, notices, c.model, c.notices)
 			}
 		})
+	}
+}
+
+// A child that dies mid-reply leaves the streamed text it stored as chunks:
+// reopened, the history shows it as a partial reply of an interrupted turn.
+func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
+	long := strings.Repeat("word ", 8000) // 8,000 deltas, 40,000 bytes: two stored chunks
+	p, events, sid := startedPool(t, `{"responses":[{"steps":[{"text":"word ","repeat":8000},{"sleep_ms":600000}]}]}`, "")
+	done := make(chan struct{})
+	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
+	for e := range events {
+		if e.Name == wire.EventMessageDelta && e.Part == 0 {
+			break
+		}
+	}
+	// The provider sleeps: copy the file as a crash would leave it.
+	path := filepath.Join(p.runtime().snap.SessionsDir, sid+".jsonl")
+	var data []byte
+	for deadline := time.Now().Add(30 * time.Second); ; { // hang guard only
+		data, _ = os.ReadFile(path)
+		if strings.Count(string(data), `"assistant_chunk"`) >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	p.CancelRun("run-1")
+	<-done
+	crashed := filepath.Join(t.TempDir(), "sessions")
+	if err := os.MkdirAll(crashed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crashed, sid+".jsonl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := history.NewStore(crashed, p.runtime().snap.Cwd, time.Now)
+	a, _, code := store.Open(sid, nil)
+	if code != "" {
+		t.Fatalf("open after the crash: %q", code)
+	}
+	defer a.Close()
+	var reply strings.Builder
+	kinds := []string{}
+	complete := false
+	var cursor *string
+	for {
+		page, code := a.Page(a.Revision(), cursor)
+		if code != "" {
+			t.Fatalf("page: %q", code)
+		}
+		var res struct {
+			Entries []struct {
+				Kind, Text string
+				Partial    bool
+			} `json:"entries"`
+			NextCursor *string `json:"next_cursor"`
+			Complete   bool    `json:"complete"`
+		}
+		if err := json.Unmarshal(page, &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range res.Entries {
+			kinds = append(kinds, e.Kind)
+			if e.Kind == "assistant" {
+				if !e.Partial {
+					t.Fatal("the interrupted reply is not marked partial")
+				}
+				reply.WriteString(e.Text)
+			}
+		}
+		complete = res.Complete
+		if res.NextCursor == nil {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if !slices.Contains(kinds, "diagnostic") {
+		t.Fatalf("kinds %v; want the interrupted turn's diagnostic", kinds)
+	}
+	if complete || reply.Len() < 2*chunkBytes || !strings.HasPrefix(long, reply.String()) {
+		t.Fatalf("complete=%v kinds=%v, %d bytes of reply kept; want the stored chunks as a partial reply", complete, kinds, reply.Len())
 	}
 }
