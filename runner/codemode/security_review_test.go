@@ -1,0 +1,29 @@
+package codemode
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// Security review: exceptions a program can observe must not carry Go
+// internals. goja names native frames after the Go function, so a stack
+// taken inside a tool call (a Proxy trap, a getter) shows the Go package
+// path and receiver type of the bridge, and the GoError constructor is a
+// global. Low severity: the text reaches the model (and its provider), not
+// the wire.
+func TestSecurityReviewExceptionsCarryGoInternals(t *testing.T) {
+	t.Skip("BUG: e.stack inside a tool call names Go frames (github.com/magi-code/magi-code/runner/codemode.(*program).callFunc.func1); GoError is a global")
+	tl := New(Options{Tools: []tools.Tool{&fakeTool{name: "echo"}}})
+	for _, code := range []string{
+		`try { tools.echo(new Proxy({}, {ownKeys() { throw new Error("x") }})) } catch (e) { return e.stack }`,
+		`try { tools.echo({get a() { return new Error("y").stack }}) } catch (e) { return String(e) }`,
+		`return typeof GoError`,
+	} {
+		r := run(t, tl, code)
+		if strings.Contains(r.Text, "github.com/") || strings.Contains(r.Text, "(*program)") || r.Text == "function" {
+			t.Errorf("program %q sees Go internals: %q", code, r.Text)
+		}
+	}
+}
