@@ -63,7 +63,7 @@ func loadInstructions(home, cwd string, listed []string, env *Env) ([]Document, 
 	var docs []Document
 	seen := map[string]bool{}
 	for _, c := range cands {
-		data, _, err := readBounded(c.path)
+		p, err := canonical(c.path)
 		if err != nil {
 			if !c.required && errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -71,12 +71,20 @@ func loadInstructions(home, cwd string, listed []string, env *Env) ([]Document, 
 			env.logf("config: instruction file %s: %v", c.path, err)
 			return nil, errors.New("instruction file unreadable")
 		}
-		p, err := canonical(c.path)
-		if err != nil {
-			return nil, err
+		// Instructions go verbatim to the provider: only Markdown files,
+		// after following symlinks, so that no listed path or AGENTS.md
+		// link can put auth.json, .env or a key file in front of the model.
+		if !strings.EqualFold(filepath.Ext(p), ".md") {
+			env.logf("config: instruction file %s resolves to a file that is not Markdown", c.path)
+			return nil, errors.New("instruction file is not Markdown")
 		}
 		if seen[p] {
 			continue
+		}
+		data, _, err := readBounded(p)
+		if err != nil {
+			env.logf("config: instruction file %s: %v", c.path, err)
+			return nil, errors.New("instruction file unreadable")
 		}
 		seen[p] = true
 		docs = append(docs, Document{Path: p, Source: c.source, Text: string(data)})

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // Bounds on what startup reads. Spec: "Each parse is limited"; we bound every
@@ -28,7 +29,15 @@ var (
 // readBounded reads a whole regular file of at most MaxFileBytes. A missing
 // file is reported with an error satisfying errors.Is(err, fs.ErrNotExist).
 func readBounded(path string) ([]byte, os.FileMode, error) {
-	f, err := os.Open(path)
+	// Never open a FIFO or device for reading: open(2) would block until a
+	// writer appears, and no context can interrupt it. Check the type
+	// first, then open without blocking and check the file we got.
+	if st, err := os.Stat(path); err != nil {
+		return nil, 0, err
+	} else if !st.Mode().IsRegular() {
+		return nil, 0, errNotRegular
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}

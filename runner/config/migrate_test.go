@@ -50,12 +50,13 @@ func TestMigrateGlobalRewritten(t *testing.T) {
 
 func TestMigrateProjectInMemoryOnly(t *testing.T) {
 	w := newWorld(t)
-	w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
-	v1 := "schema_version = 1\napproval_policy = \"auto\"\n"
+	// The project may tighten approval (a project file may never relax it).
+	w.write(t, "home/settings.toml", fixtureGlobal+"[tools]\napproval = \"auto\"\n", 0o644)
+	v1 := "schema_version = 1\napproval_policy = \"ask\"\n"
 	w.write(t, "cwd/.magi-code/settings.toml", v1, 0o644)
 	snap, code := w.load(t)
-	if code != "" || snap.Settings.Tools.Approval != "auto" {
-		t.Fatalf("Load = %q, approval %q; want ready, auto", code, snap.Settings.Tools.Approval)
+	if code != "" || snap.Settings.Tools.Approval != "ask" {
+		t.Fatalf("Load = %q, approval %q; want ready, ask", code, snap.Settings.Tools.Approval)
 	}
 	if b, _ := os.ReadFile(w.path("cwd/.magi-code/settings.toml")); string(b) != v1 {
 		t.Errorf("project file was rewritten: %q", b)

@@ -152,10 +152,8 @@ func (m mapProvider) Read() (map[string]any, error) { return deepCopy(m), nil }
 // merge layers defaults, the global map and the project map with koanf and
 // decodes them strictly: wrong types and unknown keys are errors.
 func merge(global, project map[string]any) (*Settings, error) {
-	if t, ok := project["tools"].(map[string]any); ok {
-		if _, ok := t["protections"]; ok {
-			return nil, errors.New("tools.protections: only the global settings may relax protections")
-		}
+	if err := checkProjectGrants(global, project); err != nil {
+		return nil, err
 	}
 	k := koanf.New(".")
 	for _, m := range []map[string]any{defaults, global, project} {
@@ -179,6 +177,53 @@ func merge(global, project map[string]any) (*Settings, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// checkProjectGrants refuses what only the global file may grant. A
+// project file is written by whoever owns the repository, and may be written
+// by the model itself: it may tighten the user's settings, never loosen
+// them, never choose where the user's credential goes, and never run
+// commands of its own. Like MCP approvals (DESIGN.md: "except what only the
+// global file may grant"), these keys are global-only:
+//   - [tools.protections] (any key);
+//   - [providers.*] base_url, api_key_env, token_url, client_id: the
+//     endpoint and the credential source of the user's key;
+//   - [[hooks]]: commands run without approval;
+//   - [tools] approval and [tools.code_mode] approval may only be "ask"
+//     unless the global side already says "auto".
+func checkProjectGrants(global, project map[string]any) error {
+	tools, _ := project["tools"].(map[string]any)
+	if _, ok := tools["protections"]; ok {
+		return errors.New("tools.protections: only the global settings may relax protections")
+	}
+	if _, ok := project["hooks"]; ok {
+		return errors.New("hooks: only the global settings may define hooks")
+	}
+	if providers, ok := project["providers"].(map[string]any); ok {
+		for name, v := range providers {
+			p, _ := v.(map[string]any)
+			for _, key := range []string{"base_url", "api_key_env", "token_url", "client_id"} {
+				if _, ok := p[key]; ok {
+					return fmt.Errorf("providers.%s.%s: only the global settings may choose a provider endpoint or credential", name, key)
+				}
+			}
+		}
+	}
+	gTools, _ := global["tools"].(map[string]any)
+	gCode, _ := gTools["code_mode"].(map[string]any)
+	pCode, _ := tools["code_mode"].(map[string]any)
+	for _, c := range []struct {
+		key             string
+		project, global any
+	}{
+		{"tools.approval", tools["approval"], gTools["approval"]},
+		{"tools.code_mode.approval", pCode["approval"], gCode["approval"]},
+	} {
+		if c.project == "auto" && c.global != "auto" {
+			return fmt.Errorf("%s: a project file may not relax approval", c.key)
+		}
+	}
+	return nil
 }
 
 // strictNumbers refuses what mapstructure would otherwise convert silently:
