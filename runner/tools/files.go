@@ -7,10 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // MaxEditBytes bounds the file size edit_file rewrites (it must hold the
@@ -24,6 +24,12 @@ type pathArgs struct {
 	Path string `json:"path"`
 }
 
+// Sentinels of the file tools' own type checks.
+var (
+	errNotDir     = errors.New("not a directory")
+	errNotRegular = errors.New("not a regular file")
+)
+
 // fsError turns a filesystem error into a short safe outcome: never the
 // error text, which quotes the path.
 func fsError(err error) string {
@@ -34,28 +40,99 @@ func fsError(err error) string {
 		return "permission denied"
 	case errors.Is(err, fs.ErrExist):
 		return "already exists"
+	case errors.Is(err, errNotDir), errors.Is(err, syscall.ENOTDIR):
+		return "not a directory"
+	case errors.Is(err, errNotRegular):
+		return "not a regular file"
+	case errors.Is(err, errTooManyLinks), errors.Is(err, syscall.ELOOP):
+		return "too many symbolic links"
 	}
 	return "i/o error"
 }
 
-// openRegular opens p for reading if it is a regular file (a FIFO or device
-// could block or never end).
-func openRegular(p string) (*os.File, string) {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, fsError(err)
-	}
+// regularOr checks a path's type before it is opened, so that the common
+// case of a FIFO or device never reaches open(2) at all.
+func regularOr(fi fs.FileInfo) string {
 	if fi.IsDir() {
-		return nil, "is a directory"
+		return "is a directory"
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, "not a regular file"
+		return "not a regular file"
 	}
-	f, err := os.Open(p)
+	return ""
+}
+
+// openRegular opens real (a path realPath resolved) for reading if it is a
+// regular file. A FIFO or device could block or never end, so the type is
+// checked before the open and again on the opened file (fstat), and the
+// open itself neither blocks nor follows a symlink swapped in meanwhile
+// (openResolved).
+func openRegular(real string) (*os.File, string) {
+	fi, err := os.Lstat(real)
 	if err != nil {
 		return nil, fsError(err)
 	}
+	if bad := regularOr(fi); bad != "" {
+		return nil, bad
+	}
+	f, err := openResolved(real, os.O_RDONLY, 0, false)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	if bad := fileRegular(f); bad != "" {
+		f.Close()
+		return nil, bad
+	}
 	return f, ""
+}
+
+// fileRegular checks an opened file's type (fstat): it must be regular.
+func fileRegular(f *os.File) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return fsError(err)
+	}
+	return regularOr(fi)
+}
+
+// writeFileAt replaces the content of real (a path writeTarget resolved)
+// with data, creating it (mode 0644) and its missing parent directories
+// when create is set. An existing target must be a regular file; the open
+// neither blocks nor follows a symlink swapped in after the check, and the
+// opened file is checked again before a byte is written. An existing
+// file's mode is kept.
+func writeFileAt(real string, data []byte, create bool) string {
+	fi, err := os.Lstat(real)
+	switch {
+	case err == nil:
+		if bad := regularOr(fi); bad != "" {
+			return bad
+		}
+	case !errors.Is(err, fs.ErrNotExist) || !create:
+		return fsError(err)
+	}
+	flag := os.O_WRONLY | os.O_TRUNC
+	if create {
+		flag |= os.O_CREATE
+	}
+	f, err := openResolved(real, flag, 0o644, create)
+	if err != nil {
+		return fsError(err)
+	}
+	// Truncation did nothing to a FIFO or device swapped in meanwhile; the
+	// check below keeps data from going to one.
+	if bad := fileRegular(f); bad != "" {
+		f.Close()
+		return bad
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fsError(err)
+	}
+	return ""
 }
 
 func countLines(s string) int {
@@ -89,10 +166,14 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if err := decode(args, &a); err != nil || a.Path == "" {
 		return errResult(t.Name(), "invalid arguments")
 	}
-	if !t.o.readAllowed(a.Path) {
-		return refused(t.Name(), RefusedCredentialRead)
+	real, reason, bad := t.o.readTarget(a.Path)
+	if reason != "" {
+		return refused(t.Name(), reason)
 	}
-	f, bad := openRegular(resolve(t.o.Cwd, a.Path))
+	if bad != "" {
+		return errResult(t.Name(), bad)
+	}
+	f, bad := openRegular(real)
 	if bad != "" {
 		return errResult(t.Name(), bad)
 	}
@@ -152,11 +233,8 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if bad != "" {
 		return errResult(t.Name(), bad)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return errResult(t.Name(), fsError(err))
-	}
-	if err := os.WriteFile(p, []byte(*a.Content), 0o644); err != nil {
-		return errResult(t.Name(), fsError(err))
+	if bad := writeFileAt(p, []byte(*a.Content), true); bad != "" {
+		return errResult(t.Name(), bad)
 	}
 	s := "write_file: " + strconv.Itoa(len(*a.Content)) + " bytes written"
 	return Result{Text: s, Summary: s}
@@ -221,9 +299,8 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return errResult(t.Name(), "cancelled")
 	}
-	// os.WriteFile keeps the mode of an existing file.
-	if err := os.WriteFile(p, []byte(strings.Replace(content, a.Old, *a.New, 1)), 0o644); err != nil {
-		return errResult(t.Name(), fsError(err))
+	if bad := writeFileAt(p, []byte(strings.Replace(content, a.Old, *a.New, 1)), false); bad != "" {
+		return errResult(t.Name(), bad)
 	}
 	return Result{Text: "edit_file: 1 replacement", Summary: "edit_file: 1 replacement"}
 }
@@ -254,7 +331,9 @@ func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	f, err := os.Open(resolve(t.o.Cwd, a.Path))
+	// openDir refuses anything but a directory without blocking: open(2)
+	// of a FIFO would wait for a writer, beyond the reach of ctx.
+	f, err := openDir(resolve(t.o.Cwd, a.Path))
 	if err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
@@ -262,9 +341,6 @@ func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
 	// Read at most MaxDirEntries+1 entries: a huge directory stays bounded.
 	entries, err := f.ReadDir(MaxDirEntries + 1)
 	if err != nil && err != io.EOF {
-		if errors.Is(err, fs.ErrInvalid) || strings.Contains(err.Error(), "not a directory") {
-			return errResult(t.Name(), "not a directory")
-		}
 		return errResult(t.Name(), fsError(err))
 	}
 	truncated := len(entries) > MaxDirEntries

@@ -125,11 +125,17 @@ type grepRun struct {
 
 // file searches one file, appending matches to out.
 func (g *grepRun) file(p string) error {
-	f, err := os.Open(p)
+	// The walk saw a regular file, but it may have been swapped for a FIFO
+	// or a symlink since: open without blocking or following, and check
+	// the opened file's type.
+	f, err := openNoFollow(p)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if fileRegular(f) != "" {
+		return nil
+	}
 	lr := io.LimitReader(f, maxGrepFileBytes)
 	if g.reader == nil {
 		g.reader = bufio.NewReaderSize(lr, maxGrepLineBytes)

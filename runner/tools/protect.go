@@ -10,8 +10,11 @@ import (
 
 // Protections are the runner's guard rails for the file tools (issue 8 item
 // 5). They are not an OS sandbox (spec: "Backend tools are not an OS
-// sandbox"): a shell command can still do anything, and a path can change
-// between the check and the write. They stop the model's file tools from
+// sandbox"): a shell command can still do anything. A symlink swapped into
+// a checked path before the open is not followed (openResolved opens the
+// resolved path component by component with O_NOFOLLOW), and no file tool
+// open blocks on a FIFO or device (O_NONBLOCK, then an fstat type check).
+// They stop the model's file tools from
 // stumbling into places a user would not expect it to touch:
 //
 //   - write_file and edit_file refuse a target outside Options.Cwd, unless
@@ -133,9 +136,6 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	lexical := resolve(o.Cwd, p)
 	real, err := realPath(rawJoin(o.Cwd, p))
 	if err != nil {
-		if errors.Is(err, errTooManyLinks) {
-			return "", "", "too many symbolic links"
-		}
 		return "", "", fsError(err)
 	}
 	if !o.AllowCredentialFiles && (o.credentialPath(lexical) || o.credentialPath(real)) {
@@ -150,6 +150,23 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	}
 	if !o.AllowOutsideCwd && !within(cwd, real) {
 		return "", RefusedOutsideCwd, ""
+	}
+	return real, "", ""
+}
+
+// readTarget checks a read_file target. It returns the resolved path to
+// open, or a refusal reason, or a safe filesystem outcome (bad) when the
+// path cannot be resolved.
+func (o Options) readTarget(p string) (real, reason, bad string) {
+	if !o.AllowCredentialFiles && o.credentialPath(resolve(o.Cwd, p)) {
+		return "", RefusedCredentialRead, ""
+	}
+	real, err := realPath(rawJoin(o.Cwd, p))
+	if err != nil {
+		return "", "", fsError(err)
+	}
+	if !o.AllowCredentialFiles && o.credentialPath(real) {
+		return "", RefusedCredentialRead, ""
 	}
 	return real, "", ""
 }
