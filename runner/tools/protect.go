@@ -26,6 +26,12 @@ import (
 //     (the repository's internals, or the .git file of a worktree or
 //     submodule), in the path as given or as resolved, unless
 //     Options.AllowGitInternals. Reading .git is allowed.
+//   - write_file and edit_file refuse a target with a ".magi-code" path
+//     component (project settings, skills and agent profiles under
+//     <cwd>/.magi-code, which the next child loads), in the path as given
+//     or as resolved, unless Options.AllowProjectConfig. Any such component
+//     below cwd counts, like .git: a subagent or later session may run in
+//     a subdirectory. Reading it is allowed.
 //   - every file tool refuses credential files (credentialPath) unless
 //     Options.AllowCredentialFiles: read_file refuses to read one, write_file
 //     and edit_file refuse to write one, grep refuses one as its root and
@@ -42,6 +48,7 @@ const (
 	RefusedGitInternals    = "refused: writing into .git internals is not allowed"
 	RefusedCredentialWrite = "refused: writing credential files is not allowed"
 	RefusedCredentialRead  = "refused: reading credential files is not allowed"
+	RefusedProjectConfig   = "refused: writing magi-code settings is not allowed"
 )
 
 // maxLinks bounds symlink hops while resolving one path (Linux uses 40).
@@ -145,8 +152,11 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	if cwd == "" {
 		cwd = realOrSelf(o.Cwd)
 	}
-	if !o.AllowGitInternals && (gitPath(filepath.Clean(o.Cwd), lexical) || gitPath(cwd, real)) {
+	if !o.AllowGitInternals && (componentPath(filepath.Clean(o.Cwd), lexical, ".git") || componentPath(cwd, real, ".git")) {
 		return "", RefusedGitInternals, ""
+	}
+	if !o.AllowProjectConfig && (componentPath(filepath.Clean(o.Cwd), lexical, ".magi-code") || componentPath(cwd, real, ".magi-code")) {
+		return "", RefusedProjectConfig, ""
 	}
 	if !o.AllowOutsideCwd && !within(cwd, real) {
 		return "", RefusedOutsideCwd, ""
@@ -184,14 +194,15 @@ func (o Options) readAllowed(p string) bool {
 	return err != nil || !o.credentialPath(real)
 }
 
-// gitPath reports whether p has a ".git" component below cwd (or anywhere,
-// when p is outside cwd). Case-insensitive: macOS file systems are.
-func gitPath(cwd, p string) bool {
+// componentPath reports whether p has a component name (".git",
+// ".magi-code") below cwd (or anywhere, when p is outside cwd).
+// Case-insensitive: macOS file systems are.
+func componentPath(cwd, p, name string) bool {
 	if within(cwd, p) {
 		p = strings.TrimPrefix(p[len(cwd):], "/")
 	}
 	for _, c := range strings.Split(p, "/") {
-		if strings.EqualFold(c, ".git") {
+		if strings.EqualFold(c, name) {
 			return true
 		}
 	}

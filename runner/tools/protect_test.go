@@ -24,26 +24,28 @@ func protectTree(t *testing.T) string {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"work/a.txt":                    "alpha\n",
-		"work/.git/config":              "[core]\n",
-		"work/.git/HEAD":                "ref: refs/heads/main\n",
-		"work/sub/.git":                 "gitdir: ../.git/worktrees/sub\n",
-		"work/sub/b.txt":                "bee\n",
-		"work/.env":                     "SECRET=hunter2\n",
-		"work/.env.local":               "SECRET=local\n",
-		"work/.env.example":             "SECRET=changeme\n",
-		"work/.gitignore":               "bin/\n",
-		"work/.github/workflows/ci.yml": "on: push\n",
-		"work/keys/server.pem":          "-----BEGIN PRIVATE KEY-----\n",
-		"work/keys.go":                  "package keys // SECRET handling\n",
-		"work/credentials.go":           "package creds\n",
-		"work/id_rsa.pub":               "ssh-ed25519 AAAA\n",
-		"outside/target.txt":            "outside\n",
-		"home/.ssh/id_rsa":              "-----BEGIN OPENSSH PRIVATE KEY-----\n",
-		"home/.ssh/authorized_keys":     "ssh-ed25519 AAAA\n",
-		"home/.aws/credentials":         "[default]\naws_secret_access_key=SECRET\n",
-		"mchome/auth.json":              `{"openai":{"key":"SECRET"}}`,
-		"mchome/settings.toml":          "provider = \"fixture\"\n",
+		"work/a.txt":                        "alpha\n",
+		"work/.git/config":                  "[core]\n",
+		"work/.git/HEAD":                    "ref: refs/heads/main\n",
+		"work/sub/.git":                     "gitdir: ../.git/worktrees/sub\n",
+		"work/sub/b.txt":                    "bee\n",
+		"work/.env":                         "SECRET=hunter2\n",
+		"work/.env.local":                   "SECRET=local\n",
+		"work/.env.example":                 "SECRET=changeme\n",
+		"work/.gitignore":                   "bin/\n",
+		"work/.github/workflows/ci.yml":     "on: push\n",
+		"work/keys/server.pem":              "-----BEGIN PRIVATE KEY-----\n",
+		"work/keys.go":                      "package keys // SECRET handling\n",
+		"work/credentials.go":               "package creds\n",
+		"work/.magi-code/settings.toml":     "[tools]\napproval = \"ask\"\n",
+		"work/.magi-code/skills/x/SKILL.md": "# x\n",
+		"work/id_rsa.pub":                   "ssh-ed25519 AAAA\n",
+		"outside/target.txt":                "outside\n",
+		"home/.ssh/id_rsa":                  "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		"home/.ssh/authorized_keys":         "ssh-ed25519 AAAA\n",
+		"home/.aws/credentials":             "[default]\naws_secret_access_key=SECRET\n",
+		"mchome/auth.json":                  `{"openai":{"key":"SECRET"}}`,
+		"mchome/settings.toml":              "provider = \"fixture\"\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(root, name)
@@ -63,6 +65,8 @@ func protectTree(t *testing.T) string {
 		"work/inner":   "sub", // stays inside cwd
 		"work/sshlink": filepath.Join(root, "home", ".ssh"),
 		"work/loop":    "loop",
+		"work/mclink":  ".magi-code",
+		"work/mcfile":  ".magi-code/settings.toml",
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
@@ -101,6 +105,7 @@ func TestWriteProtections(t *testing.T) {
 		outside = RefusedOutsideCwd
 		git     = RefusedGitInternals
 		cred    = RefusedCredentialWrite
+		mc      = RefusedProjectConfig
 	)
 	tests := []struct {
 		name   string
@@ -131,6 +136,23 @@ func TestWriteProtections(t *testing.T) {
 		{name: "git absolute", tool: "write_file", path: "ROOT/work/.git/HEAD", refuse: git},
 		{name: "edit git config", tool: "edit_file", path: ".git/config", refuse: git},
 		{name: "allowed git", tool: "write_file", path: ".git/config", allow: func(o *Options) { o.AllowGitInternals = true }, wrote: "ROOT/work/.git/config"},
+		// Project settings, skills and agent profiles.
+		{name: "project settings", tool: "write_file", path: ".magi-code/settings.toml", refuse: mc},
+		{name: "project skill", tool: "write_file", path: ".magi-code/skills/x/SKILL.md", refuse: mc},
+		{name: "new project skill", tool: "write_file", path: ".magi-code/skills/y/SKILL.md", refuse: mc},
+		{name: "project agent", tool: "write_file", path: ".magi-code/agents/a.md", refuse: mc},
+		{name: "new project config dir", tool: "write_file", path: "sub/.magi-code/settings.toml", refuse: mc},
+		{name: "project config upper case", tool: "write_file", path: ".MAGI-CODE/settings.toml", refuse: mc},
+		{name: "project config via dir symlink", tool: "write_file", path: "mclink/settings.toml", refuse: mc},
+		{name: "project config via file symlink", tool: "write_file", path: "mcfile", refuse: mc},
+		{name: "project config via dot-dot", tool: "write_file", path: "sub/../.magi-code/settings.toml", refuse: mc},
+		{name: "project config absolute", tool: "write_file", path: "ROOT/work/.magi-code/agents/a.md", refuse: mc},
+		{name: "edit project settings", tool: "edit_file", path: ".magi-code/settings.toml", refuse: mc},
+		{name: "edit project skill via symlink", tool: "edit_file", path: "mclink/skills/x/SKILL.md", refuse: mc},
+		{name: "allowed project config", tool: "write_file", path: ".magi-code/settings.toml", allow: func(o *Options) { o.AllowProjectConfig = true }, wrote: "ROOT/work/.magi-code/settings.toml"},
+		{name: "project config look-alike file", tool: "write_file", path: ".magi-code-notes.txt", wrote: "ROOT/work/.magi-code-notes.txt"},
+		{name: "project config look-alike doc", tool: "write_file", path: "docs/.magi-code.md", wrote: "ROOT/work/docs/.magi-code.md"},
+		{name: "project config without dot", tool: "write_file", path: "magi-code/settings.toml", wrote: "ROOT/work/magi-code/settings.toml"},
 		// Credentials.
 		{name: "env", tool: "write_file", path: ".env", refuse: cred},
 		{name: "env local", tool: "write_file", path: ".env.local", refuse: cred},
@@ -254,6 +276,7 @@ func TestReadProtections(t *testing.T) {
 		{name: "keys go", opts: base, tool: "read_file", args: `{"path":"keys.go"}`, wantText: "package keys // SECRET handling\n"},
 		{name: "public key", opts: base, tool: "read_file", args: `{"path":"id_rsa.pub"}`, wantText: "ssh-ed25519 AAAA\n"},
 		{name: "git config", opts: base, tool: "read_file", args: `{"path":".git/config"}`, wantText: "[core]\n"},
+		{name: "project settings", opts: base, tool: "read_file", args: `{"path":".magi-code/settings.toml"}`, wantText: "[tools]\napproval = \"ask\"\n"},
 		{name: "outside", opts: base, tool: "read_file", args: `{"path":"../outside/target.txt"}`, wantText: "outside\n"},
 		{name: "outside via symlink", opts: base, tool: "read_file", args: `{"path":"escape/target.txt"}`, wantText: "outside\n"},
 		// grep skips credential files while walking and refuses one as root.

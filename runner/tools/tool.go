@@ -8,8 +8,8 @@
 //
 // Paths resolve against the session cwd. This is not an OS sandbox (spec:
 // "Backend tools are not an OS sandbox"), but the file tools have guard
-// rails (protect.go): no writes outside the cwd, into .git internals or to
-// credential files, and no reads of credential files, unless Options allow
+// rails (protect.go): no writes outside the cwd, into .git internals, into
+// .magi-code project settings or to credential files, and no reads of credential files, unless Options allow
 // it; and the shell asks for approval of destructive commands even under
 // tools.approval = "auto" (destructive.go, ForceApprover). A refusal is an
 // error result whose text says why (RefusedOutsideCwd...). Every result handed to the model
@@ -97,6 +97,11 @@ type Options struct {
 	// files (settings: tools.protections.allow_credential_files, default
 	// false).
 	AllowCredentialFiles bool
+	// AllowProjectConfig lets write_file and edit_file write paths with a
+	// .magi-code component: project settings, skills and agent profiles
+	// that later sessions and children load (settings, global only:
+	// tools.protections.allow_project_config, default false).
+	AllowProjectConfig bool
 	// NoForceApproval turns off the shell's destructive-command check
 	// (ForceApproval always answers false; settings:
 	// tools.protections.allow_destructive_shell, default false).
