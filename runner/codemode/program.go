@@ -31,9 +31,12 @@ var guardProgram = sync.OnceValue(func() *goja.Program {
 	return goja.MustCompile("guard.js", guardSource, true)
 })
 
-// removedGlobals are built-ins a program does not need whose constructors
-// allocate large native buffers in one call.
+// removedGlobals are built-ins a program does not need: constructors that
+// allocate large native buffers in one call, and goja's GoError (the
+// constructor of errors wrapping Go errors; nothing here makes one, and its
+// name says what runs the program).
 var removedGlobals = []string{
+	"GoError",
 	"ArrayBuffer", "SharedArrayBuffer", "DataView",
 	"Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
 	"Int32Array", "Uint32Array", "Float32Array", "Float64Array",
@@ -112,7 +115,7 @@ func (p *program) run(code string) tools.Result {
 		res = p.settle(promiseValue)
 		return goja.Undefined()
 	}
-	finishFn, _ := goja.AssertFunction(p.vm.ToValue(finish))
+	finishFn, _ := goja.AssertFunction(p.native("result", finish))
 	if _, err := finishFn(goja.Undefined()); err != nil {
 		return p.vmError(err)
 	}
@@ -146,12 +149,12 @@ func (p *program) setup() error {
 		if tl == nil || p.t.names[tl.Name()] != tl {
 			continue
 		}
-		if err := toolsObj.Set(tl.Name(), p.callFunc(tl)); err != nil {
+		if err := toolsObj.Set(tl.Name(), p.native(tl.Name(), p.callFunc(tl))); err != nil {
 			return err
 		}
 	}
 	console := vm.NewObject()
-	if err := console.Set("log", p.consoleLog); err != nil {
+	if err := console.Set("log", p.native("log", p.consoleLog)); err != nil {
 		return err
 	}
 	if err := vm.Set("tools", toolsObj); err != nil {
@@ -170,6 +173,22 @@ func (p *program) setup() error {
 	}
 	_, err = install(goja.Undefined(), vm.ToValue(p.o.MaxInternalLen), toolsObj, console)
 	return err
+}
+
+// native returns f as a JavaScript function called name. goja names a
+// native function after its Go function (package path and receiver, such
+// as "github.com/.../codemode.(*program).callFunc.func1"), and that name
+// shows in f.name, String(f) and every stack frame taken while f runs (a
+// getter or Proxy trap that a tool call's argument encoding triggers).
+// Renaming it keeps Go internals out of what the program can observe.
+func (p *program) native(name string, f func(goja.FunctionCall) goja.Value) *goja.Object {
+	fn := p.vm.ToValue(f).(*goja.Object)
+	// Spec: a function's name property is non-writable, non-enumerable,
+	// configurable.
+	if err := fn.DefineDataProperty("name", p.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+		panic("codemode: renaming a native function: " + err.Error()) // a fresh function's name is configurable
+	}
+	return fn
 }
 
 // settle turns the program's promise into the result. It runs inside the VM.
@@ -213,7 +232,7 @@ func (p *program) vmError(err error) tools.Result {
 	case errors.As(err, &exception):
 		// Formatting the value may run program code: do it in the VM.
 		var text string
-		describe, _ := goja.AssertFunction(p.vm.ToValue(func(goja.FunctionCall) goja.Value {
+		describe, _ := goja.AssertFunction(p.native("describe", func(goja.FunctionCall) goja.Value {
 			text = p.describeError(exception.Value())
 			return goja.Undefined()
 		}))
