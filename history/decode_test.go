@@ -21,7 +21,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Type: TypeReasoningSummary, SessionID: "s", ID: "rs1", Text: "why", ProviderSummary: true},
 		{Type: TypeActivity, SessionID: "s", ActivityID: strings.Repeat("x", 1024), Kind: "tool", State: "failed", Name: "shell", Summary: "exit 1"},
 		{Type: TypeCompaction, SessionID: "s", Text: "summary"},
-		{Type: TypeDiagnostic, SessionID: "s", Code: "persistence_warning", Summary: "slow disk"},
+		{Type: TypeDiagnostic, SessionID: "s", Code: "persistence_failed", Summary: "slow disk"},
 		{Type: TypeRunCompleted, SessionID: "s", RunID: "r", Outcome: "failed", ErrorCode: "execution_failed"},
 		{Type: TypeToolCall, SessionID: "s", CallID: "c", Name: "shell", Arguments: `{"command":"echo hi"}`},
 		{Type: TypeToolResult, SessionID: "s", CallID: "c", Text: "hi\n", IsError: true},

@@ -60,6 +60,7 @@ type Builder struct {
 	ordinal   int
 	turn      int
 	turnOpen  bool
+	turnRun   string // the run of the open turn's input ("" for older records without one)
 	textBytes int
 	// interrupted counts partial diagnostics added for turns without
 	// durable completion; any makes the projection incomplete.
@@ -88,7 +89,7 @@ func (b *Builder) Add(r *Record) bool {
 			b.addInterrupted()
 		}
 		b.turn++
-		b.turnOpen = true
+		b.turnOpen, b.turnRun = true, r.RunID
 		b.add(KindUser, r.MessageID, r.Text, false)
 	case TypeAssistantChunk:
 		if m := &b.msgs[b.assistantMsg(r)]; !m.done {
@@ -149,7 +150,10 @@ func (b *Builder) Add(r *Record) bool {
 		}
 		b.add(KindDiagnostic, "", text, false)
 	case TypeRunCompleted:
-		b.turnOpen = false
+		// Only the open turn's own completion closes it.
+		if b.turnRun == "" || r.RunID == b.turnRun {
+			b.turnOpen = false
+		}
 	}
 	return b.textBytes <= wire.HistorySnapshotBytes && len(b.msgs) <= wire.HistorySnapshotParts
 }

@@ -231,10 +231,11 @@ func (r *Record) Validate() error {
 	case TypeDiagnostic:
 		// Spec: "Stored reads reject diagnostics" that break the diagnostic
 		// bounds: a code in the ID grammar and a summary of at most 1024 bytes.
-		ok = ValidID(r.Code) && len(r.Summary) <= wire.SummaryBytes
+		// Its code must be one of the spec's: clients fail closed on others.
+		ok = wire.Code(r.Code).Known() && len(r.Summary) <= wire.SummaryBytes
 	case TypeRunCompleted:
 		ok = r.RunID != "" && oneOf(r.Outcome, "completed", "cancelled", "failed") &&
-			(r.ErrorCode == "" || ValidID(r.ErrorCode))
+			(r.ErrorCode == "" || wire.Code(r.ErrorCode).Known())
 	case TypeToolCall, TypeToolResult:
 		ok = r.CallID != ""
 	case TypeTaskScope:

@@ -92,14 +92,17 @@ type Attachment struct {
 	// may have left. Anything else past size, or a file shorter than size,
 	// was changed behind the lease: appends then fail rather than erase it.
 	trimmable int64
-	prefix    hash.Hash // SHA-256 of the file's first size bytes
-	sum       [sha256.Size]byte
-	gen       uint64
-	revision  string
-	proj      *Projection
-	scopes    []string
-	syncErr   error // sticky: a failed fsync is never retried as success
-	closed    bool
+	// dirPending: this attachment created the file and the directory entry
+	// has not been fsynced yet.
+	dirPending bool
+	prefix     hash.Hash // SHA-256 of the file's first size bytes
+	sum        [sha256.Size]byte
+	gen        uint64
+	revision   string
+	proj       *Projection
+	scopes     []string
+	syncErr    error // sticky: a failed fsync is never retried as success
+	closed     bool
 }
 
 var emptySum = sha256.Sum256(nil)
@@ -377,7 +380,6 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 		buf = AppendRecord(buf, &a.header)
 	}
 	buf = AppendRecord(buf, &rec)
-	created := false
 	if a.file == nil {
 		if rec.Type != TypeInput {
 			return "", ErrNotDurable
@@ -389,7 +391,7 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 		if err != nil {
 			return "", fmt.Errorf("%w: %w", ErrPersistence, err)
 		}
-		a.file, created = f, true
+		a.file, a.dirPending = f, true
 	}
 	// From here the file may change: the current snapshot is stale for good.
 	a.proj = nil
@@ -410,17 +412,20 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	if rec.Type == TypeTaskScope {
 		a.scopes = append(a.scopes, rec.Ceiling)
 	}
-	if sync || created {
+	if sync || a.dirPending {
 		// DESIGN: "input.persisted and persistence=durable mean written and
-		// fsynced (and the directory fsynced when the file was created)."
+		// fsynced (and the directory fsynced when the file was created)".
+		// The directory stays pending until a sync succeeds, even when the
+		// write that created the file failed.
 		err := a.file.Sync()
-		if err == nil && created {
+		if err == nil && a.dirPending {
 			err = syncDir(a.store.dir)
 		}
 		if err != nil {
 			a.syncErr = fmt.Errorf("%w: %w", ErrPersistence, err)
 			return "", a.syncErr
 		}
+		a.dirPending = false
 	}
 	return a.revision, nil
 }

@@ -46,7 +46,7 @@ func TestLazyCreateAppendAndPage(t *testing.T) {
 	if entries, complete := allPages(t, a); len(entries) != 0 || !complete {
 		t.Fatalf("empty lazy page: %v %v", entries, complete)
 	}
-	if _, err := a.Append(Record{Type: TypeDiagnostic, Code: "x"}, false); err != ErrNotDurable {
+	if _, err := a.Append(Record{Type: TypeDiagnostic, Code: "execution_failed"}, false); err != ErrNotDurable {
 		t.Fatalf("non-input first append: %v", err)
 	}
 	before := a.Revision()
@@ -198,9 +198,9 @@ func TestProjectionRules(t *testing.T) {
 			{Type: TypeActivity, ActivityID: "t1", Kind: "tool", State: "completed", Name: "shell", Summary: "exit 0"},
 			{Type: TypeInternalInput, Text: "internal prompt"},
 			{Type: TypeCompaction, Text: "summary of before"},
-			{Type: TypeDiagnostic, Code: "persistence_warning", Summary: "slow"},
+			{Type: TypeDiagnostic, Code: "persistence_failed", Summary: "slow"},
 			{Type: TypeRunCompleted, RunID: "r", Outcome: "cancelled"},
-		}, []string{"user:q:false", "activity:shell completed: exit 0:false", "activity:grep started:true", "compaction:summary of before:false", "diagnostic:persistence_warning: slow:false"}, true},
+		}, []string{"user:q:false", "activity:shell completed: exit 0:false", "activity:grep started:true", "compaction:summary of before:false", "diagnostic:persistence_failed: slow:false"}, true},
 		{"redaction after reconciliation", []Record{
 			{Type: TypeInput, MessageID: "u", Text: "q"},
 			{Type: TypeAssistantChunk, MessageID: "a", Text: "key sk-abcdefgh"},
