@@ -75,6 +75,7 @@ type Protections struct {
 	AllowGitInternals     bool `koanf:"allow_git_internals"`
 	AllowCredentialFiles  bool `koanf:"allow_credential_files"`
 	AllowDestructiveShell bool `koanf:"allow_destructive_shell"`
+	AllowProjectConfig    bool `koanf:"allow_project_config"`
 }
 
 // CodeMode is reserved for issue 8: Code Mode's own permissions, independent

@@ -34,6 +34,7 @@ func newToolbox(rt *runtime) *toolbox {
 		AllowGitInternals:    prot.AllowGitInternals,
 		AllowCredentialFiles: prot.AllowCredentialFiles,
 		NoForceApproval:      prot.AllowDestructiveShell,
+		AllowProjectConfig:   prot.AllowProjectConfig,
 	})
 	all := builtin.All()
 	if rt.mcp != nil {
