@@ -41,7 +41,10 @@ FUZZ_TARGETS := \
 	./stages/redact:FuzzStream \
 	./history:FuzzReader \
 	./runner/config:FuzzFrontMatter \
-	./runner/config:FuzzSettings
+	./runner/config:FuzzSettings \
+	./stages/dispatch:FuzzMachine \
+	./runner/tools:FuzzDestructive \
+	./internal/jsonstr:FuzzUnescape
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
