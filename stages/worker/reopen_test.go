@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/runner/config"
@@ -101,5 +102,31 @@ func TestTaskCeilingHonouredOnReopen(t *testing.T) {
 	}
 	if !slices.Equal(sub, []string{"list_dir"}) {
 		t.Fatalf("subagent tools after reopen %q; want only the recorded ceiling [list_dir]", sub)
+	}
+}
+
+// An empty existing session file is durable but has no header: its first
+// append records the child's selection (as a created session's does), so a
+// later open can restore it.
+func TestEmptyFileRecordsSelection(t *testing.T) {
+	p, events, _ := startedPool(t, "", "")
+	sessions := p.runtime().snap.SessionsDir
+	if err := os.WriteFile(filepath.Join(sessions, "empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(sessions, "empty"), filepath.Join(sessions, "empty.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if d := op(t, p, dispatch.OpOpen, dispatch.OpenParams{SessionID: "empty"}); d.Attached != "empty" {
+		t.Fatalf("open = %+v", d)
+	}
+	runTurn(t, p, events, "empty", "hi")
+	data, err := os.ReadFile(filepath.Join(sessions, "empty.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(data), "\n")
+	if !strings.Contains(header, `"provider":"fixture"`) || !strings.Contains(header, `"model":"fixture-model"`) {
+		t.Fatalf("header %s does not record the selection", header)
 	}
 }

@@ -63,7 +63,7 @@ func (p *Pool) create() dispatch.OpDone {
 		return dispatch.OpDone{Code: wire.CodeNotInitialized}
 	}
 	id := p.opts.NewID()
-	a, code := rt.store.Create(id, history.Selection{Provider: rt.snap.Provider, Model: rt.snap.Model, Thinking: rt.snap.Thinking})
+	a, code := rt.store.Create(id, startupSelection(rt))
 	if code != "" {
 		return dispatch.OpDone{Code: code}
 	}
@@ -83,9 +83,19 @@ func (p *Pool) open(id string) dispatch.OpDone {
 		return dispatch.OpDone{Code: code}
 	}
 	sel, notices, model := restoreSelection(rt, info)
+	if !info.HasSaved {
+		// An empty file (or a lazy handle) has no header yet: the first
+		// append records the selection this child runs with, as create does.
+		a.SetSelection(startupSelection(rt))
+	}
 	p.attach(a, model)
 	notices = append(info.Notices, notices...)
 	return dispatch.OpDone{Result: sessionResult(id, info.Durable, a.Revision(), notices), Attached: id, Sel: &sel}
+}
+
+// startupSelection is the selection a new session header records.
+func startupSelection(rt *runtime) history.Selection {
+	return history.Selection{Provider: rt.snap.Provider, Model: rt.snap.Model, Thinking: rt.snap.Thinking}
 }
 
 // restoreSelection applies a session's saved selection against the
