@@ -40,16 +40,12 @@ var (
 	ErrServerBroken = errors.New("mcp: server stream broken")
 )
 
-// inheritedEnv lists the only variables of ours a server sees (DESIGN.md:
-// "PATH, HOME, LANG, TERM and what their own settings add").
-var inheritedEnv = [...]string{"PATH", "HOME", "LANG", "TERM"}
-
 // minimalEnv returns the environment of a server: the inherited variables
 // that are set, then the server's own entries in key order, which override
 // inherited ones. Keys must be nonempty and contain no '=' or NUL.
 func minimalEnv(getenv func(string) string, own map[string]string) ([]string, error) {
-	merged := make(map[string]string, len(inheritedEnv)+len(own))
-	for _, k := range inheritedEnv {
+	merged := make(map[string]string, len(subproc.Inherited)+len(own))
+	for _, k := range subproc.Inherited {
 		if v := getenv(k); v != "" {
 			merged[k] = v
 		}

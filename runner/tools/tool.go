@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/magi-code/magi-code/runner/subproc"
 )
 
 // Tool is one tool the model may call. Implementations must be safe for use
@@ -138,7 +140,7 @@ func (o Options) withDefaults() Options {
 // environment (PATH defaulting to /usr/bin:/bin) and nothing else.
 func MinimalEnv() []string {
 	env := make([]string, 0, 4)
-	for _, k := range []string{"PATH", "HOME", "LANG", "TERM"} {
+	for _, k := range subproc.Inherited {
 		v, ok := os.LookupEnv(k)
 		if k == "PATH" && (!ok || v == "") {
 			v, ok = "/usr/bin:/bin", true

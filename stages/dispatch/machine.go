@@ -124,9 +124,6 @@ func NewMachine(newID func() string) *Machine {
 // Lifecycle reports the initialization state.
 func (m *Machine) Lifecycle() Lifecycle { return m.life }
 
-// Closing reports whether admission has stopped.
-func (m *Machine) Closing() bool { return m.closing }
-
 // ActiveRun reports the active run ID ("" when none).
 func (m *Machine) ActiveRun() string { return m.run }
 

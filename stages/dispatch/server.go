@@ -95,7 +95,7 @@ func (s *Server) Step(ev any) {
 // Cancel stops all work without a protocol close (an output failure).
 func (s *Server) Cancel() { s.cancelWork() }
 
-// Status reports (under the lock) whether a run is active.
+// ActiveRun reports, under the lock, the active run ID ("" when none).
 func (s *Server) ActiveRun() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -125,10 +125,10 @@ func (s *turnSink) saveChunk(messageID string) error {
 const maxCarry = 4 * wire.LiveChunkBytes
 
 // deltaGrace is how long a delta waits for room in a full event edge before
-// it is coalesced with the next one. A reader that keeps up frees room
-// within microseconds, so a fast provider is paced by the reader instead of
-// dropping; a slow or stalled reader costs the provider at most this per
-// delta.
+// text is coalesced. A reader that keeps up frees room within microseconds,
+// so a fast provider is paced by the reader instead of dropping; a slow or
+// stalled reader costs the provider this once, until the edge has room
+// again (see deltas).
 const deltaGrace = 200 * time.Microsecond
 
 // deltaPolicyFull is the policy of a delta that finds the edge full.
@@ -284,7 +284,7 @@ func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.Tool
 		Arguments: string(call.Arguments)}); err != nil {
 		return err
 	}
-	return s.activity(activityID, name, "started", summary)
+	return s.activity(activityID, name, agent.StateStarted, summary)
 }
 
 func (s *turnSink) ToolFinished(activityID, name, summary, result string, isError, failed bool) error {
@@ -293,9 +293,9 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 		return err
 	}
 	delete(s.calls, activityID)
-	state := "completed"
+	state := agent.StateCompleted
 	if failed {
-		state = "failed"
+		state = agent.StateFailed
 	}
 	return s.activity(activityID, name, state, summary)
 }
