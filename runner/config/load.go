@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -75,6 +76,9 @@ type Snapshot struct {
 	Skills          []Skill    // sorted by name, disabled removed
 	Agent           *Profile   // the selected primary agent; nil for the built-in one
 	Subagents       []Profile  // enabled subagent profiles, sorted by name
+	// FixtureScript is the parsed fixture script (provider fixture with
+	// [providers.fixture] script; nil otherwise: the fixture echoes).
+	FixtureScript *fixture.Script
 	// Credential is the resolved provider credential. Never log it, put it
 	// on the wire, in history or in a subprocess environment.
 	Credential Credential
@@ -248,7 +252,7 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) wi
 	if ctx.Err() != nil {
 		return wire.CodeStartupCancelled
 	}
-	cred, code := readiness(s, snap.Model, st.home, env)
+	cred, code := readiness(s, snap, st.home, env)
 	if code != "" {
 		return code
 	}

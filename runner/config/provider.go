@@ -162,7 +162,11 @@ func (s *Settings) fillProviderDefaults() {
 // exchange. It returns the credential to use (none for the fixture), or the
 // failure code: a broken fixture script is configuration_invalid, every
 // other problem provider_unavailable.
-func readiness(s *Settings, model, home string, env *Env) (Credential, wire.Code) {
+//
+// For the fixture it also parses the script: snap.FixtureScript (nil
+// without one) is what the provider replays, read once.
+func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, wire.Code) {
+	model := snap.Model
 	switch s.Provider {
 	case "":
 		env.logf("config: no provider configured")
@@ -174,10 +178,12 @@ func readiness(s *Settings, model, home string, env *Env) (Credential, wire.Code
 				env.logf("config: fixture script unreadable: %v", err)
 				return Credential{}, wire.CodeConfigurationInvalid
 			}
-			if _, err := fixture.Parse(data); err != nil {
+			script, err := fixture.Parse(data)
+			if err != nil {
 				env.logf("config: fixture script invalid")
 				return Credential{}, wire.CodeConfigurationInvalid
 			}
+			snap.FixtureScript = script
 		}
 		return Credential{}, ""
 	}

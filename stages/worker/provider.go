@@ -2,45 +2,25 @@ package worker
 
 import (
 	"errors"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/config"
-	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/provider/anthropic"
 	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
 	"github.com/magi-code/magi-code/runner/provider/openai"
 )
 
-// maxScriptBytes bounds the fixture script read at startup.
-const maxScriptBytes = 64 << 20
-
 var errProvider = errors.New("worker: provider unavailable")
 
 // newProvider builds the admitted provider from the snapshot. config.Load
-// has already checked readiness; this only constructs it (no request).
+// has already checked readiness and parsed the fixture script; this only
+// constructs it (no request, no second read).
 func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Provider, error) {
 	switch snap.Provider {
 	case "fixture":
-		var script *fixture.Script
-		if path := snap.Settings.Providers.Fixture.Script; path != "" {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, errProvider
-			}
-			data, err := io.ReadAll(io.LimitReader(f, maxScriptBytes))
-			f.Close()
-			if err != nil {
-				return nil, errProvider
-			}
-			if script, err = fixture.Parse(data); err != nil {
-				return nil, errProvider
-			}
-		}
-		return fixtureprov.New(script), nil
+		return fixtureprov.New(snap.FixtureScript), nil
 	case "anthropic":
 		a := snap.Settings.Providers.Anthropic
 		return anthropic.New(anthropic.Config{
