@@ -29,22 +29,22 @@ demo: build
 	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/...
+	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/... ./redact/... ./chunk/... ./internal/...
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 
 # Each fuzz target runs for FUZZTIME (make fuzz) or a few seconds (make test).
 FUZZ_TARGETS := \
 	./stages/framing:FuzzSplitter \
 	./stages/validate:FuzzParse \
-	./stages/chunk:FuzzSplit \
-	./stages/redact:FuzzString \
-	./stages/redact:FuzzStream \
+	./chunk:FuzzSplit \
+	./redact:FuzzString \
+	./redact:FuzzStream \
 	./history:FuzzReader \
 	./runner/config:FuzzFrontMatter \
 	./runner/config:FuzzSettings \
 	./stages/dispatch:FuzzMachine \
 	./runner/tools:FuzzDestructive \
-	./internal/jsonstr:FuzzUnescape
+	./internal/jsonenc:FuzzUnescape
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

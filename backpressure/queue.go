@@ -28,8 +28,8 @@ func New[T any](name string, capacity int, p Policy, clock Clock) *Queue[T] {
 // NewMixed returns a queue whose Offer asks choose for each value's policy.
 // choose must be fast and pure.
 //
-//	events := backpressure.NewMixed("run-events", wire.WorkerEvents, func(e wire.Event) backpressure.Policy {
-//		if e.Critical() { return critical } // Wait(wire.CriticalEventWait)
+//	events := backpressure.NewMixed("run-events", protocol.WorkerEvents, func(e wire.Event) backpressure.Policy {
+//		if e.Critical() { return critical } // Wait(protocol.CriticalEventWait)
 //		return backpressure.Drop()
 //	}, backpressure.System)
 func NewMixed[T any](name string, capacity int, choose func(v T) Policy, clock Clock) *Queue[T] {

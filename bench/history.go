@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/history"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // historySession is the ID of the generated maximum-size session.
@@ -102,8 +102,8 @@ func writeMaxSession(w *workspace, id string) error {
 	}
 	base := int64(encodedLen(turnRecs(turns, "")...))
 	scope := history.Record{Type: history.TypeTaskScope, SessionID: id, Ceiling: "workspace-write"}
-	filler := wire.StoredHistoryLines - 1 - turns*50
-	budget := (wire.StoredHistoryBytes - 4096 - int64(filler*encodedLen(scope))) / turns
+	filler := protocol.StoredHistoryLines - 1 - turns*50
+	budget := (protocol.StoredHistoryBytes - 4096 - int64(filler*encodedLen(scope))) / turns
 	result := strings.Repeat("package main // source line;", int(budget-base)/28+1)[:budget-base-30]
 	for i := range turns {
 		for _, r := range turnRecs(i, result) {
@@ -116,7 +116,7 @@ func writeMaxSession(w *workspace, id string) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if lines != wire.StoredHistoryLines || size > wire.StoredHistoryBytes || size < wire.StoredHistoryBytes-(1<<20) {
+	if lines != protocol.StoredHistoryLines || size > protocol.StoredHistoryBytes || size < protocol.StoredHistoryBytes-(1<<20) {
 		return fmt.Errorf("generated %d lines, %d bytes", lines, size)
 	}
 	return f.Sync()

@@ -9,8 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // ErrProtocol wraps every protocol violation the client detects in the
@@ -24,13 +23,13 @@ func violation(format string, args ...any) error {
 // eventFields lists the exact data fields of each event beyond session_id
 // and run_id (spec table "Turns, approvals and events").
 var eventFields = map[string][]string{
-	wire.EventInputPersisted:    {"message_id", "durable", "revision"},
-	wire.EventMessageDelta:      {"message_id", "part", "text"},
-	wire.EventMessageReconcile:  {"message_id", "part", "text", "last_part", "partial"},
-	wire.EventActivity:          {"activity_id", "kind", "state", "name", "summary"},
-	wire.EventApprovalRequested: {"approval_id", "summary", "expires_in_ms"},
-	wire.EventDiagnostic:        {"code", "summary"},
-	wire.EventRunFinished:       {"outcome", "persistence", "revision", "error_code"},
+	protocol.EventInputPersisted:    {"message_id", "durable", "revision"},
+	protocol.EventMessageDelta:      {"message_id", "part", "text"},
+	protocol.EventMessageReconcile:  {"message_id", "part", "text", "last_part", "partial"},
+	protocol.EventActivity:          {"activity_id", "kind", "state", "name", "summary"},
+	protocol.EventApprovalRequested: {"approval_id", "summary", "expires_in_ms"},
+	protocol.EventDiagnostic:        {"code", "summary"},
+	protocol.EventRunFinished:       {"outcome", "persistence", "revision", "error_code"},
 }
 
 // enums holds the allowed values of enumerated event fields.
@@ -111,8 +110,8 @@ type checker struct {
 // frame checks one output line (LF included) and returns its parsed form:
 // exactly one of resp or ev is set.
 func (c *checker) frame(line []byte) (resp *Response, ev *Event, err error) {
-	if len(line) > wire.MaxOutputFrameBytes {
-		return nil, nil, violation("frame of %d bytes exceeds %d", len(line), wire.MaxOutputFrameBytes)
+	if len(line) > protocol.MaxOutputFrameBytes {
+		return nil, nil, violation("frame of %d bytes exceeds %d", len(line), protocol.MaxOutputFrameBytes)
 	}
 	body := line[:len(line)-1]
 	if !utf8.Valid(body) {
@@ -125,7 +124,7 @@ func (c *checker) frame(line []byte) (resp *Response, ev *Event, err error) {
 	if err != nil {
 		return nil, nil, violation("%v: %.200q", err, body)
 	}
-	if p, ok := str(f["protocol"]); !ok || p != wire.ProtocolName {
+	if p, ok := str(f["protocol"]); !ok || p != protocol.ProtocolName {
 		return nil, nil, violation("protocol %s", f["protocol"])
 	}
 	if string(f["version"]) != "1" {
@@ -191,7 +190,7 @@ func response(f map[string]json.RawMessage, seq uint64, raw []byte) (*Response, 
 		return nil, violation("error: %v", err)
 	}
 	code, ok := str(e["code"])
-	if !ok || !wire.Code(code).Known() {
+	if !ok || !protocol.Code(code).Known() {
 		return nil, violation("unknown error code %s", e["code"])
 	}
 	r.Error = &Error{Code: code}
@@ -231,21 +230,21 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte) (*Event, error)
 	// Codes in events are the spec's too: clients fail closed on unknown
 	// ones (run.finished's error_code may be null).
 	if v, present := d["code"]; present {
-		if c, ok := str(v); !ok || !wire.Code(c).Known() {
+		if c, ok := str(v); !ok || !protocol.Code(c).Known() {
 			return nil, violation("%s: unknown code %s", name, v)
 		}
 	}
 	if v, present := d["error_code"]; present && string(v) != "null" {
-		if c, ok := str(v); !ok || !wire.Code(c).Known() {
+		if c, ok := str(v); !ok || !protocol.Code(c).Known() {
 			return nil, violation("%s: unknown error_code %s", name, v)
 		}
 	}
 	// Spec: live chunks are at most 4,000 UTF-8 bytes; summaries at most
 	// 1024 after redaction.
-	if t, ok := str(d["text"]); ok && len(t) > wire.LiveChunkBytes {
+	if t, ok := str(d["text"]); ok && len(t) > protocol.LiveChunkBytes {
 		return nil, violation("%s: text of %d bytes", name, len(t))
 	}
-	if s, ok := str(d["summary"]); ok && len(s) > wire.SummaryBytes {
+	if s, ok := str(d["summary"]); ok && len(s) > protocol.SummaryBytes {
 		return nil, violation("%s: summary of %d bytes", name, len(s))
 	}
 	return e, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -18,22 +19,22 @@ func ev(seq int, e wire.Event) string {
 // TestCheckerFrames feeds each case's lines to one checker: all but the
 // last must pass; the last must pass (bad == "") or fail mentioning bad.
 func TestCheckerFrames(t *testing.T) {
-	delta := wire.Event{Name: wire.EventMessageDelta, MessageID: "m", Text: "hi"}
+	delta := wire.Event{Name: protocol.EventMessageDelta, MessageID: "m", Text: "hi"}
 	tests := []struct {
 		name  string
 		lines []string
 		bad   string
 	}{
 		{"response", []string{resp(1, "a")}, ""},
-		{"error response", []string{string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{NullID: true, Error: wire.CodeInvalidFrame}))}, ""},
+		{"error response", []string{string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{NullID: true, Error: protocol.CodeInvalidFrame}))}, ""},
 		{"every event", []string{
-			ev(1, wire.Event{Name: wire.EventInputPersisted, MessageID: "m", Revision: "v"}),
+			ev(1, wire.Event{Name: protocol.EventInputPersisted, MessageID: "m", Revision: "v"}),
 			ev(2, delta),
-			ev(3, wire.Event{Name: wire.EventMessageReconcile, MessageID: "m", LastPart: true}),
-			ev(4, wire.Event{Name: wire.EventActivity, ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell"}),
-			ev(5, wire.Event{Name: wire.EventApprovalRequested, ApprovalID: "a", ExpiresInMs: 60000}),
-			ev(6, wire.Event{Name: wire.EventDiagnostic, Code: string(wire.CodeExecutionFailed)}),
-			ev(7, wire.Event{Name: wire.EventRunFinished, Outcome: "failed", Persistence: "not_started", ErrorCode: wire.CodeExecutionFailed}),
+			ev(3, wire.Event{Name: protocol.EventMessageReconcile, MessageID: "m", LastPart: true}),
+			ev(4, wire.Event{Name: protocol.EventActivity, ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell"}),
+			ev(5, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", ExpiresInMs: 60000}),
+			ev(6, wire.Event{Name: protocol.EventDiagnostic, Code: string(protocol.CodeExecutionFailed)}),
+			ev(7, wire.Event{Name: protocol.EventRunFinished, Outcome: "failed", Persistence: "not_started", ErrorCode: protocol.CodeExecutionFailed}),
 		}, ""},
 		{"seq gap allowed", []string{resp(1, "a"), resp(5, "b")}, ""},
 		{"seq starts at 0", []string{resp(0, "a")}, "seq 0"},
@@ -51,8 +52,8 @@ func TestCheckerFrames(t *testing.T) {
 		{"result and error", []string{strings.Replace(resp(1, "a"), `"result":{}`, `"result":{},"error":{"code":"busy"}`, 1)}, "unexpected field"},
 		{"missing id", []string{strings.Replace(resp(1, "a"), `"id":"a",`, ``, 1)}, "missing field"},
 		{"numeric id", []string{strings.Replace(resp(1, "a"), `"id":"a"`, `"id":7`, 1)}, "response id"},
-		{"unknown code", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: wire.CodeBusy})), "busy", "oops", 1)}, "unknown error code"},
-		{"error with message", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: wire.CodeBusy})), `"busy"`, `"busy","message":"x"`, 1)}, "unexpected field"},
+		{"unknown code", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: protocol.CodeBusy})), "busy", "oops", 1)}, "unknown error code"},
+		{"error with message", []string{strings.Replace(string(wire.AppendResponse(nil, fakeInstance, 1, &wire.Response{ID: "a", Error: protocol.CodeBusy})), `"busy"`, `"busy","message":"x"`, 1)}, "unexpected field"},
 		{"trailing bytes", []string{strings.Replace(resp(1, "a"), "}\n", "} \n", 1)}, "after the object"},
 		{"two objects", []string{strings.TrimSuffix(resp(1, "a"), "\n") + resp(2, "b")}, "after the object"},
 		{"leading space", []string{" " + resp(1, "a")}, "object"},
@@ -62,12 +63,12 @@ func TestCheckerFrames(t *testing.T) {
 		{"unknown event", []string{strings.Replace(ev(1, delta), "message.delta", "message.append", 1)}, "unknown event"},
 		{"event missing field", []string{strings.Replace(ev(1, delta), `,"part":0`, ``, 1)}, "missing field"},
 		{"event extra field", []string{strings.Replace(ev(1, delta), `"text":"hi"`, `"text":"hi","raw":1`, 1)}, "unexpected field"},
-		{"bad enum", []string{ev(1, wire.Event{Name: wire.EventRunFinished, Outcome: "ok", Persistence: "durable"})}, "outcome"},
-		{"delta text too long", []string{ev(1, wire.Event{Name: wire.EventMessageDelta, Text: strings.Repeat("a", wire.LiveChunkBytes+1)})}, "text of"},
-		{"unknown diagnostic code", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: "hook_failed"})}, "unknown code"},
-		{"unknown run.finished error_code", []string{ev(1, wire.Event{Name: wire.EventRunFinished, Outcome: "failed", Persistence: "durable", ErrorCode: "nope"})}, "unknown error_code"},
-		{"summary too long", []string{ev(1, wire.Event{Name: wire.EventDiagnostic, Code: string(wire.CodeExecutionFailed), Summary: strings.Repeat("a", wire.SummaryBytes+1)})}, "summary of"},
-		{"oversize", []string{`{"a":"` + strings.Repeat("a", wire.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
+		{"bad enum", []string{ev(1, wire.Event{Name: protocol.EventRunFinished, Outcome: "ok", Persistence: "durable"})}, "outcome"},
+		{"delta text too long", []string{ev(1, wire.Event{Name: protocol.EventMessageDelta, Text: strings.Repeat("a", protocol.LiveChunkBytes+1)})}, "text of"},
+		{"unknown diagnostic code", []string{ev(1, wire.Event{Name: protocol.EventDiagnostic, Code: "hook_failed"})}, "unknown code"},
+		{"unknown run.finished error_code", []string{ev(1, wire.Event{Name: protocol.EventRunFinished, Outcome: "failed", Persistence: "durable", ErrorCode: "nope"})}, "unknown error_code"},
+		{"summary too long", []string{ev(1, wire.Event{Name: protocol.EventDiagnostic, Code: string(protocol.CodeExecutionFailed), Summary: strings.Repeat("a", protocol.SummaryBytes+1)})}, "summary of"},
+		{"oversize", []string{`{"a":"` + strings.Repeat("a", protocol.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Defaults of Options.
@@ -179,7 +180,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 // blocks on a full pipe because of the test.
 func (c *Client) read(stdout io.Reader) {
 	defer close(c.readDone)
-	br := bufio.NewReaderSize(stdout, wire.MaxOutputFrameBytes+1)
+	br := bufio.NewReaderSize(stdout, protocol.MaxOutputFrameBytes+1)
 	var chk checker
 	end := func(err error) {
 		c.fail(err)
@@ -191,7 +192,7 @@ func (c *Client) read(stdout io.Reader) {
 		switch {
 		case err == nil:
 		case errors.Is(err, bufio.ErrBufferFull):
-			end(violation("frame longer than %d bytes", wire.MaxOutputFrameBytes))
+			end(violation("frame longer than %d bytes", protocol.MaxOutputFrameBytes))
 			return
 		case errors.Is(err, io.EOF) && len(line) > 0:
 			// Spec: "Partial output lines are not usable messages."
@@ -381,10 +382,10 @@ func (c *Client) Send(id, method string, params any) error {
 		return err
 	}
 	line := make([]byte, 0, 96+len(id)+len(method)+len(p))
-	line = append(line, `{"protocol":"`+wire.ProtocolName+`","version":1,"id":`...)
-	line = wire.AppendString(line, id)
+	line = append(line, `{"protocol":"`+protocol.ProtocolName+`","version":1,"id":`...)
+	line = jsonenc.AppendString(line, id)
 	line = append(line, `,"method":`...)
-	line = wire.AppendString(line, method)
+	line = jsonenc.AppendString(line, method)
 	line = append(line, `,"params":`...)
 	line = append(line, p...)
 	line = append(line, "}\n"...)

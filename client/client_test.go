@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -56,7 +57,7 @@ func TestCallCorrelatesByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := c.Call(ctx, "shutdownx", nil)
-	if err != nil || r.Error == nil || r.Error.Code != string(wire.CodeUnsupportedMethod) {
+	if err != nil || r.Error == nil || r.Error.Code != string(protocol.CodeUnsupportedMethod) {
 		t.Fatalf("Call = %+v, %v; want unsupported_method", r, err)
 	}
 	if r.ID == nil || *r.ID != "c1" || r.Seq != 1 {
@@ -128,7 +129,7 @@ func TestRunEvents(t *testing.T) {
 		if e.Seq != uint64(i+2) || e.SessionID != "s1" {
 			t.Fatalf("event %d: seq %d session %q", i, e.Seq, e.SessionID)
 		}
-		if e.Name == wire.EventMessageReconcile {
+		if e.Name == protocol.EventMessageReconcile {
 			var d struct{ Text string }
 			if err := e.Decode(&d); err != nil {
 				t.Fatal(err)
@@ -158,11 +159,11 @@ func TestSlowConsumerBlocksWithoutLoss(t *testing.T) {
 			t.Fatal(err)
 		}
 		var d struct{ Part int }
-		if err := e.Decode(&d); err != nil || e.Name != wire.EventMessageDelta || d.Part != i {
+		if err := e.Decode(&d); err != nil || e.Name != protocol.EventMessageDelta || d.Part != i {
 			t.Fatalf("event %d: %s part %d", i, e.Name, d.Part)
 		}
 	}
-	if _, err := c.WaitEvent(ctx, func(e Event) bool { return e.Name == wire.EventRunFinished }); err != nil {
+	if _, err := c.WaitEvent(ctx, func(e Event) bool { return e.Name == protocol.EventRunFinished }); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := c.Await(ctx, "f"); err != nil || r.Seq != 1 {
@@ -243,7 +244,7 @@ func TestViolationsThroughChild(t *testing.T) {
 		{"seq starts at 2", []string{resp(2, "a")}},
 		{"partial line at EOF", []string{strings.TrimSuffix(resp(1, "a"), "\n")}},
 		{"banner", []string{"magi-code ready\n"}},
-		{"oversize", []string{`{"x":"` + strings.Repeat("a", wire.MaxOutputFrameBytes) + "\"}\n"}},
+		{"oversize", []string{`{"x":"` + strings.Repeat("a", protocol.MaxOutputFrameBytes) + "\"}\n"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

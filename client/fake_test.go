@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -61,7 +62,7 @@ func fakeChild() int {
 			Params map[string]json.RawMessage
 		}
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			f.respond(&wire.Response{NullID: true, Error: wire.CodeInvalidRequest})
+			f.respond(&wire.Response{NullID: true, Error: protocol.CodeInvalidRequest})
 			_ = f.out.Flush()
 			continue
 		}
@@ -86,11 +87,11 @@ func (f *fake) handle(id, method string, params map[string]json.RawMessage) int 
 	case "turn.start":
 		f.respond(result(id, map[string]any{"run_id": "run-1", "accepted": true}))
 		for _, e := range []wire.Event{
-			{Name: wire.EventInputPersisted, MessageID: "u1", Revision: "v1"},
-			{Name: wire.EventMessageDelta, MessageID: "m1", Part: 0, Text: "Hel"},
-			{Name: wire.EventMessageDelta, MessageID: "m1", Part: 1, Text: "lo"},
-			{Name: wire.EventMessageReconcile, MessageID: "m1", Part: 0, Text: "Hello", LastPart: true},
-			{Name: wire.EventRunFinished, Outcome: "completed", Persistence: "durable", Revision: "v2", HasRevision: true},
+			{Name: protocol.EventInputPersisted, MessageID: "u1", Revision: "v1"},
+			{Name: protocol.EventMessageDelta, MessageID: "m1", Part: 0, Text: "Hel"},
+			{Name: protocol.EventMessageDelta, MessageID: "m1", Part: 1, Text: "lo"},
+			{Name: protocol.EventMessageReconcile, MessageID: "m1", Part: 0, Text: "Hello", LastPart: true},
+			{Name: protocol.EventRunFinished, Outcome: "completed", Persistence: "durable", Revision: "v2", HasRevision: true},
 		} {
 			e.SessionID, e.RunID = run.SessionID, run.RunID
 			f.event(&e)
@@ -99,20 +100,20 @@ func (f *fake) handle(id, method string, params map[string]json.RawMessage) int 
 		f.held = result(id, map[string]any{"held": true})
 	case "dup":
 		f.respond(result(id, map[string]any{}))
-		f.respond(&wire.Response{ID: id, Error: wire.CodeDuplicateID})
+		f.respond(&wire.Response{ID: id, Error: protocol.CodeDuplicateID})
 	case "null":
-		f.respond(&wire.Response{NullID: true, Error: wire.CodeInvalidRequest})
+		f.respond(&wire.Response{NullID: true, Error: protocol.CodeInvalidRequest})
 	case "flood":
 		var n int
 		_ = json.Unmarshal(params["n"], &n)
 		f.respond(result(id, map[string]any{"run_id": "run-1", "accepted": true}))
 		for i := range n {
 			e := run
-			e.Name, e.MessageID, e.Part, e.Text = wire.EventMessageDelta, "m1", i, "x"
+			e.Name, e.MessageID, e.Part, e.Text = protocol.EventMessageDelta, "m1", i, "x"
 			f.event(&e)
 		}
 		e := run
-		e.Name, e.Outcome, e.Persistence = wire.EventRunFinished, "completed", "durable"
+		e.Name, e.Outcome, e.Persistence = protocol.EventRunFinished, "completed", "durable"
 		f.event(&e)
 	case "raw":
 		var frames []string
@@ -136,7 +137,7 @@ func (f *fake) handle(id, method string, params map[string]json.RawMessage) int 
 		f.respond(result(id, map[string]any{"state": "stopping"}))
 		return 0
 	default:
-		f.respond(&wire.Response{ID: id, Error: wire.CodeUnsupportedMethod})
+		f.respond(&wire.Response{ID: id, Error: protocol.CodeUnsupportedMethod})
 	}
 	return -1
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Decode unmarshals the event's data into v.
@@ -44,7 +44,7 @@ func (c *Client) CollectRun(ctx context.Context, runID string) ([]Event, error) 
 				return evs, fmt.Errorf("client: event %s of run %q while collecting run %q", ev.Name, ev.RunID, runID)
 			}
 			evs = append(evs, ev)
-			if ev.Name == wire.EventRunFinished {
+			if ev.Name == protocol.EventRunFinished {
 				return evs, nil
 			}
 		case <-ctx.Done():

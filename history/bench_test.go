@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // writeMaxSession writes a session at the stored-read maximum (just under
@@ -61,8 +61,8 @@ func writeMaxSession(tb testing.TB, e *env, id string) {
 	}
 	base := int64(len(encode(turnRecs(turns, "")...)))
 	scope := Record{Type: TypeTaskScope, SessionID: id, Ceiling: "workspace-write"}
-	filler := wire.StoredHistoryLines - 1 - turns*50
-	budget := (wire.StoredHistoryBytes - 4096 - int64(filler*len(encode(scope)))) / turns
+	filler := protocol.StoredHistoryLines - 1 - turns*50
+	budget := (protocol.StoredHistoryBytes - 4096 - int64(filler*len(encode(scope)))) / turns
 	result := strings.Repeat("package main // source line;", int(budget-base)/28+1)[:budget-base-30]
 	for i := range turns {
 		for _, r := range turnRecs(i, result) {
@@ -76,7 +76,7 @@ func writeMaxSession(tb testing.TB, e *env, id string) {
 		tb.Fatal(err)
 	}
 	f.Close()
-	if lines != wire.StoredHistoryLines || size > wire.StoredHistoryBytes || size < wire.StoredHistoryBytes-(1<<20) {
+	if lines != protocol.StoredHistoryLines || size > protocol.StoredHistoryBytes || size < protocol.StoredHistoryBytes-(1<<20) {
 		tb.Fatalf("generated %d lines, %d bytes", lines, size)
 	}
 }

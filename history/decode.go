@@ -5,7 +5,7 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/internal/jsonstr"
+	"github.com/magi-code/magi-code/internal/jsonenc"
 )
 
 // errMalformed reports a stored line that is not a valid record. Its text
@@ -339,7 +339,7 @@ func (p *parser) str(dst []byte) ([]byte, bool) {
 		}
 		var n int
 		var ok bool
-		if dst, n, ok = jsonstr.Unescape(dst, p.b[p.i:]); !ok {
+		if dst, n, ok = jsonenc.Unescape(dst, p.b[p.i:]); !ok {
 			return nil, false
 		}
 		p.i += n

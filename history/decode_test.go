@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -77,7 +77,7 @@ func TestParseLineRejects(t *testing.T) {
 		{"bad session id", `{"type":"compaction","session_id":"a/b","text":"x"}`},
 		{"bad message id", `{"type":"input","session_id":"s","message_id":"a.b","text":"x"}`},
 		{"bad state", `{"type":"activity","session_id":"s","activity_id":"a","kind":"tool","state":"running"}`},
-		{"long summary", `{"type":"diagnostic","session_id":"s","code":"c","summary":"` + strings.Repeat("x", wire.SummaryBytes+1) + `"}`},
+		{"long summary", `{"type":"diagnostic","session_id":"s","code":"c","summary":"` + strings.Repeat("x", protocol.SummaryBytes+1) + `"}`},
 		{"bad code", `{"type":"diagnostic","session_id":"s","code":"a b"}`},
 		{"bad outcome", `{"type":"run_completed","session_id":"s","run_id":"r","outcome":"done"}`},
 		{"null type", `{"type":null,"session_id":"s"}`},
@@ -145,13 +145,13 @@ func FuzzReader(f *testing.F) {
 		}
 		b := NewBuilder()
 		var rec Record
-		sc, code := scan(bytes.NewReader(data), "s", false, func(r *Record) wire.Code {
+		sc, code := scan(bytes.NewReader(data), "s", false, func(r *Record) protocol.Code {
 			line := AppendRecord(nil, r)
 			if err := parseLine(line[:len(line)-1], &rec); err != nil || rec != *r {
 				t.Fatalf("re-encoded %+v does not round-trip: %v", *r, err)
 			}
 			if !b.Add(r) {
-				return wire.CodeHistoryLimit
+				return protocol.CodeHistoryLimit
 			}
 			return ""
 		})
@@ -171,7 +171,7 @@ func FuzzReader(f *testing.F) {
 			if code != "" {
 				t.Fatalf("page: %s", code)
 			}
-			if len(raw) > wire.HistoryPageBytes {
+			if len(raw) > protocol.HistoryPageBytes {
 				t.Fatalf("page of %d bytes", len(raw))
 			}
 			j, _ := p.page(cursor)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // The stdio serve mode, and with it this store, runs on Linux and macOS only
@@ -17,9 +17,9 @@ var errUnsupported = errors.New("history: unsupported platform")
 
 type lease struct{}
 
-func acquireLease(string, string) (*lease, wire.Code) { return nil, wire.CodeSessionInvalid }
-func (l *lease) release()                             {}
-func openSession(string) (*os.File, int64, wire.Code) { return nil, 0, wire.CodeSessionInvalid }
-func createSession(string) (*os.File, error)          { return nil, errUnsupported }
-func exists(string) bool                              { return true }
-func syncDir(string) error                            { return errUnsupported }
+func acquireLease(string, string) (*lease, protocol.Code) { return nil, protocol.CodeSessionInvalid }
+func (l *lease) release()                                 {}
+func openSession(string) (*os.File, int64, protocol.Code) { return nil, 0, protocol.CodeSessionInvalid }
+func createSession(string) (*os.File, error)              { return nil, errUnsupported }
+func exists(string) bool                                  { return true }
+func syncDir(string) error                                { return errUnsupported }

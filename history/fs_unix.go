@@ -7,9 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/magi-code/magi-code/protocol"
 	"golang.org/x/sys/unix"
-
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Every session and lease file is opened without following symlinks and
@@ -30,32 +29,32 @@ type lease struct {
 // lazy session (no file yet) can hold its leases too.
 const leaseDir = ".leases"
 
-func acquireLease(sessionsDir, id string) (*lease, wire.Code) {
+func acquireLease(sessionsDir, id string) (*lease, protocol.Code) {
 	dir := filepath.Join(sessionsDir, leaseDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, wire.CodeSessionInvalid
+		return nil, protocol.CodeSessionInvalid
 	}
 	l := &lease{}
 	for i, name := range [2]string{id + ".active", id + ".writer"} {
 		fd, err := unix.Open(filepath.Join(dir, name), unix.O_RDWR|unix.O_CREAT|safeFlags, 0o600)
 		if err != nil {
 			l.release()
-			return nil, wire.CodeSessionInvalid
+			return nil, protocol.CodeSessionInvalid
 		}
 		f := os.NewFile(uintptr(fd), name)
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 			f.Close()
 			l.release()
-			return nil, wire.CodeSessionInvalid
+			return nil, protocol.CodeSessionInvalid
 		}
 		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			f.Close()
 			l.release()
 			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, wire.CodeSessionBusy
+				return nil, protocol.CodeSessionBusy
 			}
-			return nil, wire.CodeSessionInvalid
+			return nil, protocol.CodeSessionInvalid
 		}
 		l.files[i] = f
 	}
@@ -75,30 +74,30 @@ func (l *lease) release() {
 // openSession opens an existing session file for reading and appending.
 // Codes: session_missing when it does not exist; session_invalid when it is
 // not a regular file (FIFO, symlink, directory, device) or cannot be opened.
-func openSession(path string) (*os.File, int64, wire.Code) {
+func openSession(path string) (*os.File, int64, protocol.Code) {
 	// Lstat first so that a device or FIFO is never opened at all; the
 	// O_NOFOLLOW open plus fstat below closes the race with a swap.
 	var lst unix.Stat_t
 	if err := unix.Lstat(path, &lst); err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return nil, 0, wire.CodeSessionMissing
+			return nil, 0, protocol.CodeSessionMissing
 		}
-		return nil, 0, wire.CodeSessionInvalid
+		return nil, 0, protocol.CodeSessionInvalid
 	}
 	if lst.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, 0, wire.CodeSessionInvalid
+		return nil, 0, protocol.CodeSessionInvalid
 	}
 	fd, err := unix.Open(path, unix.O_RDWR|safeFlags, 0)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return nil, 0, wire.CodeSessionMissing
+			return nil, 0, protocol.CodeSessionMissing
 		}
-		return nil, 0, wire.CodeSessionInvalid
+		return nil, 0, protocol.CodeSessionInvalid
 	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino != lst.Ino || st.Dev != lst.Dev {
 		unix.Close(fd)
-		return nil, 0, wire.CodeSessionInvalid
+		return nil, 0, protocol.CodeSessionInvalid
 	}
 	return os.NewFile(uintptr(fd), filepath.Base(path)), st.Size, ""
 }

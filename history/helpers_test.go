@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"go.uber.org/goleak"
-
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -102,17 +101,17 @@ func allPages(t testing.TB, a *Attachment) ([]entry, bool) {
 		if code != "" {
 			t.Fatalf("page %d: %s", n, code)
 		}
-		if len(raw) > wire.HistoryPageBytes {
+		if len(raw) > protocol.HistoryPageBytes {
 			t.Fatalf("page %d is %d bytes", n, len(raw))
 		}
 		var p page
 		if err := json.Unmarshal(raw, &p); err != nil {
 			t.Fatalf("page %d: %v", n, err)
 		}
-		if len(p.Entries) > wire.HistoryPageEntries || p.Revision != rev || p.SessionID != a.ID() {
+		if len(p.Entries) > protocol.HistoryPageEntries || p.Revision != rev || p.SessionID != a.ID() {
 			t.Fatalf("page %d: bad page %d entries rev %q", n, len(p.Entries), p.Revision)
 		}
-		if p.NextCursor != nil && (p.Complete || len(*p.NextCursor) > wire.MaxIDBytes || !ValidID(*p.NextCursor)) {
+		if p.NextCursor != nil && (p.Complete || len(*p.NextCursor) > protocol.MaxIDBytes || !ValidID(*p.NextCursor)) {
 			t.Fatalf("page %d: bad cursor/complete", n)
 		}
 		out = append(out, p.Entries...)

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Projection is an immutable, bounded history projection: the redacted,
@@ -51,13 +52,13 @@ func (p *Projection) Pages() int { return len(p.starts) }
 
 // cursorReserve is the longest next_cursor value a page may carry: a quoted
 // cursor of the maximum ID length.
-const cursorReserve = wire.MaxIDBytes + 2
+const cursorReserve = protocol.MaxIDBytes + 2
 
 // pageFixed is the serialized size of a page around its entries, reserving
 // the longest cursor.
 func (p *Projection) pageFixed() int {
-	return len(`{"session_id":`) + wire.EscapedLen(p.sessionID) + 2 +
-		len(`,"revision":`) + wire.EscapedLen(p.revision) + 2 +
+	return len(`{"session_id":`) + jsonenc.EscapedLen(p.sessionID) + 2 +
+		len(`,"revision":`) + jsonenc.EscapedLen(p.revision) + 2 +
 		len(`,"entries":[`) + len(`],"next_cursor":`) + cursorReserve +
 		len(`,"complete":false}`)
 }
@@ -73,7 +74,7 @@ func (p *Projection) layout() {
 		if n > 0 {
 			add++ // comma
 		}
-		if n == wire.HistoryPageEntries || (n > 0 && size+add > wire.HistoryPageBytes) {
+		if n == protocol.HistoryPageEntries || (n > 0 && size+add > protocol.HistoryPageBytes) {
 			p.starts = append(p.starts, int32(i))
 			n, size, add = 0, fixed, int(p.parts[i].size)
 		}
@@ -112,10 +113,10 @@ func (p *Projection) page(cursor *string) (int, bool) {
 // AppendPage appends the history.page result object for cursor (nil: the
 // first page) to dst. It answers stale_revision for a cursor this projection
 // did not issue. The result is at most HistoryPageBytes bytes.
-func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, wire.Code) {
+func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, protocol.Code) {
 	j, ok := p.page(cursor)
 	if !ok {
-		return dst, wire.CodeStaleRevision
+		return dst, protocol.CodeStaleRevision
 	}
 	from := int(p.starts[j])
 	to := len(p.parts)
@@ -124,9 +125,9 @@ func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, wire.Code) 
 		to = int(p.starts[j+1])
 	}
 	dst = append(dst, `{"session_id":`...)
-	dst = wire.AppendString(dst, p.sessionID)
+	dst = jsonenc.AppendString(dst, p.sessionID)
 	dst = append(dst, `,"revision":`...)
-	dst = wire.AppendString(dst, p.revision)
+	dst = jsonenc.AppendString(dst, p.revision)
 	dst = append(dst, `,"entries":[`...)
 	for i := from; i < to; i++ {
 		if i > from {
@@ -139,7 +140,7 @@ func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, wire.Code) 
 	if last {
 		dst = append(dst, "null"...)
 	} else {
-		dst = wire.AppendString(dst, p.cursor(p.starts[j+1]))
+		dst = jsonenc.AppendString(dst, p.cursor(p.starts[j+1]))
 	}
 	// Spec: "complete=true only on last page of a complete projection".
 	if last && p.complete {
@@ -152,11 +153,11 @@ func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, wire.Code) 
 
 func appendEntry(dst []byte, m *pmsg, pt *part) []byte {
 	dst = append(dst, `{"message_id":`...)
-	dst = wire.AppendString(dst, m.id)
+	dst = jsonenc.AppendString(dst, m.id)
 	dst = append(dst, `,"kind":"`...)
 	dst = append(dst, kindNames[m.kind]...)
 	dst = append(dst, `","text":`...)
-	dst = wire.AppendString(dst, pt.text)
+	dst = jsonenc.AppendString(dst, pt.text)
 	dst = append(dst, `,"partial":`...)
 	dst = strconv.AppendBool(dst, m.partial)
 	dst = append(dst, `,"part":`...)
@@ -168,9 +169,9 @@ func appendEntry(dst []byte, m *pmsg, pt *part) []byte {
 
 // entryLen is len(appendEntry(nil, m, pt)) without building it.
 func entryLen(m *pmsg, pt *part) int {
-	n := len(`{"message_id":`) + wire.EscapedLen(m.id) + 2 +
+	n := len(`{"message_id":`) + jsonenc.EscapedLen(m.id) + 2 +
 		len(`,"kind":"`) + len(kindNames[m.kind]) + len(`","text":`) +
-		wire.EscapedLen(pt.text) + 2 + len(`,"partial":`) + len(`,"part":`) +
+		jsonenc.EscapedLen(pt.text) + 2 + len(`,"partial":`) + len(`,"part":`) +
 		len(strconv.Itoa(int(pt.index))) + len(`,"last_part":`) + len(`}`)
 	n += boolLen(m.partial) + boolLen(pt.last)
 	return n

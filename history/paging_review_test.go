@@ -20,8 +20,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/stages/redact"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 )
 
 // maxRevision is the longest revision revisionOf can produce.
@@ -29,7 +29,7 @@ var maxRevision = revisionOf(1<<64-1, [32]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xf
 
 // reviewFinish snapshots the reconciled, redacted text of every message the
 // builder holds (the reference the pages must reproduce), then finishes it.
-func reviewFinish(b *Builder, sessionID, revision string, gen uint64, torn bool) (*Projection, []string, wire.Code) {
+func reviewFinish(b *Builder, sessionID, revision string, gen uint64, torn bool) (*Projection, []string, protocol.Code) {
 	var want []string
 	for _, m := range b.msgs {
 		text := m.text
@@ -64,8 +64,8 @@ func checkPages(t testing.TB, p *Projection, sessionID string, want []string) {
 		if code != "" {
 			t.Fatalf("page %d: %s", n, code)
 		}
-		if len(raw) > wire.HistoryPageBytes {
-			t.Fatalf("page %d is %d serialized bytes > %d", n, len(raw), wire.HistoryPageBytes)
+		if len(raw) > protocol.HistoryPageBytes {
+			t.Fatalf("page %d is %d serialized bytes > %d", n, len(raw), protocol.HistoryPageBytes)
 		}
 		if !utf8.Valid(raw) || !json.Valid(raw) {
 			t.Fatalf("page %d is not valid UTF-8 JSON", n)
@@ -74,7 +74,7 @@ func checkPages(t testing.TB, p *Projection, sessionID string, want []string) {
 		if err := json.Unmarshal(raw, &pg); err != nil {
 			t.Fatalf("page %d: %v", n, err)
 		}
-		if len(pg.Entries) > wire.HistoryPageEntries {
+		if len(pg.Entries) > protocol.HistoryPageEntries {
 			t.Fatalf("page %d has %d entries", n, len(pg.Entries))
 		}
 		if pg.SessionID != sessionID || pg.Revision != p.revision {
@@ -97,7 +97,7 @@ func checkPages(t testing.TB, p *Projection, sessionID string, want []string) {
 			t.Fatalf("page %d: empty page with a next cursor", n)
 		}
 		for _, en := range pg.Entries {
-			if len(en.Text) > wire.HistoryChunkBytes {
+			if len(en.Text) > protocol.HistoryChunkBytes {
 				t.Fatalf("part of %d raw bytes", len(en.Text))
 			}
 			if !utf8.ValidString(en.Text) {
@@ -156,10 +156,10 @@ func checkPages(t testing.TB, p *Projection, sessionID string, want []string) {
 // part boundaries, many tiny entries: every page fits 32,768 bytes and 100
 // entries, and every message concatenates back.
 func TestReviewWorstCasePages(t *testing.T) {
-	sid := strings.Repeat("S", wire.MaxIDBytes)
+	sid := strings.Repeat("S", protocol.MaxIDBytes)
 	mid := func(i int) string { // 64-byte stored message IDs, no dot
 		s := fmt.Sprintf("m%d-", i)
-		return s + strings.Repeat("x", wire.MaxIDBytes-len(s))
+		return s + strings.Repeat("x", protocol.MaxIDBytes-len(s))
 	}
 	texts := map[string]string{
 		"six":     strings.Repeat("\x01", 60_000),
@@ -167,9 +167,9 @@ func TestReviewWorstCasePages(t *testing.T) {
 		"mixed":   strings.Repeat("a😀\x1f\"é\\漢\n", 9_000),
 		"offset":  "ab" + strings.Repeat("😀\x01", 12_000),
 		"quotes":  strings.Repeat(`"`, 40_000),
-		"plain":   strings.Repeat("z", 3*wire.HistoryChunkBytes+1),
-		"exact":   strings.Repeat("z", wire.HistoryChunkBytes),
-		"exact+1": strings.Repeat("z", wire.HistoryChunkBytes+1),
+		"plain":   strings.Repeat("z", 3*protocol.HistoryChunkBytes+1),
+		"exact":   strings.Repeat("z", protocol.HistoryChunkBytes),
+		"exact+1": strings.Repeat("z", protocol.HistoryChunkBytes+1),
 		"empty":   "",
 		"tiny":    "t",
 	}
@@ -210,10 +210,10 @@ func TestReviewWorstCasePages(t *testing.T) {
 	}
 	checkPages(t, p, sid, want)
 	// The largest cursor: the maximum generation and a 5-digit start.
-	if c := p.cursor(wire.HistorySnapshotParts); len(c) > wire.MaxIDBytes || !ValidID(c) {
+	if c := p.cursor(protocol.HistorySnapshotParts); len(c) > protocol.MaxIDBytes || !ValidID(c) {
 		t.Fatalf("cursor %q", c)
 	}
-	if len(maxRevision) > wire.MaxIDBytes || !ValidID(maxRevision) {
+	if len(maxRevision) > protocol.MaxIDBytes || !ValidID(maxRevision) {
 		t.Fatalf("revision %q", maxRevision)
 	}
 }
@@ -233,8 +233,8 @@ func TestReviewPageFillsExactly(t *testing.T) {
 			p, _, _ := reviewFinish(b, sid, "v1-x", 1, false)
 			fixed := p.pageFixed()
 			used := fixed + int(p.parts[0].size) + 1 + int(p.parts[1].size)
-			room := wire.HistoryPageBytes - used + extra
-			if room > wire.HistoryChunkBytes {
+			room := protocol.HistoryPageBytes - used + extra
+			if room > protocol.HistoryChunkBytes {
 				t.Fatalf("test setup: room %d", room)
 			}
 			b = NewBuilder()
@@ -272,11 +272,11 @@ func TestReviewPageFillsExactly(t *testing.T) {
 // including when the interrupted diagnostic is the one over.
 func TestReviewSnapshotBoundaries(t *testing.T) {
 	sid := "s"
-	parts := func(n int, open bool) wire.Code {
+	parts := func(n int, open bool) protocol.Code {
 		b := NewBuilder()
 		for i := range n {
 			if !b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: "c"}) {
-				return wire.CodeHistoryLimit
+				return protocol.CodeHistoryLimit
 			}
 			_ = i
 		}
@@ -284,7 +284,7 @@ func TestReviewSnapshotBoundaries(t *testing.T) {
 			// An input whose turn never completed: the interrupted
 			// diagnostic is one more part.
 			if !b.Add(&Record{Type: TypeInput, SessionID: sid, MessageID: "u", Text: "q"}) {
-				return wire.CodeHistoryLimit
+				return protocol.CodeHistoryLimit
 			}
 		}
 		p, code := b.Finish(sid, "v1-x", 1, false)
@@ -296,12 +296,12 @@ func TestReviewSnapshotBoundaries(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		open bool
-		want wire.Code
+		want protocol.Code
 	}{
-		{wire.HistorySnapshotParts, false, ""},
-		{wire.HistorySnapshotParts + 1, false, wire.CodeHistoryLimit},
-		{wire.HistorySnapshotParts - 2, true, ""},
-		{wire.HistorySnapshotParts - 1, true, wire.CodeHistoryLimit},
+		{protocol.HistorySnapshotParts, false, ""},
+		{protocol.HistorySnapshotParts + 1, false, protocol.CodeHistoryLimit},
+		{protocol.HistorySnapshotParts - 2, true, ""},
+		{protocol.HistorySnapshotParts - 1, true, protocol.CodeHistoryLimit},
 	} {
 		if got := parts(c.n, c.open); got != c.want {
 			t.Fatalf("%d parts (open turn %v): %q; want %q", c.n, c.open, got, c.want)
@@ -311,7 +311,7 @@ func TestReviewSnapshotBoundaries(t *testing.T) {
 	// Serialized bytes: k full 16,000-byte entries, then one entry sized to
 	// land the total at exactly 8 MiB + extra.
 	const k = 520
-	build := func(lastLen int) (*Projection, wire.Code) {
+	build := func(lastLen int) (*Projection, protocol.Code) {
 		b := NewBuilder()
 		for range k {
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16000)})
@@ -327,14 +327,14 @@ func TestReviewSnapshotBoundaries(t *testing.T) {
 	for _, pt := range p.parts {
 		total += int(pt.size)
 	}
-	room := wire.HistorySnapshotBytes - total
-	if room <= 0 || room > wire.HistoryChunkBytes {
+	room := protocol.HistorySnapshotBytes - total
+	if room <= 0 || room > protocol.HistoryChunkBytes {
 		t.Fatalf("test setup: room %d", room)
 	}
 	if _, code := build(room); code != "" {
 		t.Fatalf("exactly 8 MiB serialized: %q", code)
 	}
-	if _, code := build(room + 1); code != wire.CodeHistoryLimit {
+	if _, code := build(room + 1); code != protocol.CodeHistoryLimit {
 		t.Fatalf("8 MiB + 1 serialized: %q", code)
 	}
 }
@@ -400,14 +400,14 @@ func TestReviewReadBudgetBoundaries(t *testing.T) {
 		lines int
 		size  int64
 		torn  string
-		want  wire.Code
+		want  protocol.Code
 	}{
-		{"100,000 lines", wire.StoredHistoryLines, 0, "", ""},
-		{"100,001 lines", wire.StoredHistoryLines + 1, 0, "", wire.CodeHistoryLimit},
-		{"64 MiB", 3, wire.StoredHistoryBytes, "", ""},
-		{"64 MiB + 1", 3, wire.StoredHistoryBytes + 1, "", wire.CodeHistoryLimit},
-		{"64 MiB - 1 plus a 1-byte torn line", 3, wire.StoredHistoryBytes - 1, "{", ""},
-		{"64 MiB plus a 1-byte torn line", 3, wire.StoredHistoryBytes, "{", wire.CodeHistoryLimit},
+		{"100,000 lines", protocol.StoredHistoryLines, 0, "", ""},
+		{"100,001 lines", protocol.StoredHistoryLines + 1, 0, "", protocol.CodeHistoryLimit},
+		{"64 MiB", 3, protocol.StoredHistoryBytes, "", ""},
+		{"64 MiB + 1", 3, protocol.StoredHistoryBytes + 1, "", protocol.CodeHistoryLimit},
+		{"64 MiB - 1 plus a 1-byte torn line", 3, protocol.StoredHistoryBytes - 1, "{", ""},
+		{"64 MiB plus a 1-byte torn line", 3, protocol.StoredHistoryBytes, "{", protocol.CodeHistoryLimit},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -432,7 +432,7 @@ func TestReviewReadBudgetBoundaries(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, code = a.Page(rev, nil)
-			if code != wire.CodeHistoryLimit {
+			if code != protocol.CodeHistoryLimit {
 				t.Fatalf("page past the read budget: %q", code)
 			}
 		})
@@ -472,10 +472,10 @@ func TestReviewStickyRevisions(t *testing.T) {
 			if o.rev == a.Revision() {
 				t.Fatalf("revision %q issued twice", o.rev)
 			}
-			if _, code := a.Page(o.rev, nil); code != wire.CodeStaleRevision {
+			if _, code := a.Page(o.rev, nil); code != protocol.CodeStaleRevision {
 				t.Fatalf("old revision %q: %q", o.rev, code)
 			}
-			if _, code := a.Page(a.Revision(), &o.cursor); code != wire.CodeStaleRevision {
+			if _, code := a.Page(a.Revision(), &o.cursor); code != protocol.CodeStaleRevision {
 				t.Fatalf("old cursor %q: %q", o.cursor, code)
 			}
 		}
@@ -512,7 +512,7 @@ func TestReviewStickyRevisions(t *testing.T) {
 	old = append(old, firstCursor(a2))
 	// Close, open again: still new.
 	a2.Close()
-	if _, code := a2.Page(old[len(old)-1].rev, nil); code != wire.CodeSessionMissing {
+	if _, code := a2.Page(old[len(old)-1].rev, nil); code != protocol.CodeSessionMissing {
 		t.Fatalf("page after close: %q", code)
 	}
 	a3, _, code := e.store.Open("s", nil)
@@ -528,7 +528,7 @@ func TestReviewStickyRevisions(t *testing.T) {
 		t.Fatal(code)
 	}
 	defer b.Close()
-	if _, code := a3.Page(b.Revision(), nil); code != wire.CodeStaleRevision {
+	if _, code := a3.Page(b.Revision(), nil); code != protocol.CodeStaleRevision {
 		t.Fatalf("other session's revision: %q", code)
 	}
 	// A lazy handle reopened before persistence gets a new revision too.
@@ -545,7 +545,7 @@ func TestReviewStickyRevisions(t *testing.T) {
 	if l2.Revision() == r1 {
 		t.Fatal("lazy reopen kept the revision")
 	}
-	if _, code := l2.Page(r1, nil); code != wire.CodeStaleRevision {
+	if _, code := l2.Page(r1, nil); code != protocol.CodeStaleRevision {
 		t.Fatalf("lazy old revision: %q", code)
 	}
 	raw, code := l2.Page(l2.Revision(), nil)
@@ -564,7 +564,7 @@ func TestReviewTornAndSpecialFiles(t *testing.T) {
 	rc := encode(Record{Type: TypeRunCompleted, SessionID: "s", RunID: "r1", Outcome: "completed"})
 	for i, c := range []struct {
 		tail     string
-		want     wire.Code
+		want     protocol.Code
 		complete bool
 	}{
 		{"", "", true},
@@ -572,10 +572,10 @@ func TestReviewTornAndSpecialFiles(t *testing.T) {
 		{" ", "", false},
 		{"\xf0\x9f", "", false},
 		{"\r", "", false},
-		{"\n", wire.CodeSessionInvalid, false},
-		{"\r\n", wire.CodeSessionInvalid, false},
-		{string(rc[:len(rc)-2]) + "\n", wire.CodeSessionInvalid, false},
-		{"\xf0\x9f\n", wire.CodeSessionInvalid, false},
+		{"\n", protocol.CodeSessionInvalid, false},
+		{"\r\n", protocol.CodeSessionInvalid, false},
+		{string(rc[:len(rc)-2]) + "\n", protocol.CodeSessionInvalid, false},
+		{"\xf0\x9f\n", protocol.CodeSessionInvalid, false},
 	} {
 		id := fmt.Sprint("t", i)
 		data := bytes.ReplaceAll(append(append([]byte(nil), base...), c.tail...), []byte(`"s"`), []byte(`"`+id+`"`))
@@ -645,7 +645,7 @@ func TestReviewDiagnosticCodeFromDisk(t *testing.T) {
 	recs = append(recs, Record{Type: TypeDiagnostic, SessionID: "s", RunID: "r1", Code: "hook_failed", Summary: "x"})
 	e.write(t, "s", encode(recs...))
 	a, _, code := e.store.Open("s", nil)
-	if code == wire.CodeSessionInvalid {
+	if code == protocol.CodeSessionInvalid {
 		return
 	}
 	if code != "" {
@@ -654,7 +654,7 @@ func TestReviewDiagnosticCodeFromDisk(t *testing.T) {
 	defer a.Close()
 	entries, _ := allPages(t, a)
 	for _, en := range entries {
-		if en.Kind == "diagnostic" && !wire.Code(strings.SplitN(en.Text, ":", 2)[0]).Known() && en.Text != InterruptedText {
+		if en.Kind == "diagnostic" && !protocol.Code(strings.SplitN(en.Text, ":", 2)[0]).Known() && en.Text != InterruptedText {
 			t.Fatalf("diagnostic with unknown code on the wire: %q", en.Text)
 		}
 	}
@@ -750,13 +750,13 @@ func FuzzReviewProjection(f *testing.F) {
 
 func reviewProjectionCase(t *testing.T, data []byte) {
 	alphabet := []string{"a", "\x01", "😀", "é", `"`, `\`, "\n", "漢", "sk-abcdefghijklmnop ", " "}
-	ids := []string{"a", "b", strings.Repeat("M", wire.MaxIDBytes), "u1", "x-y_z"}
-	runs := []string{"r1", "r2", strings.Repeat("R.", wire.MaxIDBytes/2)}
+	ids := []string{"a", "b", strings.Repeat("M", protocol.MaxIDBytes), "u1", "x-y_z"}
+	runs := []string{"r1", "r2", strings.Repeat("R.", protocol.MaxIDBytes/2)}
 	{
 		if len(data) > 1024 {
 			return
 		}
-		sid := strings.Repeat("s", 1+len(data)%wire.MaxIDBytes)
+		sid := strings.Repeat("s", 1+len(data)%protocol.MaxIDBytes)
 		i := 0
 		next := func() int {
 			if i >= len(data) {
@@ -801,13 +801,13 @@ func reviewProjectionCase(t *testing.T, data []byte) {
 				r.Type, r.ActivityID, r.Kind, r.Name = TypeActivity, ids[next()%len(ids)], "tool", "shell"
 				r.State = []string{"started", "completed", "failed"}[next()%3]
 				r.Summary = text()
-				if len(r.Summary) > wire.SummaryBytes {
-					r.Summary = r.Summary[:chunkPrefix(r.Summary, wire.SummaryBytes)]
+				if len(r.Summary) > protocol.SummaryBytes {
+					r.Summary = r.Summary[:chunkPrefix(r.Summary, protocol.SummaryBytes)]
 				}
 			case 5:
 				r.Type, r.Text = TypeCompaction, text()
 			case 6:
-				r.Type, r.Code = TypeDiagnostic, string(wire.CodePersistenceFailed)
+				r.Type, r.Code = TypeDiagnostic, string(protocol.CodePersistenceFailed)
 			case 7:
 				r.Type, r.Outcome = TypeRunCompleted, "completed"
 			case 8:
@@ -860,7 +860,7 @@ func TestReviewLongLinesAtBufferEdges(t *testing.T) {
 				data = append(data, line[:size-1]...)
 			}
 			var got []string
-			sc, code := scan(bytes.NewReader(data), "s", true, func(r *Record) wire.Code {
+			sc, code := scan(bytes.NewReader(data), "s", true, func(r *Record) protocol.Code {
 				got = append(got, r.Text)
 				return ""
 			})

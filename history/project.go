@@ -3,9 +3,9 @@ package history
 import (
 	"strconv"
 
-	"github.com/magi-code/magi-code/stages/chunk"
-	"github.com/magi-code/magi-code/stages/redact"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/chunk"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 )
 
 // Kind is a history entry's kind.
@@ -35,7 +35,7 @@ const InterruptedText = "interrupted: this turn has no durable completion record
 // ID, kind, part number and cursor, still fits HistoryPageBytes.
 // maxEntryOverhead+maxPageOverhead is about 470 bytes; 1024 leaves margin and
 // TestOneEntryPageFits holds it.
-const entryTextBudget = wire.HistoryPageBytes - 1024
+const entryTextBudget = protocol.HistoryPageBytes - 1024
 
 // message is one projected message while building: its text is reconciled
 // but neither redacted nor chunked yet.
@@ -155,7 +155,7 @@ func (b *Builder) Add(r *Record) bool {
 			b.turnOpen = false
 		}
 	}
-	return b.textBytes <= wire.HistorySnapshotBytes && len(b.msgs) <= wire.HistorySnapshotParts
+	return b.textBytes <= protocol.HistorySnapshotBytes && len(b.msgs) <= protocol.HistorySnapshotParts
 }
 
 func activityText(r *Record) string {
@@ -206,7 +206,7 @@ func (b *Builder) add(kind Kind, storedID, text string, partial bool) int {
 // torn last line), then reconciles, redacts and chunks every message, and
 // lays out the pages. gen and revision name the projection; sessionID is
 // echoed in every page.
-func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Projection, wire.Code) {
+func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Projection, protocol.Code) {
 	// Spec: "Interrupted turns without durable completion include a partial
 	// diagnostic and keep completeness false". DESIGN: a torn last line is
 	// ignored, adds a partial diagnostic and reports complete=false.
@@ -231,7 +231,7 @@ func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Pr
 		text := redact.String(m.text)
 		m.text = ""
 		p.msgs = append(p.msgs, pmsg{id: m.id, kind: m.kind, partial: m.partial})
-		parts := chunk.Split(text, wire.HistoryChunkBytes, entryTextBudget)
+		parts := chunk.Split(text, protocol.HistoryChunkBytes, entryTextBudget)
 		for j, s := range parts {
 			pt := part{text: s, msg: int32(len(p.msgs) - 1), index: int32(j), last: j == len(parts)-1}
 			pt.size = int32(entryLen(&p.msgs[len(p.msgs)-1], &pt))
@@ -239,8 +239,8 @@ func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Pr
 			p.parts = append(p.parts, pt)
 			// Spec: "Snapshot budget: 8 MiB serialized entry projection, at
 			// most 10,000 parts; exceeding it → history_limit".
-			if total > wire.HistorySnapshotBytes || len(p.parts) > wire.HistorySnapshotParts {
-				return nil, wire.CodeHistoryLimit
+			if total > protocol.HistorySnapshotBytes || len(p.parts) > protocol.HistorySnapshotParts {
+				return nil, protocol.CodeHistoryLimit
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"hash"
 	"io"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // readBufferBytes is the bufio buffer of the streaming reader; longer lines
@@ -33,9 +33,9 @@ type scanned struct {
 // first record that is not this session's header, or a record of another
 // session. visit returns "" to go on or a code to stop with. lean: see
 // parseRecord.
-func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Code) (scanned, wire.Code) {
+func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) protocol.Code) (scanned, protocol.Code) {
 	s := scanned{prefix: sha256.New()}
-	br := bufio.NewReaderSize(io.LimitReader(r, wire.StoredHistoryBytes+1), readBufferBytes)
+	br := bufio.NewReaderSize(io.LimitReader(r, protocol.StoredHistoryBytes+1), readBufferBytes)
 	var long []byte // assembles lines longer than the bufio buffer
 	var rec Record
 	var dec decoder
@@ -44,8 +44,8 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Cod
 		chunk, err := br.ReadSlice('\n')
 		total += int64(len(chunk))
 		// Spec: "Stored history read: 64 MiB original JSONL bytes".
-		if total > wire.StoredHistoryBytes {
-			return s, wire.CodeHistoryLimit
+		if total > protocol.StoredHistoryBytes {
+			return s, protocol.CodeHistoryLimit
 		}
 		if err == bufio.ErrBufferFull {
 			long = append(long, chunk...)
@@ -57,15 +57,15 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Cod
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return s, wire.CodeSessionInvalid
+			return s, protocol.CodeSessionInvalid
 		}
 		if len(line) == 0 {
 			break // clean EOF
 		}
 		s.lines++
 		// Spec: "at most 100,000 lines".
-		if s.lines > wire.StoredHistoryLines {
-			return s, wire.CodeHistoryLimit
+		if s.lines > protocol.StoredHistoryLines {
+			return s, protocol.CodeHistoryLimit
 		}
 		if err == io.EOF {
 			// DESIGN: a last line without LF (a crash mid-append) is not
@@ -78,18 +78,18 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) wire.Cod
 		s.valid += int64(len(line))
 		long = long[:0]
 		if parseRecord(line[:len(line)-1], &rec, lean, &dec) != nil || rec.SessionID != sessionID {
-			return s, wire.CodeSessionInvalid
+			return s, protocol.CodeSessionInvalid
 		}
 		if s.header == nil {
 			if rec.Type != TypeHeader {
-				return s, wire.CodeSessionInvalid
+				return s, protocol.CodeSessionInvalid
 			}
 			h := rec
 			s.header = &h
 			continue
 		}
 		if rec.Type == TypeHeader {
-			return s, wire.CodeSessionInvalid
+			return s, protocol.CodeSessionInvalid
 		}
 		if code := visit(&rec); code != "" {
 			return s, code

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // SchemaVersion is the header version this package writes. Version 1 is the
@@ -224,18 +225,18 @@ func (r *Record) Validate() error {
 	case TypeAssistantChunk, TypeAssistant:
 		ok = validMessageID(r.MessageID)
 	case TypeActivity:
-		ok = r.ActivityID != "" && len(r.ActivityID) <= wire.ActivityInternalIDBytes &&
+		ok = r.ActivityID != "" && len(r.ActivityID) <= protocol.ActivityInternalIDBytes &&
 			oneOf(r.Kind, "tool", "subagent", "compaction") &&
 			oneOf(r.State, "started", "completed", "failed") &&
-			len(r.Summary) <= wire.SummaryBytes && len(r.Name) <= wire.SummaryBytes
+			len(r.Summary) <= protocol.SummaryBytes && len(r.Name) <= protocol.SummaryBytes
 	case TypeDiagnostic:
 		// Spec: "Stored reads reject diagnostics" that break the diagnostic
 		// bounds: a code in the ID grammar and a summary of at most 1024 bytes.
 		// Its code must be one of the spec's: clients fail closed on others.
-		ok = wire.Code(r.Code).Known() && len(r.Summary) <= wire.SummaryBytes
+		ok = protocol.Code(r.Code).Known() && len(r.Summary) <= protocol.SummaryBytes
 	case TypeRunCompleted:
 		ok = r.RunID != "" && oneOf(r.Outcome, "completed", "cancelled", "failed") &&
-			(r.ErrorCode == "" || wire.Code(r.ErrorCode).Known())
+			(r.ErrorCode == "" || protocol.Code(r.ErrorCode).Known())
 	case TypeToolCall, TypeToolResult:
 		ok = r.CallID != ""
 	case TypeTaskScope:
@@ -259,32 +260,16 @@ func oneOf(s string, options ...string) bool {
 	return false
 }
 
-// ValidSessionID reports whether id matches [A-Za-z0-9_-]+ within 64 bytes.
-func ValidSessionID(id string) bool { return validGrammar(id, false) }
+// ValidSessionID reports whether id follows the session ID grammar.
+func ValidSessionID(id string) bool { return protocol.ValidSessionID(id) }
 
-// ValidID reports whether id matches the protocol ID grammar
-// [A-Za-z0-9._-]+ within 64 bytes (revisions, cursors, run IDs, codes).
-func ValidID(id string) bool { return validGrammar(id, true) }
+// ValidID reports whether id follows the protocol ID grammar (revisions,
+// cursors, run IDs, codes).
+func ValidID(id string) bool { return protocol.ValidID(id) }
 
 // validMessageID: stored message IDs use the session ID grammar (no dot), so
 // that the projection's synthesized IDs, which contain a dot, never collide.
-func validMessageID(id string) bool { return validGrammar(id, false) }
-
-func validGrammar(id string, dot bool) bool {
-	if len(id) == 0 || len(id) > wire.MaxIDBytes {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-		case c == '.' && dot:
-		default:
-			return false
-		}
-	}
-	return true
-}
+func validMessageID(id string) bool { return protocol.ValidSessionID(id) }
 
 // AppendRecord appends r as one JSON line, LF included. Fields appear in a
 // fixed order; optional empty strings and false booleans are omitted, except
@@ -295,7 +280,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	dst = append(dst, `{"type":"`...)
 	dst = append(dst, typeNames[r.Type]...)
 	dst = append(dst, `","session_id":`...)
-	dst = wire.AppendString(dst, r.SessionID)
+	dst = jsonenc.AppendString(dst, r.SessionID)
 	str := func(f field, v string) {
 		if allowed&(1<<f) == 0 || (v == "" && req&(1<<f) == 0) {
 			return
@@ -303,7 +288,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 		dst = append(dst, ',', '"')
 		dst = append(dst, fieldNames[f]...)
 		dst = append(dst, '"', ':')
-		dst = wire.AppendString(dst, v)
+		dst = jsonenc.AppendString(dst, v)
 	}
 	flag := func(f field, v bool) {
 		if allowed&(1<<f) == 0 || !v {
@@ -328,7 +313,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	if r.Type == TypeAssistant {
 		if r.HasText {
 			dst = append(dst, `,"text":`...)
-			dst = wire.AppendString(dst, r.Text)
+			dst = jsonenc.AppendString(dst, r.Text)
 		}
 	} else {
 		str(fText, r.Text)

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Errors of appends. They never reach the wire: the caller maps a failed
@@ -45,7 +45,7 @@ type OpenInfo struct {
 	// saved_selection_notice itself; the store never writes on open.
 	Saved    Selection
 	HasSaved bool
-	// Notices: wire.NoticeCwdUnverified when no cwd was recorded.
+	// Notices: protocol.NoticeCwdUnverified when no cwd was recorded.
 	Notices []string
 }
 
@@ -112,9 +112,9 @@ var emptySum = sha256.Sum256(nil)
 // first required-input append. Codes: invalid_params for an ID outside the
 // grammar, session_busy if another holder has the ID's leases,
 // session_invalid if anything already exists at its path (never clobbered).
-func (s *Store) Create(id string, sel Selection) (*Attachment, wire.Code) {
+func (s *Store) Create(id string, sel Selection) (*Attachment, protocol.Code) {
 	if !ValidSessionID(id) {
-		return nil, wire.CodeInvalidParams
+		return nil, protocol.CodeInvalidParams
 	}
 	l, code := acquireLease(s.dir, id)
 	if code != "" {
@@ -123,7 +123,7 @@ func (s *Store) Create(id string, sel Selection) (*Attachment, wire.Code) {
 	path := s.path(id)
 	if exists(path) {
 		l.release()
-		return nil, wire.CodeSessionInvalid
+		return nil, protocol.CodeSessionInvalid
 	}
 	a := &Attachment{store: s, id: id, path: path, lease: l}
 	a.header = s.newHeader(id, sel)
@@ -154,10 +154,10 @@ func (a *Attachment) resetEmptyLocked() {
 // Opening never writes. Codes: invalid_params (ID grammar), session_busy,
 // session_missing, session_invalid (unsafe, unreadable or malformed),
 // history_limit, cwd_mismatch.
-func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wire.Code) {
+func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, protocol.Code) {
 	var info OpenInfo
 	if !ValidSessionID(id) {
-		return nil, info, wire.CodeInvalidParams
+		return nil, info, protocol.CodeInvalidParams
 	}
 	var l *lease
 	var lazyHeader *Record
@@ -166,7 +166,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 		current.mu.Lock()
 		defer current.mu.Unlock()
 		if current.closed {
-			return nil, info, wire.CodeSessionMissing
+			return nil, info, protocol.CodeSessionMissing
 		}
 		l, borrowed = current.lease, true
 		if current.file == nil {
@@ -178,12 +178,12 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 		// yet and still answers session_busy (DESIGN: the lease is held while
 		// attached, idle or not). Opening a missing ID leaves its two empty
 		// lock files behind; they are never removed (see lease).
-		var code wire.Code
+		var code protocol.Code
 		if l, code = acquireLease(s.dir, id); code != "" {
 			return nil, info, code
 		}
 	}
-	fail := func(code wire.Code) (*Attachment, OpenInfo, wire.Code) {
+	fail := func(code protocol.Code) (*Attachment, OpenInfo, protocol.Code) {
 		if !borrowed {
 			l.release()
 		}
@@ -191,7 +191,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 	}
 	a := &Attachment{store: s, id: id, path: s.path(id), lease: l}
 	f, size, code := openSession(a.path)
-	if code == wire.CodeSessionMissing && lazyHeader != nil {
+	if code == protocol.CodeSessionMissing && lazyHeader != nil {
 		// Spec: "Same-child session.open may reopen that handle before persistence."
 		a.header = *lazyHeader
 		a.resetEmptyLocked()
@@ -201,27 +201,27 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 	if code != "" {
 		return fail(code)
 	}
-	if size > wire.StoredHistoryBytes {
+	if size > protocol.StoredHistoryBytes {
 		f.Close()
-		return fail(wire.CodeHistoryLimit)
+		return fail(protocol.CodeHistoryLimit)
 	}
 	verified := map[string]bool{}
 	b := NewBuilder()
-	sc, code := scan(f, id, true, func(r *Record) wire.Code {
+	sc, code := scan(f, id, true, func(r *Record) protocol.Code {
 		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
-			return wire.CodeCwdMismatch
+			return protocol.CodeCwdMismatch
 		}
 		if r.Type == TypeTaskScope {
 			// Spec: "Attachment retains stored delegated task-scope ceilings."
 			a.scopes = append(a.scopes, r.Ceiling)
 		}
 		if !b.Add(r) {
-			return wire.CodeHistoryLimit
+			return protocol.CodeHistoryLimit
 		}
 		return ""
 	})
 	if code == "" && sc.header != nil && sc.header.Cwd != "" && !s.verifyCwd(sc.header.Cwd, verified) {
-		code = wire.CodeCwdMismatch
+		code = protocol.CodeCwdMismatch
 	}
 	if code != "" {
 		f.Close()
@@ -238,7 +238,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, wir
 	if sc.header == nil || sc.header.Cwd == "" {
 		// Spec: "absent older metadata yields cwd_unverified notice, never
 		// fabricated verification". An empty file records no cwd either.
-		info.Notices = append(info.Notices, wire.NoticeCwdUnverified)
+		info.Notices = append(info.Notices, protocol.NoticeCwdUnverified)
 	}
 	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
 	a.trimmable = size - sc.valid
@@ -458,15 +458,15 @@ func (a *Attachment) writeLocked(buf []byte) error {
 // Snapshot returns the current immutable projection, building it from the
 // file when an append made the last one stale. Codes: session_missing after
 // Close, session_invalid or history_limit from reading the file.
-func (a *Attachment) Snapshot() (*Projection, wire.Code) {
+func (a *Attachment) Snapshot() (*Projection, protocol.Code) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.snapshotLocked()
 }
 
-func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
+func (a *Attachment) snapshotLocked() (*Projection, protocol.Code) {
 	if a.closed {
-		return nil, wire.CodeSessionMissing
+		return nil, protocol.CodeSessionMissing
 	}
 	if a.proj != nil {
 		return a.proj, ""
@@ -477,9 +477,9 @@ func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
 		return p, code
 	}
 	b := NewBuilder()
-	sc, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, true, func(r *Record) wire.Code {
+	sc, code := scan(io.NewSectionReader(a.file, 0, protocol.StoredHistoryBytes+1), a.id, true, func(r *Record) protocol.Code {
 		if !b.Add(r) {
-			return wire.CodeHistoryLimit
+			return protocol.CodeHistoryLimit
 		}
 		return ""
 	})
@@ -510,23 +510,23 @@ func (a *Attachment) snapshotLocked() (*Projection, wire.Code) {
 // or cursor that is not the current projection's, history_limit or
 // session_invalid when the projection cannot be built. The caller checks the
 // session ID (stale_session) before calling.
-func (a *Attachment) Page(revision string, cursor *string) ([]byte, wire.Code) {
+func (a *Attachment) Page(revision string, cursor *string) ([]byte, protocol.Code) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return nil, wire.CodeSessionMissing
+		return nil, protocol.CodeSessionMissing
 	}
 	if revision != a.revision {
-		return nil, wire.CodeStaleRevision
+		return nil, protocol.CodeStaleRevision
 	}
 	p, code := a.snapshotLocked()
 	if code != "" {
 		return nil, code
 	}
 	if p.revision != revision {
-		return nil, wire.CodeStaleRevision
+		return nil, protocol.CodeStaleRevision
 	}
-	return p.AppendPage(make([]byte, 0, wire.HistoryPageBytes), cursor)
+	return p.AppendPage(make([]byte, 0, protocol.HistoryPageBytes), cursor)
 }
 
 // Replay returns the records of the provider conversation, starting at the
@@ -535,11 +535,11 @@ func (a *Attachment) Page(revision string, cursor *string) ([]byte, wire.Code) {
 // Partial when it never completed), tool_call, tool_result, compaction and
 // run_completed. Presentation-only records (activity, diagnostic, reasoning
 // summaries, task scopes) are left out.
-func (a *Attachment) Replay() ([]Record, wire.Code) {
+func (a *Attachment) Replay() ([]Record, protocol.Code) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return nil, wire.CodeSessionMissing
+		return nil, protocol.CodeSessionMissing
 	}
 	if a.file == nil {
 		return nil, ""
@@ -554,7 +554,7 @@ func (a *Attachment) Replay() ([]Record, wire.Code) {
 		}
 		clear(pending)
 	}
-	_, code := scan(io.NewSectionReader(a.file, 0, wire.StoredHistoryBytes+1), a.id, false, func(r *Record) wire.Code {
+	_, code := scan(io.NewSectionReader(a.file, 0, protocol.StoredHistoryBytes+1), a.id, false, func(r *Record) protocol.Code {
 		switch r.Type {
 		case TypeCompaction:
 			out = out[:0]

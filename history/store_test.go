@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 const helperEnv = "MC_HISTORY_HELPER"
@@ -54,7 +54,7 @@ func TestLazyCreateAppendAndPage(t *testing.T) {
 	if err != nil || rev != a.Revision() || rev == before {
 		t.Fatalf("AppendInput = %q, %v", rev, err)
 	}
-	if _, code := a.Page(before, nil); code != wire.CodeStaleRevision {
+	if _, code := a.Page(before, nil); code != protocol.CodeStaleRevision {
 		t.Fatalf("old revision: %q", code)
 	}
 	entries, complete := allPages(t, a)
@@ -114,7 +114,7 @@ func TestMultibyteReplyRoundTrip(t *testing.T) {
 		t.Fatalf("a 100 KB control-heavy reply came back in %d parts", len(entries))
 	}
 	for _, en := range entries {
-		if len(en.Text) > wire.HistoryChunkBytes {
+		if len(en.Text) > protocol.HistoryChunkBytes {
 			t.Fatalf("part of %d bytes", len(en.Text))
 		}
 	}
@@ -122,7 +122,7 @@ func TestMultibyteReplyRoundTrip(t *testing.T) {
 
 func TestOneEntryPageFits(t *testing.T) {
 	// Worst case: longest IDs and every byte escaping to six.
-	id := strings.Repeat("s", wire.MaxIDBytes)
+	id := strings.Repeat("s", protocol.MaxIDBytes)
 	b := NewBuilder()
 	b.Add(&Record{Type: TypeReasoningSummary, SessionID: id, Text: strings.Repeat("\x01", 100_000), ProviderSummary: true})
 	p, code := b.Finish(id, "v18446744073709551615-"+strings.Repeat("f", 32), 1<<64-1, false)
@@ -139,7 +139,7 @@ func TestOneEntryPageFits(t *testing.T) {
 			cur = nil
 		}
 		raw, code := p.AppendPage(nil, cur)
-		if code != "" || len(raw) > wire.HistoryPageBytes {
+		if code != "" || len(raw) > protocol.HistoryPageBytes {
 			t.Fatalf("page %d: %s, %d bytes", j, code, len(raw))
 		}
 	}
@@ -249,29 +249,29 @@ func TestOpenCodes(t *testing.T) {
 	cases := []struct {
 		name    string
 		setup   func(id string)
-		code    wire.Code
+		code    protocol.Code
 		notices []string
 	}{
-		{"missing", func(string) {}, wire.CodeSessionMissing, nil},
-		{"empty file is durable", func(id string) { e.write(t, id, nil) }, "", []string{wire.NoticeCwdUnverified}},
+		{"missing", func(string) {}, protocol.CodeSessionMissing, nil},
+		{"empty file is durable", func(id string) { e.write(t, id, nil) }, "", []string{protocol.NoticeCwdUnverified}},
 		{"header only", func(id string) { e.write(t, id, encode(hdr(id))) }, "", nil},
 		{"older header without cwd", func(id string) {
 			h := hdr(id)
 			h.Version, h.Cwd = 1, ""
 			e.write(t, id, encode(h))
-		}, "", []string{wire.NoticeCwdUnverified}},
+		}, "", []string{protocol.NoticeCwdUnverified}},
 		{"fifo", func(id string) {
 			if err := syscall.Mkfifo(filepath.Join(e.dir, id+".jsonl"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, wire.CodeSessionInvalid, nil},
+		}, protocol.CodeSessionInvalid, nil},
 		{"symlink", func(id string) {
 			target := e.write(t, id+"-target", encode(hdr(id)))
 			if err := os.Symlink(target, filepath.Join(e.dir, id+".jsonl")); err != nil {
 				t.Fatal(err)
 			}
-		}, wire.CodeSessionInvalid, nil},
-		{"directory", func(id string) { os.Mkdir(filepath.Join(e.dir, id+".jsonl"), 0o700) }, wire.CodeSessionInvalid, nil},
+		}, protocol.CodeSessionInvalid, nil},
+		{"directory", func(id string) { os.Mkdir(filepath.Join(e.dir, id+".jsonl"), 0o700) }, protocol.CodeSessionInvalid, nil},
 		{"unreadable", func(id string) {
 			if os.Geteuid() == 0 {
 				// root reads anything: make it unreadable by shape instead.
@@ -280,20 +280,20 @@ func TestOpenCodes(t *testing.T) {
 			}
 			p := e.write(t, id, encode(hdr(id)))
 			os.Chmod(p, 0)
-		}, wire.CodeSessionInvalid, nil},
-		{"malformed line", func(id string) { e.write(t, id, append(encode(hdr(id)), "{not json}\n"...)) }, wire.CodeSessionInvalid, nil},
-		{"empty line", func(id string) { e.write(t, id, append(encode(hdr(id)), "\n"...)) }, wire.CodeSessionInvalid, nil},
-		{"no header", func(id string) { e.write(t, id, encode(Record{Type: TypeCompaction, SessionID: id, Text: "x"})) }, wire.CodeSessionInvalid, nil},
-		{"second header", func(id string) { e.write(t, id, encode(hdr(id), hdr(id))) }, wire.CodeSessionInvalid, nil},
+		}, protocol.CodeSessionInvalid, nil},
+		{"malformed line", func(id string) { e.write(t, id, append(encode(hdr(id)), "{not json}\n"...)) }, protocol.CodeSessionInvalid, nil},
+		{"empty line", func(id string) { e.write(t, id, append(encode(hdr(id)), "\n"...)) }, protocol.CodeSessionInvalid, nil},
+		{"no header", func(id string) { e.write(t, id, encode(Record{Type: TypeCompaction, SessionID: id, Text: "x"})) }, protocol.CodeSessionInvalid, nil},
+		{"second header", func(id string) { e.write(t, id, encode(hdr(id), hdr(id))) }, protocol.CodeSessionInvalid, nil},
 		{"mismatched session id", func(id string) {
 			e.write(t, id, encode(hdr(id), Record{Type: TypeCompaction, SessionID: "other", Text: "x"}))
-		}, wire.CodeSessionInvalid, nil},
+		}, protocol.CodeSessionInvalid, nil},
 		{"unknown record type", func(id string) {
 			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"`+id+`"}`+"\n"...))
-		}, wire.CodeSessionInvalid, nil},
-		{"cwd of another workspace", func(id string) { e.write(t, id, withCwd(id, other)) }, wire.CodeCwdMismatch, nil},
-		{"relative cwd", func(id string) { e.write(t, id, withCwd(id, "work")) }, wire.CodeCwdMismatch, nil},
-		{"deleted cwd", func(id string) { e.write(t, id, withCwd(id, filepath.Join(other, "gone"))) }, wire.CodeCwdMismatch, nil},
+		}, protocol.CodeSessionInvalid, nil},
+		{"cwd of another workspace", func(id string) { e.write(t, id, withCwd(id, other)) }, protocol.CodeCwdMismatch, nil},
+		{"relative cwd", func(id string) { e.write(t, id, withCwd(id, "work")) }, protocol.CodeCwdMismatch, nil},
+		{"deleted cwd", func(id string) { e.write(t, id, withCwd(id, filepath.Join(other, "gone"))) }, protocol.CodeCwdMismatch, nil},
 		{"cwd through a symlink", func(id string) {
 			link := filepath.Join(other, "link")
 			os.Symlink(e.cwd, link)
@@ -301,20 +301,20 @@ func TestOpenCodes(t *testing.T) {
 		}, "", nil},
 		{"input cwd mismatch", func(id string) {
 			e.write(t, id, encode(hdr(id), Record{Type: TypeInput, SessionID: id, MessageID: "u", Text: "x", Cwd: other}))
-		}, wire.CodeCwdMismatch, nil},
+		}, protocol.CodeCwdMismatch, nil},
 		{"over 64 MiB", func(id string) {
 			p := e.write(t, id, encode(hdr(id)))
-			os.Truncate(p, wire.StoredHistoryBytes+1)
-		}, wire.CodeHistoryLimit, nil},
+			os.Truncate(p, protocol.StoredHistoryBytes+1)
+		}, protocol.CodeHistoryLimit, nil},
 		{"over 100,000 lines", func(id string) {
 			var b bytes.Buffer
 			b.Write(encode(hdr(id)))
 			line := encode(Record{Type: TypeTaskScope, SessionID: id, Ceiling: "c"})
-			for range wire.StoredHistoryLines {
+			for range protocol.StoredHistoryLines {
 				b.Write(line)
 			}
 			e.write(t, id, b.Bytes())
-		}, wire.CodeHistoryLimit, nil},
+		}, protocol.CodeHistoryLimit, nil},
 		{"over 8 MiB projection", func(id string) {
 			big := strings.Repeat("x", 1<<20)
 			recs := []Record{hdr(id)}
@@ -322,15 +322,15 @@ func TestOpenCodes(t *testing.T) {
 				recs = append(recs, Record{Type: TypeCompaction, SessionID: id, Text: big + fmt.Sprint(i)})
 			}
 			e.write(t, id, encode(recs...))
-		}, wire.CodeHistoryLimit, nil},
+		}, protocol.CodeHistoryLimit, nil},
 		{"over 10,000 parts", func(id string) {
 			var b bytes.Buffer
 			b.Write(encode(hdr(id)))
-			for i := range wire.HistorySnapshotParts + 1 {
+			for i := range protocol.HistorySnapshotParts + 1 {
 				b.Write(encode(Record{Type: TypeActivity, SessionID: id, ActivityID: fmt.Sprint(i), Kind: "tool", State: "completed", Name: "shell"}))
 			}
 			e.write(t, id, b.Bytes())
-		}, wire.CodeHistoryLimit, nil},
+		}, protocol.CodeHistoryLimit, nil},
 		{"parts limit reached by chunking", func(id string) {
 			// 9,990 small messages plus one message of 11 chunks.
 			var b bytes.Buffer
@@ -338,9 +338,9 @@ func TestOpenCodes(t *testing.T) {
 			for i := range 9990 {
 				b.Write(encode(Record{Type: TypeActivity, SessionID: id, ActivityID: fmt.Sprint(i), Kind: "tool", State: "completed", Name: "shell"}))
 			}
-			b.Write(encode(Record{Type: TypeCompaction, SessionID: id, Text: strings.Repeat("y", 11*wire.HistoryChunkBytes)}))
+			b.Write(encode(Record{Type: TypeCompaction, SessionID: id, Text: strings.Repeat("y", 11*protocol.HistoryChunkBytes)}))
 			e.write(t, id, b.Bytes())
-		}, wire.CodeHistoryLimit, nil},
+		}, protocol.CodeHistoryLimit, nil},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -373,10 +373,10 @@ func TestOpenCodes(t *testing.T) {
 func TestInvalidSessionID(t *testing.T) {
 	e := newEnv(t)
 	for _, id := range []string{"", "a.b", "../x", strings.Repeat("a", 65), "a b"} {
-		if _, _, code := e.store.Open(id, nil); code != wire.CodeInvalidParams {
+		if _, _, code := e.store.Open(id, nil); code != protocol.CodeInvalidParams {
 			t.Fatalf("Open(%q) = %q", id, code)
 		}
-		if _, code := e.store.Create(id, Selection{}); code != wire.CodeInvalidParams {
+		if _, code := e.store.Create(id, Selection{}); code != protocol.CodeInvalidParams {
 			t.Fatalf("Create(%q) = %q", id, code)
 		}
 	}
@@ -385,7 +385,7 @@ func TestInvalidSessionID(t *testing.T) {
 func TestCreateNeverClobbers(t *testing.T) {
 	e := newEnv(t)
 	e.write(t, "taken", nil)
-	if _, code := e.store.Create("taken", Selection{}); code != wire.CodeSessionInvalid {
+	if _, code := e.store.Create("taken", Selection{}); code != protocol.CodeSessionInvalid {
 		t.Fatalf("Create over an existing file = %q", code)
 	}
 }
@@ -398,17 +398,17 @@ func TestBusyInProcess(t *testing.T) {
 	if code != "" {
 		t.Fatal(code)
 	}
-	if _, _, code := second.Open("s", nil); code != wire.CodeSessionBusy {
+	if _, _, code := second.Open("s", nil); code != protocol.CodeSessionBusy {
 		t.Fatalf("second store: %q", code)
 	}
-	if _, _, code := e.store.Open("s", nil); code != wire.CodeSessionBusy {
+	if _, _, code := e.store.Open("s", nil); code != protocol.CodeSessionBusy {
 		t.Fatalf("second attachment in one store: %q", code)
 	}
 	lazy, code := e.store.Create("lazy", Selection{})
 	if code != "" {
 		t.Fatal(code)
 	}
-	if _, _, code := second.Open("lazy", nil); code != wire.CodeSessionBusy {
+	if _, _, code := second.Open("lazy", nil); code != protocol.CodeSessionBusy {
 		t.Fatalf("lazy session: %q", code)
 	}
 	a.Close()
@@ -441,7 +441,7 @@ func TestBusyAcrossProcesses(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if code != wire.CodeSessionBusy {
+	if code != protocol.CodeSessionBusy {
 		t.Fatalf("while the child holds it: %q", code)
 	}
 	a, _, code := e.store.Open("s", nil)
@@ -458,7 +458,7 @@ func TestReopenPassesLeases(t *testing.T) {
 		t.Fatal(code)
 	}
 	// A failed open of another ID leaves the current attachment intact.
-	if _, _, code := e.store.Open("nope", lazy); code != wire.CodeSessionMissing {
+	if _, _, code := e.store.Open("nope", lazy); code != protocol.CodeSessionMissing {
 		t.Fatalf("open missing: %q", code)
 	}
 	if _, code := lazy.Snapshot(); code != "" {
@@ -468,11 +468,11 @@ func TestReopenPassesLeases(t *testing.T) {
 	if code != "" || info.Durable {
 		t.Fatalf("reopen lazy: %q %+v", code, info)
 	}
-	if _, code := lazy.Snapshot(); code != wire.CodeSessionMissing {
+	if _, code := lazy.Snapshot(); code != protocol.CodeSessionMissing {
 		t.Fatalf("replaced attachment still answers: %q", code)
 	}
 	lazy.Close() // must not release the passed leases
-	if _, _, code := NewStore(e.dir, e.cwd, fixedNow).Open("s", nil); code != wire.CodeSessionBusy {
+	if _, _, code := NewStore(e.dir, e.cwd, fixedNow).Open("s", nil); code != protocol.CodeSessionBusy {
 		t.Fatalf("leases lost on reopen: %q", code)
 	}
 	if _, err := again.AppendInput(Record{Type: TypeInput, MessageID: "u", Text: "x"}); err != nil {
@@ -483,7 +483,7 @@ func TestReopenPassesLeases(t *testing.T) {
 	if code != "" || !info.Durable || info.Saved.Model != "m" || durable.Revision() == rev {
 		t.Fatalf("reopen durable: %q %+v", code, info)
 	}
-	if _, code := durable.Page(rev, nil); code != wire.CodeStaleRevision {
+	if _, code := durable.Page(rev, nil); code != protocol.CodeStaleRevision {
 		t.Fatalf("revision of the replaced attachment: %q", code)
 	}
 	durable.Close()
@@ -515,24 +515,24 @@ func TestStaleCursors(t *testing.T) {
 	i := bytes.Index(raw, []byte(`"next_cursor":"`))
 	next := string(raw[i+15 : i+15+bytes.IndexByte(raw[i+15:], '"')])
 	for _, c := range []string{"p1.1", "garbage", "p999.100", next + "0", strings.Replace(next, ".", ".0", 1)} {
-		if _, code := a.Page(rev, &c); code != wire.CodeStaleRevision {
+		if _, code := a.Page(rev, &c); code != protocol.CodeStaleRevision {
 			t.Fatalf("cursor %q: %q", c, code)
 		}
 	}
 	if _, code := a.Page(rev, &next); code != "" {
 		t.Fatalf("issued cursor: %q", code)
 	}
-	if _, code := a.Page("v1-other", nil); code != wire.CodeStaleRevision {
+	if _, code := a.Page("v1-other", nil); code != protocol.CodeStaleRevision {
 		t.Fatalf("other revision: %q", code)
 	}
 	if _, err := a.Append(Record{Type: TypeInput, MessageID: "u", Text: "x"}, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, code := a.Page(rev, &next); code != wire.CodeStaleRevision {
+	if _, code := a.Page(rev, &next); code != protocol.CodeStaleRevision {
 		t.Fatalf("cursor after append: %q", code)
 	}
 	a.Close()
-	if _, code := a.Page(a.Revision(), nil); code != wire.CodeSessionMissing {
+	if _, code := a.Page(a.Revision(), nil); code != protocol.CodeSessionMissing {
 		t.Fatalf("after close: %q", code)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // ev builds an event of session s1, run r1 at seq, with data fields beyond
@@ -18,23 +18,23 @@ func ev(seq uint64, name string, data map[string]any) client.Event {
 }
 
 func persisted(seq uint64) client.Event {
-	return ev(seq, wire.EventInputPersisted, map[string]any{"message_id": "u1", "durable": true, "revision": "v1"})
+	return ev(seq, protocol.EventInputPersisted, map[string]any{"message_id": "u1", "durable": true, "revision": "v1"})
 }
 
 func finished(seq uint64, persistence string) client.Event {
-	return ev(seq, wire.EventRunFinished, map[string]any{"outcome": "completed", "persistence": persistence, "revision": "v2", "error_code": nil})
+	return ev(seq, protocol.EventRunFinished, map[string]any{"outcome": "completed", "persistence": persistence, "revision": "v2", "error_code": nil})
 }
 
 func delta(seq uint64, msg string, part int, text string) client.Event {
-	return ev(seq, wire.EventMessageDelta, map[string]any{"message_id": msg, "part": part, "text": text})
+	return ev(seq, protocol.EventMessageDelta, map[string]any{"message_id": msg, "part": part, "text": text})
 }
 
 func reconcile(seq uint64, msg string, part int, text string, last, partial bool) client.Event {
-	return ev(seq, wire.EventMessageReconcile, map[string]any{"message_id": msg, "part": part, "text": text, "last_part": last, "partial": partial})
+	return ev(seq, protocol.EventMessageReconcile, map[string]any{"message_id": msg, "part": part, "text": text, "last_part": last, "partial": partial})
 }
 
 func activity(seq uint64, summary string) client.Event {
-	return ev(seq, wire.EventActivity, map[string]any{"activity_id": "a1", "kind": "tool", "state": "started", "name": "shell", "summary": summary})
+	return ev(seq, protocol.EventActivity, map[string]any{"activity_id": "a1", "kind": "tool", "state": "started", "name": "shell", "summary": summary})
 }
 
 func TestCheckRun(t *testing.T) {
@@ -59,13 +59,13 @@ func TestCheckRun(t *testing.T) {
 		{"finished not last", []client.Event{persisted(2), finished(3, "durable"), activity(4, "x")}, "run.finished at 1", ""},
 		{"no finished", []client.Event{persisted(2), activity(3, "x")}, "last event", ""},
 		{"delta part back", []client.Event{persisted(2), delta(3, "m1", 1, "a"), delta(4, "m1", 1, "b"), finished(5, "durable")}, "delta part", ""},
-		{"delta too long", []client.Event{persisted(2), delta(3, "m1", 0, strings.Repeat("x", wire.LiveChunkBytes+1)), finished(4, "durable")}, "bytes", ""},
+		{"delta too long", []client.Event{persisted(2), delta(3, "m1", 0, strings.Repeat("x", protocol.LiveChunkBytes+1)), finished(4, "durable")}, "bytes", ""},
 		{"reconcile gap", []client.Event{persisted(2), reconcile(3, "m1", 1, "a", true, false), finished(4, "durable")}, "part 1, want 0", ""},
 		{"reconcile after last", []client.Event{persisted(2), reconcile(3, "m1", 0, "a", true, false), reconcile(4, "m1", 1, "b", true, false), finished(5, "durable")}, "want -1", ""},
 		{"reconcile interleaved", []client.Event{persisted(2), reconcile(3, "m1", 0, "a", false, false), reconcile(4, "m2", 0, "b", true, false),
 			reconcile(5, "m1", 1, "c", true, false), finished(6, "durable")}, "interleaved", ""},
 		{"no last part", []client.Event{persisted(2), reconcile(3, "m1", 0, "a", false, false), finished(4, "durable")}, "without last_part", ""},
-		{"summary too long", []client.Event{persisted(2), activity(3, strings.Repeat("s", wire.SummaryBytes+1)), finished(4, "durable")}, "summary", ""},
+		{"summary too long", []client.Event{persisted(2), activity(3, strings.Repeat("s", protocol.SummaryBytes+1)), finished(4, "durable")}, "summary", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,11 +93,11 @@ func TestCheckPage(t *testing.T) {
 	}{
 		{"last page", 100, Page{SessionID: "s1", Revision: "v1", Entries: []Entry{entry}, Complete: true}, false},
 		{"middle page", 100, Page{SessionID: "s1", Revision: "v1", Entries: []Entry{entry}, NextCursor: &next}, false},
-		{"too large", wire.HistoryPageBytes + 1, Page{SessionID: "s1", Revision: "v1"}, true},
-		{"too many entries", 100, Page{SessionID: "s1", Revision: "v1", Entries: make([]Entry, wire.HistoryPageEntries+1)}, true},
+		{"too large", protocol.HistoryPageBytes + 1, Page{SessionID: "s1", Revision: "v1"}, true},
+		{"too many entries", 100, Page{SessionID: "s1", Revision: "v1", Entries: make([]Entry, protocol.HistoryPageEntries+1)}, true},
 		{"other revision", 100, Page{SessionID: "s1", Revision: "v2"}, true},
 		{"bad message id", 100, Page{SessionID: "s1", Revision: "v1", Entries: []Entry{{MessageID: "m 1"}}}, true},
-		{"long text", 100, Page{SessionID: "s1", Revision: "v1", Entries: []Entry{{MessageID: "m1", Text: strings.Repeat("x", wire.HistoryChunkBytes+1)}}}, true},
+		{"long text", 100, Page{SessionID: "s1", Revision: "v1", Entries: []Entry{{MessageID: "m1", Text: strings.Repeat("x", protocol.HistoryChunkBytes+1)}}}, true},
 		{"bad cursor", 100, Page{SessionID: "s1", Revision: "v1", NextCursor: &bad}, true},
 		{"complete with cursor", 100, Page{SessionID: "s1", Revision: "v1", NextCursor: &next, Complete: true}, true},
 	}

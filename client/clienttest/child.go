@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // HangGuard bounds every wait of these helpers. It only turns a hang into a
@@ -75,7 +75,7 @@ func (ch *Child) Result(method string, params, v any) *client.Response {
 }
 
 // WantError calls and requires an error response with code.
-func (ch *Child) WantError(method string, params any, code wire.Code) {
+func (ch *Child) WantError(method string, params any, code protocol.Code) {
 	ch.T.Helper()
 	r := ch.Call(method, params)
 	if r.Error == nil || r.Error.Code != string(code) {
@@ -184,7 +184,7 @@ func (ch *Child) Until(seen *[]client.Event, runID, what string, pred func(clien
 		if pred(ev) {
 			return ev
 		}
-		if ev.Name == wire.EventRunFinished {
+		if ev.Name == protocol.EventRunFinished {
 			ch.T.Fatalf("run.finished %s while waiting for %s", ev.Data, what)
 		}
 	}
@@ -205,7 +205,7 @@ func Named(name string) func(client.Event) bool {
 // any).
 func ActivityOf(kind, name, state string) func(client.Event) bool {
 	return func(ev client.Event) bool {
-		if ev.Name != wire.EventActivity {
+		if ev.Name != protocol.EventActivity {
 			return false
 		}
 		var a Activity

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // IDGrammar is the spec's grammar of request IDs, cursors, revisions and
@@ -82,14 +82,14 @@ func (ch *Child) history(params map[string]any) (entries []Entry, complete bool,
 // of at most 16,384 bytes, message IDs and the next cursor in the ID
 // grammar, and complete=true only on the last page.
 func checkPage(sessionID, revision string, size int, p Page) error {
-	if size > wire.HistoryPageBytes || len(p.Entries) > wire.HistoryPageEntries {
+	if size > protocol.HistoryPageBytes || len(p.Entries) > protocol.HistoryPageEntries {
 		return fmt.Errorf("%d bytes, %d entries", size, len(p.Entries))
 	}
 	if p.SessionID != sessionID || p.Revision != revision {
 		return fmt.Errorf("session %q revision %q; want %q %q", p.SessionID, p.Revision, sessionID, revision)
 	}
 	for _, e := range p.Entries {
-		if !utf8.ValidString(e.Text) || len(e.Text) > wire.HistoryChunkBytes {
+		if !utf8.ValidString(e.Text) || len(e.Text) > protocol.HistoryChunkBytes {
 			return fmt.Errorf("entry %s part %d: %d bytes, valid UTF-8 %v", e.MessageID, e.Part, len(e.Text), utf8.ValidString(e.Text))
 		}
 		if !IDGrammar.MatchString(e.MessageID) {

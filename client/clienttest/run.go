@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // InputPersisted is the data of input.persisted beyond the IDs.
@@ -102,7 +102,7 @@ func (r Run) Count(name string) int {
 func (r Run) Diagnostics() []string {
 	var out []string
 	for _, ev := range r.Events {
-		if ev.Name == wire.EventDiagnostic {
+		if ev.Name == protocol.EventDiagnostic {
 			var d struct {
 				Code string `json:"code"`
 			}
@@ -162,21 +162,21 @@ func checkRun(sessionID, runID string, admission *client.Response, evs []client.
 		if admission != nil && ev.Seq <= admission.Seq {
 			return r, fmt.Errorf("event %s seq %d precedes turn.start response seq %d", ev.Name, ev.Seq, admission.Seq)
 		}
-		if ev.Name == wire.EventRunFinished && i != len(evs)-1 {
+		if ev.Name == protocol.EventRunFinished && i != len(evs)-1 {
 			return r, fmt.Errorf("run.finished at %d of %d events", i, len(evs))
 		}
-		if ev.Name == wire.EventInputPersisted && i != 0 {
+		if ev.Name == protocol.EventInputPersisted && i != 0 {
 			return r, fmt.Errorf("input.persisted at %d, after %s", i, evs[0].Name)
 		}
 	}
 	last := evs[len(evs)-1]
-	if last.Name != wire.EventRunFinished {
+	if last.Name != protocol.EventRunFinished {
 		return r, fmt.Errorf("last event %s", last.Name)
 	}
 	if err := last.Decode(&r.Finished); err != nil {
 		return r, fmt.Errorf("run.finished %s: %v", last.Data, err)
 	}
-	if evs[0].Name == wire.EventInputPersisted {
+	if evs[0].Name == protocol.EventInputPersisted {
 		if err := evs[0].Decode(&r.Persisted); err != nil {
 			return r, fmt.Errorf("input.persisted %s: %v", evs[0].Data, err)
 		}
@@ -191,17 +191,17 @@ func checkRun(sessionID, runID string, admission *client.Response, evs []client.
 	recon := map[string]int{} // next reconcile part per message; -1 once complete
 	for _, ev := range evs {
 		switch ev.Name {
-		case wire.EventActivity:
+		case protocol.EventActivity:
 			var a Activity
 			if err := ev.Decode(&a); err != nil {
 				return r, fmt.Errorf("activity %s: %v", ev.Data, err)
 			}
-			if len(a.Summary) > wire.SummaryBytes || !utf8.ValidString(a.Summary) {
+			if len(a.Summary) > protocol.SummaryBytes || !utf8.ValidString(a.Summary) {
 				return r, fmt.Errorf("activity summary of %d bytes, valid UTF-8 %v", len(a.Summary), utf8.ValidString(a.Summary))
 			}
 			r.Activities = append(r.Activities, a)
 			continue
-		case wire.EventMessageDelta, wire.EventMessageReconcile:
+		case protocol.EventMessageDelta, protocol.EventMessageReconcile:
 		default:
 			continue
 		}
@@ -209,10 +209,10 @@ func checkRun(sessionID, runID string, admission *client.Response, evs []client.
 		if err := ev.Decode(&te); err != nil {
 			return r, fmt.Errorf("%s %s: %v", ev.Name, ev.Data, err)
 		}
-		if !utf8.ValidString(te.Text) || len(te.Text) > wire.LiveChunkBytes {
+		if !utf8.ValidString(te.Text) || len(te.Text) > protocol.LiveChunkBytes {
 			return r, fmt.Errorf("%s part %d: %d bytes, valid UTF-8 %v", ev.Name, te.Part, len(te.Text), utf8.ValidString(te.Text))
 		}
-		if ev.Name == wire.EventMessageDelta {
+		if ev.Name == protocol.EventMessageDelta {
 			if te.Part < deltaNext[te.MessageID] {
 				return r, fmt.Errorf("delta part %d after %d", te.Part, deltaNext[te.MessageID]-1)
 			}

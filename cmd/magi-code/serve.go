@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/framing"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -54,7 +55,7 @@ func serve() int {
 
 	// The run-event edge: deltas Drop, every other event Wait(2000 ms),
 	// whose failure cancels the run with output_unavailable.
-	events := backpressure.New[wire.Event]("run-events", wire.WorkerEvents, backpressure.Wait(wire.CriticalEventWait), backpressure.System)
+	events := backpressure.New[wire.Event]("run-events", protocol.WorkerEvents, backpressure.Wait(protocol.CriticalEventWait), backpressure.System)
 
 	pool := worker.NewPool(worker.Options{Env: worker.Env(), NewID: newID, Now: now, Events: events})
 
@@ -65,7 +66,7 @@ func serve() int {
 		OnEvent: func(e *wire.Event) {
 			// Spec: running state retains the run ID until worker
 			// completion and event draining.
-			if e.Name == wire.EventRunFinished {
+			if e.Name == protocol.EventRunFinished {
 				srv.Step(dispatch.RunDrained{RunID: e.RunID})
 			}
 		},
@@ -144,7 +145,7 @@ func readInput(in io.Reader, srv *dispatch.Server) {
 			return
 		case code != "":
 			srv.Step(dispatch.FrameError{Code: code})
-			if code == wire.CodeFrameTooLarge {
+			if code == protocol.CodeFrameTooLarge {
 				// Spec: close without unbounded draining: read no more.
 				return
 			}
@@ -159,7 +160,7 @@ func readInput(in io.Reader, srv *dispatch.Server) {
 // Spec: EOF "drains output under a 2000 ms closing deadline; expiration
 // before draining/turn completion exits 1, successful drain exits 0".
 func drain(_ dispatch.Closed, pool *worker.Pool, events *backpressure.Queue[wire.Event], writerDone <-chan error) int {
-	deadline := time.NewTimer(wire.ClosingDrain)
+	deadline := time.NewTimer(protocol.ClosingDrain)
 	defer deadline.Stop()
 	workersDone := make(chan struct{})
 	go func() { // ends when the cancelled workers return
@@ -190,7 +191,7 @@ func drain(_ dispatch.Closed, pool *worker.Pool, events *backpressure.Queue[wire
 // cleanup tears the runtime down (MCP servers first, session leases last)
 // and waits at most 2000 ms; slow teardown is left to process exit.
 func cleanup(pool *worker.Pool) {
-	ctx, cancel := context.WithTimeout(context.Background(), wire.CleanupWait)
+	ctx, cancel := context.WithTimeout(context.Background(), protocol.CleanupWait)
 	defer cancel()
 	done := make(chan struct{})
 	go func() { // detached after the cleanup wait; process exit ends it

@@ -9,7 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestMoreStartupFailures: credential and profile readiness are checked
@@ -44,7 +44,7 @@ func TestMoreStartupFailures(t *testing.T) {
 				}
 			}
 			ch := spawn(t, ws, client.Options{})
-			ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, wire.Code(tc.code))
+			ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, protocol.Code(tc.code))
 			if st := ch.Status(); st.State != "failed" || st.Readiness != tc.code {
 				t.Errorf("status %+v", st)
 			}
@@ -97,7 +97,7 @@ func TestSummaryBounds(t *testing.T) {
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "long command")
 	var evs []client.Event
-	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+	ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 	var req struct {
 		ApprovalID string `json:"approval_id"`
 		Summary    string `json:"summary"`
@@ -107,7 +107,7 @@ func TestSummaryBounds(t *testing.T) {
 	r := ch.Finish(s.SessionID, runID, adm, evs)
 	ch.Shutdown()
 	check := func(what, summary string) {
-		if len(summary) > wire.SummaryBytes || !utf8.ValidString(summary) {
+		if len(summary) > protocol.SummaryBytes || !utf8.ValidString(summary) {
 			t.Errorf("%s summary: %d bytes, valid UTF-8 %v", what, len(summary), utf8.ValidString(summary))
 		}
 		if strings.Contains(summary, secret[:12]) {
@@ -116,7 +116,7 @@ func TestSummaryBounds(t *testing.T) {
 	}
 	check("approval.requested", req.Summary)
 	for _, ev := range r.Events {
-		if ev.Name == wire.EventActivity {
+		if ev.Name == protocol.EventActivity {
 			var a struct{ Summary string }
 			_ = ev.Decode(&a)
 			check("activity", a.Summary)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // rawCall sends one request frame whose params are raw JSON and returns the
@@ -83,7 +83,7 @@ func TestParamsStrict(t *testing.T) {
 	}
 
 	// A prompt of exactly 16,384 UTF-8 bytes of two-byte runes is admitted.
-	if r := ch.Call("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("é", wire.MaxPromptBytes/2)}); r.Error != nil {
+	if r := ch.Call("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("é", protocol.MaxPromptBytes/2)}); r.Error != nil {
 		t.Errorf("turn.start with a 16,384-byte prompt: %s", r.Error.Code)
 	} else {
 		var adm struct {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestStartupFailures: a failed admitted startup answers initialize with
@@ -52,12 +52,12 @@ func TestStartupFailures(t *testing.T) {
 			if st.State != "failed" || st.Readiness != tc.code || st.SessionID != nil || st.RunID != nil {
 				t.Errorf("status after failed startup = %+v; want state failed, readiness %s", st, tc.code)
 			}
-			ch.WantError("session.create", nil, wire.Code(tc.code))
-			ch.WantError("session.open", map[string]string{"session_id": "abc"}, wire.Code(tc.code))
-			ch.WantError("history.page", map[string]any{"session_id": "abc", "revision": "r", "cursor": nil}, wire.Code(tc.code))
-			ch.WantError("turn.start", map[string]string{"session_id": "abc", "prompt": "hi"}, wire.Code(tc.code))
-			ch.WantError("turn.cancel", map[string]string{"session_id": "abc", "run_id": "r"}, wire.Code(tc.code))
-			ch.WantError("approval.answer", map[string]any{"session_id": "abc", "run_id": "r", "approval_id": "a", "allow": true}, wire.Code(tc.code))
+			ch.WantError("session.create", nil, protocol.Code(tc.code))
+			ch.WantError("session.open", map[string]string{"session_id": "abc"}, protocol.Code(tc.code))
+			ch.WantError("history.page", map[string]any{"session_id": "abc", "revision": "r", "cursor": nil}, protocol.Code(tc.code))
+			ch.WantError("turn.start", map[string]string{"session_id": "abc", "prompt": "hi"}, protocol.Code(tc.code))
+			ch.WantError("turn.cancel", map[string]string{"session_id": "abc", "run_id": "r"}, protocol.Code(tc.code))
+			ch.WantError("approval.answer", map[string]any{"session_id": "abc", "run_id": "r", "approval_id": "a", "allow": true}, protocol.Code(tc.code))
 			ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, "already_initialized")
 			ch.Shutdown()
 			for _, f := range ch.C.Frames() {

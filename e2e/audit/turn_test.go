@@ -12,7 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestNoProviderRequestOutsideTurns: initialization makes "No provider
@@ -79,7 +79,7 @@ func TestRequiredInputAppendFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := ch.Turn(s.SessionID, "cannot persist")
-	if n := r.Count(wire.EventInputPersisted); n != 0 {
+	if n := r.Count(protocol.EventInputPersisted); n != 0 {
 		t.Errorf("%d input.persisted events although the append failed", n)
 	}
 	f := r.Finished
@@ -141,10 +141,10 @@ func TestNoAuxiliaryCalls(t *testing.T) {
 		if got := r.Reply(); got != want {
 			t.Errorf("reply %q; want %q (an extra provider call consumed a response)", got, want)
 		}
-		if r.Count(wire.EventMessageDelta) > 0 {
+		if r.Count(protocol.EventMessageDelta) > 0 {
 			var first clienttest.TextEvent
 			for _, ev := range r.Events {
-				if ev.Name == wire.EventMessageDelta {
+				if ev.Name == protocol.EventMessageDelta {
 					_ = ev.Decode(&first)
 					break
 				}
@@ -170,7 +170,7 @@ func TestToolEnvironment(t *testing.T) {
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "print env")
 	var evs []client.Event
-	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+	ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 	var req struct {
 		ApprovalID string `json:"approval_id"`
 	}
@@ -204,7 +204,7 @@ func TestShutdownDuringRun(t *testing.T) {
 	ch := start(t, ws, client.Options{})
 	s := ch.Create()
 	runID, _ := ch.StartTurn(s.SessionID, "long")
-	if _, err := ch.C.WaitEvent(clienttest.Guard(t), func(e client.Event) bool { return e.Name == wire.EventMessageDelta }); err != nil {
+	if _, err := ch.C.WaitEvent(clienttest.Guard(t), func(e client.Event) bool { return e.Name == protocol.EventMessageDelta }); err != nil {
 		t.Fatal(err)
 	}
 	r := ch.Call("shutdown", nil)
@@ -219,7 +219,7 @@ func TestShutdownDuringRun(t *testing.T) {
 		if fin != nil {
 			t.Errorf("event %s after run.finished", ev.Name)
 		}
-		if ev.Name == wire.EventRunFinished {
+		if ev.Name == protocol.EventRunFinished {
 			fin = &clienttest.RunFinished{}
 			_ = ev.Decode(fin)
 		}
@@ -283,7 +283,7 @@ func TestSegmentLimit(t *testing.T) {
 	r := ch.Turn(s.SessionID, "many segments")
 	segments := map[string]bool{}
 	for _, ev := range r.Events {
-		if ev.Name == wire.EventMessageReconcile {
+		if ev.Name == protocol.EventMessageReconcile {
 			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			segments[te.MessageID] = true

@@ -7,7 +7,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestProtections makes one direct tool call per case under tools.approval
@@ -207,7 +207,7 @@ func TestDestructiveShell(t *testing.T) {
 
 			runID, adm := ch.StartTurn(s.SessionID, "delete home")
 			var evs []client.Event
-			ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(wire.EventApprovalRequested))
+			ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(protocol.EventApprovalRequested))
 			var req clienttest.ApprovalRequested
 			if err := ev.Decode(&req); err != nil {
 				t.Fatal(err)
@@ -228,7 +228,7 @@ func TestDestructiveShell(t *testing.T) {
 				t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 			}
 			for _, ev := range r.Events {
-				if ev.Name == wire.EventApprovalRequested {
+				if ev.Name == protocol.EventApprovalRequested {
 					t.Fatal("rm -rf ./build asked for approval")
 				}
 			}
@@ -266,7 +266,7 @@ return "ok";`
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "try from code")
 	var evs []client.Event
-	ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(wire.EventApprovalRequested))
+	ev := ch.Until(&evs, runID, "approval.requested", clienttest.Named(protocol.EventApprovalRequested))
 	var req clienttest.ApprovalRequested
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ return "ok";`
 	if r.Finished.Outcome != "completed" || r.Reply() != "done" {
 		t.Fatalf("run.finished %s, reply %q", r.Terminal(), r.Reply())
 	}
-	if n := strings.Count(strings.Join(eventNames(r), " "), wire.EventApprovalRequested); n != 1 {
+	if n := strings.Count(strings.Join(eventNames(r), " "), protocol.EventApprovalRequested); n != 1 {
 		t.Fatalf("%d approval requests; want 1 (the destructive command only)", n)
 	}
 	wantContent(t, filepath.Join(ws.Cwd, "result.txt"), "ToolError failed\nToolError denied")

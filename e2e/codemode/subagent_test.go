@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestSubagent (issue 7 item 4): an enabled subagent profile and a disabled
@@ -59,7 +59,7 @@ func TestSubagent(t *testing.T) {
 		t.Fatalf("activities %v; want %v", got, want)
 	}
 	for _, ev := range r.Events {
-		if (ev.Name == wire.EventMessageDelta || ev.Name == wire.EventMessageReconcile) && strings.Contains(string(ev.Data), subText) {
+		if (ev.Name == protocol.EventMessageDelta || ev.Name == protocol.EventMessageReconcile) && strings.Contains(string(ev.Data), subText) {
 			t.Fatalf("%s carries the subagent's text", ev.Name)
 		}
 	}

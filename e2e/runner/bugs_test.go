@@ -6,7 +6,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestIdleAfterRunFinished sends history.page and turn.start the moment
@@ -28,7 +28,7 @@ func TestIdleAfterRunFinished(t *testing.T) {
 			method, params = "turn.start", any(map[string]string{"session_id": sid, "prompt": "again"})
 		}
 		resp := ch.Call(method, params)
-		if resp.Error != nil && resp.Error.Code == string(wire.CodeBusy) {
+		if resp.Error != nil && resp.Error.Code == string(protocol.CodeBusy) {
 			busy++
 		}
 		if method == "turn.start" && resp.Error == nil {

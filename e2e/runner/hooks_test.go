@@ -9,7 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestHooks runs hooks through the process: a pre_tool_use hook that exits
@@ -85,8 +85,8 @@ func TestHooks(t *testing.T) {
 			// Only codes of the spec reach the wire (clients fail closed
 			// on unknown ones): a hook failure is execution_failed.
 			for _, d := range diags {
-				if d != string(wire.CodeExecutionFailed) {
-					t.Fatalf("diagnostic code %q; want %q", d, wire.CodeExecutionFailed)
+				if d != string(protocol.CodeExecutionFailed) {
+					t.Fatalf("diagnostic code %q; want %q", d, protocol.CodeExecutionFailed)
 				}
 			}
 			for _, f := range ch.C.Frames() {

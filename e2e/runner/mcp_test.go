@@ -12,7 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // mcpWorkspace is a workspace whose global settings run the fixture with
@@ -43,7 +43,7 @@ func TestMCPReadOnlyTool(t *testing.T) {
 	if r.Finished.Persistence != "durable" {
 		t.Fatalf("persistence %s", r.Finished.Persistence)
 	}
-	if n := r.Count(wire.EventApprovalRequested); n != 0 {
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
 		t.Fatalf("%d approvals for a read-only MCP tool", n)
 	}
 	acts := r.Activities
@@ -52,7 +52,7 @@ func TestMCPReadOnlyTool(t *testing.T) {
 		t.Fatalf("activities %+v; want one started then completed", acts)
 	}
 	for _, a := range acts {
-		if a.Kind != "tool" || a.Name != "mcp__srv__lookup" || a.Summary == "" || len(a.Summary) > wire.SummaryBytes {
+		if a.Kind != "tool" || a.Name != "mcp__srv__lookup" || a.Summary == "" || len(a.Summary) > protocol.SummaryBytes {
 			t.Fatalf("activity %+v", a)
 		}
 	}
@@ -90,7 +90,7 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		runID, adm := ch.StartTurn(sid, "store something")
 		var evs []client.Event
-		ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 		var req struct {
 			ApprovalID  string `json:"approval_id"`
 			Summary     string `json:"summary"`
@@ -99,7 +99,7 @@ func TestMCPMutatingToolApproval(t *testing.T) {
 		if err := ev.Decode(&req); err != nil {
 			t.Fatal(err)
 		}
-		if req.ApprovalID == "" || req.Summary == "" || len(req.Summary) > wire.SummaryBytes ||
+		if req.ApprovalID == "" || req.Summary == "" || len(req.Summary) > protocol.SummaryBytes ||
 			strings.Contains(req.Summary, "-value") || req.ExpiresInMs != 60_000 {
 			t.Fatalf("approval.requested %s", ev.Data)
 		}
@@ -136,7 +136,7 @@ func TestMCPHangCancelled(t *testing.T) {
 	sid := ch.Create().SessionID
 	runID, adm := ch.StartTurn(sid, "hang")
 	var evs []client.Event
-	ch.UntilNamed(&evs, runID, wire.EventActivity)
+	ch.UntilNamed(&evs, runID, protocol.EventActivity)
 	clienttest.WaitFor(t, "the server to receive the call", func() bool { return strings.Contains(readFile(t, calls), "hang") })
 	var res struct {
 		CancellationRequested bool `json:"cancellation_requested"`

@@ -11,7 +11,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // equivalent is the content both providers stream for the same turn.
@@ -121,7 +121,7 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 
 	for _, code := range statuses {
 		r := ch.Turn(sid, fmt.Sprintf("provoke %d", code))
-		r.WantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		r.WantOutcome(t, "failed", string(protocol.CodeExecutionFailed))
 		if r.Finished.Persistence != "durable" {
 			t.Fatalf("HTTP %d: persistence %s", code, r.Finished.Persistence)
 		}
@@ -129,7 +129,7 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 	}
 	for _, c := range []struct{ name, want string }{{"cut", "partial answer"}, {"early end", "early end"}} {
 		r := ch.Turn(sid, "stream "+c.name)
-		r.WantOutcome(t, "failed", string(wire.CodeExecutionFailed))
+		r.WantOutcome(t, "failed", string(protocol.CodeExecutionFailed))
 		if len(r.Messages) != 1 || r.Messages[0].Text != c.want || !r.Messages[0].Partial {
 			t.Fatalf("%s: reconciled %+v; want %q partial", c.name, r.Messages, c.want)
 		}
@@ -161,7 +161,7 @@ func checkDeltas(t testing.TB, r run) {
 	t.Helper()
 	deltas := map[string]string{}
 	for _, ev := range r.Events {
-		if ev.Name != wire.EventMessageDelta {
+		if ev.Name != protocol.EventMessageDelta {
 			continue
 		}
 		var te clienttest.TextEvent
@@ -170,7 +170,7 @@ func checkDeltas(t testing.TB, r run) {
 	}
 	joined := ""
 	for _, ev := range r.Events {
-		if ev.Name == wire.EventMessageReconcile {
+		if ev.Name == protocol.EventMessageReconcile {
 			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			if te.Part == 0 {
@@ -191,24 +191,24 @@ func normalize(r run) []string {
 	ids := map[string]int{}
 	for _, ev := range r.Events {
 		switch ev.Name {
-		case wire.EventMessageDelta:
+		case protocol.EventMessageDelta:
 			continue
-		case wire.EventMessageReconcile:
+		case protocol.EventMessageReconcile:
 			var te clienttest.TextEvent
 			_ = ev.Decode(&te)
 			if _, ok := ids[te.MessageID]; !ok {
 				ids[te.MessageID] = len(ids)
 			}
 			out = append(out, fmt.Sprintf("reconcile m%d part %d %q last=%v partial=%v", ids[te.MessageID], te.Part, te.Text, te.LastPart, te.Partial))
-		case wire.EventActivity:
+		case protocol.EventActivity:
 			var a clienttest.Activity
 			_ = ev.Decode(&a)
 			out = append(out, fmt.Sprintf("activity %s %s %s %q", a.Kind, a.State, a.Name, a.Summary))
-		case wire.EventDiagnostic:
+		case protocol.EventDiagnostic:
 			var d struct{ Code, Summary string }
 			_ = ev.Decode(&d)
 			out = append(out, "diagnostic "+d.Code+" "+d.Summary)
-		case wire.EventRunFinished:
+		case protocol.EventRunFinished:
 			code := "null"
 			if r.Finished.ErrorCode != nil {
 				code = *r.Finished.ErrorCode

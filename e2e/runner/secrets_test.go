@@ -12,7 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/redact"
 )
 
 // TestNoCredentialLeaks starts a child whose environment holds provider

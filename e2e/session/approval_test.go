@@ -9,7 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestApprovals runs two turns with tools.approval = "ask": a denied shell
@@ -29,7 +29,7 @@ func TestApprovals(t *testing.T) {
 	// Turn 1: deny.
 	runID, adm := ch.StartTurn(s.SessionID, "make the first marker")
 	var evs []client.Event
-	ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+	ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 	var req clienttest.ApprovalRequested
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
@@ -38,13 +38,13 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("approval.requested %s", ev.Data)
 	}
 	wrong := "00000000-0000-4000-8000-000000000000"
-	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": wrong, "allow": true}, wire.CodeStaleApproval)
-	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": wrong, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": wrong, "allow": true}, protocol.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": wrong, "approval_id": req.ApprovalID, "allow": true}, protocol.CodeStaleApproval)
 	if r := ch.AnswerCall(s.SessionID, runID, req.ApprovalID, false); r.Error != nil || string(r.Result) != `{"recorded":true}` {
 		t.Fatalf("approval.answer: %s %v", r.Result, r.Error)
 	}
 	// The second answer, even one that allows, never authorizes.
-	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, protocol.CodeStaleApproval)
 	run := ch.Finish(s.SessionID, runID, adm, evs)
 	if run.Finished.Outcome != "completed" {
 		t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
@@ -56,7 +56,7 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("reply after denial %q", got)
 	}
 	ch.noEventsAfter()
-	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, protocol.CodeStaleApproval)
 	if clienttest.FileExists(denied) {
 		t.Fatal("the denied command ran")
 	}
@@ -64,7 +64,7 @@ func TestApprovals(t *testing.T) {
 	// Turn 2: allow.
 	runID, adm = ch.StartTurn(s.SessionID, "make the second marker")
 	evs = nil
-	ev = ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+	ev = ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 	if err := ev.Decode(&req); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestApprovals(t *testing.T) {
 	if r := ch.AnswerCall(s.SessionID, runID, req.ApprovalID, true); r.Error != nil {
 		t.Fatalf("approval.answer: %s", r.Error.Code)
 	}
-	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": false}, wire.CodeStaleApproval)
+	ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": false}, protocol.CodeStaleApproval)
 	run = ch.Finish(s.SessionID, runID, adm, evs)
 	if run.Finished.Outcome != "completed" || run.Reply() != "it ran" {
 		t.Fatalf("run.finished %s, reply %q", run.Events[len(run.Events)-1].Data, run.Reply())
@@ -85,14 +85,14 @@ func TestApprovals(t *testing.T) {
 	var states []string
 	var activityID string
 	for _, ev := range run.Events {
-		if ev.Name != wire.EventActivity {
+		if ev.Name != protocol.EventActivity {
 			continue
 		}
 		var a clienttest.Activity
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			t.Fatal(err)
 		}
-		if a.Kind != "tool" || a.Name != "shell" || len(a.Summary) > wire.SummaryBytes || a.ActivityID == "" || strings.Contains(a.Summary, token) {
+		if a.Kind != "tool" || a.Name != "shell" || len(a.Summary) > protocol.SummaryBytes || a.ActivityID == "" || strings.Contains(a.Summary, token) {
 			t.Fatalf("activity %s", ev.Data)
 		}
 		if activityID == "" {
@@ -139,7 +139,7 @@ func TestPendingApprovalEnds(t *testing.T) {
 			s := ch.Create()
 			runID, adm := ch.StartTurn(s.SessionID, "ask me")
 			var evs []client.Event
-			ev := ch.UntilNamed(&evs, runID, wire.EventApprovalRequested)
+			ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
 			var req clienttest.ApprovalRequested
 			if err := ev.Decode(&req); err != nil {
 				t.Fatal(err)
@@ -153,7 +153,7 @@ func TestPendingApprovalEnds(t *testing.T) {
 				if run.Finished.Outcome != "cancelled" {
 					t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 				}
-				ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, wire.CodeStaleApproval)
+				ch.WantError("approval.answer", map[string]any{"session_id": s.SessionID, "run_id": runID, "approval_id": req.ApprovalID, "allow": true}, protocol.CodeStaleApproval)
 				ch.Shutdown()
 			case "disconnect":
 				if err := ch.C.CloseStdin(); err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestCancelDuringSleep cancels a turn in a long sleep_ms step, and checks
@@ -27,24 +27,24 @@ func TestCancelDuringSleep(t *testing.T) {
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "sleep please")
 	var evs []client.Event
-	ch.UntilNamed(&evs, runID, wire.EventMessageDelta)
+	ch.UntilNamed(&evs, runID, protocol.EventMessageDelta)
 
 	st := ch.Status()
 	if st.State != "running" || st.RunID == nil || *st.RunID != runID || st.SessionID == nil || *st.SessionID != s.SessionID {
 		t.Fatalf("status during the run: %+v", st)
 	}
-	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": "another"}, wire.CodeBusy)
-	ch.WantError("session.create", nil, wire.CodeBusy)
-	ch.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeBusy)
-	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": s.Revision, "cursor": nil}, wire.CodeBusy)
-	ch.WantError("turn.cancel", map[string]string{"session_id": s.SessionID, "run_id": "00000000-0000-4000-8000-000000000000"}, wire.CodeStaleRun)
+	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": "another"}, protocol.CodeBusy)
+	ch.WantError("session.create", nil, protocol.CodeBusy)
+	ch.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeBusy)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": s.Revision, "cursor": nil}, protocol.CodeBusy)
+	ch.WantError("turn.cancel", map[string]string{"session_id": s.SessionID, "run_id": "00000000-0000-4000-8000-000000000000"}, protocol.CodeStaleRun)
 
 	r := ch.Cancel(s.SessionID, runID)
 	if r.Error != nil || string(r.Result) != `{"cancellation_requested":true}` {
 		t.Fatalf("turn.cancel: %s %v", r.Result, r.Error)
 	}
 	// Idempotent while the run is active; stale_run if it already ended.
-	if r := ch.Cancel(s.SessionID, runID); r.Error != nil && r.Error.Code != string(wire.CodeStaleRun) {
+	if r := ch.Cancel(s.SessionID, runID); r.Error != nil && r.Error.Code != string(protocol.CodeStaleRun) {
 		t.Fatalf("second turn.cancel: %v", r.Error.Code)
 	}
 	run := ch.Finish(s.SessionID, runID, adm, evs)
@@ -64,7 +64,7 @@ func TestCancelDuringSleep(t *testing.T) {
 	if st.State != "idle" || st.RunID != nil {
 		t.Fatalf("status after the run: %+v", st)
 	}
-	ch.WantError("turn.cancel", map[string]string{"session_id": s.SessionID, "run_id": runID}, wire.CodeStaleRun)
+	ch.WantError("turn.cancel", map[string]string{"session_id": s.SessionID, "run_id": runID}, protocol.CodeStaleRun)
 
 	// The cancelled turn keeps its partial reply in history.
 	if run.Finished.Revision != nil {
@@ -121,7 +121,7 @@ func TestCancelDuringShell(t *testing.T) {
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "run it")
 	var evs []client.Event
-	ch.UntilNamed(&evs, runID, wire.EventActivity)
+	ch.UntilNamed(&evs, runID, protocol.EventActivity)
 	pids := []int{readPid(t, shellPid), readPid(t, bgPid)}
 	if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 		t.Fatalf("turn.cancel: %s", r.Error.Code)
@@ -134,7 +134,7 @@ func TestCancelDuringShell(t *testing.T) {
 		clienttest.WaitFor(t, "process "+strconv.Itoa(pid)+" to end", func() bool { return gone(pid) })
 	}
 	for _, ev := range run.Events {
-		if ev.Name == wire.EventActivity {
+		if ev.Name == protocol.EventActivity {
 			var a clienttest.Activity
 			if err := json.Unmarshal(ev.Data, &a); err != nil {
 				t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestFloodSlowReader floods 1,000,000 deltas of 100 bytes at a reader that
@@ -46,17 +46,17 @@ func TestFloodSlowReader(t *testing.T) {
 			time.Sleep(time.Millisecond) // the slow phase
 		}
 		evs = append(evs, ev)
-		if ev.Name == wire.EventRunFinished {
+		if ev.Name == protocol.EventRunFinished {
 			break
 		}
 	}
 	run := clienttest.CheckRun(t, s.SessionID, runID, adm, evs)
-	if run.Count(wire.EventRunFinished) != 1 {
+	if run.Count(protocol.EventRunFinished) != 1 {
 		t.Fatal("run.finished not exactly once")
 	}
 	gaps, deltas, lastPart, deltaBytes := 0, 0, -1, 0
 	for _, ev := range run.Events {
-		if ev.Name != wire.EventMessageDelta {
+		if ev.Name != protocol.EventMessageDelta {
 			continue
 		}
 		var te clienttest.TextEvent
@@ -83,14 +83,14 @@ func TestFloodSlowReader(t *testing.T) {
 	got := run.Reply()
 	switch run.Finished.Outcome {
 	case "failed":
-		if run.Finished.ErrorCode == nil || *run.Finished.ErrorCode != string(wire.CodeContentLimit) {
+		if run.Finished.ErrorCode == nil || *run.Finished.ErrorCode != string(protocol.CodeContentLimit) {
 			t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 		}
 		if !run.Messages[0].Partial {
 			t.Fatal("reconcile of a run past the content limit is not partial")
 		}
-		if len(got) > wire.RunContentBytes || len(got) < wire.RunContentBytes-len(unit) || len(got)%len(unit) != 0 || got != strings.Repeat(unit, len(got)/len(unit)) {
-			t.Fatalf("reconciled %d bytes; want the accepted whole units up to %d", len(got), wire.RunContentBytes)
+		if len(got) > protocol.RunContentBytes || len(got) < protocol.RunContentBytes-len(unit) || len(got)%len(unit) != 0 || got != strings.Repeat(unit, len(got)/len(unit)) {
+			t.Fatalf("reconciled %d bytes; want the accepted whole units up to %d", len(got), protocol.RunContentBytes)
 		}
 	default:
 		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.Events[len(run.Events)-1].Data)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // hardText is about 100 KB of multi-byte text with control characters
@@ -34,7 +34,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	ws := newWorkspace(t, "", response(text(reply)))
 	ch := start(t, ws, client.Options{})
 	// No attachment yet.
-	ch.WantError("history.page", map[string]any{"session_id": "nosuch", "revision": "r1", "cursor": nil}, wire.CodeSessionMissing)
+	ch.WantError("history.page", map[string]any{"session_id": "nosuch", "revision": "r1", "cursor": nil}, protocol.CodeSessionMissing)
 	s := ch.Create()
 	prompt := "round trip 🙂 please"
 	r := ch.Turn(s.SessionID, prompt)
@@ -67,10 +67,10 @@ func TestHistoryRoundTrip(t *testing.T) {
 	if r.Persisted.Revision == rev {
 		t.Fatal("input.persisted revision equals run.finished revision")
 	}
-	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": r.Persisted.Revision, "cursor": nil}, wire.CodeStaleRevision)
-	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": "never-issued", "cursor": nil}, wire.CodeStaleRevision)
-	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": rev, "cursor": "never-issued"}, wire.CodeStaleRevision)
-	ch.WantError("history.page", map[string]any{"session_id": "another-session", "revision": rev, "cursor": nil}, wire.CodeStaleSession)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": r.Persisted.Revision, "cursor": nil}, protocol.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": "never-issued", "cursor": nil}, protocol.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": s.SessionID, "revision": rev, "cursor": "never-issued"}, protocol.CodeStaleRevision)
+	ch.WantError("history.page", map[string]any{"session_id": "another-session", "revision": rev, "cursor": nil}, protocol.CodeStaleSession)
 }
 
 func kinds(ms []historyMessage) []string {
@@ -128,18 +128,18 @@ func TestOpenInNewChild(t *testing.T) {
 
 	sessions := filepath.Join(ws.Home, "sessions")
 	// A missing ID.
-	ch.WantError("session.open", map[string]string{"session_id": "missing-session"}, wire.CodeSessionMissing)
+	ch.WantError("session.open", map[string]string{"session_id": "missing-session"}, protocol.CodeSessionMissing)
 	// A FIFO planted as a session file: session_invalid, not a hang (the
 	// hang guard of the call is the only clock here).
 	if err := syscall.Mkfifo(filepath.Join(sessions, "fifo-session.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ch.WantError("session.open", map[string]string{"session_id": "fifo-session"}, wire.CodeSessionInvalid)
+	ch.WantError("session.open", map[string]string{"session_id": "fifo-session"}, protocol.CodeSessionInvalid)
 	// A symlink to the durable session: not followed.
 	if err := os.Symlink(clienttest.SessionFile(ws.Home, id), filepath.Join(sessions, "link-session.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	ch.WantError("session.open", map[string]string{"session_id": "link-session"}, wire.CodeSessionInvalid)
+	ch.WantError("session.open", map[string]string{"session_id": "link-session"}, protocol.CodeSessionInvalid)
 	// Failed opens leave the attachment intact.
 	if st := ch.Status(); st.SessionID == nil || *st.SessionID != id {
 		t.Fatalf("status after failed opens: session %v", st.SessionID)
@@ -153,7 +153,7 @@ func TestOpenInNewChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch2 := start(t, ws, client.Options{Dir: other})
-	ch2.WantError("session.open", map[string]string{"session_id": id}, wire.CodeCwdMismatch)
+	ch2.WantError("session.open", map[string]string{"session_id": id}, protocol.CodeCwdMismatch)
 	ch2.Shutdown()
 
 	// A malformed complete line appended.
@@ -166,7 +166,7 @@ func TestOpenInNewChild(t *testing.T) {
 	}
 	f.Close()
 	ch3 := start(t, ws, client.Options{})
-	ch3.WantError("session.open", map[string]string{"session_id": id}, wire.CodeSessionInvalid)
+	ch3.WantError("session.open", map[string]string{"session_id": id}, protocol.CodeSessionInvalid)
 }
 
 // TestSessionBusyAcrossChildren runs two real children on one session:
@@ -180,16 +180,16 @@ func TestSessionBusyAcrossChildren(t *testing.T) {
 	a.Turn(s.SessionID, "durable please")
 
 	b := start(t, ws, client.Options{})
-	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeSessionBusy)
 	// Idle but attached still holds the lease.
-	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	b.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeSessionBusy)
 
 	// a attaches another session: the lease is released.
 	a.Create()
 	if got := b.Open(s.SessionID); !got.Durable {
 		t.Fatalf("open after release: %+v", got)
 	}
-	a.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	a.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeSessionBusy)
 
 	// b shuts down: a can open it again.
 	b.Shutdown()
@@ -198,7 +198,7 @@ func TestSessionBusyAcrossChildren(t *testing.T) {
 	}
 	// and a third child waits for a.
 	c := start(t, ws, client.Options{})
-	c.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionBusy)
+	c.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeSessionBusy)
 	a.Shutdown()
 	c.Open(s.SessionID)
 }

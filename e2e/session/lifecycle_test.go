@@ -9,7 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestLazySession checks session.create: no file and not durable until the
@@ -19,11 +19,11 @@ func TestLazySession(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t, "")
 	ch := start(t, ws, client.Options{})
-	ch.WantError("turn.start", map[string]string{"session_id": "none-yet", "prompt": "hi"}, wire.CodeSessionMissing)
+	ch.WantError("turn.start", map[string]string{"session_id": "none-yet", "prompt": "hi"}, protocol.CodeSessionMissing)
 	s := ch.Create()
-	ch.WantError("turn.start", map[string]string{"session_id": "another", "prompt": "hi"}, wire.CodeStaleSession)
-	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": " \t\n\u3000"}, wire.CodeInvalidParams)
-	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("p", wire.MaxPromptBytes+1)}, wire.CodeInvalidParams)
+	ch.WantError("turn.start", map[string]string{"session_id": "another", "prompt": "hi"}, protocol.CodeStaleSession)
+	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": " \t\n\u3000"}, protocol.CodeInvalidParams)
+	ch.WantError("turn.start", map[string]string{"session_id": s.SessionID, "prompt": strings.Repeat("p", protocol.MaxPromptBytes+1)}, protocol.CodeInvalidParams)
 	if s.Durable || s.SessionID == "" || s.Revision == "" || len(s.Notices) != 0 {
 		t.Fatalf("session.create = %+v", s)
 	}
@@ -44,8 +44,8 @@ func TestLazySession(t *testing.T) {
 	ch.C.Kill()
 	ch.C.Wait()
 	ch2 := start(t, ws, client.Options{})
-	ch2.WantError("session.open", map[string]string{"session_id": s.SessionID}, wire.CodeSessionMissing)
-	ch2.WantError("session.open", map[string]string{"session_id": "bad/id"}, wire.CodeInvalidParams)
+	ch2.WantError("session.open", map[string]string{"session_id": s.SessionID}, protocol.CodeSessionMissing)
+	ch2.WantError("session.open", map[string]string{"session_id": "bad/id"}, protocol.CodeInvalidParams)
 
 	// An empty existing file is a durable session with an empty history.
 	empty := "empty-session"

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/tools"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Message and ToolCall are the provider's plain conversation types.
@@ -24,7 +24,7 @@ const (
 )
 
 // DefaultMaxRounds caps provider calls per run when Config.MaxRounds is 0.
-// It sits above wire.RunSegments so that the spec's 512-segment bound (one
+// It sits above protocol.RunSegments so that the spec's 512-segment bound (one
 // segment per round at most) is the one a chatty model meets first.
 const DefaultMaxRounds = 1024
 
@@ -164,7 +164,7 @@ type Result struct {
 	Messages []Message
 	Outcome  Outcome
 	// Code is the failure code when Outcome is Failed, "" otherwise.
-	Code wire.Code
+	Code protocol.Code
 	// Accounting against the per-run bounds.
 	ContentBytes int
 	Segments     int
@@ -179,7 +179,7 @@ type Result struct {
 // modified. Hooks.Stop runs last, whatever the outcome.
 func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink Sink) (Result, error) {
 	if cfg.Provider == nil {
-		return Result{Outcome: Failed, Code: wire.CodeProviderUnavailable}, &Error{Code: wire.CodeProviderUnavailable, Err: errors.New("no provider")}
+		return Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}
 	}
 	if cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = DefaultMaxRounds
@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 		n := 0
 		cfg.NewID = func() string { n++; return "id-" + strconv.Itoa(n) }
 	}
-	r := newRun(cfg, sink, &accounting{}, wire.RunContentBytes)
+	r := newRun(cfg, sink, &accounting{}, protocol.RunContentBytes)
 	r.window = ContextWindowFor(cfg.Model, cfg.ContextWindow)
 	r.compactOff = cfg.NoCompaction
 	if len(cfg.Subagents) > 0 {
@@ -214,7 +214,7 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 		res.Outcome = Cancelled
 	default:
 		res.Outcome = Failed
-		res.Code = CodeOf(err, wire.CodeExecutionFailed)
+		res.Code = CodeOf(err, protocol.CodeExecutionFailed)
 	}
 	return res, err
 }
@@ -293,7 +293,7 @@ func (r *run) loop(ctx context.Context) error {
 			failure = ctxError(ctx)
 		}
 		if failure == nil && perr != nil {
-			failure = &Error{Code: CodeOf(perr, wire.CodeExecutionFailed), Err: perr}
+			failure = &Error{Code: CodeOf(perr, protocol.CodeExecutionFailed), Err: perr}
 		}
 		if failure != nil {
 			// Calls of a failed response never run: keep only the text.
@@ -362,7 +362,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 	case provider.ToolCallKind:
 		// Each call becomes one activity identity: refuse calls past the
 		// bound here, so a runaway response cannot grow r.calls unbounded.
-		if r.acct.activities+len(r.calls) >= wire.RunActivityIDs {
+		if r.acct.activities+len(r.calls) >= protocol.RunActivityIDs {
 			return r.fail(errActivityLim)
 		}
 		r.calls = append(r.calls, ev.Call)
@@ -388,7 +388,7 @@ func (r *run) fail(err error) error {
 }
 
 func (r *run) startSegment() error {
-	if r.segments >= wire.RunSegments {
+	if r.segments >= protocol.RunSegments {
 		return errSegmentLimit
 	}
 	r.segments++
@@ -415,7 +415,7 @@ func (r *run) endSegment() (string, error) {
 // newActivity takes one activity identity, or fails with content_limit past
 // the per-run bound.
 func (r *run) newActivity() (string, error) {
-	if r.acct.activities >= wire.RunActivityIDs {
+	if r.acct.activities >= protocol.RunActivityIDs {
 		return "", errActivityLim
 	}
 	r.acct.activities++
@@ -486,7 +486,7 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 			return tools.Result{Text: TextCancelled, IsError: true, Summary: tool.Name() + ": cancelled"}, nil
 		case err != nil:
 			return tools.Result{Text: TextNotRun, IsError: true, Summary: tool.Name() + ": approval failed"},
-				&Error{Code: CodeOf(err, wire.CodeExecutionFailed), Err: err}
+				&Error{Code: CodeOf(err, protocol.CodeExecutionFailed), Err: err}
 		case !allowed:
 			// Spec: "a denied or expired request is reported to the model
 			// as denied and the tool never runs".

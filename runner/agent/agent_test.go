@@ -16,11 +16,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
 	"github.com/magi-code/magi-code/runner/tools"
-	"github.com/magi-code/magi-code/stages/wire"
 	"go.uber.org/goleak"
 )
 
@@ -163,7 +163,7 @@ func TestRun(t *testing.T) {
 		sinkFail  string
 		sinkErr   error
 		wantOut   Outcome
-		wantCode  wire.Code
+		wantCode  protocol.Code
 		wantEv    []string
 		wantMsgs  []string
 		wantAsked int
@@ -246,7 +246,7 @@ func TestRun(t *testing.T) {
 			name:     "provider error keeps partial text",
 			script:   `{"responses":[{"steps":[{"text":"part"},{"tool_call":{"name":"list_dir"}},{"error":"boom"}]}]}`,
 			wantOut:  Failed,
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 			wantEv:   []string{"start id-1", "delta id-1 part", "end id-1 part"},
 			wantMsgs: []string{"user:hello", "assistant:part"},
 		},
@@ -256,7 +256,7 @@ func TestRun(t *testing.T) {
 			sinkFail: "TextDelta",
 			sinkErr:  errors.New("queue stuck"),
 			wantOut:  Failed,
-			wantCode: wire.CodeOutputUnavailable,
+			wantCode: protocol.CodeOutputUnavailable,
 			wantEv:   []string{"start id-1", "delta id-1 a", "end id-1 a"},
 			wantMsgs: []string{"user:hello", "assistant:a"},
 		},
@@ -264,9 +264,9 @@ func TestRun(t *testing.T) {
 			name:     "sink error keeps its own code",
 			script:   `{"responses":[{"steps":[{"text":"a"}]}]}`,
 			sinkFail: "SegmentEnd",
-			sinkErr:  &Error{Code: wire.CodePersistenceFailed},
+			sinkErr:  &Error{Code: protocol.CodePersistenceFailed},
 			wantOut:  Failed,
-			wantCode: wire.CodePersistenceFailed,
+			wantCode: protocol.CodePersistenceFailed,
 			wantEv:   []string{"start id-1", "delta id-1 a", "end id-1 a"},
 			wantMsgs: []string{"user:hello", "assistant:a"},
 		},
@@ -276,7 +276,7 @@ func TestRun(t *testing.T) {
 			sinkFail: "ToolFinished",
 			sinkErr:  errors.New("stuck"),
 			wantOut:  Failed,
-			wantCode: wire.CodeOutputUnavailable,
+			wantCode: protocol.CodeOutputUnavailable,
 			wantEv:   []string{"tool id-1 list_dir call_1 list_dir: started", `done id-1 list_dir: 1 entries "f.txt\n" err=false failed=false`},
 			wantMsgs: []string{"user:hello", "assistant: [call_1 list_dir] [call_2 list_dir]", "tool:f.txt\n <call_1 list_dir>", "tool:" + TextNotRun + " <call_2 list_dir>"},
 		},
@@ -419,21 +419,21 @@ func TestBounds(t *testing.T) {
 		name         string
 		script       *fixture.Script
 		maxRounds    int
-		wantCode     wire.Code
+		wantCode     protocol.Code
 		wantContent  int
 		wantSegments int
 		wantActs     int
 	}{
 		{
 			name:        "content at 8 MiB",
-			script:      &fixture.Script{Responses: []fixture.Response{{Steps: []fixture.Step{textStep(kib, wire.RunContentBytes/chunk)}}}},
-			wantContent: wire.RunContentBytes, wantSegments: 1,
+			script:      &fixture.Script{Responses: []fixture.Response{{Steps: []fixture.Step{textStep(kib, protocol.RunContentBytes/chunk)}}}},
+			wantContent: protocol.RunContentBytes, wantSegments: 1,
 		},
 		{
 			name:        "content at 8 MiB + 1",
-			script:      &fixture.Script{Responses: []fixture.Response{{Steps: []fixture.Step{textStep(kib, wire.RunContentBytes/chunk), textStep("!", 1), textStep("never", 1)}}}},
-			wantCode:    wire.CodeContentLimit,
-			wantContent: wire.RunContentBytes, wantSegments: 1,
+			script:      &fixture.Script{Responses: []fixture.Response{{Steps: []fixture.Step{textStep(kib, protocol.RunContentBytes/chunk), textStep("!", 1), textStep("never", 1)}}}},
+			wantCode:    protocol.CodeContentLimit,
+			wantContent: protocol.RunContentBytes, wantSegments: 1,
 		},
 		{
 			name:        "512 segments",
@@ -445,31 +445,31 @@ func TestBounds(t *testing.T) {
 			name:        "513 segments",
 			script:      rounds(513),
 			maxRounds:   2000,
-			wantCode:    wire.CodeContentLimit,
+			wantCode:    protocol.CodeContentLimit,
 			wantContent: 512, wantSegments: 512, wantActs: 512,
 		},
 		{
 			name:        "default round cap allows 512 segments",
 			script:      rounds(513),
-			wantCode:    wire.CodeContentLimit,
+			wantCode:    protocol.CodeContentLimit,
 			wantContent: 512, wantSegments: 512, wantActs: 512,
 		},
 		{
 			name:        "round cap",
 			script:      rounds(10),
 			maxRounds:   3,
-			wantCode:    wire.CodeExecutionFailed,
+			wantCode:    protocol.CodeExecutionFailed,
 			wantContent: 3, wantSegments: 3, wantActs: 3,
 		},
 		{
 			name:        "4096 activities",
-			script:      calls(wire.RunActivityIDs),
-			wantContent: 3, wantSegments: 1, wantActs: wire.RunActivityIDs,
+			script:      calls(protocol.RunActivityIDs),
+			wantContent: 3, wantSegments: 1, wantActs: protocol.RunActivityIDs,
 		},
 		{
 			name:     "4097 activities",
-			script:   calls(wire.RunActivityIDs + 1),
-			wantCode: wire.CodeContentLimit,
+			script:   calls(protocol.RunActivityIDs + 1),
+			wantCode: protocol.CodeContentLimit,
 		},
 	}
 	for _, tc := range tests {
@@ -537,9 +537,9 @@ func TestCancelWithCodedCause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := testConfig(t, parse(t, `{"responses":[{"steps":[{"sleep_ms":600000}]}]}`), t.TempDir())
 		ctx, cancel := context.WithCancelCause(context.Background())
-		time.AfterFunc(time.Second, func() { cancel(&Error{Code: wire.CodeOutputUnavailable}) })
+		time.AfterFunc(time.Second, func() { cancel(&Error{Code: protocol.CodeOutputUnavailable}) })
 		res, err := Run(ctx, cfg, nil, "hi", &recorder{})
-		if res.Outcome != Failed || res.Code != wire.CodeOutputUnavailable || CodeOf(err, "") != wire.CodeOutputUnavailable {
+		if res.Outcome != Failed || res.Code != protocol.CodeOutputUnavailable || CodeOf(err, "") != protocol.CodeOutputUnavailable {
 			t.Fatalf("Run = %s %q, %v; want failed output_unavailable", res.Outcome, res.Code, err)
 		}
 	})
@@ -667,9 +667,9 @@ func BenchmarkFloodContentLimit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res, _ := Run(context.Background(), Config{Provider: fixtureprov.New(sc)}, nil, "flood", nopSink{})
-		if res.Code != wire.CodeContentLimit {
+		if res.Code != protocol.CodeContentLimit {
 			b.Fatal(res.Code)
 		}
 	}
-	b.ReportMetric(float64(b.N)*float64(wire.RunContentBytes/100)/b.Elapsed().Seconds(), "deltas/s")
+	b.ReportMetric(float64(b.N)*float64(protocol.RunContentBytes/100)/b.Elapsed().Seconds(), "deltas/s")
 }

@@ -8,9 +8,9 @@
 // its own (tools may, and wait for them); every Sink call happens on the
 // goroutine that called Run, in order.
 //
-// Bounds per run (spec bounds table): at most wire.RunContentBytes of
-// assistant content (text and reasoning summaries), wire.RunSegments
-// segments and wire.RunActivityIDs activity identities (tool calls,
+// Bounds per run (spec bounds table): at most protocol.RunContentBytes of
+// assistant content (text and reasoning summaries), protocol.RunSegments
+// segments and protocol.RunActivityIDs activity identities (tool calls,
 // subagents and their calls, compactions, calls reported through a
 // Reporter); exceeding one stops the run with content_limit, keeping and
 // reporting what was accepted. A cap on provider rounds (Config.MaxRounds)

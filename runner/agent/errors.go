@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Error is a run failure with a safe protocol code. Error() returns only the
 // code; the cause is kept for errors.Is/As and injected logs.
 type Error struct {
-	Code wire.Code
+	Code protocol.Code
 	Err  error
 }
 
@@ -20,7 +20,7 @@ func (e *Error) Error() string { return "agent: " + string(e.Code) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrorCode reports the safe code.
-func (e *Error) ErrorCode() wire.Code { return e.Code }
+func (e *Error) ErrorCode() protocol.Code { return e.Code }
 
 // ErrCancelled is returned (wrapped) when the run's ctx ended without a
 // coded cause.
@@ -28,19 +28,19 @@ var ErrCancelled = errors.New("agent: cancelled")
 
 // Errors for the run bounds.
 var (
-	errContentLimit = &Error{Code: wire.CodeContentLimit, Err: errors.New("assistant content over the per-run bound")}
-	errSegmentLimit = &Error{Code: wire.CodeContentLimit, Err: errors.New("assistant segments over the per-run bound")}
-	errActivityLim  = &Error{Code: wire.CodeContentLimit, Err: errors.New("activity identities over the per-run bound")}
-	errRoundLimit   = &Error{Code: wire.CodeExecutionFailed, Err: errors.New("provider rounds over the per-run cap")}
+	errContentLimit = &Error{Code: protocol.CodeContentLimit, Err: errors.New("assistant content over the per-run bound")}
+	errSegmentLimit = &Error{Code: protocol.CodeContentLimit, Err: errors.New("assistant segments over the per-run bound")}
+	errActivityLim  = &Error{Code: protocol.CodeContentLimit, Err: errors.New("activity identities over the per-run bound")}
+	errRoundLimit   = &Error{Code: protocol.CodeExecutionFailed, Err: errors.New("provider rounds over the per-run cap")}
 )
 
 // coded is implemented by errors that carry a safe code (agent.Error,
 // provider.Error, and any error a Sink returns that wants its own code).
-type coded interface{ ErrorCode() wire.Code }
+type coded interface{ ErrorCode() protocol.Code }
 
 // CodeOf returns the safe code carried by err, or fallback if it carries
 // none.
-func CodeOf(err error, fallback wire.Code) wire.Code {
+func CodeOf(err error, fallback protocol.Code) protocol.Code {
 	var c coded
 	if errors.As(err, &c) {
 		if code := c.ErrorCode(); code != "" {
@@ -54,7 +54,7 @@ func CodeOf(err error, fallback wire.Code) wire.Code {
 // output_unavailable otherwise (spec: "Critical worker-event delivery
 // failure cancels the run with output_unavailable").
 func sinkError(err error) error {
-	return &Error{Code: CodeOf(err, wire.CodeOutputUnavailable), Err: err}
+	return &Error{Code: CodeOf(err, protocol.CodeOutputUnavailable), Err: err}
 }
 
 // ctxError is the error for a run whose ctx ended: the cause's code when

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider/openai"
 	"github.com/magi-code/magi-code/runner/tools"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // TestOpenAILoop runs the full loop against an OpenAI-compatible SSE server:
@@ -78,7 +78,7 @@ func TestOpenAILoop(t *testing.T) {
 
 func TestNoProvider(t *testing.T) {
 	res, err := Run(context.Background(), Config{}, nil, "x", &recorder{})
-	if res.Outcome != Failed || CodeOf(err, "") != wire.CodeProviderUnavailable {
+	if res.Outcome != Failed || CodeOf(err, "") != protocol.CodeProviderUnavailable {
 		t.Errorf("Run = %s %v", res.Outcome, err)
 	}
 }

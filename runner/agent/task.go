@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/tools"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Subagents (issue 7 item 4). With at least one enabled subagent profile
@@ -253,7 +253,7 @@ func (t *taskTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 		state, summary = StateFailed, "subagent "+p.Name+": stopped"
 		res = tools.Result{Text: TextNotRun, IsError: true, Summary: "task: stopped"}
 	default:
-		code := CodeOf(runErr, wire.CodeExecutionFailed)
+		code := CodeOf(runErr, protocol.CodeExecutionFailed)
 		state, summary = StateFailed, "subagent "+p.Name+": failed ("+string(code)+")"
 		res = tools.Result{Text: bounded("task failed (" + string(code) + "); partial answer: " + answer), IsError: true,
 			Summary: "task: " + p.Name + " failed"}

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 	"go.uber.org/goleak"
 )
 
@@ -334,7 +334,7 @@ func TestRefreshFailure(t *testing.T) {
 			r := refresher(home, url, c, &l, srv.Client())
 			_, tok, err := r.Token(context.Background())
 			var pe *provider.Error
-			if tok != "" || !errors.As(err, &pe) || pe.Code != wire.CodeProviderUnavailable {
+			if tok != "" || !errors.As(err, &pe) || pe.Code != protocol.CodeProviderUnavailable {
 				t.Fatalf("Token() = %q, %v; want provider_unavailable", tok, err)
 			}
 			if err.Error() != "provider: provider_unavailable" {
@@ -410,11 +410,11 @@ func TestStatic(t *testing.T) {
 		c        config.Credential
 		wantKind Kind
 		wantTok  string
-		wantCode wire.Code
+		wantCode protocol.Code
 	}{
 		{"api key", config.Credential{Kind: config.CredentialAPIKey, APIKey: "sk-OPENAIKEYOPENAIKEY01"}, APIKey, "sk-OPENAIKEYOPENAIKEY01", ""},
-		{"no credential", config.Credential{}, "", "", wire.CodeProviderUnavailable},
-		{"empty key", config.Credential{Kind: config.CredentialAPIKey}, "", "", wire.CodeProviderUnavailable},
+		{"no credential", config.Credential{}, "", "", protocol.CodeProviderUnavailable},
+		{"empty key", config.Credential{Kind: config.CredentialAPIKey}, "", "", protocol.CodeProviderUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Kind says how a token is sent: an API key or an OAuth bearer token.
@@ -109,5 +109,5 @@ var (
 // provider_unavailable: the run cannot use the provider without a valid
 // credential. Error() returns only the code.
 func Unavailable(cause error) *provider.Error {
-	return &provider.Error{Code: wire.CodeProviderUnavailable, Err: cause}
+	return &provider.Error{Code: protocol.CodeProviderUnavailable, Err: cause}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/magi-code/magi-code/internal/jsonenc"
 	"github.com/magi-code/magi-code/runner/tools"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // encoder writes a JavaScript value as JSON within bounds. It runs on the
@@ -73,7 +73,7 @@ func (e *encoder) str(s goja.String, quoted bool) {
 	}
 	if quoted {
 		n := len(e.buf)
-		e.buf = wire.AppendString(e.buf, text)
+		e.buf = jsonenc.AppendString(e.buf, text)
 		if len(e.buf) > e.limit {
 			e.over(n)
 		}
@@ -214,7 +214,7 @@ func (e *encoder) primitive(v goja.Value) {
 // key appends a quoted object key and the colon.
 func (e *encoder) key(k string) {
 	n := len(e.buf)
-	e.buf = append(wire.AppendString(e.buf, k), ':')
+	e.buf = append(jsonenc.AppendString(e.buf, k), ':')
 	if len(e.buf) > e.limit {
 		e.over(n)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/knadh/koanf/maps"
 
-	"github.com/magi-code/magi-code/stages/redact"
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 )
 
 // Value is one effective setting for `magi-code config show`.
@@ -30,7 +30,7 @@ type Description struct {
 	MCP       []MCPServer // every server, Env values masked
 	// Readiness is "" when a startup with these settings would be ready,
 	// else the startup code it would fail with.
-	Readiness wire.Code
+	Readiness protocol.Code
 }
 
 // Describe loads the effective settings for env.Cwd without side effects (no
@@ -41,7 +41,7 @@ func Describe(env Env) (Description, error) {
 	var d Description
 	st, err := loadSettings(&env, false)
 	if err != nil {
-		d.Readiness = wire.CodeConfigurationInvalid
+		d.Readiness = protocol.CodeConfigurationInvalid
 		return d, fmt.Errorf("settings: %w", err)
 	}
 	d.Home, d.Cwd = st.home, st.cwd

@@ -6,7 +6,7 @@
 // collects the MCP server definitions with their global approval status.
 //
 // Load runs once per child and returns one admitted Snapshot, or the safe
-// wire.Code of the first failure together with whatever part of the snapshot
+// protocol.Code of the first failure together with whatever part of the snapshot
 // was already known. Nothing here writes to stdout or stderr: details go to
 // Env.Logf, which discards by default and may carry paths (never send its
 // text to the wire). Approve, Describe and ListMCP serve the terminal CLI.

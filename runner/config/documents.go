@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Document is one instruction file, in the order the model sees them.
@@ -145,7 +147,7 @@ func loadSkills(home, cwd string, disabled []string, env *Env) ([]Skill, error) 
 				env.logf("config: skill %s: %v", path, err)
 				return nil, errors.New("skill unreadable")
 			}
-			if !nameGrammar.MatchString(name) {
+			if !protocol.ValidID(name) {
 				env.logf("config: skill directory name %q is not a valid name", name)
 				return nil, errors.New("invalid skill name")
 			}
@@ -263,7 +265,7 @@ func parseProfile(path, stem string) (Profile, error) {
 	if p.Name == "" {
 		p.Name = stem
 	}
-	if !nameGrammar.MatchString(p.Name) {
+	if !protocol.ValidID(p.Name) {
 		return Profile{}, errors.New("name: invalid")
 	}
 	if p.Description, err = str("description"); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // world is a temporary MC_HOME and cwd. Files are written by a path that
@@ -64,7 +64,7 @@ func (w *world) env() Env {
 	}
 }
 
-func (w *world) load(t testing.TB) (*Snapshot, wire.Code) {
+func (w *world) load(t testing.TB) (*Snapshot, protocol.Code) {
 	t.Helper()
 	return Load(context.Background(), w.env())
 }

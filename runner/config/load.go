@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/fixture"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Env is everything Load takes from the process: no os.Getenv, no wall
@@ -177,25 +177,25 @@ func loadSettingsAt(env *Env, home, cwd string, writeBack bool) (*settingsState,
 // On failure it returns the safe code and the part of the snapshot already
 // known (paths and context after the directories; provider, model and
 // settings after the settings step). It never panics on any file content.
-func Load(ctx context.Context, env Env) (*Snapshot, wire.Code) {
+func Load(ctx context.Context, env Env) (*Snapshot, protocol.Code) {
 	snap := &Snapshot{}
 	home, err := env.homeDir()
 	if err != nil {
 		env.logf("config: %v", err)
-		return snap, wire.CodeConfigurationInvalid
+		return snap, protocol.CodeConfigurationInvalid
 	}
 	if !filepath.IsAbs(env.Cwd) {
 		env.logf("config: cwd is not absolute")
-		return snap, wire.CodeStartupFailed
+		return snap, protocol.CodeStartupFailed
 	}
 	if ctx.Err() != nil {
-		return snap, wire.CodeStartupCancelled
+		return snap, protocol.CodeStartupCancelled
 	}
 	sessions := filepath.Join(home, "sessions")
 	for _, dir := range []string{home, sessions} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			env.logf("config: creating runtime directory: %v", err)
-			return snap, wire.CodeStartupFailed
+			return snap, protocol.CodeStartupFailed
 		}
 	}
 	// Spec: context identity is "captured once after normal runtime
@@ -204,53 +204,53 @@ func Load(ctx context.Context, env Env) (*Snapshot, wire.Code) {
 	for i, p := range []string{home, sessions, env.Cwd} {
 		if paths[i], err = canonical(p); err != nil {
 			env.logf("config: canonicalizing a runtime path: %v", err)
-			return snap, wire.CodeStartupFailed
+			return snap, protocol.CodeStartupFailed
 		}
 	}
 	snap.Home, snap.SessionsDir, snap.Cwd = paths[0], paths[1], paths[2]
 	snap.ContextID = contextID(snap.Cwd, snap.Home, snap.SessionsDir)
 
 	if ctx.Err() != nil {
-		return snap, wire.CodeStartupCancelled
+		return snap, protocol.CodeStartupCancelled
 	}
 	st, err := loadSettingsAt(&env, snap.Home, snap.Cwd, true)
 	if err != nil {
-		return snap, wire.CodeConfigurationInvalid
+		return snap, protocol.CodeConfigurationInvalid
 	}
 	return snap, finish(ctx, &env, snap, st)
 }
 
 // finish runs the steps after settings: instructions, skills, profiles,
 // provider readiness and the MCP selection. It only reads.
-func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) wire.Code {
+func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) protocol.Code {
 	s := st.settings
 	snap.Settings = *s
 	snap.Provider, snap.Model, snap.Thinking = s.Provider, s.selectModel(), s.Thinking
 
 	if ctx.Err() != nil {
-		return wire.CodeStartupCancelled
+		return protocol.CodeStartupCancelled
 	}
 	var err error
 	if snap.Instructions, err = loadInstructions(st.home, st.cwd, s.Instructions, env); err != nil {
-		return wire.CodeConfigurationInvalid
+		return protocol.CodeConfigurationInvalid
 	}
 	if snap.Skills, err = loadSkills(st.home, st.cwd, s.Skills.Disabled, env); err != nil {
-		return wire.CodeConfigurationInvalid
+		return protocol.CodeConfigurationInvalid
 	}
 	profiles, err := loadProfiles(st.home, st.cwd, s.Agents.Disabled, env)
 	if err != nil {
-		return wire.CodeProfileInvalid
+		return protocol.CodeProfileInvalid
 	}
 	if snap.Agent, snap.Subagents, err = selectAgents(profiles, s.Agent); err != nil {
 		env.logf("config: agent %s: %v", s.Agent, err)
-		return wire.CodeProfileInvalid
+		return protocol.CodeProfileInvalid
 	}
 	if snap.Agent != nil && snap.Agent.Model != "" {
 		snap.Model = snap.Agent.Model
 	}
 
 	if ctx.Err() != nil {
-		return wire.CodeStartupCancelled
+		return protocol.CodeStartupCancelled
 	}
 	cred, code := readiness(s, snap, st.home, env)
 	if code != "" {
@@ -259,7 +259,7 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) wi
 	snap.Credential = cred
 
 	if ctx.Err() != nil {
-		return wire.CodeStartupCancelled
+		return protocol.CodeStartupCancelled
 	}
 	for _, m := range st.servers {
 		switch {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 type file struct {
@@ -27,84 +27,84 @@ func TestLoadCodes(t *testing.T) {
 		name  string
 		files []file
 		vars  map[string]string
-		want  wire.Code
+		want  protocol.Code
 	}{
 		{"fixture ready", []file{f("home/settings.toml", fixtureGlobal)}, nil, ""},
-		{"no settings at all", nil, nil, wire.CodeProviderUnavailable},
-		{"no provider", []file{f("home/settings.toml", "model = \"m\"\n")}, nil, wire.CodeProviderUnavailable},
-		{"invalid TOML", []file{f("home/settings.toml", "provider = \n")}, nil, wire.CodeConfigurationInvalid},
-		{"invalid TOML in project", []file{f("home/settings.toml", fixtureGlobal), f("cwd/.magi-code/settings.toml", "[tools\n")}, nil, wire.CodeConfigurationInvalid},
-		{"duplicate key", []file{f("home/settings.toml", fixtureGlobal+fixtureGlobal)}, nil, wire.CodeConfigurationInvalid},
-		{"provider wrong type", []file{f("home/settings.toml", "provider = 1\n")}, nil, wire.CodeConfigurationInvalid},
-		{"approval wrong type", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = true\n")}, nil, wire.CodeConfigurationInvalid},
-		{"approval bad value", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = \"sometimes\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"float for integer", []file{f("home/settings.toml", fixtureGlobal+"context_window = 1.5\n")}, nil, wire.CodeConfigurationInvalid},
-		{"string for integer", []file{f("home/settings.toml", fixtureGlobal+"context_window = \"9\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"providers not a table", []file{f("home/settings.toml", fixtureGlobal+"providers = 3\n")}, nil, wire.CodeConfigurationInvalid},
-		{"unknown key", []file{f("home/settings.toml", fixtureGlobal+"colour = \"red\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"unknown provider", []file{f("home/settings.toml", "provider = \"acme\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"newer schema", []file{f("home/settings.toml", "schema_version = 3\n"+fixtureGlobal)}, nil, wire.CodeConfigurationInvalid},
-		{"schema not integer", []file{f("home/settings.toml", "schema_version = \"2\"\n"+fixtureGlobal)}, nil, wire.CodeConfigurationInvalid},
-		{"bad thinking", []file{f("home/settings.toml", fixtureGlobal+"thinking = \"lots\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"bad base_url", []file{f("home/settings.toml", openai+"[providers.openai]\nbase_url = \"ftp://x\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, wire.CodeConfigurationInvalid},
-		{"hook bad event", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"whenever\"\ncommand = \"true\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"hook bad matcher", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"(shell\"\ncommand = \"true\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"no settings at all", nil, nil, protocol.CodeProviderUnavailable},
+		{"no provider", []file{f("home/settings.toml", "model = \"m\"\n")}, nil, protocol.CodeProviderUnavailable},
+		{"invalid TOML", []file{f("home/settings.toml", "provider = \n")}, nil, protocol.CodeConfigurationInvalid},
+		{"invalid TOML in project", []file{f("home/settings.toml", fixtureGlobal), f("cwd/.magi-code/settings.toml", "[tools\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"duplicate key", []file{f("home/settings.toml", fixtureGlobal+fixtureGlobal)}, nil, protocol.CodeConfigurationInvalid},
+		{"provider wrong type", []file{f("home/settings.toml", "provider = 1\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"approval wrong type", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = true\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"approval bad value", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = \"sometimes\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"float for integer", []file{f("home/settings.toml", fixtureGlobal+"context_window = 1.5\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"string for integer", []file{f("home/settings.toml", fixtureGlobal+"context_window = \"9\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"providers not a table", []file{f("home/settings.toml", fixtureGlobal+"providers = 3\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"unknown key", []file{f("home/settings.toml", fixtureGlobal+"colour = \"red\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"unknown provider", []file{f("home/settings.toml", "provider = \"acme\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"newer schema", []file{f("home/settings.toml", "schema_version = 3\n"+fixtureGlobal)}, nil, protocol.CodeConfigurationInvalid},
+		{"schema not integer", []file{f("home/settings.toml", "schema_version = \"2\"\n"+fixtureGlobal)}, nil, protocol.CodeConfigurationInvalid},
+		{"bad thinking", []file{f("home/settings.toml", fixtureGlobal+"thinking = \"lots\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"bad base_url", []file{f("home/settings.toml", openai+"[providers.openai]\nbase_url = \"ftp://x\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, protocol.CodeConfigurationInvalid},
+		{"hook bad event", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"whenever\"\ncommand = \"true\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"hook bad matcher", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"(shell\"\ncommand = \"true\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"hook regexp matcher", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"write_file|mcp__.*\"\ncommand = \"true\"\n")}, nil, ""},
-		{"project hooks", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"project base_url", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[providers.openai]\nbase_url = \"http://127.0.0.1:1/v1\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"project hooks", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"project base_url", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[providers.openai]\nbase_url = \"http://127.0.0.1:1/v1\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"project model is fine", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[providers.openai]\nmodel = \"m\"\n")}, nil, ""},
-		{"project relaxes approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools]\napproval = \"auto\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"project relaxes approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools]\napproval = \"auto\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"project keeps global auto", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = \"auto\"\n"), f("work/.magi-code/settings.toml", "[tools]\napproval = \"auto\"\n")}, nil, ""},
-		{"project relaxes code mode approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.code_mode]\napproval = \"auto\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"instruction not markdown", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"notes.txt\"]\n"), f("home/notes.txt", "x")}, nil, wire.CodeConfigurationInvalid},
+		{"project relaxes code mode approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.code_mode]\napproval = \"auto\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"instruction not markdown", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"notes.txt\"]\n"), f("home/notes.txt", "x")}, nil, protocol.CodeConfigurationInvalid},
 		{"protections from the global file", []file{f("home/settings.toml", fixtureGlobal+"[tools.protections]\nallow_git_internals = true\n")}, nil, ""},
-		{"protections from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.protections]\nallow_outside_cwd = true\n")}, nil, wire.CodeConfigurationInvalid},
-		{"anthropic token_url not a URL", []file{f("home/settings.toml", fixtureGlobal+"[providers.anthropic]\ntoken_url = \"file:///x\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"protections from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.protections]\nallow_outside_cwd = true\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"anthropic token_url not a URL", []file{f("home/settings.toml", fixtureGlobal+"[providers.anthropic]\ntoken_url = \"file:///x\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"hook ok", []file{f("home/settings.toml", fixtureGlobal+"[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"shell\"\ncommand = \"true\"\n")}, nil, ""},
 		{"code mode ok", []file{f("home/settings.toml", fixtureGlobal+"[tools.code_mode]\nenabled = true\nallow = [\"read_file\"]\napproval = \"auto\"\n")}, nil, ""},
-		{"oversized settings", []file{f("home/settings.toml", fixtureGlobal+"# "+strings.Repeat("x", MaxFileBytes)+"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"settings is a directory", []file{f("home/settings.toml/x", "")}, nil, wire.CodeConfigurationInvalid},
-		{"mcp command and url", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"mcp neither command nor url", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\nargs = []\n")}, nil, wire.CodeConfigurationInvalid},
-		{"mcp bad name", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.\"a b\"]\ncommand = \"x\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"mcp env not strings", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nenv = {A = 1}\n")}, nil, wire.CodeConfigurationInvalid},
-		{"mcp unknown key", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nheaders = {}\n")}, nil, wire.CodeConfigurationInvalid},
+		{"oversized settings", []file{f("home/settings.toml", fixtureGlobal+"# "+strings.Repeat("x", MaxFileBytes)+"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"settings is a directory", []file{f("home/settings.toml/x", "")}, nil, protocol.CodeConfigurationInvalid},
+		{"mcp command and url", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"mcp neither command nor url", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\nargs = []\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"mcp bad name", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.\"a b\"]\ncommand = \"x\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"mcp env not strings", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nenv = {A = 1}\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"mcp unknown key", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nheaders = {}\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"fixture script good", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi"}]}]}`)}, nil, ""},
-		{"fixture script invalid", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi","error":"x"}]}]}`)}, nil, wire.CodeConfigurationInvalid},
-		{"fixture script missing", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"nope.json\"\n")}, nil, wire.CodeConfigurationInvalid},
+		{"fixture script invalid", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi","error":"x"}]}]}`)}, nil, protocol.CodeConfigurationInvalid},
+		{"fixture script missing", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"nope.json\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"openai env key", []file{f("home/settings.toml", openai)}, map[string]string{"OPENAI_API_KEY": "sk-test"}, ""},
 		{"openai custom env key", []file{f("home/settings.toml", openai+"[providers.openai]\napi_key_env = \"MY_KEY\"\n")}, map[string]string{"MY_KEY": "k"}, ""},
-		{"openai custom env unset", []file{f("home/settings.toml", openai+"[providers.openai]\napi_key_env = \"MY_KEY\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, wire.CodeProviderUnavailable},
-		{"openai missing key", []file{f("home/settings.toml", openai)}, nil, wire.CodeProviderUnavailable},
-		{"openai no model", []file{f("home/settings.toml", "provider = \"openai\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, wire.CodeProviderUnavailable},
+		{"openai custom env unset", []file{f("home/settings.toml", openai+"[providers.openai]\napi_key_env = \"MY_KEY\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, protocol.CodeProviderUnavailable},
+		{"openai missing key", []file{f("home/settings.toml", openai)}, nil, protocol.CodeProviderUnavailable},
+		{"openai no model", []file{f("home/settings.toml", "provider = \"openai\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, protocol.CodeProviderUnavailable},
 		{"openai model from table", []file{f("home/settings.toml", "provider = \"openai\"\n[providers.openai]\nmodel = \"m\"\n")}, map[string]string{"OPENAI_API_KEY": "k"}, ""},
 		{"auth.json api key", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"api_key","key":"k"}}`, 0o600)}, nil, ""},
-		{"auth.json 0644 refused", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"api_key","key":"k"}}`, 0o644)}, nil, wire.CodeProviderUnavailable},
-		{"auth.json 0640 refused", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"api_key","key":"k"}}`, 0o640)}, nil, wire.CodeProviderUnavailable},
-		{"auth.json invalid JSON", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":`, 0o600)}, nil, wire.CodeProviderUnavailable},
-		{"auth.json unknown type", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"magic","key":"k"}}`, 0o600)}, nil, wire.CodeProviderUnavailable},
-		{"auth.json other provider only", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"anthropic":{"type":"api_key","key":"k"}}`, 0o600)}, nil, wire.CodeProviderUnavailable},
+		{"auth.json 0644 refused", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"api_key","key":"k"}}`, 0o644)}, nil, protocol.CodeProviderUnavailable},
+		{"auth.json 0640 refused", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"api_key","key":"k"}}`, 0o640)}, nil, protocol.CodeProviderUnavailable},
+		{"auth.json invalid JSON", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":`, 0o600)}, nil, protocol.CodeProviderUnavailable},
+		{"auth.json unknown type", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"openai":{"type":"magic","key":"k"}}`, 0o600)}, nil, protocol.CodeProviderUnavailable},
+		{"auth.json other provider only", []file{f("home/settings.toml", openai), fm("home/auth.json", `{"anthropic":{"type":"api_key","key":"k"}}`, 0o600)}, nil, protocol.CodeProviderUnavailable},
 		{"oauth valid", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"2026-06-01T00:00:00Z"}}`, 0o600)}, nil, ""},
-		{"oauth expired no refresh", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"2025-06-01T00:00:00Z"}}`, 0o600)}, nil, wire.CodeProviderUnavailable},
-		{"oauth expired at exact instant", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"2026-01-02T03:04:05Z"}}`, 0o600)}, nil, wire.CodeProviderUnavailable},
+		{"oauth expired no refresh", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"2025-06-01T00:00:00Z"}}`, 0o600)}, nil, protocol.CodeProviderUnavailable},
+		{"oauth expired at exact instant", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"2026-01-02T03:04:05Z"}}`, 0o600)}, nil, protocol.CodeProviderUnavailable},
 		{"oauth expired with refresh", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","refresh_token":"r","expires_at":"2025-06-01T00:00:00Z"}}`, 0o600)}, nil, ""},
-		{"oauth bad expiry", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"tomorrow"}}`, 0o600)}, nil, wire.CodeProviderUnavailable},
+		{"oauth bad expiry", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{"anthropic":{"type":"oauth","access_token":"a","expires_at":"tomorrow"}}`, 0o600)}, nil, protocol.CodeProviderUnavailable},
 		{"env key wins over refused auth.json", []file{f("home/settings.toml", anthropic), fm("home/auth.json", `{}`, 0o644)}, map[string]string{"ANTHROPIC_API_KEY": "k"}, ""},
 		{"good profile", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/helper.md", goodProfile)}, nil, ""},
-		{"profile unclosed front matter", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: x\ndescription: d\n")}, nil, wire.CodeProfileInvalid},
-		{"profile without front matter", []file{f("home/settings.toml", fixtureGlobal), f("cwd/.magi-code/agents/x.md", "just text\n")}, nil, wire.CodeProfileInvalid},
-		{"profile bad mode", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nmode: boss\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"profile no description", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: x\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"profile nested yaml", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nperms:\n  read: yes\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"profile bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: a b\ndescription: d\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"profile duplicate name in dir", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/a.md", "---\nname: z\ndescription: d\n---\n"), f("home/agents/b.md", "---\nname: z\ndescription: d\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"selected agent missing", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n")}, nil, wire.CodeProfileInvalid},
-		{"selected agent is subagent", []file{f("home/settings.toml", fixtureGlobal+"agent = \"helper\"\n"), f("home/agents/helper.md", goodProfile)}, nil, wire.CodeProfileInvalid},
-		{"selected agent disabled", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n[agents]\ndisabled = [\"boss\"]\n"), f("home/agents/boss.md", "---\ndescription: d\nmode: primary\n---\n")}, nil, wire.CodeProfileInvalid},
-		{"missing listed instruction", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"nope.md\"]\n")}, nil, wire.CodeConfigurationInvalid},
-		{"instructions not array", []file{f("home/settings.toml", fixtureGlobal+"instructions = \"a.md\"\n")}, nil, wire.CodeConfigurationInvalid},
-		{"skill broken front matter", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/s/SKILL.md", "---\ndescription: x\n")}, nil, wire.CodeConfigurationInvalid},
-		{"skill bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/a b/SKILL.md", "x")}, nil, wire.CodeConfigurationInvalid},
+		{"profile unclosed front matter", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: x\ndescription: d\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile without front matter", []file{f("home/settings.toml", fixtureGlobal), f("cwd/.magi-code/agents/x.md", "just text\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile bad mode", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nmode: boss\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile no description", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: x\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile nested yaml", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nperms:\n  read: yes\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: a b\ndescription: d\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile duplicate name in dir", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/a.md", "---\nname: z\ndescription: d\n---\n"), f("home/agents/b.md", "---\nname: z\ndescription: d\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"selected agent missing", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n")}, nil, protocol.CodeProfileInvalid},
+		{"selected agent is subagent", []file{f("home/settings.toml", fixtureGlobal+"agent = \"helper\"\n"), f("home/agents/helper.md", goodProfile)}, nil, protocol.CodeProfileInvalid},
+		{"selected agent disabled", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n[agents]\ndisabled = [\"boss\"]\n"), f("home/agents/boss.md", "---\ndescription: d\nmode: primary\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"missing listed instruction", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"nope.md\"]\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"instructions not array", []file{f("home/settings.toml", fixtureGlobal+"instructions = \"a.md\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"skill broken front matter", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/s/SKILL.md", "---\ndescription: x\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"skill bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/a b/SKILL.md", "x")}, nil, protocol.CodeConfigurationInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,22 +138,22 @@ func TestLoadEnvironmentCodes(t *testing.T) {
 		name string
 		env  func(Env) Env
 		ctx  func() context.Context
-		want wire.Code
+		want protocol.Code
 	}{
-		{"relative MC_HOME", func(e Env) Env { e.MCHome = "rel/home"; return e }, nil, wire.CodeConfigurationInvalid},
-		{"no MC_HOME nor HOME", func(e Env) Env { e.MCHome, e.Home = "", ""; return e }, nil, wire.CodeConfigurationInvalid},
-		{"relative cwd", func(e Env) Env { e.Cwd = "work"; return e }, nil, wire.CodeStartupFailed},
-		{"missing cwd", func(e Env) Env { e.Cwd = filepath.Join(w.root, "gone"); return e }, nil, wire.CodeStartupFailed},
+		{"relative MC_HOME", func(e Env) Env { e.MCHome = "rel/home"; return e }, nil, protocol.CodeConfigurationInvalid},
+		{"no MC_HOME nor HOME", func(e Env) Env { e.MCHome, e.Home = "", ""; return e }, nil, protocol.CodeConfigurationInvalid},
+		{"relative cwd", func(e Env) Env { e.Cwd = "work"; return e }, nil, protocol.CodeStartupFailed},
+		{"missing cwd", func(e Env) Env { e.Cwd = filepath.Join(w.root, "gone"); return e }, nil, protocol.CodeStartupFailed},
 		{"MC_HOME under a file", func(e Env) Env {
 			w.write(t, "plain", "x", 0o644)
 			e.MCHome = filepath.Join(w.root, "plain", "home")
 			return e
-		}, nil, wire.CodeStartupFailed},
+		}, nil, protocol.CodeStartupFailed},
 		{"cancelled", func(e Env) Env { return e }, func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			return ctx
-		}, wire.CodeStartupCancelled},
+		}, protocol.CodeStartupCancelled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +173,7 @@ func TestLoadDefaultHomeAndDirectories(t *testing.T) {
 	env := w.env()
 	env.MCHome = ""
 	snap, code := Load(context.Background(), env)
-	if code != wire.CodeProviderUnavailable {
+	if code != protocol.CodeProviderUnavailable {
 		t.Fatalf("Load = %q; want provider_unavailable", code)
 	}
 	want, _ := canonical(filepath.Join(w.root, ".magi-code"))

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 func TestMigrateGlobalRewritten(t *testing.T) {
@@ -81,15 +81,15 @@ func TestMigrateNoVersionNoLegacyKeysNotRewritten(t *testing.T) {
 func TestMigrateCodes(t *testing.T) {
 	tests := []struct {
 		name, text string
-		want       wire.Code
+		want       protocol.Code
 	}{
-		{"v1 api_key_env without provider", "approval_policy = \"ask\"\napi_key_env = \"K\"\n", wire.CodeConfigurationInvalid},
-		{"v1 api_key_env with fixture", "provider = \"fixture\"\napi_key_env = \"K\"\n", wire.CodeConfigurationInvalid},
-		{"v1 both approval keys", fixtureGlobal + "approval_policy = \"ask\"\n[tools]\napproval = \"auto\"\n", wire.CodeConfigurationInvalid},
-		{"v1 tools not a table", fixtureGlobal + "approval_policy = \"ask\"\ntools = 1\n", wire.CodeConfigurationInvalid},
-		{"v1 bad approval value", fixtureGlobal + "approval_policy = \"never\"\n", wire.CodeConfigurationInvalid},
-		{"v2 keeps v1 key unknown", "schema_version = 2\n" + fixtureGlobal + "approval_policy = \"ask\"\n", wire.CodeConfigurationInvalid},
-		{"version 0", "schema_version = 0\n" + fixtureGlobal, wire.CodeConfigurationInvalid},
+		{"v1 api_key_env without provider", "approval_policy = \"ask\"\napi_key_env = \"K\"\n", protocol.CodeConfigurationInvalid},
+		{"v1 api_key_env with fixture", "provider = \"fixture\"\napi_key_env = \"K\"\n", protocol.CodeConfigurationInvalid},
+		{"v1 both approval keys", fixtureGlobal + "approval_policy = \"ask\"\n[tools]\napproval = \"auto\"\n", protocol.CodeConfigurationInvalid},
+		{"v1 tools not a table", fixtureGlobal + "approval_policy = \"ask\"\ntools = 1\n", protocol.CodeConfigurationInvalid},
+		{"v1 bad approval value", fixtureGlobal + "approval_policy = \"never\"\n", protocol.CodeConfigurationInvalid},
+		{"v2 keeps v1 key unknown", "schema_version = 2\n" + fixtureGlobal + "approval_policy = \"ask\"\n", protocol.CodeConfigurationInvalid},
+		{"version 0", "schema_version = 0\n" + fixtureGlobal, protocol.CodeConfigurationInvalid},
 		{"v1 ok", "schema_version = 1\n" + fixtureGlobal + "approval_policy = \"ask\"\n", ""},
 	}
 	for _, tc := range tests {

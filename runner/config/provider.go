@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner/fixture"
-	"github.com/magi-code/magi-code/stages/redact"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // CredentialKind says what a Credential holds.
@@ -165,23 +165,23 @@ func (s *Settings) fillProviderDefaults() {
 //
 // For the fixture it also parses the script: snap.FixtureScript (nil
 // without one) is what the provider replays, read once.
-func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, wire.Code) {
+func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, protocol.Code) {
 	model := snap.Model
 	switch s.Provider {
 	case "":
 		env.logf("config: no provider configured")
-		return Credential{}, wire.CodeProviderUnavailable
+		return Credential{}, protocol.CodeProviderUnavailable
 	case "fixture":
 		if s.Providers.Fixture.Script != "" {
 			data, _, err := readBounded(s.Providers.Fixture.Script)
 			if err != nil {
 				env.logf("config: fixture script unreadable: %v", err)
-				return Credential{}, wire.CodeConfigurationInvalid
+				return Credential{}, protocol.CodeConfigurationInvalid
 			}
 			script, err := fixture.Parse(data)
 			if err != nil {
 				env.logf("config: fixture script invalid")
-				return Credential{}, wire.CodeConfigurationInvalid
+				return Credential{}, protocol.CodeConfigurationInvalid
 			}
 			snap.FixtureScript = script
 		}
@@ -189,7 +189,7 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 	}
 	if model == "" {
 		env.logf("config: no model selected for provider %s", s.Provider)
-		return Credential{}, wire.CodeProviderUnavailable
+		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	p := s.remote(s.Provider)
 	if v := env.getenv(p.APIKeyEnv); v != "" {
@@ -202,11 +202,11 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 		} else {
 			env.logf("config: auth.json refused: %v", err)
 		}
-		return Credential{}, wire.CodeProviderUnavailable
+		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	if c.Expired(env.now()) && !c.Refreshable() {
 		env.logf("config: credential for provider %s expired and not refreshable", s.Provider)
-		return Credential{}, wire.CodeProviderUnavailable
+		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	return c, ""
 }

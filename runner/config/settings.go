@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/v2"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // SchemaVersion is the settings schema this build reads. Older files are
@@ -139,9 +140,7 @@ var defaults = map[string]any{
 var knownProviders = []string{"fixture", "openai", "anthropic"}
 
 var (
-	nameGrammar   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-	serverGrammar = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	envGrammar    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envGrammar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // mapProvider feeds an already parsed and migrated map to koanf.
@@ -283,12 +282,12 @@ func (s *Settings) validate() error {
 	}
 	for _, list := range [][]string{s.Skills.Disabled, s.Agents.Disabled} {
 		for _, n := range list {
-			if !nameGrammar.MatchString(n) {
+			if !protocol.ValidID(n) {
 				return errors.New("disabled: invalid name")
 			}
 		}
 	}
-	if s.Agent != "" && !nameGrammar.MatchString(s.Agent) {
+	if s.Agent != "" && !protocol.ValidID(s.Agent) {
 		return errors.New("agent: invalid name")
 	}
 	for i := range s.Hooks {
@@ -316,7 +315,7 @@ func (s *Settings) validate() error {
 		}
 	}
 	for name, m := range s.MCPServers {
-		if !serverGrammar.MatchString(name) {
+		if !protocol.ValidSessionID(name) {
 			return errors.New("mcp_servers: invalid server name")
 		}
 		if (m.Command == "") == (m.URL == "") {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner/subproc"
-	"github.com/magi-code/magi-code/stages/redact"
 )
 
 // pipeCloseWait bounds how long output draining may outlast the shell after

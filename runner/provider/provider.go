@@ -4,14 +4,14 @@
 // openai: any OpenAI-compatible chat-completions endpoint).
 //
 // Providers never see frames or protocol types; their failures carry only a
-// safe wire.Code (see Error), never response bodies or upstream messages.
+// safe protocol.Code (see Error), never response bodies or upstream messages.
 package provider
 
 import (
 	"context"
 	"encoding/json"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Message roles.
@@ -93,7 +93,7 @@ type Provider interface {
 // the code; the cause (which may quote upstream bodies or paths) is kept for
 // errors.Is/As and injected logs, never for the wire.
 type Error struct {
-	Code wire.Code
+	Code protocol.Code
 	Err  error
 }
 
@@ -103,7 +103,7 @@ func (e *Error) Error() string { return "provider: " + string(e.Code) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrorCode reports the safe code.
-func (e *Error) ErrorCode() wire.Code { return e.Code }
+func (e *Error) ErrorCode() protocol.Code { return e.Code }
 
 // Failed returns an *Error with code execution_failed and cause err.
-func Failed(err error) *Error { return &Error{Code: wire.CodeExecutionFailed, Err: err} }
+func Failed(err error) *Error { return &Error{Code: protocol.CodeExecutionFailed, Err: err} }

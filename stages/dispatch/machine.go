@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -38,15 +40,15 @@ type (
 	// validate's verdict ("" when the envelope is valid).
 	Request struct {
 		Req  wire.Request
-		Code wire.Code
+		Code protocol.Code
 	}
 	// FrameError is a framing-level failure: the response has id=null.
-	FrameError struct{ Code wire.Code }
+	FrameError struct{ Code protocol.Code }
 	// EOF: stdin ended (after any incomplete_frame FrameError).
 	EOF struct{}
 	// InitDone: the initialization worker finished (Code "" on success).
 	InitDone struct {
-		Code wire.Code
+		Code protocol.Code
 		Sel  Selection
 	}
 	// OpDone: the session/history worker finished the operation with ID.
@@ -56,7 +58,7 @@ type (
 	OpDone struct {
 		ID       string
 		Result   []byte
-		Code     wire.Code
+		Code     protocol.Code
 		Attached string
 		Sel      *Selection
 	}
@@ -100,9 +102,9 @@ type Machine struct {
 	ids map[string]struct{}
 
 	life    Lifecycle
-	failure wire.Code // startup failure code when life == Failed
-	sel     Selection // last completed selection
-	initID  string    // pending initialize request, "" when none
+	failure protocol.Code // startup failure code when life == Failed
+	sel     Selection     // last completed selection
+	initID  string        // pending initialize request, "" when none
 
 	opID string // pending session/history request, "" when none
 
@@ -131,7 +133,7 @@ func respond(id string, result []byte) Effect {
 	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Result: result}}
 }
 
-func fail(id string, code wire.Code) Effect {
+func fail(id string, code protocol.Code) Effect {
 	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Error: code}}
 }
 
@@ -204,11 +206,11 @@ func (m *Machine) request(ev Request) []Effect {
 	if id != "" {
 		if _, dup := m.ids[id]; dup {
 			// Spec: "Duplicate IDs get duplicate_id and never reexecute work."
-			return []Effect{fail(id, wire.CodeDuplicateID)}
+			return []Effect{fail(id, protocol.CodeDuplicateID)}
 		}
-		if len(m.ids) >= wire.RequestIDsPerChild {
+		if len(m.ids) >= protocol.RequestIDsPerChild {
 			// Spec: "the next new ID gets request_limit and closes."
-			return []Effect{fail(id, wire.CodeRequestLimit), m.close(false)}
+			return []Effect{fail(id, protocol.CodeRequestLimit), m.close(false)}
 		}
 		m.ids[id] = struct{}{}
 	}
@@ -227,7 +229,7 @@ func (m *Machine) request(ev Request) []Effect {
 		return m.status(req)
 	case "shutdown":
 		if !emptyParams(req.Params) {
-			return []Effect{fail(id, wire.CodeInvalidParams)}
+			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
 		return []Effect{respond(id, []byte(`{"state":"stopping"}`)), m.close(true)}
 	case "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer":
@@ -236,15 +238,15 @@ func (m *Machine) request(ev Request) []Effect {
 		}
 		return m.sessionOrTurn(req)
 	}
-	return []Effect{fail(id, wire.CodeUnsupportedMethod)}
+	return []Effect{fail(id, protocol.CodeUnsupportedMethod)}
 }
 
 // admittedCode is the lifecycle verdict for operations that need a
 // successful initialization: "" when ready.
-func (m *Machine) admittedCode() wire.Code {
+func (m *Machine) admittedCode() protocol.Code {
 	switch m.life {
 	case NotInitialized, Starting:
-		return wire.CodeNotInitialized
+		return protocol.CodeNotInitialized
 	case Failed:
 		// Spec: "after startup failure they return that safe failure code."
 		return m.failure
@@ -254,16 +256,16 @@ func (m *Machine) admittedCode() wire.Code {
 
 func (m *Machine) initialize(req wire.Request) []Effect {
 	if m.life != NotInitialized {
-		return []Effect{fail(req.ID, wire.CodeAlreadyInitialized)}
+		return []Effect{fail(req.ID, protocol.CodeAlreadyInitialized)}
 	}
 	p, ok := decodeInitialize(req.Params)
 	if !ok {
-		return []Effect{fail(req.ID, wire.CodeInvalidParams)}
+		return []Effect{fail(req.ID, protocol.CodeInvalidParams)}
 	}
 	for _, c := range p.RequiredCapabilities {
-		if !wire.IsCapability(c) {
+		if !protocol.IsCapability(c) {
 			// Spec: before any side effect; a corrected retry stays possible.
-			return []Effect{fail(req.ID, wire.CodeUnsupportedCapability)}
+			return []Effect{fail(req.ID, protocol.CodeUnsupportedCapability)}
 		}
 	}
 	m.life = Starting
@@ -282,7 +284,7 @@ func (m *Machine) initDone(ev InitDone) []Effect {
 		// Spec: shutdown "resolves a pending startup ... request with
 		// startup_cancelled". A worker can finish between its own ctx check
 		// and this step, so the machine decides, not the worker.
-		ev.Code = wire.CodeStartupCancelled
+		ev.Code = protocol.CodeStartupCancelled
 	}
 	if ev.Code != "" {
 		m.life, m.failure = Failed, ev.Code
@@ -294,10 +296,10 @@ func (m *Machine) initDone(ev InitDone) []Effect {
 
 func (m *Machine) status(req wire.Request) []Effect {
 	if m.life == NotInitialized {
-		return []Effect{fail(req.ID, wire.CodeNotInitialized)}
+		return []Effect{fail(req.ID, protocol.CodeNotInitialized)}
 	}
 	if !emptyParams(req.Params) {
-		return []Effect{fail(req.ID, wire.CodeInvalidParams)}
+		return []Effect{fail(req.ID, protocol.CodeInvalidParams)}
 	}
 	return []Effect{respond(req.ID, m.appendStatus(nil))}
 }
@@ -310,12 +312,12 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		op := OpCreate
 		if req.Method == "session.create" {
 			if !emptyParams(req.Params) {
-				return []Effect{fail(id, wire.CodeInvalidParams)}
+				return []Effect{fail(id, protocol.CodeInvalidParams)}
 			}
 		} else {
 			p, ok := decodeOpen(req.Params)
 			if !ok {
-				return []Effect{fail(id, wire.CodeInvalidParams)}
+				return []Effect{fail(id, protocol.CodeInvalidParams)}
 			}
 			op, params = OpOpen, p
 		}
@@ -324,7 +326,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 	case "history.page":
 		p, ok := decodePage(req.Params)
 		if !ok {
-			return []Effect{fail(id, wire.CodeInvalidParams)}
+			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
@@ -334,44 +336,44 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 	case "turn.start":
 		p, ok := decodeTurn(req.Params)
 		if !ok {
-			return []Effect{fail(id, wire.CodeInvalidParams)}
+			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
 		if m.busy() {
-			return []Effect{fail(id, wire.CodeBusy)}
+			return []Effect{fail(id, protocol.CodeBusy)}
 		}
 		m.run = m.newID()
 		// Spec: "turn.start admission response precedes its events".
-		result := append([]byte(`{"run_id":`), wire.AppendString(nil, m.run)...)
+		result := append([]byte(`{"run_id":`), jsonenc.AppendString(nil, m.run)...)
 		result = append(result, `,"accepted":true}`...)
 		return []Effect{respond(id, result), {Kind: StartTurn, ID: id, RunID: m.run, Params: p}}
 
 	case "turn.cancel":
 		p, ok := decodeCancel(req.Params)
 		if !ok {
-			return []Effect{fail(id, wire.CodeInvalidParams)}
+			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
 		if p.RunID != m.run || m.runFinished() {
-			return []Effect{fail(id, wire.CodeStaleRun)}
+			return []Effect{fail(id, protocol.CodeStaleRun)}
 		}
 		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), {Kind: CancelRun, RunID: m.run}}
 
 	default: // approval.answer
 		p, ok := decodeAnswer(req.Params)
 		if !ok {
-			return []Effect{fail(id, wire.CodeInvalidParams)}
+			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
 		if p.RunID != m.run || m.runFinished() {
 			// DESIGN.md: an answer for a finished run is stale_approval.
-			return []Effect{fail(id, wire.CodeStaleApproval)}
+			return []Effect{fail(id, protocol.CodeStaleApproval)}
 		}
 		return []Effect{{Kind: AnswerApproval, ID: id, RunID: m.run, Params: p}}
 	}
@@ -386,19 +388,19 @@ func (m *Machine) busy() bool { return m.opID != "" || m.run != "" }
 // startOp admits the one session/history operation, or answers busy.
 func (m *Machine) startOp(id string, op OpKind, params any) []Effect {
 	if m.busy() {
-		return []Effect{fail(id, wire.CodeBusy)}
+		return []Effect{fail(id, protocol.CodeBusy)}
 	}
 	m.opID = id
 	return []Effect{{Kind: StartOp, ID: id, Op: op, Params: params}}
 }
 
 // sessionCode checks a request's session ID against the attachment.
-func (m *Machine) sessionCode(sessionID string) wire.Code {
+func (m *Machine) sessionCode(sessionID string) protocol.Code {
 	switch {
 	case m.attached == "":
-		return wire.CodeSessionMissing
+		return protocol.CodeSessionMissing
 	case m.attached != sessionID:
-		return wire.CodeStaleSession
+		return protocol.CodeStaleSession
 	}
 	return ""
 }
@@ -413,7 +415,7 @@ func (m *Machine) opDone(ev OpDone) []Effect {
 	if ev.Code == "" && m.closing {
 		// Spec: shutdown resolves a pending session/history request with
 		// operation_cancelled (see initDone for why the machine decides).
-		ev.Code = wire.CodeOperationCancelled
+		ev.Code = protocol.CodeOperationCancelled
 	}
 	if ev.Code != "" {
 		return []Effect{fail(ev.ID, ev.Code)}
@@ -433,7 +435,7 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 		if s == "" {
 			return append(dst, "null"...)
 		}
-		return wire.AppendString(dst, s)
+		return jsonenc.AppendString(dst, s)
 	}
 	state, readiness := "idle", "ready"
 	switch m.life {
@@ -449,9 +451,9 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 		}
 	}
 	dst = append(dst, `{"state":`...)
-	dst = wire.AppendString(dst, state)
+	dst = jsonenc.AppendString(dst, state)
 	dst = append(dst, `,"readiness":`...)
-	dst = wire.AppendString(dst, readiness)
+	dst = jsonenc.AppendString(dst, readiness)
 	dst = append(dst, `,"provider":`...)
 	dst = nullable(dst, m.sel.Provider)
 	dst = append(dst, `,"model":`...)
@@ -471,23 +473,23 @@ var limitsJSON = func() string {
 		k string
 		v int
 	}{
-		{"frame_bytes", wire.MaxInputFrameBytes},
-		{"json_depth", wire.MaxJSONDepth},
-		{"id_bytes", wire.MaxIDBytes},
-		{"prompt_bytes", wire.MaxPromptBytes},
-		{"history_page_bytes", wire.HistoryPageBytes},
-		{"history_page_entries", wire.HistoryPageEntries},
-		{"content_chunk_bytes", wire.HistoryChunkBytes},
-		{"pending_responses", wire.PendingOutputFrames},
-		{"requests_per_child", wire.RequestIDsPerChild},
-		{"output_deadline_ms", int(wire.OutputDeadline / time.Millisecond)},
+		{"frame_bytes", protocol.MaxInputFrameBytes},
+		{"json_depth", protocol.MaxJSONDepth},
+		{"id_bytes", protocol.MaxIDBytes},
+		{"prompt_bytes", protocol.MaxPromptBytes},
+		{"history_page_bytes", protocol.HistoryPageBytes},
+		{"history_page_entries", protocol.HistoryPageEntries},
+		{"content_chunk_bytes", protocol.HistoryChunkBytes},
+		{"pending_responses", protocol.PendingOutputFrames},
+		{"requests_per_child", protocol.RequestIDsPerChild},
+		{"output_deadline_ms", int(protocol.OutputDeadline / time.Millisecond)},
 	}
 	b := []byte{'{'}
 	for i, e := range kv {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = wire.AppendString(b, e.k)
+		b = jsonenc.AppendString(b, e.k)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(e.v), 10)
 	}
@@ -496,11 +498,11 @@ var limitsJSON = func() string {
 
 func (m *Machine) initializeResult() []byte {
 	b := []byte(`{"capabilities":[`)
-	for i, name := range wire.Methods {
+	for i, name := range protocol.Methods {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = wire.AppendString(b, name)
+		b = jsonenc.AppendString(b, name)
 	}
 	b = append(b, `],"limits":`...)
 	b = append(b, limitsJSON...)

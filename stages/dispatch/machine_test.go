@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/validate"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -98,7 +99,7 @@ func opName(op OpKind) string {
 func checkResponse(t testing.TB, r wire.Response) {
 	t.Helper()
 	frame := wire.AppendResponse(nil, "00000000-0000-0000-0000-000000000000", 1, &r)
-	if len(frame) > wire.MaxOutputFrameBytes {
+	if len(frame) > protocol.MaxOutputFrameBytes {
 		t.Fatalf("response frame of %d bytes exceeds the output bound", len(frame))
 	}
 	if !json.Valid(frame) {
@@ -194,7 +195,7 @@ var (
 			"start_turn t1 run-1 {SessionID:s1 Prompt:hi}")},
 	})
 	failed = seq(starting, []step{
-		{InitDone{Code: wire.CodeProviderUnavailable, Sel: Selection{ContextID: "ctx"}}, want("respond i1 error=provider_unavailable")},
+		{InitDone{Code: protocol.CodeProviderUnavailable, Sel: Selection{ContextID: "ctx"}}, want("respond i1 error=provider_unavailable")},
 	})
 )
 
@@ -285,7 +286,7 @@ func TestLifecycle(t *testing.T) {
 			{line("y", "status", `{}`), nil},
 			{line("x", "status", `{}`), nil},
 			{EOF{}, nil},
-			{FrameError{Code: wire.CodeFrameTooLarge}, nil},
+			{FrameError{Code: protocol.CodeFrameTooLarge}, nil},
 		}},
 		{"shutdown with params is invalid_params and admits nothing", []step{
 			{line("x", "shutdown", `{"now":true}`), want("respond x error=invalid_params")},
@@ -294,7 +295,7 @@ func TestLifecycle(t *testing.T) {
 		}},
 		{"shutdown while starting: pending initialize is startup_cancelled", seq(starting, []step{
 			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
-			{InitDone{Code: wire.CodeStartupCancelled}, want("respond i1 error=startup_cancelled")},
+			{InitDone{Code: protocol.CodeStartupCancelled}, want("respond i1 error=startup_cancelled")},
 		})},
 		{"shutdown while starting: a late success is still startup_cancelled", seq(starting, []step{
 			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
@@ -316,15 +317,15 @@ func TestLifecycle(t *testing.T) {
 			{line("a", "shutdown", `{}`), nil},
 		}},
 		{"incomplete_frame then EOF", []step{
-			{FrameError{Code: wire.CodeIncompleteFrame}, want("respond null error=incomplete_frame")},
+			{FrameError{Code: protocol.CodeIncompleteFrame}, want("respond null error=incomplete_frame")},
 			{EOF{}, want("close")},
 		}},
 		{"frame_too_large responds and closes", []step{
-			{FrameError{Code: wire.CodeFrameTooLarge}, want("respond null error=frame_too_large", "close")},
+			{FrameError{Code: protocol.CodeFrameTooLarge}, want("respond null error=frame_too_large", "close")},
 			{line("a", "status", `{}`), nil},
 		}},
 		{"invalid_frame from framing does not close", []step{
-			{FrameError{Code: wire.CodeInvalidFrame}, want("respond null error=invalid_frame")},
+			{FrameError{Code: protocol.CodeInvalidFrame}, want("respond null error=invalid_frame")},
 			{line("a", "status", `{}`), want("respond a error=not_initialized")},
 		}},
 		{"protocol_mismatch responds and closes", []step{
@@ -358,7 +359,7 @@ func caps(n int) string {
 		if i > 0 {
 			s += ","
 		}
-		s += strconv.Quote(wire.Methods[i%len(wire.Methods)])
+		s += strconv.Quote(protocol.Methods[i%len(protocol.Methods)])
 	}
 	return s
 }
@@ -366,7 +367,7 @@ func caps(n int) string {
 func capsList(n int) string {
 	var names []string
 	for i := 0; i < n; i++ {
-		names = append(names, wire.Methods[i%len(wire.Methods)])
+		names = append(names, protocol.Methods[i%len(protocol.Methods)])
 	}
 	return render(Effect{Kind: StartInit, Caps: names})[len("start_init  "):]
 }
@@ -439,12 +440,12 @@ func fillSteps(n int) []step {
 }
 
 func TestIDLedger(t *testing.T) {
-	full := fillSteps(wire.RequestIDsPerChild)
+	full := fillSteps(protocol.RequestIDsPerChild)
 	tests := []struct {
 		name  string
 		steps []step
 	}{
-		{"4096 distinct IDs, then request_limit and close", seq(fillSteps(wire.RequestIDsPerChild-1), []step{
+		{"4096 distinct IDs, then request_limit and close", seq(fillSteps(protocol.RequestIDsPerChild-1), []step{
 			{line("last", "status", `{}`), want("respond last error=not_initialized")},
 			{line("next", "status", `{}`), want("respond next error=request_limit", "close")},
 			{line("more", "status", `{}`), nil},
@@ -455,14 +456,14 @@ func TestIDLedger(t *testing.T) {
 			{line("f4095", "initialize", `{"required_capabilities":[]}`), want("respond f4095 error=duplicate_id")},
 			{line("new", "initialize", `{"required_capabilities":[]}`), want("respond new error=request_limit", "close")},
 		})},
-		{"id=null frames do not count", seq(fillSteps(wire.RequestIDsPerChild-1), []step{
+		{"id=null frames do not count", seq(fillSteps(protocol.RequestIDsPerChild-1), []step{
 			{`{"protocol":"magi-code.local-agent","version":1,"id":"","method":"status","params":{}}`, want("respond null error=invalid_request")},
 			{`{"protocol":"magi-code.local-agent","version":1,"id":null,"method":"status","params":{}}`, want("respond null error=invalid_request")},
 			{`{"protocol":"magi-code.local-agent","version":1,"id":"a b","method":"status","params":{}}`, want("respond null error=invalid_request")},
 			{`{"protocol":"magi-code.local-agent","version":1,"id":"a","id":"b","method":"status","params":{}}`, want("respond null error=invalid_request")},
 			{`not json`, want("respond null error=invalid_request")},
 			{"", want("respond null error=invalid_frame")},
-			{FrameError{Code: wire.CodeIncompleteFrame}, want("respond null error=incomplete_frame")},
+			{FrameError{Code: protocol.CodeIncompleteFrame}, want("respond null error=incomplete_frame")},
 			{line("last", "status", `{}`), want("respond last error=not_initialized")},
 			{line("next", "status", `{}`), want("respond next error=request_limit", "close")},
 		})},
@@ -524,7 +525,7 @@ func TestSessionsAndTurns(t *testing.T) {
 			{line("p", "history.page", `{"session_id":"s1","revision":"v1","cursor":null}`), want("start_op p page {SessionID:s1 Revision:v1 Cursor:}")},
 			{OpDone{ID: "p", Result: []byte(`{"entries":[]}`)}, want(`respond p {"entries":[]}`)},
 			{line("q", "history.page", `{"cursor":"c.2","revision":"v1","session_id":"s1"}`), want("start_op q page {SessionID:s1 Revision:v1 Cursor:c.2}")},
-			{OpDone{ID: "q", Code: wire.CodeStaleRevision}, want("respond q error=stale_revision")},
+			{OpDone{ID: "q", Code: protocol.CodeStaleRevision}, want("respond q error=stale_revision")},
 		})},
 		{"session ops are busy while another op runs", seq(attached, []step{
 			{line("o", "session.open", `{"session_id":"s2"}`), want("start_op o open {SessionID:s2}")},
@@ -534,7 +535,7 @@ func TestSessionsAndTurns(t *testing.T) {
 			{line("d", "turn.start", `{"session_id":"s1","prompt":"hi"}`), want("respond d error=busy")},
 			// Status reports the last completed attachment during the op.
 			{line("e", "status", `{}`), want("respond e " + statusAttached)},
-			{OpDone{ID: "o", Code: wire.CodeSessionMissing}, want("respond o error=session_missing")},
+			{OpDone{ID: "o", Code: protocol.CodeSessionMissing}, want("respond o error=session_missing")},
 			// A failed open leaves the previous attachment intact.
 			{line("f", "status", `{}`), want("respond f " + statusAttached)},
 		})},
@@ -610,7 +611,7 @@ func TestSessionsAndTurns(t *testing.T) {
 			{line("s", "status", `{}`), want("respond s " + statusIdle)},
 		})},
 		{"init completion when not starting is ignored", seq(ready, []step{
-			{InitDone{Code: wire.CodeStartupFailed}, nil},
+			{InitDone{Code: protocol.CodeStartupFailed}, nil},
 			{line("s", "status", `{}`), want("respond s " + statusIdle)},
 		})},
 	}
@@ -714,11 +715,11 @@ func (d *fuzzDriver) event(line string) any {
 	case "!init":
 		return InitDone{Sel: fixtureSel}
 	case "!initfail":
-		return InitDone{Code: wire.CodeMCPUnavailable}
+		return InitDone{Code: protocol.CodeMCPUnavailable}
 	case "!op":
 		return OpDone{ID: d.opID, Result: []byte(createResult), Attached: "s1"}
 	case "!opfail":
-		return OpDone{ID: d.opID, Code: wire.CodeSessionInvalid}
+		return OpDone{ID: d.opID, Code: protocol.CodeSessionInvalid}
 	case "!done", "!drained":
 		run := ""
 		if len(d.runs) > 0 {
@@ -731,9 +732,9 @@ func (d *fuzzDriver) event(line string) any {
 	case "!eof":
 		return EOF{}
 	case "!big":
-		return FrameError{Code: wire.CodeFrameTooLarge}
+		return FrameError{Code: protocol.CodeFrameTooLarge}
 	case "!partial":
-		return FrameError{Code: wire.CodeIncompleteFrame}
+		return FrameError{Code: protocol.CodeIncompleteFrame}
 	}
 	ev := toEvent(line)
 	if r := ev.(Request); r.Req.ID != "" {
@@ -779,7 +780,7 @@ func FuzzMachine(f *testing.F) {
 						t.Fatalf("response to ID %q, which no request carried", r.ID)
 					}
 					frame := wire.AppendResponse(nil, "i", 1, &r)
-					if len(l) > wire.MaxIDBytes && strings.Contains(string(frame), l) {
+					if len(l) > protocol.MaxIDBytes && strings.Contains(string(frame), l) {
 						t.Fatalf("response echoes the input line: %s", frame)
 					}
 				case StartOp:
@@ -792,7 +793,7 @@ func FuzzMachine(f *testing.F) {
 					}
 				case StartInit:
 					for _, c := range e.Caps {
-						if !wire.IsCapability(c) {
+						if !protocol.IsCapability(c) {
 							t.Fatalf("initialization admitted with capability %q", c)
 						}
 					}

@@ -4,8 +4,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/validate"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Params of the implemented operations, decoded strictly: unknown or
@@ -67,25 +67,13 @@ func str(dst *string, grammar func(string) bool) func([]byte) bool {
 	}
 }
 
-// SessionID reports whether s follows the session ID grammar:
-// [A-Za-z0-9_-]+, at most 64 ASCII bytes.
-func SessionID(s string) bool {
-	if len(s) == 0 || len(s) > wire.MaxIDBytes {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// SessionID reports whether s follows the session ID grammar.
+func SessionID(s string) bool { return protocol.ValidSessionID(s) }
 
 // Prompt reports whether s is an admissible prompt: at most 16,384 UTF-8
 // bytes and not blank (every rune white space per unicode.IsSpace).
 func Prompt(s string) bool {
-	if len(s) > wire.MaxPromptBytes || !utf8.ValidString(s) {
+	if len(s) > protocol.MaxPromptBytes || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
@@ -100,7 +88,7 @@ func emptyParams(raw []byte) bool { return decodeObject(raw) }
 
 func decodeInitialize(raw []byte) (p InitializeParams, ok bool) {
 	ok = decodeObject(raw, field{name: "required_capabilities", decode: func(v []byte) bool {
-		caps, ok := validate.Strings(v, wire.MaxRequiredCapabilities)
+		caps, ok := validate.Strings(v, protocol.MaxRequiredCapabilities)
 		if !ok {
 			return false
 		}

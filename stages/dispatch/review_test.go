@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Review tests (fresh-eyes review of the transport).
@@ -55,7 +55,7 @@ func FuzzReviewServerLines(f *testing.F) {
 		s, _ := readyServer(t)
 		for l := range bytes.SplitSeq(data, []byte{'\n'}) {
 			if len(l) == 0 {
-				s.Step(FrameError{Code: wire.CodeInvalidFrame})
+				s.Step(FrameError{Code: protocol.CodeInvalidFrame})
 				continue
 			}
 			s.Line(l)

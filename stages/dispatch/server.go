@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/validate"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -26,8 +27,8 @@ type Workers interface {
 	StartTurn(ctx context.Context, runID string, p TurnParams, done func())
 	CancelRun(runID string)
 	// Answer hands an approval reply to the active run: "" when it won,
-	// wire.CodeStaleApproval otherwise.
-	Answer(p AnswerParams) wire.Code
+	// protocol.CodeStaleApproval otherwise.
+	Answer(p AnswerParams) protocol.Code
 }
 
 // Closed describes why admission stopped.

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/tools/txtar"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -57,7 +58,7 @@ func (r *fakeResponder) Respond(resp *wire.Response) error {
 // test calls from goroutines of its own (the real workers' contract).
 type fakeWorkers struct {
 	j       *journal
-	verdict wire.Code
+	verdict protocol.Code
 
 	mu      sync.Mutex
 	initCtx context.Context
@@ -93,7 +94,7 @@ func (w *fakeWorkers) StartTurn(_ context.Context, runID string, p TurnParams, d
 
 func (w *fakeWorkers) CancelRun(runID string) { w.j.add("worker cancel_run " + runID) }
 
-func (w *fakeWorkers) Answer(p AnswerParams) wire.Code {
+func (w *fakeWorkers) Answer(p AnswerParams) protocol.Code {
 	w.j.add(fmt.Sprintf("worker answer %+v", p))
 	return w.verdict
 }
@@ -135,7 +136,7 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 	}
 	s.Line([]byte(line("k1", "turn.cancel", `{"session_id":"s1","run_id":"run-1"}`)))
 	s.Line([]byte(line("p1", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap","allow":true}`)))
-	w.verdict = wire.CodeStaleApproval
+	w.verdict = protocol.CodeStaleApproval
 	s.Line([]byte(line("p2", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap","allow":false}`)))
 	fromGoroutine(func() {
 		w.mu.Lock()
@@ -189,8 +190,8 @@ func TestServerClose(t *testing.T) {
 		shutdown bool
 	}{
 		{"EOF", EOF{}, false},
-		{"frame_too_large", FrameError{Code: wire.CodeFrameTooLarge}, false},
-		{"protocol_mismatch", Request{Req: wire.Request{ID: "a"}, Code: wire.CodeProtocolMismatch}, false},
+		{"frame_too_large", FrameError{Code: protocol.CodeFrameTooLarge}, false},
+		{"protocol_mismatch", Request{Req: wire.Request{ID: "a"}, Code: protocol.CodeProtocolMismatch}, false},
 		{"shutdown", Request{Req: wire.Request{ID: "a", Method: "shutdown", Params: []byte(`{}`)}}, true},
 	}
 	for _, tt := range tests {
@@ -348,7 +349,7 @@ func runTranscript(t *testing.T, client string) string {
 			case "init":
 				ev = InitDone{Sel: fixtureSel}
 			case "init-fail":
-				ev = InitDone{Code: wire.Code(arg)}
+				ev = InitDone{Code: protocol.Code(arg)}
 			case "op":
 				result := `{"session_id":"` + arg + `","durable":false,"revision":"v1","notices":[]}`
 				if arg == "" {
@@ -356,13 +357,13 @@ func runTranscript(t *testing.T, client string) string {
 				}
 				ev = OpDone{ID: opID, Result: []byte(result), Attached: arg}
 			case "op-fail":
-				ev = OpDone{ID: opID, Code: wire.Code(arg)}
+				ev = OpDone{ID: opID, Code: protocol.Code(arg)}
 			case "worker-done":
 				ev = RunWorkerDone{RunID: run}
 			case "drained":
 				ev = RunDrained{RunID: run}
 			case "frame":
-				ev = FrameError{Code: wire.Code(arg)}
+				ev = FrameError{Code: protocol.Code(arg)}
 			case "eof":
 				ev = EOF{}
 			default:

@@ -4,7 +4,7 @@
 // Input is an io.Reader; output is one line at a time (LF removed) or a
 // protocol code. The core is Splitter, a pure byte splitter that holds at most
 // one partial frame. The shell is Reader, which reads in batches of at most
-// wire.ReadBatchBytes (4096) and hands each line to its caller. Both are
+// protocol.ReadBatchBytes (4096) and hands each line to its caller. Both are
 // synchronous: the integrator calls Reader.Next from the one goroutine that
 // owns stdin and handles each line inline, so this package starts no
 // goroutines and owns no channels.

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // item is one result of Reader.Next, for comparing whole transcripts.
 type item struct {
 	line string
-	code wire.Code
+	code protocol.Code
 }
 
 func (it item) String() string {
@@ -59,15 +59,15 @@ func readAll(t *testing.T, r *Reader) ([]item, error) {
 		if code == "" && len(line) == 0 {
 			t.Fatal("Next returned an empty line without a code")
 		}
-		if len(line) > wire.MaxInputFrameBytes {
+		if len(line) > protocol.MaxInputFrameBytes {
 			t.Fatalf("line of %d bytes", len(line))
 		}
 		items = append(items, item{string(line), code})
-		if code == wire.CodeFrameTooLarge {
+		if code == protocol.CodeFrameTooLarge {
 			// Finished: later calls repeat the code and never read.
 			for range 3 {
 				line, code, err := r.Next()
-				if line != nil || code != wire.CodeFrameTooLarge || err != nil {
+				if line != nil || code != protocol.CodeFrameTooLarge || err != nil {
 					t.Fatalf("after frame_too_large: Next = %q, %q, %v", line, code, err)
 				}
 			}
@@ -77,9 +77,9 @@ func readAll(t *testing.T, r *Reader) ([]item, error) {
 }
 
 var (
-	atLimit   = strings.Repeat("a", wire.MaxInputFrameBytes)
-	atLimitCR = strings.Repeat("a", wire.MaxInputFrameBytes-1) + "\r"
-	overMax   = strings.Repeat("a", wire.MaxInputFrameBytes+1)
+	atLimit   = strings.Repeat("a", protocol.MaxInputFrameBytes)
+	atLimitCR = strings.Repeat("a", protocol.MaxInputFrameBytes-1) + "\r"
+	overMax   = strings.Repeat("a", protocol.MaxInputFrameBytes+1)
 )
 
 type framingCase struct {
@@ -93,22 +93,22 @@ var framingCases = []framingCase{
 	{"empty input", "", nil, io.EOF},
 	{"one line", "{}\n", []item{{line: "{}"}}, io.EOF},
 	{"two lines", "a\nbc\n", []item{{line: "a"}, {line: "bc"}}, io.EOF},
-	{"empty line", "\n", []item{{code: wire.CodeInvalidFrame}}, io.EOF},
-	{"empty lines between", "a\n\n\nb\n", []item{{line: "a"}, {code: wire.CodeInvalidFrame}, {code: wire.CodeInvalidFrame}, {line: "b"}}, io.EOF},
+	{"empty line", "\n", []item{{code: protocol.CodeInvalidFrame}}, io.EOF},
+	{"empty lines between", "a\n\n\nb\n", []item{{line: "a"}, {code: protocol.CodeInvalidFrame}, {code: protocol.CodeInvalidFrame}, {line: "b"}}, io.EOF},
 	{"CRLF keeps CR", "a\r\n", []item{{line: "a\r"}}, io.EOF},
 	{"lone CRLF is a line", "\r\n", []item{{line: "\r"}}, io.EOF},
 	{"CR alone is not an end", "a\rb\n", []item{{line: "a\rb"}}, io.EOF},
-	{"EOF without LF", "abc", []item{{code: wire.CodeIncompleteFrame}}, io.EOF},
-	{"EOF without LF after line", "a\nbc", []item{{line: "a"}, {code: wire.CodeIncompleteFrame}}, io.EOF},
-	{"EOF after CR", "a\r", []item{{code: wire.CodeIncompleteFrame}}, io.EOF},
+	{"EOF without LF", "abc", []item{{code: protocol.CodeIncompleteFrame}}, io.EOF},
+	{"EOF without LF after line", "a\nbc", []item{{line: "a"}, {code: protocol.CodeIncompleteFrame}}, io.EOF},
+	{"EOF after CR", "a\r", []item{{code: protocol.CodeIncompleteFrame}}, io.EOF},
 	{"65,536 bytes accepted", atLimit + "\n", []item{{line: atLimit}}, io.EOF},
 	{"65,536 bytes with CR accepted", atLimitCR + "\n", []item{{line: atLimitCR}}, io.EOF},
 	{"65,536 bytes then line", atLimit + "\nx\n", []item{{line: atLimit}, {line: "x"}}, io.EOF},
-	{"65,537 bytes refused", overMax + "\n", []item{{code: wire.CodeFrameTooLarge}}, nil},
-	{"CR counts toward the limit", atLimit + "\r\n", []item{{code: wire.CodeFrameTooLarge}}, nil},
-	{"65,537 bytes refused without LF", overMax, []item{{code: wire.CodeFrameTooLarge}}, nil},
-	{"65,536 bytes at EOF incomplete", atLimit, []item{{code: wire.CodeIncompleteFrame}}, io.EOF},
-	{"oversize after a line", "a\n" + overMax + "\nb\n", []item{{line: "a"}, {code: wire.CodeFrameTooLarge}}, nil},
+	{"65,537 bytes refused", overMax + "\n", []item{{code: protocol.CodeFrameTooLarge}}, nil},
+	{"CR counts toward the limit", atLimit + "\r\n", []item{{code: protocol.CodeFrameTooLarge}}, nil},
+	{"65,537 bytes refused without LF", overMax, []item{{code: protocol.CodeFrameTooLarge}}, nil},
+	{"65,536 bytes at EOF incomplete", atLimit, []item{{code: protocol.CodeIncompleteFrame}}, io.EOF},
+	{"oversize after a line", "a\n" + overMax + "\nb\n", []item{{line: "a"}, {code: protocol.CodeFrameTooLarge}}, nil},
 }
 
 func TestReader(t *testing.T) {
@@ -150,7 +150,7 @@ func equalItems(a, b []item) bool {
 // where reads end.
 func TestSplitEveryOffset(t *testing.T) {
 	in := "{\"a\":1}\n\r\n\nxy\r\nlast"
-	want := []item{{line: "{\"a\":1}"}, {line: "\r"}, {code: wire.CodeInvalidFrame}, {line: "xy\r"}, {code: wire.CodeIncompleteFrame}}
+	want := []item{{line: "{\"a\":1}"}, {line: "\r"}, {code: protocol.CodeInvalidFrame}, {line: "xy\r"}, {code: protocol.CodeIncompleteFrame}}
 	for i := 0; i <= len(in); i++ {
 		for j := i; j <= len(in); j++ {
 			got := splitAll(t, []string{in[:i], in[i:j], in[j:]})
@@ -168,7 +168,7 @@ func TestSplitLimitEveryOffset(t *testing.T) {
 		want []item
 	}{
 		{atLimit + "\nb\n", []item{{line: atLimit}, {line: "b"}}},
-		{overMax + "\nb\n", []item{{code: wire.CodeFrameTooLarge}}},
+		{overMax + "\nb\n", []item{{code: protocol.CodeFrameTooLarge}}},
 	} {
 		for i := 0; i <= len(c.in); i += 997 {
 			for _, cut := range []int{i, len(c.in) - 4 + i%5} {
@@ -202,7 +202,7 @@ func splitAll(t *testing.T, parts []string) []item {
 				continue
 			}
 			items = append(items, item{string(line), code})
-			if code == wire.CodeFrameTooLarge {
+			if code == protocol.CodeFrameTooLarge {
 				return items
 			}
 		}
@@ -233,13 +233,13 @@ func TestReaderBatchAndNoDraining(t *testing.T) {
 	src := &countingReader{r: strings.NewReader(overMax + tail)}
 	r := NewReader(src)
 	got, err := readAll(t, r)
-	if err != nil || !equalItems(got, []item{{code: wire.CodeFrameTooLarge}}) {
+	if err != nil || !equalItems(got, []item{{code: protocol.CodeFrameTooLarge}}) {
 		t.Fatalf("Next = %v, %v; want frame_too_large", got, err)
 	}
-	if src.maxBuf > wire.ReadBatchBytes {
-		t.Fatalf("read batch of %d bytes; want at most %d", src.maxBuf, wire.ReadBatchBytes)
+	if src.maxBuf > protocol.ReadBatchBytes {
+		t.Fatalf("read batch of %d bytes; want at most %d", src.maxBuf, protocol.ReadBatchBytes)
 	}
-	if limit := wire.MaxInputFrameBytes/wire.ReadBatchBytes + 1; src.reads > limit {
+	if limit := protocol.MaxInputFrameBytes/protocol.ReadBatchBytes + 1; src.reads > limit {
 		t.Fatalf("%d reads; want at most %d (no draining after oversize)", src.reads, limit)
 	}
 }
@@ -282,7 +282,7 @@ func TestReaderNoProgress(t *testing.T) {
 
 func TestReaderEOFIsSticky(t *testing.T) {
 	r := NewReader(strings.NewReader("x"))
-	if _, code, err := r.Next(); code != wire.CodeIncompleteFrame || err != nil {
+	if _, code, err := r.Next(); code != protocol.CodeIncompleteFrame || err != nil {
 		t.Fatalf("Next = %q, %v; want incomplete_frame", code, err)
 	}
 	for range 3 {
@@ -323,7 +323,7 @@ func FuzzSplitter(f *testing.F) {
 		// Grow the input past the limit sometimes: the fuzzer rarely
 		// writes 64 KiB on its own.
 		if len(in) > 0 && in[0] == 'L' {
-			in = append(bytes.Repeat([]byte{'x'}, wire.MaxInputFrameBytes-8), in...)
+			in = append(bytes.Repeat([]byte{'x'}, protocol.MaxInputFrameBytes-8), in...)
 		}
 		size := int(step)%97 + 1
 		var s Splitter
@@ -339,7 +339,7 @@ func FuzzSplitter(f *testing.F) {
 			if !found {
 				continue
 			}
-			if len(line) > wire.MaxInputFrameBytes {
+			if len(line) > protocol.MaxInputFrameBytes {
 				t.Fatalf("line of %d bytes", len(line))
 			}
 			if bytes.IndexByte(line, '\n') >= 0 {
@@ -351,9 +351,9 @@ func FuzzSplitter(f *testing.F) {
 					t.Fatal("empty line without invalid_frame")
 				}
 				joined = append(append(joined, line...), '\n')
-			case wire.CodeInvalidFrame:
+			case protocol.CodeInvalidFrame:
 				joined = append(joined, '\n')
-			case wire.CodeFrameTooLarge:
+			case protocol.CodeFrameTooLarge:
 				sawError = true
 			default:
 				t.Fatalf("unexpected code %q", code)
@@ -367,7 +367,7 @@ func FuzzSplitter(f *testing.F) {
 			if !bytes.Equal(joined, in) {
 				t.Fatalf("lines do not rejoin the input")
 			}
-		case wire.CodeIncompleteFrame:
+		case protocol.CodeIncompleteFrame:
 			if !bytes.HasPrefix(in, joined) || bytes.IndexByte(in[len(joined):], '\n') >= 0 {
 				t.Fatal("incomplete frame is not the tail after the last LF")
 			}

@@ -3,7 +3,7 @@ package framing
 import (
 	"io"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // maxEmptyReads bounds consecutive (0, nil) reads before Next gives up with
@@ -11,14 +11,14 @@ import (
 const maxEmptyReads = 100
 
 // Reader frames LF-terminated lines from an io.Reader. It reads in batches of
-// at most wire.ReadBatchBytes bytes and holds at most one partial frame of
-// wire.MaxInputFrameBytes bytes (LF excluded). It is not safe for concurrent
+// at most protocol.ReadBatchBytes bytes and holds at most one partial frame of
+// protocol.MaxInputFrameBytes bytes (LF excluded). It is not safe for concurrent
 // use: one goroutine, the one that owns stdin, calls Next.
 type Reader struct {
 	r     io.Reader
 	split Splitter
 	// batch[start:end] is read but not yet split.
-	batch      [wire.ReadBatchBytes]byte
+	batch      [protocol.ReadBatchBytes]byte
 	start, end int
 	// err is the error returned with the last read; it is reported once
 	// the bytes read with it have been split.
@@ -34,11 +34,11 @@ func NewReader(r io.Reader) *Reader {
 
 // Next returns the next line without its LF, or a code, or an error:
 //   - a non-empty line, valid until the next call to Next;
-//   - wire.CodeInvalidFrame for an empty line (zero bytes before LF);
-//   - wire.CodeFrameTooLarge when byte 65,537 of a line arrives without an
+//   - protocol.CodeInvalidFrame for an empty line (zero bytes before LF);
+//   - protocol.CodeFrameTooLarge when byte 65,537 of a line arrives without an
 //     LF before it. The Reader is then finished: it never reads again and
-//     every later call returns wire.CodeFrameTooLarge;
-//   - wire.CodeIncompleteFrame at EOF when a partial frame was buffered (the
+//     every later call returns protocol.CodeFrameTooLarge;
+//   - protocol.CodeIncompleteFrame at EOF when a partial frame was buffered (the
 //     partial frame is never returned as a line); the next call returns
 //     io.EOF;
 //   - err == io.EOF at a clean end of input, or the underlying reader's
@@ -47,7 +47,7 @@ func NewReader(r io.Reader) *Reader {
 //
 // Bytes read together with an error are framed before the error is
 // reported. Next blocks while the underlying Read blocks.
-func (r *Reader) Next() (line []byte, code wire.Code, err error) {
+func (r *Reader) Next() (line []byte, code protocol.Code, err error) {
 	empty := 0
 	for {
 		if r.start < r.end || r.split.tooLarge {

@@ -3,12 +3,12 @@ package framing
 import (
 	"bytes"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Splitter is the pure core of framing: it is fed byte slices and finds the
 // lines in them, holding at most one partial frame of
-// wire.MaxInputFrameBytes bytes between calls. The zero value is ready to
+// protocol.MaxInputFrameBytes bytes between calls. The zero value is ready to
 // use. A Splitter is not safe for concurrent use.
 type Splitter struct {
 	// partial holds the bytes of the current frame seen in earlier Split
@@ -22,23 +22,23 @@ type Splitter struct {
 // Split scans p for the end of the current frame. It returns how many bytes
 // of p it consumed and, when a frame ended within them, found == true and
 // either the line (LF removed, never empty) or a code:
-//   - wire.CodeInvalidFrame for an empty line (zero bytes before LF);
-//   - wire.CodeFrameTooLarge when byte 65,537 of a frame arrives without an
+//   - protocol.CodeInvalidFrame for an empty line (zero bytes before LF);
+//   - protocol.CodeFrameTooLarge when byte 65,537 of a frame arrives without an
 //     LF before it. The Splitter is then finished: every later call returns
-//     (0, nil, wire.CodeFrameTooLarge, true) without consuming anything.
+//     (0, nil, protocol.CodeFrameTooLarge, true) without consuming anything.
 //
 // When found is false, all of p was consumed into the partial frame. The
 // line may alias p or the Splitter's buffer: it is valid until the next call
 // to Split or End and until p is modified. Split never allocates, except for
 // the one partial-frame buffer the first time a frame spans two calls.
-func (s *Splitter) Split(p []byte) (n int, line []byte, code wire.Code, found bool) {
+func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, found bool) {
 	if s.tooLarge {
-		return 0, nil, wire.CodeFrameTooLarge, true
+		return 0, nil, protocol.CodeFrameTooLarge, true
 	}
 	if len(p) == 0 {
 		return 0, nil, "", false
 	}
-	room := wire.MaxInputFrameBytes - len(s.partial)
+	room := protocol.MaxInputFrameBytes - len(s.partial)
 	// Only the first room+1 bytes can hold this frame's LF: byte room+1 is
 	// either that LF or the 65,537th byte of the frame.
 	window := p[:min(len(p), room+1)]
@@ -49,10 +49,10 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code wire.Code, found bo
 			// frame_too_large, then close without unbounded draining.
 			s.tooLarge = true
 			s.partial = s.partial[:0]
-			return len(window), nil, wire.CodeFrameTooLarge, true
+			return len(window), nil, protocol.CodeFrameTooLarge, true
 		}
 		if s.partial == nil {
-			s.partial = make([]byte, 0, wire.MaxInputFrameBytes)
+			s.partial = make([]byte, 0, protocol.MaxInputFrameBytes)
 		}
 		s.partial = append(s.partial, p...)
 		return len(p), nil, "", false
@@ -68,23 +68,23 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code wire.Code, found bo
 	}
 	if len(line) == 0 {
 		// Spec: "Empty lines are invalid."
-		return lf + 1, nil, wire.CodeInvalidFrame, true
+		return lf + 1, nil, protocol.CodeInvalidFrame, true
 	}
 	return lf + 1, line, "", true
 }
 
-// End reports what is left at EOF: wire.CodeIncompleteFrame when a partial
+// End reports what is left at EOF: protocol.CodeIncompleteFrame when a partial
 // frame is buffered (it is discarded, never returned as a line), "" when the
-// input ended on a frame boundary, or wire.CodeFrameTooLarge if the Splitter
+// input ended on a frame boundary, or protocol.CodeFrameTooLarge if the Splitter
 // had already finished on an oversize frame.
-func (s *Splitter) End() wire.Code {
+func (s *Splitter) End() protocol.Code {
 	if s.tooLarge {
-		return wire.CodeFrameTooLarge
+		return protocol.CodeFrameTooLarge
 	}
 	if len(s.partial) > 0 {
 		// Spec: "EOF without LF does not execute a partial request."
 		s.partial = s.partial[:0]
-		return wire.CodeIncompleteFrame
+		return protocol.CodeIncompleteFrame
 	}
 	return ""
 }

@@ -2,7 +2,7 @@
 // the protocol code that answers it: the second stage of the pipeline.
 //
 // Input is a line from framing (LF removed); output is a wire.Request and a
-// wire.Code. Parse is a pure function with no state: the integrator calls it
+// protocol.Code. Parse is a pure function with no state: the integrator calls it
 // inline on the goroutine that reads stdin, so this package starts no
 // goroutines and owns no channels. The ID registry (duplicate_id,
 // request_limit) and method dispatch live in dispatch, which also uses the

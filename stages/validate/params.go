@@ -1,45 +1,20 @@
 package validate
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/magi-code/magi-code/protocol"
+)
 
 // Strict readers for params values, for dispatch. Each takes raw JSON that
 // Parse already accepted (valid UTF-8, valid syntax, depth checked) and is
 // also safe on any other input: it answers false rather than panicking.
 
-// nameByte[c] is true for the bytes of the ID and name grammar [A-Za-z0-9._-].
-var nameByte = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
-			c == '.' || c == '_' || c == '-'
-	}
-	return t
-}()
+// Name reports whether s is a valid request ID, method, capability or
+// cursor: the ID grammar of package protocol.
+func Name(s string) bool { return protocol.ValidID(s) }
 
-// Name reports whether s is a valid request ID, method, capability, session
-// ID or cursor: 1-64 ASCII bytes of [A-Za-z0-9._-].
-func Name(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !nameByte[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-func nameBytes(b []byte) bool {
-	if len(b) == 0 || len(b) > 64 {
-		return false
-	}
-	for _, c := range b {
-		if !nameByte[c] {
-			return false
-		}
-	}
-	return true
-}
+func nameBytes(b []byte) bool { return protocol.ValidIDBytes(b) }
 
 // trim removes JSON whitespace around a raw value.
 func trim(b []byte) []byte {

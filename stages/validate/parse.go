@@ -3,6 +3,7 @@ package validate
 import (
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -48,9 +49,9 @@ type envelope struct {
 //
 // Checks run in this order, and the first failure answers:
 //  1. a line that is empty or only JSON whitespace: invalid_frame;
-//     longer than wire.MaxInputFrameBytes: frame_too_large (framing
+//     longer than protocol.MaxInputFrameBytes: frame_too_large (framing
 //     normally catches this first);
-//  2. nesting deeper than wire.MaxJSONDepth (32) containers: invalid_frame;
+//  2. nesting deeper than protocol.MaxJSONDepth (32) containers: invalid_frame;
 //  3. invalid UTF-8: invalid_request;
 //  4. invalid JSON, a lone surrogate escape anywhere, a second value or
 //     trailing bytes, a top level that is not an object: invalid_request;
@@ -72,26 +73,26 @@ type envelope struct {
 // aliases line: it is valid only as long as line is. No other input byte is
 // returned. Parse allocates at most once (the ID string; a known method
 // name is shared, not copied).
-func Parse(line []byte) (req wire.Request, code wire.Code) {
+func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	if onlySpace(line) {
 		// DESIGN: a line that is empty, or only JSON whitespace, is invalid_frame.
-		return req, wire.CodeInvalidFrame
+		return req, protocol.CodeInvalidFrame
 	}
-	if len(line) > wire.MaxInputFrameBytes {
-		return req, wire.CodeFrameTooLarge
+	if len(line) > protocol.MaxInputFrameBytes {
+		return req, protocol.CodeFrameTooLarge
 	}
 	// Spec: JSON nesting is bounded to 32 containers; "invalid_frame
 	// (depth/framing structure)". Checked before anything else reads the
 	// structure.
-	if tooDeep(line, wire.MaxJSONDepth) {
-		return req, wire.CodeInvalidFrame
+	if tooDeep(line, protocol.MaxJSONDepth) {
+		return req, protocol.CodeInvalidFrame
 	}
 	if !utf8.Valid(line) {
-		return req, wire.CodeInvalidRequest
+		return req, protocol.CodeInvalidRequest
 	}
 	env, ok := readEnvelope(line)
 	if !ok {
-		return req, wire.CodeInvalidRequest
+		return req, protocol.CodeInvalidRequest
 	}
 	id, idOK := "", false
 	if env.counts[fieldID] == 1 {
@@ -103,30 +104,30 @@ func Parse(line []byte) (req wire.Request, code wire.Code) {
 	for _, n := range env.counts {
 		if n > 1 {
 			// Spec: "unknown/duplicate top-level fields rejected".
-			return req, wire.CodeInvalidRequest
+			return req, protocol.CodeInvalidRequest
 		}
 	}
 	if env.counts[fieldProtocol] == 1 && !isProtocol(env.values[fieldProtocol]) ||
 		env.counts[fieldVersion] == 1 && string(env.values[fieldVersion]) != "1" {
 		// DESIGN: any other value or type of protocol or version is
 		// protocol_mismatch, then close.
-		return req, wire.CodeProtocolMismatch
+		return req, protocol.CodeProtocolMismatch
 	}
 	if env.unknown {
-		return req, wire.CodeInvalidRequest
+		return req, protocol.CodeInvalidRequest
 	}
 	for _, n := range env.counts {
 		if n == 0 {
 			// DESIGN: a missing field is invalid_request (the envelope is exact).
-			return req, wire.CodeInvalidRequest
+			return req, protocol.CodeInvalidRequest
 		}
 	}
 	if !idOK {
-		return req, wire.CodeInvalidRequest
+		return req, protocol.CodeInvalidRequest
 	}
 	method, ok := nameValue(env.values[fieldMethod], true)
 	if !ok {
-		return req, wire.CodeInvalidRequest
+		return req, protocol.CodeInvalidRequest
 	}
 	req.Method = method
 	req.Params = env.values[fieldParams]
@@ -215,14 +216,14 @@ func eachMember(b []byte, start int, fn func(key []byte, escaped bool, value []b
 }
 
 // isProtocol reports whether value is a JSON string that decodes to
-// wire.ProtocolName.
+// protocol.ProtocolName.
 func isProtocol(value []byte) bool {
 	if len(value) < 2 || value[0] != '"' {
 		return false
 	}
-	var buf [len(wire.ProtocolName)]byte
+	var buf [len(protocol.ProtocolName)]byte
 	d, ok := decodeShort(buf[:], value[1:len(value)-1])
-	return ok && string(d) == wire.ProtocolName
+	return ok && string(d) == protocol.ProtocolName
 }
 
 // nameValue decodes value as a JSON string obeying the name grammar. When
@@ -232,13 +233,13 @@ func nameValue(value []byte, method bool) (string, bool) {
 	if len(value) < 2 || value[0] != '"' {
 		return "", false
 	}
-	var buf [wire.MaxIDBytes]byte
+	var buf [protocol.MaxIDBytes]byte
 	d, ok := decodeShort(buf[:], value[1:len(value)-1])
 	if !ok || !nameBytes(d) {
 		return "", false
 	}
 	if method {
-		for _, m := range wire.Methods {
+		for _, m := range protocol.Methods {
 			if string(d) == m {
 				return m, true
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 const (
@@ -50,7 +50,7 @@ func nested(n int) string { return strings.Repeat("[", n) + "0" + strings.Repeat
 type parseCase struct {
 	name   string
 	line   string
-	code   wire.Code
+	code   protocol.Code
 	id     string
 	method string // checked when code == ""
 	params string // checked when code == ""
@@ -58,113 +58,113 @@ type parseCase struct {
 
 var parseCases = []parseCase{
 	// Framing-level: whitespace only, size, depth.
-	{name: "empty", line: "", code: wire.CodeInvalidFrame},
-	{name: "CR only", line: "\r", code: wire.CodeInvalidFrame},
-	{name: "whitespace only", line: " \t\r\n ", code: wire.CodeInvalidFrame},
-	{name: "too large", line: good + strings.Repeat(" ", wire.MaxInputFrameBytes), code: wire.CodeFrameTooLarge},
+	{name: "empty", line: "", code: protocol.CodeInvalidFrame},
+	{name: "CR only", line: "\r", code: protocol.CodeInvalidFrame},
+	{name: "whitespace only", line: " \t\r\n ", code: protocol.CodeInvalidFrame},
+	{name: "too large", line: good + strings.Repeat(" ", protocol.MaxInputFrameBytes), code: protocol.CodeFrameTooLarge},
 	{name: "depth 32 accepted", line: with("params", `"params":`+nested(31)), id: "r1", method: "status", params: nested(31)},
-	{name: "depth 33 refused", line: with("params", `"params":`+nested(32)), code: wire.CodeInvalidFrame},
-	{name: "depth 33 of objects refused", line: with("params", `"params":`+strings.Repeat(`{"a":`, 32)+"0"+strings.Repeat("}", 32)), code: wire.CodeInvalidFrame},
-	{name: "depth beats UTF-8", line: "\xff" + strings.Repeat("[", 33), code: wire.CodeInvalidFrame},
-	{name: "depth beats syntax", line: strings.Repeat("[", 33) + "x", code: wire.CodeInvalidFrame},
+	{name: "depth 33 refused", line: with("params", `"params":`+nested(32)), code: protocol.CodeInvalidFrame},
+	{name: "depth 33 of objects refused", line: with("params", `"params":`+strings.Repeat(`{"a":`, 32)+"0"+strings.Repeat("}", 32)), code: protocol.CodeInvalidFrame},
+	{name: "depth beats UTF-8", line: "\xff" + strings.Repeat("[", 33), code: protocol.CodeInvalidFrame},
+	{name: "depth beats syntax", line: strings.Repeat("[", 33) + "x", code: protocol.CodeInvalidFrame},
 	{name: "brackets in strings do not nest", line: with("params", `"params":"`+strings.Repeat("[", 40)+`"`), id: "r1", method: "status", params: `"` + strings.Repeat("[", 40) + `"`},
 	{name: "escaped quote keeps string open", line: with("params", `"params":"\"`+strings.Repeat("[", 40)+`\\"`), id: "r1", method: "status", params: `"\"` + strings.Repeat("[", 40) + `\\"`},
 
 	// UTF-8 and syntax.
 	{name: "valid", line: good, id: "r1", method: "status", params: "{}"},
 	{name: "whitespace and CR around", line: " \t" + strings.ReplaceAll(good, ",", " ,\r\n ") + " \r", id: "r1", method: "status", params: "{}"},
-	{name: "invalid UTF-8 in params", line: with("params", "\"params\":\"\xff\""), code: wire.CodeInvalidRequest},
-	{name: "invalid UTF-8 in id", line: with("id", "\"id\":\"r\xc3\""), code: wire.CodeInvalidRequest},
-	{name: "surrogate bytes in UTF-8", line: with("params", "\"params\":\"\xed\xa0\x80\""), code: wire.CodeInvalidRequest},
-	{name: "truncated", line: `{"protocol":`, code: wire.CodeInvalidRequest},
-	{name: "unterminated string", line: `{"protocol":"magi`, code: wire.CodeInvalidRequest},
-	{name: "control character in string", line: with("params", "\"params\":\"a\tb\""), code: wire.CodeInvalidRequest},
-	{name: "bad escape", line: with("params", `"params":"\x"`), code: wire.CodeInvalidRequest},
-	{name: "short unicode escape", line: with("params", `"params":"\u12"`), code: wire.CodeInvalidRequest},
-	{name: "lone high surrogate", line: with("params", `"params":"\ud800"`), code: wire.CodeInvalidRequest},
-	{name: "lone low surrogate", line: with("params", `"params":"\udc00"`), code: wire.CodeInvalidRequest},
-	{name: "high surrogate then letter", line: with("params", `"params":"\ud800\u0041"`), code: wire.CodeInvalidRequest},
-	{name: "high surrogate then text", line: with("params", `"params":"\uD800abcdef"`), code: wire.CodeInvalidRequest},
-	{name: "lone surrogate in key", line: with("params", `"params":{"\ud800":1}`), code: wire.CodeInvalidRequest},
-	{name: "lone surrogate deep in params", line: with("params", `"params":[[{"a":["\udfff"]}]]`), code: wire.CodeInvalidRequest},
+	{name: "invalid UTF-8 in params", line: with("params", "\"params\":\"\xff\""), code: protocol.CodeInvalidRequest},
+	{name: "invalid UTF-8 in id", line: with("id", "\"id\":\"r\xc3\""), code: protocol.CodeInvalidRequest},
+	{name: "surrogate bytes in UTF-8", line: with("params", "\"params\":\"\xed\xa0\x80\""), code: protocol.CodeInvalidRequest},
+	{name: "truncated", line: `{"protocol":`, code: protocol.CodeInvalidRequest},
+	{name: "unterminated string", line: `{"protocol":"magi`, code: protocol.CodeInvalidRequest},
+	{name: "control character in string", line: with("params", "\"params\":\"a\tb\""), code: protocol.CodeInvalidRequest},
+	{name: "bad escape", line: with("params", `"params":"\x"`), code: protocol.CodeInvalidRequest},
+	{name: "short unicode escape", line: with("params", `"params":"\u12"`), code: protocol.CodeInvalidRequest},
+	{name: "lone high surrogate", line: with("params", `"params":"\ud800"`), code: protocol.CodeInvalidRequest},
+	{name: "lone low surrogate", line: with("params", `"params":"\udc00"`), code: protocol.CodeInvalidRequest},
+	{name: "high surrogate then letter", line: with("params", `"params":"\ud800\u0041"`), code: protocol.CodeInvalidRequest},
+	{name: "high surrogate then text", line: with("params", `"params":"\uD800abcdef"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate in key", line: with("params", `"params":{"\ud800":1}`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate deep in params", line: with("params", `"params":[[{"a":["\udfff"]}]]`), code: protocol.CodeInvalidRequest},
 	{name: "surrogate pair accepted", line: with("params", `"params":"\ud83d\ude00"`), id: "r1", method: "status", params: `"\ud83d\ude00"`},
-	{name: "trailing comma", line: strings.TrimSuffix(good, "}") + ",}", code: wire.CodeInvalidRequest},
-	{name: "two values", line: good + good, code: wire.CodeInvalidRequest},
-	{name: "two values with space", line: good + " " + good, code: wire.CodeInvalidRequest},
-	{name: "trailing bytes", line: good + " x", code: wire.CodeInvalidRequest},
-	{name: "trailing NUL", line: good + "\x00", code: wire.CodeInvalidRequest},
-	{name: "BOM", line: "\ufeff" + good, code: wire.CodeInvalidRequest},
-	{name: "array top level", line: "[" + good + "]", code: wire.CodeInvalidRequest},
-	{name: "string top level", line: `"r1"`, code: wire.CodeInvalidRequest},
-	{name: "number top level", line: `1`, code: wire.CodeInvalidRequest},
-	{name: "null top level", line: `null`, code: wire.CodeInvalidRequest},
-	{name: "empty object", line: `{}`, code: wire.CodeInvalidRequest},
-	{name: "bad number in params", line: with("params", `"params":[01]`), code: wire.CodeInvalidRequest},
-	{name: "bad literal in params", line: with("params", `"params":[tru]`), code: wire.CodeInvalidRequest},
-	{name: "missing colon", line: `{"protocol" "magi-code.local-agent"}`, code: wire.CodeInvalidRequest},
-	{name: "single quotes", line: strings.ReplaceAll(good, `"`, `'`), code: wire.CodeInvalidRequest},
+	{name: "trailing comma", line: strings.TrimSuffix(good, "}") + ",}", code: protocol.CodeInvalidRequest},
+	{name: "two values", line: good + good, code: protocol.CodeInvalidRequest},
+	{name: "two values with space", line: good + " " + good, code: protocol.CodeInvalidRequest},
+	{name: "trailing bytes", line: good + " x", code: protocol.CodeInvalidRequest},
+	{name: "trailing NUL", line: good + "\x00", code: protocol.CodeInvalidRequest},
+	{name: "BOM", line: "\ufeff" + good, code: protocol.CodeInvalidRequest},
+	{name: "array top level", line: "[" + good + "]", code: protocol.CodeInvalidRequest},
+	{name: "string top level", line: `"r1"`, code: protocol.CodeInvalidRequest},
+	{name: "number top level", line: `1`, code: protocol.CodeInvalidRequest},
+	{name: "null top level", line: `null`, code: protocol.CodeInvalidRequest},
+	{name: "empty object", line: `{}`, code: protocol.CodeInvalidRequest},
+	{name: "bad number in params", line: with("params", `"params":[01]`), code: protocol.CodeInvalidRequest},
+	{name: "bad literal in params", line: with("params", `"params":[tru]`), code: protocol.CodeInvalidRequest},
+	{name: "missing colon", line: `{"protocol" "magi-code.local-agent"}`, code: protocol.CodeInvalidRequest},
+	{name: "single quotes", line: strings.ReplaceAll(good, `"`, `'`), code: protocol.CodeInvalidRequest},
 
 	// Envelope shape: exactly five members.
-	{name: "missing protocol", line: with("protocol", ""), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "missing version", line: with("version", ""), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "missing id", line: with("id", ""), code: wire.CodeInvalidRequest},
-	{name: "missing method", line: with("method", ""), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "missing params", line: with("params", ""), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "unknown member", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"extra":1`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "unknown member by case", line: with("params", `"Params":{}`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "unknown long escaped key", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"\u0070\u0070\u0070\u0070\u0070\u0070\u0070\u0070\u0070":1`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "duplicate id", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"id":"r2"`), code: wire.CodeInvalidRequest},
-	{name: "duplicate id spelled with escape", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"\u0069d":"r1"`), code: wire.CodeInvalidRequest},
-	{name: "duplicate method keeps id", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"m\u0065thod":"status"`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "duplicate params", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, paramsMember), code: wire.CodeInvalidRequest, id: "r1"},
+	{name: "missing protocol", line: with("protocol", ""), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "missing version", line: with("version", ""), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "missing id", line: with("id", ""), code: protocol.CodeInvalidRequest},
+	{name: "missing method", line: with("method", ""), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "missing params", line: with("params", ""), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "unknown member", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"extra":1`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "unknown member by case", line: with("params", `"Params":{}`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "unknown long escaped key", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"\u0070\u0070\u0070\u0070\u0070\u0070\u0070\u0070\u0070":1`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "duplicate id", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"id":"r2"`), code: protocol.CodeInvalidRequest},
+	{name: "duplicate id spelled with escape", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"\u0069d":"r1"`), code: protocol.CodeInvalidRequest},
+	{name: "duplicate method keeps id", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"m\u0065thod":"status"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "duplicate params", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, paramsMember), code: protocol.CodeInvalidRequest, id: "r1"},
 	{name: "escaped member names accepted", line: env(`"pr\u006ftocol":"magi-code.local-agent"`, `"\u0076ersion":1`, `"\u0069\u0064":"r1"`, `"method":"status"`, `"params":{}`), id: "r1", method: "status", params: "{}"},
 	{name: "member order is free", line: env(paramsMember, methodMember, idMember, versionMember, protocolMember), id: "r1", method: "status", params: "{}"},
 
 	// Protocol and version.
-	{name: "other protocol", line: with("protocol", `"protocol":"other"`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "protocol prefix", line: with("protocol", `"protocol":"magi-code.local-agen"`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "protocol number", line: with("protocol", `"protocol":1`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "protocol null", line: with("protocol", `"protocol":null`), code: wire.CodeProtocolMismatch, id: "r1"},
+	{name: "other protocol", line: with("protocol", `"protocol":"other"`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "protocol prefix", line: with("protocol", `"protocol":"magi-code.local-agen"`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "protocol number", line: with("protocol", `"protocol":1`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "protocol null", line: with("protocol", `"protocol":null`), code: protocol.CodeProtocolMismatch, id: "r1"},
 	{name: "protocol escaped accepted", line: with("protocol", `"protocol":"magi-code\u002elocal-agent"`), id: "r1", method: "status", params: "{}"},
-	{name: "version 1.0", line: with("version", `"version":1.0`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version string", line: with("version", `"version":"1"`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version 2", line: with("version", `"version":2`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version 1e0", line: with("version", `"version":1e0`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version -1", line: with("version", `"version":-1`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version 10", line: with("version", `"version":10`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version true", line: with("version", `"version":true`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "version array", line: with("version", `"version":[1]`), code: wire.CodeProtocolMismatch, id: "r1"},
+	{name: "version 1.0", line: with("version", `"version":1.0`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version string", line: with("version", `"version":"1"`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version 2", line: with("version", `"version":2`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version 1e0", line: with("version", `"version":1e0`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version -1", line: with("version", `"version":-1`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version 10", line: with("version", `"version":10`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version true", line: with("version", `"version":true`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "version array", line: with("version", `"version":[1]`), code: protocol.CodeProtocolMismatch, id: "r1"},
 	{name: "version with spaces accepted", line: with("version", `"version" : 1 `), id: "r1", method: "status", params: "{}"},
-	{name: "mismatch with invalid id has null id", line: env(`"protocol":"x"`, versionMember, `"id":"r 1"`, methodMember, paramsMember), code: wire.CodeProtocolMismatch},
+	{name: "mismatch with invalid id has null id", line: env(`"protocol":"x"`, versionMember, `"id":"r 1"`, methodMember, paramsMember), code: protocol.CodeProtocolMismatch},
 
 	// Precedence among envelope checks.
-	{name: "mismatch beats unknown member", line: env(`"protocol":"x"`, versionMember, idMember, methodMember, paramsMember, `"extra":1`), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "mismatch beats missing member", line: env(`"version":2`, idMember), code: wire.CodeProtocolMismatch, id: "r1"},
-	{name: "duplicate beats mismatch", line: env(`"protocol":"x"`, versionMember, idMember, methodMember, paramsMember, paramsMember), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "syntax beats mismatch", line: with("protocol", `"protocol":"x"`) + "x", code: wire.CodeInvalidRequest},
-	{name: "bad method with bad id", line: env(protocolMember, versionMember, `"id":""`, `"method":""`, paramsMember), code: wire.CodeInvalidRequest},
+	{name: "mismatch beats unknown member", line: env(`"protocol":"x"`, versionMember, idMember, methodMember, paramsMember, `"extra":1`), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "mismatch beats missing member", line: env(`"version":2`, idMember), code: protocol.CodeProtocolMismatch, id: "r1"},
+	{name: "duplicate beats mismatch", line: env(`"protocol":"x"`, versionMember, idMember, methodMember, paramsMember, paramsMember), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "syntax beats mismatch", line: with("protocol", `"protocol":"x"`) + "x", code: protocol.CodeInvalidRequest},
+	{name: "bad method with bad id", line: env(protocolMember, versionMember, `"id":""`, `"method":""`, paramsMember), code: protocol.CodeInvalidRequest},
 
 	// ID and method grammar, after decoding escapes.
 	{name: "id escaped", line: with("id", `"id":"r\u0031"`), id: "r1", method: "status", params: "{}"},
 	{name: "id all grammar bytes", line: with("id", `"id":"AZaz09._-"`), id: "AZaz09._-", method: "status", params: "{}"},
 	{name: "id 64 bytes", line: with("id", `"id":"`+strings.Repeat("a", 64)+`"`), id: strings.Repeat("a", 64), method: "status", params: "{}"},
 	{name: "id 64 bytes escaped", line: with("id", `"id":"`+strings.Repeat(`\u0061`, 64)+`"`), id: strings.Repeat("a", 64), method: "status", params: "{}"},
-	{name: "id 65 bytes", line: with("id", `"id":"`+strings.Repeat("a", 65)+`"`), code: wire.CodeInvalidRequest},
-	{name: "id 65 bytes escaped", line: with("id", `"id":"`+strings.Repeat(`\u0061`, 65)+`"`), code: wire.CodeInvalidRequest},
-	{name: "id empty", line: with("id", `"id":""`), code: wire.CodeInvalidRequest},
-	{name: "id space", line: with("id", `"id":"r 1"`), code: wire.CodeInvalidRequest},
-	{name: "id slash", line: with("id", `"id":"r/1"`), code: wire.CodeInvalidRequest},
-	{name: "id escaped slash", line: with("id", `"id":"r\/1"`), code: wire.CodeInvalidRequest},
-	{name: "id escaped NUL", line: with("id", `"id":"r\u0000"`), code: wire.CodeInvalidRequest},
-	{name: "id non-ASCII", line: with("id", `"id":"é"`), code: wire.CodeInvalidRequest},
-	{name: "id number", line: with("id", `"id":1`), code: wire.CodeInvalidRequest},
-	{name: "id null", line: with("id", `"id":null`), code: wire.CodeInvalidRequest},
+	{name: "id 65 bytes", line: with("id", `"id":"`+strings.Repeat("a", 65)+`"`), code: protocol.CodeInvalidRequest},
+	{name: "id 65 bytes escaped", line: with("id", `"id":"`+strings.Repeat(`\u0061`, 65)+`"`), code: protocol.CodeInvalidRequest},
+	{name: "id empty", line: with("id", `"id":""`), code: protocol.CodeInvalidRequest},
+	{name: "id space", line: with("id", `"id":"r 1"`), code: protocol.CodeInvalidRequest},
+	{name: "id slash", line: with("id", `"id":"r/1"`), code: protocol.CodeInvalidRequest},
+	{name: "id escaped slash", line: with("id", `"id":"r\/1"`), code: protocol.CodeInvalidRequest},
+	{name: "id escaped NUL", line: with("id", `"id":"r\u0000"`), code: protocol.CodeInvalidRequest},
+	{name: "id non-ASCII", line: with("id", `"id":"é"`), code: protocol.CodeInvalidRequest},
+	{name: "id number", line: with("id", `"id":1`), code: protocol.CodeInvalidRequest},
+	{name: "id null", line: with("id", `"id":null`), code: protocol.CodeInvalidRequest},
 	{name: "method escaped", line: with("method", `"method":"st\u0061tus"`), id: "r1", method: "status", params: "{}"},
 	{name: "method unknown passes", line: with("method", `"method":"foo.bar"`), id: "r1", method: "foo.bar", params: "{}"},
-	{name: "method empty", line: with("method", `"method":""`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "method 65 bytes", line: with("method", `"method":"`+strings.Repeat("m", 65)+`"`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "method space", line: with("method", `"method":"turn start"`), code: wire.CodeInvalidRequest, id: "r1"},
-	{name: "method number", line: with("method", `"method":7`), code: wire.CodeInvalidRequest, id: "r1"},
+	{name: "method empty", line: with("method", `"method":""`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "method 65 bytes", line: with("method", `"method":"`+strings.Repeat("m", 65)+`"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "method space", line: with("method", `"method":"turn start"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "method number", line: with("method", `"method":7`), code: protocol.CodeInvalidRequest, id: "r1"},
 
 	// params: any JSON value, returned raw.
 	{name: "params array", line: with("params", `"params":[1, 2]`), id: "r1", method: "status", params: "[1, 2]"},
@@ -258,7 +258,7 @@ func FuzzParse(f *testing.F) {
 func fuzzLine(t *testing.T, line []byte) {
 	req, code := Parse(line)
 	switch code {
-	case "", wire.CodeInvalidFrame, wire.CodeInvalidRequest, wire.CodeProtocolMismatch, wire.CodeFrameTooLarge:
+	case "", protocol.CodeInvalidFrame, protocol.CodeInvalidRequest, protocol.CodeProtocolMismatch, protocol.CodeFrameTooLarge:
 	default:
 		t.Fatalf("Parse = unexpected code %q", code)
 	}
@@ -284,21 +284,21 @@ func fuzzLine(t *testing.T, line []byte) {
 	if code != "" {
 		return
 	}
-	if !json.Valid(line) || !utf8.Valid(line) || tooDeep(line, wire.MaxJSONDepth) {
+	if !json.Valid(line) || !utf8.Valid(line) || tooDeep(line, protocol.MaxJSONDepth) {
 		t.Fatalf("Parse accepted invalid line %q", line)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(line, &m); err != nil || len(m) != 5 {
 		t.Fatalf("Parse accepted %q; encoding/json: %v, %d members", line, err, len(m))
 	}
-	var id, method, protocol string
+	var id, method, proto string
 	if json.Unmarshal(m["id"], &id) != nil || id != req.ID {
 		t.Fatalf("Parse(%q).ID = %q; encoding/json reads %q", line, req.ID, id)
 	}
 	if json.Unmarshal(m["method"], &method) != nil || method != req.Method || !Name(method) {
 		t.Fatalf("Parse(%q).Method = %q; encoding/json reads %q", line, req.Method, method)
 	}
-	if json.Unmarshal(m["protocol"], &protocol) != nil || protocol != wire.ProtocolName || string(m["version"]) != "1" {
+	if json.Unmarshal(m["protocol"], &proto) != nil || proto != protocol.ProtocolName || string(m["version"]) != "1" {
 		t.Fatalf("Parse accepted protocol %s version %s", m["protocol"], m["version"])
 	}
 	if !bytes.Equal(m["params"], req.Params) {

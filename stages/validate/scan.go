@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/internal/jsonstr"
+	"github.com/magi-code/magi-code/internal/jsonenc"
 )
 
 // This file is a non-recursive JSON scanner over raw bytes. It validates
@@ -15,7 +15,7 @@ import (
 // bytes >= 0x80 are accepted inside strings without further checks.
 
 // maxScanDepth bounds the scanner's container stack (one bit per level).
-// Parse refuses more than wire.MaxJSONDepth levels before scanning.
+// Parse refuses more than protocol.MaxJSONDepth levels before scanning.
 const maxScanDepth = 64
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -125,9 +125,9 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 
 // scanEscape validates the escape at b[i] == '\\' and returns the index
 // after it. A high surrogate must be followed at once by an escaped low
-// surrogate; a low surrogate alone is an error (jsonstr.Unescape).
+// surrogate; a low surrogate alone is an error (jsonenc.Unescape).
 func scanEscape(b []byte, i int) (int, bool) {
-	n, ok := jsonstr.Len(b[i:])
+	n, ok := jsonenc.Len(b[i:])
 	return i + n, ok
 }
 
@@ -292,7 +292,7 @@ func decodeString(dst, raw []byte) []byte {
 		}
 		dst = append(dst, raw[i:i+k]...)
 		i += k
-		d, n, ok := jsonstr.Unescape(dst, raw[i:])
+		d, n, ok := jsonenc.Unescape(dst, raw[i:])
 		if !ok { // not reached for validated input; never loop on the rest
 			d, n = append(dst, raw[i]), 1
 		}

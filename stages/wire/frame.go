@@ -1,6 +1,11 @@
 package wire
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
+)
 
 // Request is a validated request envelope. Params holds the raw bytes of the
 // params value (already checked for UTF-8 and depth); dispatch decodes it
@@ -18,19 +23,8 @@ type Response struct {
 	ID     string
 	NullID bool
 	Result []byte
-	Error  Code
+	Error  protocol.Code
 }
-
-// Event names of version 1.
-const (
-	EventInputPersisted    = "input.persisted"
-	EventMessageDelta      = "message.delta"
-	EventMessageReconcile  = "message.reconcile"
-	EventActivity          = "activity"
-	EventApprovalRequested = "approval.requested"
-	EventDiagnostic        = "diagnostic"
-	EventRunFinished       = "run.finished"
-)
 
 // Event is one run event before the writer assigns its seq. Name selects
 // which of the fields below are encoded into data; every event carries
@@ -65,18 +59,18 @@ type Event struct {
 	Code string
 
 	// run.finished
-	Outcome     string // completed | cancelled | failed
-	Persistence string // durable | degraded | not_started
-	ErrorCode   Code   // empty encodes null
+	Outcome     string        // completed | cancelled | failed
+	Persistence string        // durable | degraded | not_started
+	ErrorCode   protocol.Code // empty encodes null
 }
 
 // Critical reports whether the event must never be silently dropped.
 // Spec: "Deltas may coalesce/drop under pressure, authoritative
 // reconciliation/terminal never silently drop."
-func (e *Event) Critical() bool { return e.Name != EventMessageDelta }
+func (e *Event) Critical() bool { return e.Name != protocol.EventMessageDelta }
 
 // frame prefix up to the instance_id value.
-const prefixHead = `{"protocol":"` + ProtocolName + `","version":1,"type":"`
+const prefixHead = `{"protocol":"` + protocol.ProtocolName + `","version":1,"type":"`
 
 // AppendResponse appends the complete response frame, including the trailing
 // LF, to dst. Field order: protocol, version, type, instance_id, seq, id,
@@ -91,11 +85,11 @@ func AppendResponse(dst []byte, instanceID string, seq uint64, r *Response) []by
 	if r.NullID {
 		dst = append(dst, "null"...)
 	} else {
-		dst = AppendString(dst, r.ID)
+		dst = jsonenc.AppendString(dst, r.ID)
 	}
 	if r.Error != "" {
 		dst = append(dst, `,"error":{"code":`...)
-		dst = AppendString(dst, string(r.Error))
+		dst = jsonenc.AppendString(dst, string(r.Error))
 		dst = append(dst, "}}\n"...)
 		return dst
 	}
@@ -114,7 +108,7 @@ func AppendEvent(dst []byte, instanceID string, seq uint64, e *Event) []byte {
 	dst = append(dst, `","seq":`...)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, `,"event":`...)
-	dst = AppendString(dst, e.Name)
+	dst = jsonenc.AppendString(dst, e.Name)
 	dst = append(dst, `,"data":`...)
 	dst = AppendEventData(dst, e)
 	dst = append(dst, "}\n"...)
@@ -124,20 +118,20 @@ func AppendEvent(dst []byte, instanceID string, seq uint64, e *Event) []byte {
 // AppendEventData appends the event's data object.
 func AppendEventData(dst []byte, e *Event) []byte {
 	dst = append(dst, `{"session_id":`...)
-	dst = AppendString(dst, e.SessionID)
+	dst = jsonenc.AppendString(dst, e.SessionID)
 	dst = append(dst, `,"run_id":`...)
-	dst = AppendString(dst, e.RunID)
+	dst = jsonenc.AppendString(dst, e.RunID)
 	switch e.Name {
-	case EventInputPersisted:
+	case protocol.EventInputPersisted:
 		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"durable":true`...)
 		dst = appendField(dst, "revision", e.Revision)
-	case EventMessageDelta:
+	case protocol.EventMessageDelta:
 		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"part":`...)
 		dst = strconv.AppendInt(dst, int64(e.Part), 10)
 		dst = appendField(dst, "text", e.Text)
-	case EventMessageReconcile:
+	case protocol.EventMessageReconcile:
 		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"part":`...)
 		dst = strconv.AppendInt(dst, int64(e.Part), 10)
@@ -146,32 +140,32 @@ func AppendEventData(dst []byte, e *Event) []byte {
 		dst = strconv.AppendBool(dst, e.LastPart)
 		dst = append(dst, `,"partial":`...)
 		dst = strconv.AppendBool(dst, e.Partial)
-	case EventActivity:
+	case protocol.EventActivity:
 		dst = appendField(dst, "activity_id", e.ActivityID)
 		dst = appendField(dst, "kind", e.Kind)
 		dst = appendField(dst, "state", e.State)
 		dst = appendField(dst, "name", e.ToolName)
 		dst = appendField(dst, "summary", e.Summary)
-	case EventApprovalRequested:
+	case protocol.EventApprovalRequested:
 		dst = appendField(dst, "approval_id", e.ApprovalID)
 		dst = appendField(dst, "summary", e.Summary)
 		dst = append(dst, `,"expires_in_ms":`...)
 		dst = strconv.AppendInt(dst, e.ExpiresInMs, 10)
-	case EventDiagnostic:
+	case protocol.EventDiagnostic:
 		dst = appendField(dst, "code", e.Code)
 		dst = appendField(dst, "summary", e.Summary)
-	case EventRunFinished:
+	case protocol.EventRunFinished:
 		dst = appendField(dst, "outcome", e.Outcome)
 		dst = appendField(dst, "persistence", e.Persistence)
 		dst = append(dst, `,"revision":`...)
 		if e.HasRevision {
-			dst = AppendString(dst, e.Revision)
+			dst = jsonenc.AppendString(dst, e.Revision)
 		} else {
 			dst = append(dst, "null"...)
 		}
 		dst = append(dst, `,"error_code":`...)
 		if e.ErrorCode != "" {
-			dst = AppendString(dst, string(e.ErrorCode))
+			dst = jsonenc.AppendString(dst, string(e.ErrorCode))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -183,10 +177,10 @@ func appendField(dst []byte, name, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return AppendString(dst, value)
+	return jsonenc.AppendString(dst, value)
 }
 
 // FrameOverhead is an upper bound on the bytes a frame adds around its
 // payload (envelope fields, a 20-digit seq, a 36-byte instance ID, LF).
-// Producers keep payloads within MaxOutputFrameBytes-FrameOverhead.
+// Producers keep payloads within protocol.MaxOutputFrameBytes-FrameOverhead.
 const FrameOverhead = 192

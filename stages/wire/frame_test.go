@@ -4,35 +4,38 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "q\"b\\", "\x00\x1f\n\r\t", "😀漢", "bad\xffutf8", "\u2028"} {
-		got := AppendString(nil, s)
+		got := jsonenc.AppendString(nil, s)
 		var back string
 		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("AppendString(%q) = %s: invalid JSON: %v", s, got, err)
+			t.Fatalf("jsonenc.AppendString(%q) = %s: invalid JSON: %v", s, got, err)
 		}
 		want := strings.ToValidUTF8(s, "\ufffd")
 		if back != want {
-			t.Fatalf("AppendString(%q) decodes to %q; want %q", s, back, want)
+			t.Fatalf("jsonenc.AppendString(%q) decodes to %q; want %q", s, back, want)
 		}
-		if n := EscapedLen(s); n != len(got)-2 {
-			t.Fatalf("EscapedLen(%q) = %d; want %d", s, n, len(got)-2)
+		if n := jsonenc.EscapedLen(s); n != len(got)-2 {
+			t.Fatalf("jsonenc.EscapedLen(%q) = %d; want %d", s, n, len(got)-2)
 		}
 	}
 }
 
 func TestAppendEventIsExactJSON(t *testing.T) {
 	events := []Event{
-		{Name: EventMessageDelta, SessionID: "s", RunID: "r", MessageID: "m", Part: 3, Text: "hi\n"},
-		{Name: EventRunFinished, SessionID: "s", RunID: "r", Outcome: "completed", Persistence: "durable", Revision: "v1", HasRevision: true},
-		{Name: EventRunFinished, SessionID: "s", RunID: "r", Outcome: "failed", Persistence: "not_started", ErrorCode: CodePersistenceFailed},
-		{Name: EventActivity, SessionID: "s", RunID: "r", ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell", Summary: "x"},
-		{Name: EventApprovalRequested, SessionID: "s", RunID: "r", ApprovalID: "a", Summary: "x", ExpiresInMs: 60000},
-		{Name: EventDiagnostic, SessionID: "s", RunID: "r", Code: "c", Summary: "x"},
-		{Name: EventInputPersisted, SessionID: "s", RunID: "r", MessageID: "m", Revision: "v"},
-		{Name: EventMessageReconcile, SessionID: "s", RunID: "r", MessageID: "m", Text: "t", LastPart: true},
+		{Name: protocol.EventMessageDelta, SessionID: "s", RunID: "r", MessageID: "m", Part: 3, Text: "hi\n"},
+		{Name: protocol.EventRunFinished, SessionID: "s", RunID: "r", Outcome: "completed", Persistence: "durable", Revision: "v1", HasRevision: true},
+		{Name: protocol.EventRunFinished, SessionID: "s", RunID: "r", Outcome: "failed", Persistence: "not_started", ErrorCode: protocol.CodePersistenceFailed},
+		{Name: protocol.EventActivity, SessionID: "s", RunID: "r", ActivityID: "a", Kind: "tool", State: "started", ToolName: "shell", Summary: "x"},
+		{Name: protocol.EventApprovalRequested, SessionID: "s", RunID: "r", ApprovalID: "a", Summary: "x", ExpiresInMs: 60000},
+		{Name: protocol.EventDiagnostic, SessionID: "s", RunID: "r", Code: "c", Summary: "x"},
+		{Name: protocol.EventInputPersisted, SessionID: "s", RunID: "r", MessageID: "m", Revision: "v"},
+		{Name: protocol.EventMessageReconcile, SessionID: "s", RunID: "r", MessageID: "m", Text: "t", LastPart: true},
 	}
 	for _, e := range events {
 		b := AppendEvent(nil, "inst", 7, &e)
@@ -50,7 +53,7 @@ func TestAppendEventIsExactJSON(t *testing.T) {
 }
 
 func TestAppendResponse(t *testing.T) {
-	b := AppendResponse(nil, "inst", 1, &Response{NullID: true, Error: CodeInvalidRequest})
+	b := AppendResponse(nil, "inst", 1, &Response{NullID: true, Error: protocol.CodeInvalidRequest})
 	want := `{"protocol":"magi-code.local-agent","version":1,"type":"response","instance_id":"inst","seq":1,"id":null,"error":{"code":"invalid_request"}}` + "\n"
 	if string(b) != want {
 		t.Fatalf("got %s\nwant %s", b, want)
@@ -63,7 +66,7 @@ func TestAppendResponse(t *testing.T) {
 }
 
 func BenchmarkAppendDeltaEvent(b *testing.B) {
-	e := Event{Name: EventMessageDelta, SessionID: "0f8fad5b-d9cb-469f-a165-70867728950e", RunID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", MessageID: "m-0001", Part: 1234, Text: strings.Repeat("abcdefghij", 10)}
+	e := Event{Name: protocol.EventMessageDelta, SessionID: "0f8fad5b-d9cb-469f-a165-70867728950e", RunID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", MessageID: "m-0001", Part: 1234, Text: strings.Repeat("abcdefghij", 10)}
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for b.Loop() {

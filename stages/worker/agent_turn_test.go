@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
@@ -116,7 +117,7 @@ func entries(t *testing.T, p *Pool, revision string) []pageEntry {
 func activities(evs []wire.Event) []string {
 	var out []string
 	for _, e := range evs {
-		if e.Name == wire.EventActivity {
+		if e.Name == protocol.EventActivity {
 			out = append(out, e.Kind+" "+e.ToolName+" "+e.State)
 		}
 	}
@@ -190,10 +191,10 @@ func TestTurnCancelDuringCompaction(t *testing.T) {
 	var evs []wire.Event
 	for e := range events {
 		evs = append(evs, e)
-		if e.Name == wire.EventActivity && e.State == "started" {
+		if e.Name == protocol.EventActivity && e.State == "started" {
 			p.CancelRun("run-2")
 		}
-		if e.Name == wire.EventRunFinished {
+		if e.Name == protocol.EventRunFinished {
 			break
 		}
 	}

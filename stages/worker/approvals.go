@@ -5,7 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/magi-code/magi-code/stages/redact"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -46,12 +47,12 @@ func (a *approvals) add(id string) *approval {
 
 // answer records the winning reply for id. DESIGN.md: an approval answered
 // at 60,000 ms or later after approval.requested was enqueued is expired.
-func (a *approvals) answer(id string, allow bool) wire.Code {
+func (a *approvals) answer(id string, allow bool) protocol.Code {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ap := a.pending[id]
-	if ap == nil || ap.settled || a.closed || a.now().Sub(ap.enqueued) >= wire.ApprovalExpiry {
-		return wire.CodeStaleApproval
+	if ap == nil || ap.settled || a.closed || a.now().Sub(ap.enqueued) >= protocol.ApprovalExpiry {
+		return protocol.CodeStaleApproval
 	}
 	ap.settled = true
 	ap.reply <- allow
@@ -91,9 +92,9 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool
 	if req == nil {
 		return false, ctx.Err()
 	}
-	if err := ap.pool.offer(wire.Event{Name: wire.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
-		ApprovalID: id, Summary: redact.Summary(summary, wire.SummaryBytes),
-		ExpiresInMs: int64(wire.ApprovalExpiry / time.Millisecond)}); err != nil {
+	if err := ap.pool.offer(wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
+		ApprovalID: id, Summary: redact.Summary(summary, protocol.SummaryBytes),
+		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond)}); err != nil {
 		ap.run.approvals.settle(req)
 		return false, err
 	}
@@ -102,7 +103,7 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool
 	req.enqueued = ap.run.approvals.now()
 	ap.run.approvals.mu.Unlock()
 
-	timer := time.NewTimer(wire.ApprovalExpiry)
+	timer := time.NewTimer(protocol.ApprovalExpiry)
 	defer timer.Stop()
 	select {
 	case allow := <-req.reply:

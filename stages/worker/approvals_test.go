@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 type fakeClock struct{ t time.Time }
@@ -17,13 +17,13 @@ func TestApprovalsOneWinner(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1000, 0)}
 	a := newApprovals(clk.now)
 	ap := a.add("a1")
-	if code := a.answer("nope", true); code != wire.CodeStaleApproval {
+	if code := a.answer("nope", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer(unknown) = %q; want stale_approval", code)
 	}
 	if code := a.answer("a1", false); code != "" {
 		t.Fatalf("first answer = %q; want recorded", code)
 	}
-	if code := a.answer("a1", true); code != wire.CodeStaleApproval {
+	if code := a.answer("a1", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("second answer = %q; want stale_approval", code)
 	}
 	if got := <-ap.reply; got {
@@ -36,12 +36,12 @@ func TestApprovalsExpireAtExactly60000ms(t *testing.T) {
 	a := newApprovals(clk.now)
 	a.add("early")
 	a.add("late")
-	clk.t = clk.t.Add(wire.ApprovalExpiry - time.Millisecond)
+	clk.t = clk.t.Add(protocol.ApprovalExpiry - time.Millisecond)
 	if code := a.answer("early", true); code != "" {
 		t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
 	}
 	clk.t = clk.t.Add(time.Millisecond)
-	if code := a.answer("late", true); code != wire.CodeStaleApproval {
+	if code := a.answer("late", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer at 60,000 ms = %q; want stale_approval", code)
 	}
 }
@@ -51,7 +51,7 @@ func TestApprovalsClosedRunIsStale(t *testing.T) {
 	a := newApprovals(clk.now)
 	a.add("a1")
 	a.closeAll()
-	if code := a.answer("a1", true); code != wire.CodeStaleApproval {
+	if code := a.answer("a1", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer after the run = %q; want stale_approval", code)
 	}
 	if a.add("a2") != nil {
@@ -72,10 +72,10 @@ func TestApproverDefaultsDeny(t *testing.T) {
 			t.Fatalf("expired Approve = %v, %v; want deny, nil", allowed, err)
 		}
 		ev := <-events.C()
-		if ev.Name != wire.EventApprovalRequested || ev.ExpiresInMs != 60000 {
+		if ev.Name != protocol.EventApprovalRequested || ev.ExpiresInMs != 60000 {
 			t.Fatalf("event = %+v; want approval.requested with expires_in_ms 60000", ev)
 		}
-		if code := r.approvals.answer(ev.ApprovalID, true); code != wire.CodeStaleApproval {
+		if code := r.approvals.answer(ev.ApprovalID, true); code != protocol.CodeStaleApproval {
 			t.Fatalf("answer after expiry = %q; want stale_approval", code)
 		}
 
@@ -90,7 +90,7 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		if <-done {
 			t.Fatal("cancelled Approve allowed the call")
 		}
-		if code := r.approvals.answer(ev.ApprovalID, true); code != wire.CodeStaleApproval {
+		if code := r.approvals.answer(ev.ApprovalID, true); code != protocol.CodeStaleApproval {
 			t.Fatalf("answer after cancel = %q; want stale_approval", code)
 		}
 
@@ -99,7 +99,7 @@ func TestApproverDefaultsDeny(t *testing.T) {
 			done <- allowed
 		}()
 		ev = <-events.C()
-		time.Sleep(wire.ApprovalExpiry - time.Millisecond)
+		time.Sleep(protocol.ApprovalExpiry - time.Millisecond)
 		if code := r.approvals.answer(ev.ApprovalID, true); code != "" {
 			t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
 		}

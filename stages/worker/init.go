@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/hooks"
 	"github.com/magi-code/magi-code/runner/mcp"
 	"github.com/magi-code/magi-code/stages/dispatch"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // StartInit starts the one initialization worker. Spec: "Accepted
@@ -27,22 +27,22 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 		return dispatch.InitDone{Code: code, Sel: sel}
 	}
 	if ctx.Err() != nil {
-		return dispatch.InitDone{Code: wire.CodeStartupCancelled, Sel: sel}
+		return dispatch.InitDone{Code: protocol.CodeStartupCancelled, Sel: sel}
 	}
 	prov, err := newProvider(snap, p.opts.Logf)
 	if err != nil {
-		return dispatch.InitDone{Code: wire.CodeProviderUnavailable, Sel: sel}
+		return dispatch.InitDone{Code: protocol.CodeProviderUnavailable, Sel: sel}
 	}
 	rt := &runtime{snap: snap, store: history.NewStore(snap.SessionsDir, snap.Cwd, p.opts.Now), provider: prov}
 	if len(snap.MCPServers) > 0 {
 		m, err := mcp.Start(ctx, serverDefs(snap.MCPServers), p.opts.Logf)
 		if err != nil {
 			if ctx.Err() != nil {
-				return dispatch.InitDone{Code: wire.CodeStartupCancelled, Sel: sel}
+				return dispatch.InitDone{Code: protocol.CodeStartupCancelled, Sel: sel}
 			}
 			// Spec: "One failed enabled server fails initialization and
 			// cleans connected resources" (mcp.Start has closed the others).
-			return dispatch.InitDone{Code: wire.CodeMCPUnavailable, Sel: sel}
+			return dispatch.InitDone{Code: protocol.CodeMCPUnavailable, Sel: sel}
 		}
 		rt.mcp = m
 	}
@@ -58,7 +58,7 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	if ctx.Err() != nil {
 		// Shutdown raced with a finished load: the spec resolves a pending
 		// startup with startup_cancelled; Teardown closes what was built.
-		return dispatch.InitDone{Code: wire.CodeStartupCancelled, Sel: sel}
+		return dispatch.InitDone{Code: protocol.CodeStartupCancelled, Sel: sel}
 	}
 	return dispatch.InitDone{Sel: sel}
 }

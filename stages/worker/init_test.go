@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/stages/dispatch"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // initWith runs the initialization worker against a global settings file.
@@ -41,15 +41,15 @@ func TestInitStartupCodes(t *testing.T) {
 		name     string
 		ctx      context.Context
 		settings string
-		want     wire.Code
+		want     protocol.Code
 		provider string
 	}{
 		{"ready", context.Background(), "provider = \"fixture\"\n", "", "fixture"},
-		{"no provider", context.Background(), "", wire.CodeProviderUnavailable, ""},
-		{"invalid toml", context.Background(), "provider = \n", wire.CodeConfigurationInvalid, ""},
+		{"no provider", context.Background(), "", protocol.CodeProviderUnavailable, ""},
+		{"invalid toml", context.Background(), "provider = \n", protocol.CodeConfigurationInvalid, ""},
 		{"secret-like model is null", context.Background(), "provider = \"fixture\"\nmodel = \"sk-abcdefghijklmnopqrstuvwxyz123456\"\n", "", "fixture"},
-		{"mcp server fails", context.Background(), "provider = \"fixture\"\n[mcp_servers.broken]\ncommand = \"/bin/false\"\n", wire.CodeMCPUnavailable, "fixture"},
-		{"cancelled", cancelled, "provider = \"fixture\"\n", wire.CodeStartupCancelled, ""},
+		{"mcp server fails", context.Background(), "provider = \"fixture\"\n[mcp_servers.broken]\ncommand = \"/bin/false\"\n", protocol.CodeMCPUnavailable, "fixture"},
+		{"cancelled", cancelled, "provider = \"fixture\"\n", protocol.CodeStartupCancelled, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func newTestPool(t *testing.T) (*Pool, *backpressure.Queue[wire.Event]) {
 	t.Helper()
 	var n atomic.Int64
-	events := backpressure.New[wire.Event]("run-events", wire.WorkerEvents, backpressure.Wait(wire.CriticalEventWait), backpressure.System)
+	events := backpressure.New[wire.Event]("run-events", protocol.WorkerEvents, backpressure.Wait(protocol.CriticalEventWait), backpressure.System)
 	p := NewPool(Options{
 		NewID:  func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) },
 		Now:    time.Now,

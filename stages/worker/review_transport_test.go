@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -29,7 +30,7 @@ func TestReviewRunFinishedNeverSilentlyDropped(t *testing.T) {
 		p, events := newTestPool(t)
 		// A slow reader: the edge is full of deltas.
 		for i := range events.Cap() {
-			if err := events.Offer(context.Background(), wire.Event{Name: wire.EventMessageDelta, Part: i}); err != nil {
+			if err := events.Offer(context.Background(), wire.Event{Name: protocol.EventMessageDelta, Part: i}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -38,11 +39,11 @@ func TestReviewRunFinishedNeverSilentlyDropped(t *testing.T) {
 		p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: "s1", Prompt: "hi"}, func() { close(doneCalled) })
 		<-doneCalled
 		// The reader catches up just after the critical wait.
-		time.Sleep(wire.CriticalEventWait + time.Millisecond)
+		time.Sleep(protocol.CriticalEventWait + time.Millisecond)
 		p.Wait()
 		finished := false
 		for len(events.C()) > 0 {
-			if e := <-events.C(); e.Name == wire.EventRunFinished {
+			if e := <-events.C(); e.Name == protocol.EventRunFinished {
 				finished = true
 			}
 		}

@@ -17,10 +17,11 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/dispatch"
-	"github.com/magi-code/magi-code/stages/redact"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -164,7 +165,7 @@ func TestReviewPagesHideToolBodies(t *testing.T) {
 	}
 	evs := runTurn(t, p, events, sid, "go")
 	last := evs[len(evs)-1]
-	if last.Name != wire.EventRunFinished || last.Persistence != "durable" || !last.HasRevision {
+	if last.Name != protocol.EventRunFinished || last.Persistence != "durable" || !last.HasRevision {
 		t.Fatalf("run.finished = %+v", last)
 	}
 	for _, e := range entries(t, p, last.Revision) {
@@ -212,7 +213,7 @@ func TestReviewStalledActivityLeavesUnansweredCall(t *testing.T) {
 	}
 	var n atomic.Int64
 	// Room for input.persisted only; the reader never reads.
-	events := backpressure.New[wire.Event]("run-events", 1, backpressure.Wait(wire.CriticalEventWait), &jumpClock{})
+	events := backpressure.New[wire.Event]("run-events", 1, backpressure.Wait(protocol.CriticalEventWait), &jumpClock{})
 	p := NewPool(Options{
 		NewID:  func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) },
 		Now:    time.Now,
@@ -233,7 +234,7 @@ func TestReviewStalledActivityLeavesUnansweredCall(t *testing.T) {
 	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
 	<-done
 	p.Wait()
-	if e := <-events.C(); e.Name != wire.EventInputPersisted {
+	if e := <-events.C(); e.Name != protocol.EventInputPersisted {
 		t.Fatalf("first event %s; want input.persisted", e.Name)
 	}
 	records, code := p.attachment().Replay()

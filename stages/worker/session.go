@@ -4,8 +4,9 @@ import (
 	"context"
 
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/dispatch"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // StartOp starts the one session/history worker for a create, open or page
@@ -24,9 +25,9 @@ func (p *Pool) StartOp(ctx context.Context, id string, op dispatch.OpKind, param
 		if ctx.Err() != nil && d.Code == "" && op != dispatch.OpPage {
 			// Shutdown arrived while the operation ran. The attachment it
 			// made stays owned here and is released by Teardown.
-			d = dispatch.OpDone{Code: wire.CodeOperationCancelled}
+			d = dispatch.OpDone{Code: protocol.CodeOperationCancelled}
 		} else if ctx.Err() != nil && op == dispatch.OpPage {
-			d = dispatch.OpDone{Code: wire.CodeOperationCancelled}
+			d = dispatch.OpDone{Code: protocol.CodeOperationCancelled}
 		}
 		done(d)
 	})
@@ -60,7 +61,7 @@ func (p *Pool) attachment() *history.Attachment {
 func (p *Pool) create() dispatch.OpDone {
 	rt := p.runtime()
 	if rt == nil {
-		return dispatch.OpDone{Code: wire.CodeNotInitialized}
+		return dispatch.OpDone{Code: protocol.CodeNotInitialized}
 	}
 	id := p.opts.NewID()
 	a, code := rt.store.Create(id, startupSelection(rt))
@@ -75,7 +76,7 @@ func (p *Pool) create() dispatch.OpDone {
 func (p *Pool) open(id string) dispatch.OpDone {
 	rt := p.runtime()
 	if rt == nil {
-		return dispatch.OpDone{Code: wire.CodeNotInitialized}
+		return dispatch.OpDone{Code: protocol.CodeNotInitialized}
 	}
 	a, info, code := rt.store.Open(id, p.attachment())
 	if code != "" {
@@ -115,11 +116,11 @@ func restoreSelection(rt *runtime, info history.OpenInfo) (dispatch.Selection, [
 		return sel, nil, ""
 	}
 	if info.Saved.Provider != rt.snap.Provider {
-		return sel, []string{wire.NoticeSavedSelectionUnavailable}, ""
+		return sel, []string{protocol.NoticeSavedSelectionUnavailable}, ""
 	}
 	if info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
 		sel.Model = safe(info.Saved.Model)
-		return sel, []string{wire.NoticeSavedSelectionNotice}, info.Saved.Model
+		return sel, []string{protocol.NoticeSavedSelectionNotice}, info.Saved.Model
 	}
 	return sel, nil, ""
 }
@@ -127,7 +128,7 @@ func restoreSelection(rt *runtime, info history.OpenInfo) (dispatch.Selection, [
 func (p *Pool) page(pp dispatch.PageParams) dispatch.OpDone {
 	a := p.attachment()
 	if a == nil || a.ID() != pp.SessionID {
-		return dispatch.OpDone{Code: wire.CodeSessionMissing}
+		return dispatch.OpDone{Code: protocol.CodeSessionMissing}
 	}
 	var cursor *string
 	if pp.Cursor != "" {
@@ -142,19 +143,19 @@ func (p *Pool) page(pp dispatch.PageParams) dispatch.OpDone {
 
 func sessionResult(id string, durable bool, revision string, notices []string) []byte {
 	b := []byte(`{"session_id":`)
-	b = wire.AppendString(b, id)
+	b = jsonenc.AppendString(b, id)
 	if durable {
 		b = append(b, `,"durable":true,"revision":`...)
 	} else {
 		b = append(b, `,"durable":false,"revision":`...)
 	}
-	b = wire.AppendString(b, revision)
+	b = jsonenc.AppendString(b, revision)
 	b = append(b, `,"notices":[`...)
 	for i, n := range notices {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = wire.AppendString(b, n)
+		b = jsonenc.AppendString(b, n)
 	}
 	return append(b, "]}"...)
 }

@@ -6,17 +6,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/chunk"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner/agent"
-	"github.com/magi-code/magi-code/stages/chunk"
-	"github.com/magi-code/magi-code/stages/redact"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // liveEscBudget bounds a live text part once JSON-escaped: with the frame
 // envelope, IDs and the other fields it keeps every event frame within
 // 65,536 bytes. (4,000 raw bytes escape to at most 24,000.)
-const liveEscBudget = wire.MaxOutputFrameBytes - 4*wire.FrameOverhead - 3*wire.ActivityInternalIDBytes
+const liveEscBudget = protocol.MaxOutputFrameBytes - 4*wire.FrameOverhead - 3*protocol.ActivityInternalIDBytes
 
 // turnSink turns the runner's progress into run events and session
 // records. It runs on the turn worker's goroutine only.
@@ -64,8 +65,8 @@ func (s *turnSink) persist(rec history.Record) error {
 		s.degraded = true
 		if !s.diagnosed {
 			s.diagnosed = true
-			d := s.event(wire.EventDiagnostic)
-			d.Code, d.Summary = string(wire.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
+			d := s.event(protocol.EventDiagnostic)
+			d.Code, d.Summary = string(protocol.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
 			return s.p.offer(d)
 		}
 	}
@@ -122,7 +123,7 @@ func (s *turnSink) saveChunk(messageID string) error {
 }
 
 // maxCarry bounds the text coalesced while the event edge is full.
-const maxCarry = 4 * wire.LiveChunkBytes
+const maxCarry = 4 * protocol.LiveChunkBytes
 
 // deltaGrace is how long a delta waits for room in a full event edge before
 // text is coalesced. A reader that keeps up frees room within microseconds,
@@ -185,9 +186,9 @@ func (s *turnSink) deltas(messageID string, final bool) {
 func (s *turnSink) nextPart(messageID string) wire.Event {
 	// Take a few bytes past the budget so that chunk.Next sees whole runes,
 	// and let it choose the cut.
-	text := string(s.carry[:min(len(s.carry), wire.LiveChunkBytes+utf8.UTFMax)])
-	n := chunk.Next(text, wire.LiveChunkBytes, liveEscBudget)
-	e := s.event(wire.EventMessageDelta)
+	text := string(s.carry[:min(len(s.carry), protocol.LiveChunkBytes+utf8.UTFMax)])
+	n := chunk.Next(text, protocol.LiveChunkBytes, liveEscBudget)
+	e := s.event(protocol.EventMessageDelta)
 	e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
 	return e
 }
@@ -227,8 +228,8 @@ func (s *turnSink) flushPending(partial bool) error {
 	safe := redact.String(seg.text)
 	part := 0
 	for {
-		n := chunk.Next(safe, wire.LiveChunkBytes, liveEscBudget)
-		e := s.event(wire.EventMessageReconcile)
+		n := chunk.Next(safe, protocol.LiveChunkBytes, liveEscBudget)
+		e := s.event(protocol.EventMessageReconcile)
 		e.MessageID, e.Part, e.Text = seg.messageID, part, safe[:n]
 		e.LastPart, e.Partial = n == len(safe), partial
 		if err := s.p.offer(e); err != nil {
@@ -253,13 +254,13 @@ func (s *turnSink) activity(activityID, name, state, summary string) error {
 // activityOf persists and emits one activity state of any kind (tool,
 // subagent, compaction).
 func (s *turnSink) activityOf(kind, activityID, name, state, summary string) error {
-	summary = redact.Summary(summary, wire.SummaryBytes)
+	summary = redact.Summary(summary, protocol.SummaryBytes)
 	name = activityName(name)
 	if err := s.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind,
 		State: state, Name: name, Summary: summary}); err != nil {
 		return err
 	}
-	e := s.event(wire.EventActivity)
+	e := s.event(protocol.EventActivity)
 	e.ActivityID, e.Kind, e.State, e.ToolName, e.Summary = activityID, kind, state, name, summary
 	return s.p.offer(e)
 }

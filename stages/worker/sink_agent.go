@@ -2,10 +2,10 @@ package worker
 
 import (
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/redact"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // The turn sink's side of the runner's activity kinds, diagnostics,
@@ -26,16 +26,16 @@ func (s *turnSink) Activity(activityID, kind, name, state, summary string) error
 // Diagnostic implements agent.Sink. Spec: diagnostic "redacted summary at
 // most 1024 bytes".
 func (s *turnSink) Diagnostic(code, summary string) error {
-	summary = redact.Summary(summary, wire.SummaryBytes)
-	if !wire.Code(code).Known() {
+	summary = redact.Summary(summary, protocol.SummaryBytes)
+	if !protocol.Code(code).Known() {
 		// Clients fail closed on unknown codes: a runner-specific code
 		// (hook_failed) becomes execution_failed; the summary says what failed.
-		code = string(wire.CodeExecutionFailed)
+		code = string(protocol.CodeExecutionFailed)
 	}
 	if err := s.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary}); err != nil {
 		return err
 	}
-	e := s.event(wire.EventDiagnostic)
+	e := s.event(protocol.EventDiagnostic)
 	e.Code, e.Summary = code, summary
 	return s.p.offer(e)
 }

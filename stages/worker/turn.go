@@ -7,6 +7,7 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/dispatch"
@@ -17,11 +18,11 @@ import (
 // critical events wait at most 2000 ms".
 var (
 	deltaPolicy    = backpressure.Drop()
-	criticalPolicy = backpressure.Wait(wire.CriticalEventWait)
+	criticalPolicy = backpressure.Wait(protocol.CriticalEventWait)
 )
 
 // errOutputUnavailable cancels a run whose critical event found no room.
-var errOutputUnavailable = &agent.Error{Code: wire.CodeOutputUnavailable}
+var errOutputUnavailable = &agent.Error{Code: protocol.CodeOutputUnavailable}
 
 // activeRun is the one run of the child.
 type activeRun struct {
@@ -73,12 +74,12 @@ func (p *Pool) CancelRun(runID string) {
 }
 
 // Answer hands an approval reply to the active run.
-func (p *Pool) Answer(a dispatch.AnswerParams) wire.Code {
+func (p *Pool) Answer(a dispatch.AnswerParams) protocol.Code {
 	p.mu.Lock()
 	r := p.run
 	p.mu.Unlock()
 	if r == nil || r.id != a.RunID {
-		return wire.CodeStaleApproval
+		return protocol.CodeStaleApproval
 	}
 	return r.approvals.answer(a.ApprovalID, a.Allow)
 }
@@ -101,15 +102,15 @@ func (p *Pool) offer(e wire.Event) error {
 // turn runs one turn and returns its terminal event, which the caller
 // offers last.
 func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event {
-	fin := wire.Event{Name: wire.EventRunFinished, SessionID: r.sessionID, RunID: r.id}
-	finish := func(outcome agent.Outcome, persistence string, code wire.Code, revision string) wire.Event {
+	fin := wire.Event{Name: protocol.EventRunFinished, SessionID: r.sessionID, RunID: r.id}
+	finish := func(outcome agent.Outcome, persistence string, code protocol.Code, revision string) wire.Event {
 		fin.Outcome, fin.Persistence, fin.ErrorCode = string(outcome), persistence, code
 		fin.Revision, fin.HasRevision = revision, revision != ""
 		return fin
 	}
 	rt, att, model := p.runtime(), p.attachment(), p.selectedModel()
 	if rt == nil || att == nil || att.ID() != r.sessionID {
-		return finish(agent.Failed, "not_started", wire.CodeSessionMissing, "")
+		return finish(agent.Failed, "not_started", protocol.CodeSessionMissing, "")
 	}
 	records, code := att.Replay()
 	if code != "" {
@@ -122,9 +123,9 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	inputID := p.opts.NewID()
 	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
 	if err != nil {
-		return finish(agent.Failed, "not_started", wire.CodePersistenceFailed, "")
+		return finish(agent.Failed, "not_started", protocol.CodePersistenceFailed, "")
 	}
-	if err := p.offer(wire.Event{Name: wire.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
+	if err := p.offer(wire.Event{Name: protocol.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
 		MessageID: inputID, Revision: revision}); err != nil {
 		r.cancel(err)
 	}
@@ -147,7 +148,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	res, runErr := agent.Run(ctx, cfg, hist, prompt, sink)
 	outcome, code := res.Outcome, res.Code
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
-		outcome, code = agent.Failed, wire.CodeOutputUnavailable
+		outcome, code = agent.Failed, protocol.CodeOutputUnavailable
 	} else if runErr != nil && outcome == agent.Cancelled {
 		code = ""
 	}
@@ -155,7 +156,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	// "A terminal event must follow required reconciliation": a reconcile
 	// that found no room is an output failure of the run.
 	if err := sink.flushPending(outcome != agent.Completed); err != nil {
-		outcome, code = agent.Failed, wire.CodeOutputUnavailable
+		outcome, code = agent.Failed, protocol.CodeOutputUnavailable
 	}
 
 	// Spec: the run's completion record is fsynced before run.finished

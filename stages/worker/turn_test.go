@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -82,7 +83,7 @@ func runTurn(t *testing.T, p *Pool, events chan wire.Event, sessionID, prompt st
 		select {
 		case e := <-events:
 			got = append(got, e)
-			if e.Name == wire.EventRunFinished {
+			if e.Name == protocol.EventRunFinished {
 				<-done
 				return got
 			}
@@ -95,7 +96,7 @@ func runTurn(t *testing.T, p *Pool, events chan wire.Event, sessionID, prompt st
 func reconciled(evs []wire.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
-		if e.Name == wire.EventMessageReconcile {
+		if e.Name == protocol.EventMessageReconcile {
 			b.WriteString(e.Text)
 		}
 	}
@@ -108,7 +109,7 @@ func TestTurnEventOrderAndReconcile(t *testing.T) {
 	p, events, sid := startedPool(t, script, "")
 	evs := runTurn(t, p, events, sid, "hi")
 
-	if evs[0].Name != wire.EventInputPersisted || evs[0].Revision == "" {
+	if evs[0].Name != protocol.EventInputPersisted || evs[0].Revision == "" {
 		t.Fatalf("first event = %+v; want input.persisted with a revision", evs[0])
 	}
 	last := evs[len(evs)-1]
@@ -122,7 +123,7 @@ func TestTurnEventOrderAndReconcile(t *testing.T) {
 		if e.SessionID != sid || e.RunID != "run-h" {
 			t.Fatalf("event %s without its session/run ID", e.Name)
 		}
-		if len(e.Text) > wire.LiveChunkBytes || !strings.HasPrefix(e.Text, "") {
+		if len(e.Text) > protocol.LiveChunkBytes || !strings.HasPrefix(e.Text, "") {
 			t.Fatalf("%s part of %d bytes", e.Name, len(e.Text))
 		}
 	}
@@ -161,17 +162,17 @@ func TestTurnDeniedApprovalNeverRuns(t *testing.T) {
 	var states []string
 	for e := range events {
 		switch e.Name {
-		case wire.EventApprovalRequested:
+		case protocol.EventApprovalRequested:
 			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: false}); code != "" {
 				t.Fatalf("answer = %q", code)
 			}
-			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: true}); code != wire.CodeStaleApproval {
+			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: true}); code != protocol.CodeStaleApproval {
 				t.Fatalf("second answer = %q; want stale_approval", code)
 			}
-		case wire.EventActivity:
+		case protocol.EventActivity:
 			states = append(states, e.State)
 		}
-		if e.Name == wire.EventRunFinished {
+		if e.Name == protocol.EventRunFinished {
 			break
 		}
 	}
@@ -194,10 +195,10 @@ func TestTurnCancelDuringSleep(t *testing.T) {
 	var evs []wire.Event
 	for e := range events {
 		evs = append(evs, e)
-		if e.Name == wire.EventMessageDelta {
+		if e.Name == protocol.EventMessageDelta {
 			p.CancelRun("run-1")
 		}
-		if e.Name == wire.EventRunFinished {
+		if e.Name == protocol.EventRunFinished {
 			break
 		}
 	}
@@ -210,7 +211,7 @@ func TestTurnCancelDuringSleep(t *testing.T) {
 		t.Fatalf("reconcile = %q; want the partial reply kept", got)
 	}
 	for _, e := range evs {
-		if e.Name == wire.EventMessageReconcile && !e.Partial {
+		if e.Name == protocol.EventMessageReconcile && !e.Partial {
 			t.Fatal("reconcile of a cancelled segment not marked partial")
 		}
 	}
@@ -226,8 +227,8 @@ func TestRestoreSelection(t *testing.T) {
 	}{
 		{"no header", history.OpenInfo{}, "fixture-model", nil},
 		{"same", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "fixture-model"}}, "fixture-model", nil},
-		{"other model", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "m2"}}, "m2", []string{wire.NoticeSavedSelectionNotice}},
-		{"other provider", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "openai", Model: "gpt"}}, "fixture-model", []string{wire.NoticeSavedSelectionUnavailable}},
+		{"other model", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "m2"}}, "m2", []string{protocol.NoticeSavedSelectionNotice}},
+		{"other provider", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "openai", Model: "gpt"}}, "fixture-model", []string{protocol.NoticeSavedSelectionUnavailable}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -247,7 +248,7 @@ func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
 	done := make(chan struct{})
 	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
 	for e := range events {
-		if e.Name == wire.EventMessageDelta && e.Part == 0 {
+		if e.Name == protocol.EventMessageDelta && e.Part == 0 {
 			break
 		}
 	}

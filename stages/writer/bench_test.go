@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -53,14 +54,14 @@ func BenchmarkRespondRoundTrip(b *testing.B) {
 func BenchmarkEventFlood(b *testing.B) {
 	r, out := newPipe(b)
 	w := newWriter(b, out, Options{})
-	events := make(chan wire.Event, wire.WorkerEvents)
+	events := make(chan wire.Event, protocol.WorkerEvents)
 	drained := make(chan int64, 1)
 	go func() {
 		n, _ := io.Copy(io.Discard, r)
 		drained <- n
 	}()
 	stop := benchRun(b, w, events)
-	e := wire.Event{Name: wire.EventMessageDelta, SessionID: "0f8fad5b-d9cb-469f-a165-70867728950e", RunID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", MessageID: "m-0001", Text: strings.Repeat("abcdefghij", 10)}
+	e := wire.Event{Name: protocol.EventMessageDelta, SessionID: "0f8fad5b-d9cb-469f-a165-70867728950e", RunID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", MessageID: "m-0001", Text: strings.Repeat("abcdefghij", 10)}
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Part++
@@ -93,15 +94,15 @@ func BenchmarkRespondBurst(b *testing.B) {
 			b.Fatal(err)
 		}
 		frames++
-		if frames%wire.PendingOutputFrames == 0 {
-			for range wire.PendingOutputFrames {
+		if frames%protocol.PendingOutputFrames == 0 {
+			for range protocol.PendingOutputFrames {
 				if _, err := br.ReadSlice('\n'); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
 	}
-	for range frames % wire.PendingOutputFrames {
+	for range frames % protocol.PendingOutputFrames {
 		br.ReadSlice('\n')
 	}
 	stop()

@@ -3,7 +3,7 @@ package writer
 import (
 	"time"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // record marks where one pending frame ends in the buffer and when it was
@@ -24,11 +24,11 @@ type record struct {
 type pending struct {
 	buf   []byte
 	off   int
-	ring  [wire.PendingOutputFrames]record
+	ring  [protocol.PendingOutputFrames]record
 	head  int // index of the oldest record
 	count int
 	seq   uint64 // last assigned seq; frames are numbered from 1
-	// limit is the output deadline; zero means wire.OutputDeadline. Only
+	// limit is the output deadline; zero means protocol.OutputDeadline. Only
 	// in-package tests shorten it, to exercise a real stalled pipe quickly.
 	limit time.Duration
 }
@@ -102,7 +102,7 @@ func (p *pending) deadline() (d time.Time, ok bool) {
 	}
 	limit := p.limit
 	if limit == 0 {
-		limit = wire.OutputDeadline
+		limit = protocol.OutputDeadline
 	}
 	return p.ring[p.head].enq.Add(limit), true
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 var t0 = time.Unix(1_000_000, 0)
@@ -37,7 +37,7 @@ func TestPendingDeadlineExactInstants(t *testing.T) {
 			t.Errorf("expired(t0+%v) = %v; want %v", c.elapsed, got, c.want)
 		}
 	}
-	if d, ok := p.deadline(); !ok || !d.Equal(t0.Add(wire.OutputDeadline)) {
+	if d, ok := p.deadline(); !ok || !d.Equal(t0.Add(protocol.OutputDeadline)) {
 		t.Fatalf("deadline() = %v, %v; want t0+2s", d, ok)
 	}
 }
@@ -78,7 +78,7 @@ func TestPendingPartialWritesDoNotPostponeDeadline(t *testing.T) {
 
 func TestPendingSeqAndFull(t *testing.T) {
 	var p pending
-	for i := 1; i <= wire.PendingOutputFrames; i++ {
+	for i := 1; i <= protocol.PendingOutputFrames; i++ {
 		if p.full() {
 			t.Fatalf("full after %d frames; want room for 32", i-1)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -69,7 +70,7 @@ func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	events <- delta(0, "x")
 	// Run has chosen the event; the stdin goroutine answers 32 pipelined
 	// requests (allowed: 32 pending frames) before Run runs again.
-	for i := range wire.PendingOutputFrames {
+	for i := range protocol.PendingOutputFrames {
 		if err := w.Respond(status(fmt.Sprintf("r%d", i))); err != nil {
 			t.Fatalf("Respond #%d = %v; want nil (32 pending frames are allowed)", i+1, err)
 		}
@@ -87,8 +88,8 @@ func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	if inState("writer.(*Writer).Run.func1(", "sync.Mutex.Lock") {
 		t.Fatal("Run panicked in pending.commit (event appended to a full queue) and is stuck on w.mu in its deferred function; every later Respond would block forever")
 	}
-	if got := w.Pending(); got > wire.PendingOutputFrames {
-		t.Fatalf("Pending = %d; want at most %d", got, wire.PendingOutputFrames)
+	if got := w.Pending(); got > protocol.PendingOutputFrames {
+		t.Fatalf("Pending = %d; want at most %d", got, protocol.PendingOutputFrames)
 	}
 	_ = err
 }

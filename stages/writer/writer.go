@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -33,7 +34,7 @@ var (
 // run events. Spec: pending output is 32 frames; keeping events to the lower
 // half leaves at least 16 frames of headroom for responses (a turn.cancel
 // during an event flood to a slow reader must never overflow).
-const EventWatermark = wire.PendingOutputFrames / 2
+const EventWatermark = protocol.PendingOutputFrames / 2
 
 // Options configure a Writer.
 type Options struct {
@@ -230,13 +231,13 @@ func (w *Writer) appendResponseLocked(r *wire.Response) {
 	start := w.q.begin()
 	seq := w.q.nextSeq()
 	// A result longer than a frame cannot fit: do not grow the buffer for it.
-	if len(r.Result) <= wire.MaxOutputFrameBytes {
+	if len(r.Result) <= protocol.MaxOutputFrameBytes {
 		w.q.buf = wire.AppendResponse(w.q.buf, w.instanceID, seq, r)
 	}
-	if len(r.Result) > wire.MaxOutputFrameBytes || len(w.q.buf)-start > wire.MaxOutputFrameBytes {
+	if len(r.Result) > protocol.MaxOutputFrameBytes || len(w.q.buf)-start > protocol.MaxOutputFrameBytes {
 		w.stats.Oversize++
-		w.logf("writer: response frame over %d bytes replaced by %s", wire.MaxOutputFrameBytes, wire.CodeContentLimit)
-		sub := wire.Response{ID: r.ID, NullID: r.NullID, Error: wire.CodeContentLimit}
+		w.logf("writer: response frame over %d bytes replaced by %s", protocol.MaxOutputFrameBytes, protocol.CodeContentLimit)
+		sub := wire.Response{ID: r.ID, NullID: r.NullID, Error: protocol.CodeContentLimit}
 		w.q.buf = wire.AppendResponse(w.q.buf[:start], w.instanceID, seq, &sub)
 	}
 	w.q.commit(w.now())
@@ -247,14 +248,14 @@ func (w *Writer) appendEventLocked(e *wire.Event) {
 	start := w.q.begin()
 	seq := w.q.nextSeq()
 	w.q.buf = wire.AppendEvent(w.q.buf, w.instanceID, seq, e)
-	if len(w.q.buf)-start > wire.MaxOutputFrameBytes {
+	if len(w.q.buf)-start > protocol.MaxOutputFrameBytes {
 		// Text reaches us already chunked (4,000 raw bytes per part), so
 		// this is a bug upstream. Never send a frame the client must
 		// refuse; tell it truthfully that content was lost.
 		w.stats.Oversize++
-		w.logf("writer: %s event frame over %d bytes replaced by a %s diagnostic", e.Name, wire.MaxOutputFrameBytes, wire.CodeContentLimit)
-		sub := wire.Event{Name: wire.EventDiagnostic, SessionID: e.SessionID, RunID: e.RunID, Code: string(wire.CodeContentLimit)}
-		if len(sub.SessionID)+len(sub.RunID) > wire.MaxOutputFrameBytes/8 {
+		w.logf("writer: %s event frame over %d bytes replaced by a %s diagnostic", e.Name, protocol.MaxOutputFrameBytes, protocol.CodeContentLimit)
+		sub := wire.Event{Name: protocol.EventDiagnostic, SessionID: e.SessionID, RunID: e.RunID, Code: string(protocol.CodeContentLimit)}
+		if len(sub.SessionID)+len(sub.RunID) > protocol.MaxOutputFrameBytes/8 {
 			sub.SessionID, sub.RunID = "", ""
 		}
 		w.q.buf = wire.AppendEvent(w.q.buf[:start], w.instanceID, seq, &sub)

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -138,14 +139,14 @@ func (r *reader) next() frame {
 		if len(line) == 1 {
 			continue
 		}
-		if len(line) > wire.MaxOutputFrameBytes {
-			r.t.Fatalf("frame of %d bytes > %d", len(line), wire.MaxOutputFrameBytes)
+		if len(line) > protocol.MaxOutputFrameBytes {
+			r.t.Fatalf("frame of %d bytes > %d", len(line), protocol.MaxOutputFrameBytes)
 		}
 		var f frame
 		if err := json.Unmarshal(line, &f); err != nil {
 			r.t.Fatalf("frame is not JSON: %v: %.200s", err, line)
 		}
-		if f.Protocol != wire.ProtocolName || f.Version != 1 || f.InstanceID != testInstance {
+		if f.Protocol != protocol.ProtocolName || f.Version != 1 || f.InstanceID != testInstance {
 			r.t.Fatalf("bad envelope: %.200s", line)
 		}
 		return f
@@ -157,7 +158,7 @@ func status(id string) *wire.Response {
 }
 
 func delta(part int, text string) wire.Event {
-	return wire.Event{Name: wire.EventMessageDelta, SessionID: "s1", RunID: "run1", MessageID: "m1", Part: part, Text: text}
+	return wire.Event{Name: protocol.EventMessageDelta, SessionID: "s1", RunID: "run1", MessageID: "m1", Part: part, Text: text}
 }
 
 func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
@@ -190,7 +191,7 @@ func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
 	expect("response", "r0")
 	for i := range 5 {
 		events <- delta(i, fmt.Sprintf("part %d", i))
-		f := expect("event", wire.EventMessageDelta)
+		f := expect("event", protocol.EventMessageDelta)
 		if f.Data.Part != i {
 			t.Fatalf("delta part %d; want %d", f.Data.Part, i)
 		}
@@ -199,9 +200,9 @@ func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
 		}
 		expect("response", fmt.Sprintf("r%d", i+1))
 	}
-	events <- wire.Event{Name: wire.EventRunFinished, SessionID: "s1", RunID: "run1", Outcome: "completed", Persistence: "durable"}
+	events <- wire.Event{Name: protocol.EventRunFinished, SessionID: "s1", RunID: "run1", Outcome: "completed", Persistence: "durable"}
 	close(events)
-	expect("event", wire.EventRunFinished)
+	expect("event", protocol.EventRunFinished)
 	if err := <-result; err != nil {
 		t.Fatalf("Run = %v; want nil after events closed and drained", err)
 	}
@@ -355,7 +356,7 @@ func TestEventsLeaveHeadroomForResponses(t *testing.T) {
 	if p, l := w.Pending(), len(events); p != EventWatermark || l != 40-EventWatermark {
 		t.Fatalf("Pending=%d queued=%d; want %d, %d", p, l, EventWatermark, 40-EventWatermark)
 	}
-	for i := range wire.PendingOutputFrames - EventWatermark {
+	for i := range protocol.PendingOutputFrames - EventWatermark {
 		if err := w.Respond(status(fmt.Sprintf("cancel%d", i))); err != nil {
 			t.Fatalf("Respond #%d during a flood to a stalled reader = %v", i+1, err)
 		}
@@ -528,13 +529,13 @@ func TestOversizeFramesAreReplaced(t *testing.T) {
 	// Size the result so that the whole frame is 65,536 bytes + over.
 	overhead := len(wire.AppendResponse(nil, testInstance, 1, &wire.Response{ID: "o", Result: []byte(`""`)}))
 	for i, c := range cases {
-		res := []byte(`"` + strings.Repeat("o", wire.MaxOutputFrameBytes-overhead+c.size) + `"`)
+		res := []byte(`"` + strings.Repeat("o", protocol.MaxOutputFrameBytes-overhead+c.size) + `"`)
 		w.Respond(&wire.Response{ID: "o", Result: res})
 		f := rd.next()
 		if c.size == 0 && (f.Error != nil || len(f.Result) == 0) {
 			t.Fatalf("%s: a frame of exactly 65,536 bytes was not sent as is", c.name)
 		}
-		if c.size > 0 && (f.Error == nil || f.Error.Code != string(wire.CodeContentLimit) || *f.ID != "o") {
+		if c.size > 0 && (f.Error == nil || f.Error.Code != string(protocol.CodeContentLimit) || *f.ID != "o") {
 			t.Fatalf("%s: got %+v; want error content_limit for id o", c.name, f)
 		}
 		if f.Seq != uint64(i+1) {
@@ -542,7 +543,7 @@ func TestOversizeFramesAreReplaced(t *testing.T) {
 		}
 	}
 	events <- delta(0, strings.Repeat("e", 70000))
-	if f := rd.next(); f.Event != wire.EventDiagnostic || f.Data.Code != string(wire.CodeContentLimit) {
+	if f := rd.next(); f.Event != protocol.EventDiagnostic || f.Data.Code != string(protocol.CodeContentLimit) {
 		t.Fatalf("oversize event became %+v; want a content_limit diagnostic", f)
 	}
 	close(events)

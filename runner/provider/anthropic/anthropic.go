@@ -36,18 +36,18 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Bounds and defaults.
 const (
-	MaxToolCalls     = wire.RunActivityIDs // per response
-	MaxToolArgsBytes = 4 << 20             // all tool inputs of one response
+	MaxToolCalls     = protocol.RunActivityIDs // per response
+	MaxToolArgsBytes = 4 << 20                 // all tool inputs of one response
 	// MaxThinkingBytes bounds the thinking text and signatures of one
 	// response (kept for summaries and replay).
-	MaxThinkingBytes = wire.RunContentBytes
+	MaxThinkingBytes = protocol.RunContentBytes
 	// MaxKeptResponses bounds how many responses' thinking blocks are kept
 	// for replay.
 	MaxKeptResponses = 64
@@ -217,7 +217,7 @@ func (p *Provider) streamError(err error) error {
 		p.logf("anthropic: HTTP %d (request %s)", ae.StatusCode, ae.RequestID)
 		switch ae.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return &provider.Error{Code: wire.CodeProviderUnavailable, Err: err}
+			return &provider.Error{Code: protocol.CodeProviderUnavailable, Err: err}
 		}
 		return provider.Failed(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 	"go.uber.org/goleak"
 )
 
@@ -77,7 +77,7 @@ func TestStream(t *testing.T) {
 		thinking string
 		handler  http.HandlerFunc
 		want     []string
-		wantCode wire.Code
+		wantCode protocol.Code
 	}{
 		{
 			name:    "text",
@@ -157,40 +157,40 @@ func TestStream(t *testing.T) {
 		{
 			name:     "529 overloaded",
 			handler:  status(529, overloaded),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "429 rate limited",
 			handler:  status(http.StatusTooManyRequests, `{"type":"error","error":{"type":"rate_limit_error","message":"limit for sk-ant-SECRETSECRETSECRET"}}`),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "500",
 			handler:  status(http.StatusInternalServerError, "trace at /home/user/.secret sk-ant-SECRETSECRETSECRET"),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "401 rejected credential",
 			handler:  status(http.StatusUnauthorized, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-SECRETSECRETSECRET"}}`),
-			wantCode: wire.CodeProviderUnavailable,
+			wantCode: protocol.CodeProviderUnavailable,
 		},
 		{
 			name:     "overloaded error event mid-stream",
 			handler:  sse(msgStart(sonnet), textStart(0), textDelta(0, "par"), ev("error", overloaded)),
 			want:     []string{"text:par"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "clean cut mid-stream",
 			handler:  sse(msgStart(sonnet), textStart(0), textDelta(0, "par"), textDelta(0, "tial")),
 			want:     []string{"text:par", "text:tial"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "cut after message_delta",
 			handler: sse(msgStart(sonnet), toolStart(0, "toolu_a", "shell"), jsonDelta(0, `{}`), stop(0),
 				msgDelta("tool_use")),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "abrupt cut mid-event",
@@ -203,17 +203,17 @@ func TestStream(t *testing.T) {
 				}
 			},
 			want:     []string{"text:par"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "delta for a block never started",
 			handler:  sse(msgStart(sonnet), textDelta(3, "x"), msgStop()),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "malformed event data",
 			handler:  sse(msgStart(sonnet), ev("content_block_start", `{"type":"content_block_start","index":"zero"`), msgStop()),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 	}
 	for _, tc := range tests {
@@ -484,10 +484,10 @@ func TestCredentialFailure(t *testing.T) {
 	tests := []struct {
 		name     string
 		err      error
-		wantCode wire.Code
+		wantCode protocol.Code
 	}{
-		{"refresh failed", auth.Unavailable(errors.New("token endpoint said no")), wire.CodeProviderUnavailable},
-		{"uncoded failure", errors.New("disk on fire"), wire.CodeProviderUnavailable},
+		{"refresh failed", auth.Unavailable(errors.New("token endpoint said no")), protocol.CodeProviderUnavailable},
+		{"uncoded failure", errors.New("disk on fire"), protocol.CodeProviderUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

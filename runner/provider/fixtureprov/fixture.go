@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // EchoPrefix starts the reply of an exhausted or absent script.
@@ -139,13 +139,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 // scriptCode maps a script's error CODE to a safe code: the turn failure
 // codes pass through, anything else (script text is not trusted on the wire)
 // becomes execution_failed.
-func scriptCode(code string) wire.Code {
-	switch c := wire.Code(code); c {
-	case wire.CodeExecutionFailed, wire.CodeContentLimit, wire.CodeOutputUnavailable,
-		wire.CodePersistenceFailed, wire.CodeProviderUnavailable:
+func scriptCode(code string) protocol.Code {
+	switch c := protocol.Code(code); c {
+	case protocol.CodeExecutionFailed, protocol.CodeContentLimit, protocol.CodeOutputUnavailable,
+		protocol.CodePersistenceFailed, protocol.CodeProviderUnavailable:
 		return c
 	}
-	return wire.CodeExecutionFailed
+	return protocol.CodeExecutionFailed
 }
 
 // lastUserPrompt returns the text of the last user message, or "".

@@ -9,9 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 	"go.uber.org/goleak"
 )
 
@@ -56,7 +56,7 @@ func TestStream(t *testing.T) {
 		script   string // "" means no script
 		calls    int
 		want     [][]string
-		wantCode []wire.Code // per call; "" for success
+		wantCode []protocol.Code // per call; "" for success
 	}{
 		{
 			name:  "no script echoes",
@@ -85,7 +85,7 @@ func TestStream(t *testing.T) {
 			script:   `{"responses":[{"steps":[{"text":"x"},{"error":"content_limit"}]},{"steps":[{"error":"secret sk-not-a-code"}]},{"steps":[{"error":"output_unavailable"}]}]}`,
 			calls:    3,
 			want:     [][]string{{"text:x"}, nil, nil},
-			wantCode: []wire.Code{wire.CodeContentLimit, wire.CodeExecutionFailed, wire.CodeOutputUnavailable},
+			wantCode: []protocol.Code{protocol.CodeContentLimit, protocol.CodeExecutionFailed, protocol.CodeOutputUnavailable},
 		},
 		{
 			name:   "zero sleep",
@@ -106,7 +106,7 @@ func TestStream(t *testing.T) {
 				if !reflect.DeepEqual(got, tc.want[i]) {
 					t.Errorf("call %d: events = %q; want %q", i, got, tc.want[i])
 				}
-				var want wire.Code
+				var want protocol.Code
 				if tc.wantCode != nil {
 					want = tc.wantCode[i]
 				}

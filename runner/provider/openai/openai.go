@@ -25,14 +25,14 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Bounds on what one response may accumulate.
 const (
-	MaxToolCalls     = wire.RunActivityIDs // per response
-	MaxToolArgsBytes = 4 << 20             // all tool-call arguments of one response
+	MaxToolCalls     = protocol.RunActivityIDs // per response
+	MaxToolArgsBytes = 4 << 20                 // all tool-call arguments of one response
 	// DefaultHeaderTimeout bounds the wait for response headers when
 	// Config.HTTPClient is nil.
 	DefaultHeaderTimeout = provider.DefaultHeaderTimeout
@@ -270,7 +270,7 @@ func (p *Provider) streamError(err error) error {
 		p.logf("openai: HTTP %d", ae.StatusCode)
 		switch ae.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return &provider.Error{Code: wire.CodeProviderUnavailable, Err: err}
+			return &provider.Error{Code: protocol.CodeProviderUnavailable, Err: err}
 		}
 		return provider.Failed(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
-	"github.com/magi-code/magi-code/stages/wire"
 	"go.uber.org/goleak"
 )
 
@@ -71,7 +71,7 @@ func TestStream(t *testing.T) {
 		name     string
 		handler  http.HandlerFunc
 		want     []string
-		wantCode wire.Code
+		wantCode protocol.Code
 	}{
 		{
 			name:    "text",
@@ -112,7 +112,7 @@ func TestStream(t *testing.T) {
 			name:     "clean cut mid-stream",
 			handler:  sse(chunk(`{"content":"par"}`, ""), chunk(`{"content":"tial"}`, "")),
 			want:     []string{"text:par", "text:tial"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "abrupt cut mid-chunk",
@@ -127,14 +127,14 @@ func TestStream(t *testing.T) {
 				}
 			},
 			want:     []string{"text:par"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "tool call cut before finish is not run",
 			handler: sse(
 				chunk(`{"tool_calls":[{"index":0,"id":"x","function":{"name":"shell","arguments":"{}"}}]}`, ""),
 			),
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "429",
@@ -143,7 +143,7 @@ func TestStream(t *testing.T) {
 				w.WriteHeader(http.StatusTooManyRequests)
 				io.WriteString(w, secretBody)
 			},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name: "401 rejected key",
@@ -152,7 +152,7 @@ func TestStream(t *testing.T) {
 				w.WriteHeader(http.StatusUnauthorized)
 				io.WriteString(w, secretBody)
 			},
-			wantCode: wire.CodeProviderUnavailable,
+			wantCode: protocol.CodeProviderUnavailable,
 		},
 		{
 			name: "500",
@@ -160,13 +160,13 @@ func TestStream(t *testing.T) {
 				w.WriteHeader(http.StatusInternalServerError)
 				io.WriteString(w, "internal trace at /home/user/.secret")
 			},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 		{
 			name:     "error event in stream",
 			handler:  sse(chunk(`{"content":"a"}`, ""), `data: {"error":{"message":"overloaded sk-SECRETSECRETSECRET1234"}}`+"\n\n"),
 			want:     []string{"text:a"},
-			wantCode: wire.CodeExecutionFailed,
+			wantCode: protocol.CodeExecutionFailed,
 		},
 	}
 	for _, tc := range tests {

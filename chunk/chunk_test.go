@@ -5,7 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/magi-code/magi-code/stages/wire"
+	"github.com/magi-code/magi-code/internal/jsonenc"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 func checkParts(t *testing.T, s string, raw, esc int) {
@@ -18,7 +19,7 @@ func checkParts(t *testing.T, s string, raw, esc int) {
 		if len(p) > raw {
 			t.Fatalf("part %d has %d raw bytes > %d", i, len(p), raw)
 		}
-		if e := wire.EscapedLen(p); e > esc {
+		if e := jsonenc.EscapedLen(p); e > esc {
 			t.Fatalf("part %d has %d escaped bytes > %d", i, e, esc)
 		}
 		if utf8.ValidString(s) && !utf8.ValidString(p) {
@@ -84,7 +85,7 @@ func BenchmarkNext(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for r := s; len(r) > 0; {
-			r = r[Next(r, wire.LiveChunkBytes, 16000):]
+			r = r[Next(r, protocol.LiveChunkBytes, 16000):]
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package protocol
 
 // Code is a protocol error code: the only thing an error response carries.
 // Codes never carry submitted text, paths or underlying error strings.

@@ -1,35 +1,10 @@
 package chunk
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
 
-// plain[b] is true for ASCII bytes that JSON carries unescaped.
-var plain = func() (t [256]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
-
-// escapedSize returns how many bytes the JSON encoding of the rune starting
-// at s[0] takes (without quotes), and the rune's length in s.
-func escapedSize(s string) (esc, size int) {
-	b := s[0]
-	if b < utf8.RuneSelf {
-		switch {
-		case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
-			return 2, 1
-		case b < 0x20:
-			return 6, 1
-		default:
-			return 1, 1
-		}
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError && n == 1 {
-		return 6, 1 // encoded as \ufffd
-	}
-	return n, n
-}
+	"github.com/magi-code/magi-code/internal/jsonenc"
+)
 
 // Next returns the length of the longest prefix of s that fits within raw
 // bytes and within esc bytes once JSON-escaped, ending on a rune boundary.
@@ -38,7 +13,7 @@ func escapedSize(s string) (esc, size int) {
 func Next(s string, raw, esc int) int {
 	n, e := 0, 0
 	for n < len(s) {
-		if plain[s[n]] {
+		if jsonenc.Plain(s[n]) {
 			// ASCII that needs no escaping: one byte raw, one escaped.
 			if n >= raw || e >= esc {
 				break
@@ -47,7 +22,7 @@ func Next(s string, raw, esc int) int {
 			e++
 			continue
 		}
-		de, size := escapedSize(s[n:])
+		de, size := jsonenc.RuneLen(s[n:])
 		if n+size > raw || e+de > esc {
 			break
 		}

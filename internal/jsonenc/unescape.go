@@ -1,13 +1,13 @@
-// Package jsonstr decodes the escape sequences of JSON string literals
-// (RFC 8259, section 7) into UTF-8. It is the one place that knows them for
-// both our strict JSON readers: the protocol's request validation
-// (stages/validate) and the session store's line decoder (history), which
-// may not import each other.
+// Package jsonenc is the one place that knows JSON string literals
+// (RFC 8259, section 7): AppendString and EscapedLen encode for the frame
+// encoders and the history projection, Unescape decodes escape sequences for
+// both strict JSON readers (request validation and the session store's line
+// decoder), and Size gives one rune's escaped length for the chunker.
 //
 // It knows bytes, escapes and surrogate pairs; it does not know frames,
 // records or where a string starts and ends. It allocates only by growing
 // the caller's dst, starts no goroutine and does no I/O.
-package jsonstr
+package jsonenc
 
 import (
 	"unicode/utf16"

@@ -1,4 +1,4 @@
-package wire
+package jsonenc
 
 import "unicode/utf8"
 
@@ -56,30 +56,43 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// Plain reports whether byte b stands for itself inside a JSON string as
+// AppendString writes it: ASCII that needs no escape.
+func Plain(b byte) bool { return b < utf8.RuneSelf && safeASCII[b] }
+
+// RuneLen returns how many bytes AppendString writes for the rune starting at
+// s[0] (s must be nonempty), and how many bytes of s that rune takes.
+func RuneLen(s string) (esc, size int) {
+	b := s[0]
+	if b < utf8.RuneSelf {
+		switch {
+		case safeASCII[b]:
+			return 1, 1
+		case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
+			return 2, 1
+		default:
+			return 6, 1
+		}
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n == 1 {
+		return 6, 1 // written as \ufffd
+	}
+	return n, n
+}
+
 // EscapedLen returns the length AppendString would add for s, excluding the
 // two quotes.
 func EscapedLen(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			switch {
-			case safeASCII[b]:
-				n++
-			case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
-				n += 2
-			default:
-				n += 6
-			}
+		if safe := s[i] < utf8.RuneSelf && safeASCII[s[i]]; safe {
+			n++
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			n += 6
-		} else {
-			n += size
-		}
+		e, size := RuneLen(s[i:])
+		n += e
 		i += size
 	}
 	return n

@@ -1,4 +1,4 @@
-package jsonstr
+package jsonenc
 
 import (
 	"encoding/json"
