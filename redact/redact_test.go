@@ -161,13 +161,6 @@ func TestStringCorpus(t *testing.T) {
 	}
 }
 
-func TestStringCleanDoesNotAllocate(t *testing.T) {
-	s := strings.Repeat("The quick brown fox jumps over the lazy dog; ", 3)
-	if n := testing.AllocsPerRun(100, func() { String(s) }); n != 0 {
-		t.Fatalf("String(clean) allocates %v times; want 0", n)
-	}
-}
-
 func TestSummary(t *testing.T) {
 	key := "ghp_" + rep(an, 36)
 	tests := []struct {

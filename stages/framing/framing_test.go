@@ -292,25 +292,6 @@ func TestReaderEOFIsSticky(t *testing.T) {
 	}
 }
 
-func TestReaderLineAllocs(t *testing.T) {
-	in := []byte(strings.Repeat(`{"protocol":"magi-code.local-agent","version":1,"id":"r1","method":"status","params":{}}`+"\n", 200))
-	src := bytes.NewReader(in)
-	r := NewReader(src)
-	allocs := testing.AllocsPerRun(10, func() {
-		src.Reset(in)
-		r.split = Splitter{partial: r.split.partial[:0]}
-		r.err, r.eofReported, r.start, r.end = nil, false, 0, 0
-		for {
-			if _, _, err := r.Next(); err != nil {
-				return
-			}
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per 200 lines; want 0", allocs)
-	}
-}
-
 func FuzzSplitter(f *testing.F) {
 	for _, c := range framingCases {
 		if len(c.in) < 1000 {

@@ -222,18 +222,6 @@ func TestParseMarkers(t *testing.T) {
 	}
 }
 
-func TestParseSharesKnownMethods(t *testing.T) {
-	line := []byte(good)
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, code := Parse(line); code != "" {
-			t.Fatal(code)
-		}
-	})
-	if allocs > 1 {
-		t.Fatalf("Parse allocates %v times; want at most 1 (the ID)", allocs)
-	}
-}
-
 var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
 
 func FuzzParse(f *testing.F) {
