@@ -40,9 +40,11 @@ FUZZ_TARGETS := \
 	./redact:FuzzString \
 	./redact:FuzzStream \
 	./history:FuzzReader \
+	./history:FuzzProjection \
 	./runner/config:FuzzFrontMatter \
 	./runner/config:FuzzSettings \
 	./stages/dispatch:FuzzMachine \
+	./stages/dispatch:FuzzServerLines \
 	./runner/tools:FuzzDestructive \
 	./internal/jsonenc:FuzzUnescape
 

@@ -1,9 +1,8 @@
 package history
 
-// Review tests of the paging, budgets, revisions and persistence rules of
-// the history package against the spec section "Owned sessions and chat
-// history", the history rows of the bounds table and DESIGN.md. Tests that
-// green; remove the Skip line to watch them fail.
+// Tests of the paging, budget, revision and persistence rules of the history
+// package at their exact bounds (docs/protocol.md, "Owned sessions and chat
+// history" and the bounds table).
 
 import (
 	"bufio"
@@ -27,9 +26,9 @@ import (
 // maxRevision is the longest revision revisionOf can produce.
 var maxRevision = revisionOf(1<<64-1, [32]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
 
-// reviewFinish snapshots the reconciled, redacted text of every message the
+// finishSnapshot snapshots the reconciled, redacted text of every message the
 // builder holds (the reference the pages must reproduce), then finishes it.
-func reviewFinish(b *Builder, sessionID, revision string, gen uint64, torn bool) (*Projection, []string, protocol.Code) {
+func finishSnapshot(b *Builder, sessionID, revision string, gen uint64, torn bool) (*Projection, []string, protocol.Code) {
 	var want []string
 	for _, m := range b.msgs {
 		text := m.text
@@ -151,11 +150,11 @@ func checkPages(t testing.TB, p *Projection, sessionID string, want []string) {
 	}
 }
 
-// TestReviewWorstCasePages: longest session ID, revision, cursor and stored
+// TestWorstCasePages: longest session ID, revision, cursor and stored
 // message IDs, every byte escaping to six, 4-byte runes, escapes straddling
 // part boundaries, many tiny entries: every page fits 32,768 bytes and 100
 // entries, and every message concatenates back.
-func TestReviewWorstCasePages(t *testing.T) {
+func TestWorstCasePages(t *testing.T) {
 	sid := strings.Repeat("S", protocol.MaxIDBytes)
 	mid := func(i int) string { // 64-byte stored message IDs, no dot
 		s := fmt.Sprintf("m%d-", i)
@@ -198,7 +197,7 @@ func TestReviewWorstCasePages(t *testing.T) {
 	}
 	// An interrupted turn last: the projection is incomplete.
 	add(Record{Type: TypeInput, RunID: "open", MessageID: mid(5000), Text: "q"})
-	p, want, code := reviewFinish(b, sid, maxRevision, 1<<64-1, false)
+	p, want, code := finishSnapshot(b, sid, maxRevision, 1<<64-1, false)
 	if code != "" {
 		t.Fatal(code)
 	}
@@ -218,10 +217,10 @@ func TestReviewWorstCasePages(t *testing.T) {
 	}
 }
 
-// TestReviewPageFillsExactly: a page is cut exactly at the serialized byte
+// TestPageFillsExactly: a page is cut exactly at the serialized byte
 // limit (a page that would be one byte over moves the entry to the next
 // page), and the 100-entry rule is exact.
-func TestReviewPageFillsExactly(t *testing.T) {
+func TestPageFillsExactly(t *testing.T) {
 	sid := "s"
 	for _, extra := range []int{-1, 0, 1} {
 		t.Run(fmt.Sprint(extra), func(t *testing.T) {
@@ -230,7 +229,7 @@ func TestReviewPageFillsExactly(t *testing.T) {
 			b := NewBuilder()
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16200)})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: ""})
-			p, _, _ := reviewFinish(b, sid, "v1-x", 1, false)
+			p, _, _ := finishSnapshot(b, sid, "v1-x", 1, false)
 			fixed := p.pageFixed()
 			used := fixed + int(p.parts[0].size) + 1 + int(p.parts[1].size)
 			room := protocol.HistoryPageBytes - used + extra
@@ -240,7 +239,7 @@ func TestReviewPageFillsExactly(t *testing.T) {
 			b = NewBuilder()
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16200)})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("b", room)})
-			p, want, code := reviewFinish(b, sid, "v1-x", 1, false)
+			p, want, code := finishSnapshot(b, sid, "v1-x", 1, false)
 			if code != "" {
 				t.Fatal(code)
 			}
@@ -259,7 +258,7 @@ func TestReviewPageFillsExactly(t *testing.T) {
 		for i := range n {
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: fmt.Sprint(i)})
 		}
-		p, want, _ := reviewFinish(b, sid, "v1-x", 1, false)
+		p, want, _ := finishSnapshot(b, sid, "v1-x", 1, false)
 		if p.Pages() != (n+99)/100 {
 			t.Fatalf("%d entries: %d pages", n, p.Pages())
 		}
@@ -267,10 +266,10 @@ func TestReviewPageFillsExactly(t *testing.T) {
 	}
 }
 
-// TestReviewSnapshotBoundaries: exactly 10,000 parts and exactly 8 MiB of
+// TestSnapshotBoundaries: exactly 10,000 parts and exactly 8 MiB of
 // serialized entries are accepted; one more part or byte is history_limit,
 // including when the interrupted diagnostic is the one over.
-func TestReviewSnapshotBoundaries(t *testing.T) {
+func TestSnapshotBoundaries(t *testing.T) {
 	sid := "s"
 	parts := func(n int, open bool) protocol.Code {
 		b := NewBuilder()
@@ -342,7 +341,7 @@ func TestReviewSnapshotBoundaries(t *testing.T) {
 // writeLines writes a session of id: the header, then filler task_scope
 // records up to lines lines in total, the last of which is padded so that
 // the file is exactly size bytes (size 0: no padding).
-func reviewWriteSession(t testing.TB, e *env, id string, lines int, size int64, torn string) {
+func writeSessionOfSize(t testing.TB, e *env, id string, lines int, size int64, torn string) {
 	t.Helper()
 	f, err := os.Create(filepath.Join(e.dir, id+".jsonl"))
 	if err != nil {
@@ -387,10 +386,10 @@ func reviewWriteSession(t testing.TB, e *env, id string, lines int, size int64, 
 	}
 }
 
-// TestReviewReadBudgetBoundaries: exactly 100,000 lines and exactly 64 MiB
+// TestReadBudgetBoundaries: exactly 100,000 lines and exactly 64 MiB
 // open; one more line or byte is history_limit, at open and when a snapshot
 // is rebuilt after an append.
-func TestReviewReadBudgetBoundaries(t *testing.T) {
+func TestReadBudgetBoundaries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 64 MiB files")
 	}
@@ -412,7 +411,7 @@ func TestReviewReadBudgetBoundaries(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			id := fmt.Sprint("b", i)
-			reviewWriteSession(t, e, id, c.lines, c.size, c.torn)
+			writeSessionOfSize(t, e, id, c.lines, c.size, c.torn)
 			a, _, code := e.store.Open(id, nil)
 			if code != c.want {
 				t.Fatalf("Open = %q; want %q", code, c.want)
@@ -439,10 +438,10 @@ func TestReviewReadBudgetBoundaries(t *testing.T) {
 	}
 }
 
-// TestReviewStickyRevisions: every open, reopen and append issues a new
+// TestStickyRevisions: every open, reopen and append issues a new
 // revision; no earlier revision or cursor is ever accepted again, even when
 // the file content (and so the fingerprint) is back to what it was.
-func TestReviewStickyRevisions(t *testing.T) {
+func TestStickyRevisions(t *testing.T) {
 	e := newEnv(t)
 	var recs []Record
 	recs = append(recs, e.header("s"))
@@ -554,11 +553,11 @@ func TestReviewStickyRevisions(t *testing.T) {
 	}
 }
 
-// TestReviewTornAndSpecialFiles: a torn last line of any shape (a complete
+// TestTornAndSpecialFiles: a torn last line of any shape (a complete
 // record without LF, only whitespace, a lone byte of a UTF-8 sequence) is
 // ignored with a partial diagnostic and complete=false; an LF-terminated bad
 // line is session_invalid.
-func TestReviewTornAndSpecialFiles(t *testing.T) {
+func TestTornAndSpecialFiles(t *testing.T) {
 	e := newEnv(t)
 	base := encode(append([]Record{e.header("s")}, turn("s", "r1", "q", "a")...)...)
 	rc := encode(Record{Type: TypeRunCompleted, SessionID: "s", RunID: "r1", Outcome: "completed"})
@@ -596,8 +595,8 @@ func TestReviewTornAndSpecialFiles(t *testing.T) {
 	}
 }
 
-// TestReviewProjectionFilters: what the wire must never show.
-func TestReviewProjectionFilters(t *testing.T) {
+// TestProjectionFilters: what the wire must never show.
+func TestProjectionFilters(t *testing.T) {
 	sid := "s"
 	b := NewBuilder()
 	for _, r := range []Record{
@@ -616,7 +615,7 @@ func TestReviewProjectionFilters(t *testing.T) {
 		r.SessionID = sid
 		b.Add(&r)
 	}
-	p, want, code := reviewFinish(b, sid, "v1-x", 1, false)
+	p, want, code := finishSnapshot(b, sid, "v1-x", 1, false)
 	if code != "" {
 		t.Fatal(code)
 	}
@@ -632,14 +631,14 @@ func TestReviewProjectionFilters(t *testing.T) {
 	}
 }
 
-// TestReviewDiagnosticCodeFromDisk: a stored diagnostic record whose code is
+// TestDiagnosticCodeFromDisk: a stored diagnostic record whose code is
 // not a code of version 1 is projected verbatim. The worker only ever
 // writes known codes (stages/worker/sink_agent.go maps unknown runner codes
 // to execution_failed before persisting), so such a record was not written
 // by this backend; like any other record outside the schema it should make
 // the read session_invalid (spec: "Stored reads reject diagnostics ..."),
 // not put an unvetted code on the wire.
-func TestReviewDiagnosticCodeFromDisk(t *testing.T) {
+func TestDiagnosticCodeFromDisk(t *testing.T) {
 	e := newEnv(t)
 	recs := append([]Record{e.header("s")}, turn("s", "r1", "q", "a")...)
 	recs = append(recs, Record{Type: TypeDiagnostic, SessionID: "s", RunID: "r1", Code: "hook_failed", Summary: "x"})
@@ -662,7 +661,7 @@ func TestReviewDiagnosticCodeFromDisk(t *testing.T) {
 
 const reviewFsizeEnv = "MAGI_HISTORY_REVIEW_FSIZE"
 
-// TestReviewDirSyncAfterFailedFirstWrite: when the first append of a lazy
+// TestDirSyncAfterFailedFirstWrite: when the first append of a lazy
 // session creates the file but its write fails (EFBIG here, ENOSPC/EIO in
 // life), Append returns an error and keeps a.file. The next append finds
 // a.file set, so created is false and it fsyncs only the file, never the
@@ -671,7 +670,7 @@ const reviewFsizeEnv = "MAGI_HISTORY_REVIEW_FSIZE"
 // acknowledged input can vanish with the directory entry after a crash.
 // The test runs a helper under strace and looks for an fsync of the
 // sessions directory.
-func TestReviewDirSyncAfterFailedFirstWrite(t *testing.T) {
+func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
 	if mode := os.Getenv(reviewFsizeEnv); mode != "" {
 		reviewFsizeHelper(mode)
 		return
@@ -684,7 +683,7 @@ func TestReviewDirSyncAfterFailedFirstWrite(t *testing.T) {
 		e := newEnv(t)
 		trace := filepath.Join(t.TempDir(), "trace")
 		cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
-			os.Args[0], "-test.run=^TestReviewDirSyncAfterFailedFirstWrite$")
+			os.Args[0], "-test.run=^TestDirSyncAfterFailedFirstWrite$")
 		cmd.Env = append(os.Environ(), reviewFsizeEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
 		out, err := cmd.CombinedOutput()
 		if err != nil || !bytes.Contains(out, []byte("helper ok")) {
@@ -737,11 +736,11 @@ func reviewFsizeHelper(mode string) {
 	os.Exit(0)
 }
 
-// FuzzReviewProjection drives the builder with record sequences decoded from
+// FuzzProjection drives the builder with record sequences decoded from
 // the fuzz input (types, long and colliding IDs, worst-case texts, torn
 // ends) and checks every page rule plus exact concatenation of every
 // message against a reference reconciliation.
-func FuzzReviewProjection(f *testing.F) {
+func FuzzProjection(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add(bytes.Repeat([]byte{1, 0xff, 2, 0xff, 3, 0x80}, 40))
 	f.Add(bytes.Repeat([]byte{0, 7, 9, 200, 33, 1, 250, 4}, 60))
@@ -821,7 +820,7 @@ func reviewProjectionCase(t *testing.T, data []byte) {
 			}
 		}
 		torn := len(data) > 0 && data[0]%5 == 0
-		p, want, code := reviewFinish(b, sid, maxRevision, 1<<64-1, torn)
+		p, want, code := finishSnapshot(b, sid, maxRevision, 1<<64-1, torn)
 		if code != "" {
 			return
 		}
@@ -841,10 +840,10 @@ func chunkPrefix(s string, n int) int {
 	return n
 }
 
-// TestReviewLongLinesAtBufferEdges: lines around the 64 KiB read buffer (and
+// TestLongLinesAtBufferEdges: lines around the 64 KiB read buffer (and
 // a torn line that spans it) read back exactly, with the same fingerprint
 // as the bytes on disk.
-func TestReviewLongLinesAtBufferEdges(t *testing.T) {
+func TestLongLinesAtBufferEdges(t *testing.T) {
 	e := newEnv(t)
 	hdr := encode(e.header("s"))
 	pre := `{"type":"compaction","session_id":"s","text":"`
@@ -882,13 +881,13 @@ func sha256Of(b []byte) [32]byte {
 	return s
 }
 
-// TestReviewCompletionOfAnotherRun: an input of run A followed only by the
+// TestCompletionOfAnotherRun: an input of run A followed only by the
 // run_completed of run B leaves turn A without durable completion, yet the
 // projection reports complete=true and shows no partial diagnostic
 // (project.go Add, case TypeRunCompleted, closes whatever turn is open).
 // The worker never writes such a file; a damaged or foreign one is read as
 // complete. Low severity.
-func TestReviewCompletionOfAnotherRun(t *testing.T) {
+func TestCompletionOfAnotherRun(t *testing.T) {
 	t.Skip("BUG (low): project.go Add: run_completed closes the open turn whatever its run_id")
 	b := NewBuilder()
 	for _, r := range []Record{

@@ -11,10 +11,10 @@ import (
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
-// Review tests (fresh-eyes review of the transport): each showed a defect
-// that is now fixed.
+// run.finished is authoritative: it is never dropped, even when the event
+// edge stays full.
 
-// TestReviewRunFinishedNeverSilentlyDropped: StartTurn calls done() and
+// TestRunFinishedNeverSilentlyDropped: StartTurn calls done() and
 // then offers run.finished with `_ = p.offer(fin)`. When the event edge
 // stays full for 2000 ms (a slow reader that keeps 16 or more responses
 // unread: the writer only takes events below its watermark, and every
@@ -25,7 +25,7 @@ import (
 // later turn.start/session.*/history.page for the rest of its life, and
 // the client waits forever for run.finished. Spec: "authoritative
 // reconciliation/terminal never silently drop".
-func TestReviewRunFinishedNeverSilentlyDropped(t *testing.T) {
+func TestRunFinishedNeverSilentlyDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p, events := newTestPool(t)
 		// A slow reader: the edge is full of deltas.

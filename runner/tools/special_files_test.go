@@ -20,7 +20,7 @@ import (
 // first (openRegular, WalkDir's type); list_dir does not. The test proves
 // the open by finding a reader on the FIFO (a nonblocking O_WRONLY open
 // succeeds only then); a fixed list_dir refuses without opening.
-func TestSecurityReviewListDirFIFOBlocks(t *testing.T) {
+func TestListDirFIFOBlocks(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -56,7 +56,7 @@ func TestSecurityReviewListDirFIFOBlocks(t *testing.T) {
 // the tool runs: a writer poke succeeds only while the tool holds it open
 // for reading (the bug), and a reader poke unblocks a tool stuck opening
 // it for writing, so a regression fails rather than hangs.
-func TestSecurityReviewSpecialFilesNotOpened(t *testing.T) {
+func TestSpecialFilesNotOpened(t *testing.T) {
 	tests := []struct {
 		tool, args, want string
 	}{
@@ -113,7 +113,7 @@ func runPoked(tl Tool, args, fifo string) (res Result, openedForRead bool) {
 
 // A symlink swapped into a checked path between the check and the open is
 // not followed: the open goes component by component with O_NOFOLLOW.
-func TestSecurityReviewSymlinkSwapNotFollowed(t *testing.T) {
+func TestSymlinkSwapNotFollowed(t *testing.T) {
 	tests := []struct {
 		name string
 		swap string // the component replaced by a link to outside

@@ -14,8 +14,8 @@ import (
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
-// Review tests (fresh-eyes review of the transport): each showed a defect
-// that is now fixed.
+// The writer's idle select never takes an event past the pending bound or
+// the event watermark.
 
 // inState reports whether some goroutine whose stack holds frame is in
 // scheduler state state ("select", "sync.Mutex.Lock", ...).
@@ -43,7 +43,7 @@ func yieldUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestReviewIdleSelectTakesEventIntoFullQueue: Run decides that nothing is
+// TestIdleSelectTakesEventIntoFullQueue: Run decides that nothing is
 // pending (state() == 0), then blocks in its idle select on wake and events.
 // When an event wins that select, enqueueCur appends it without looking at
 // the pending count again. Responses enqueued between the select's choice
@@ -57,7 +57,7 @@ func yieldUntil(t *testing.T, what string, cond func() bool) {
 // GOMAXPROCS(1) makes the interleaving deterministic: the event send hands
 // the event to the parked Run goroutine and makes it runnable, but this
 // goroutine keeps the only P until it yields.
-func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
+func TestIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, out := newPipe(t)
 	w := newWriter(t, out, Options{})
@@ -94,11 +94,11 @@ func TestReviewIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	_ = err
 }
 
-// TestReviewIdleSelectRespectsWatermark is the milder face of the same
+// TestIdleSelectRespectsWatermark is the milder face of the same
 // defect: with 20 responses racing in, the event is taken as the 21st
 // pending frame, past EventWatermark (16), eating the response headroom
 // that the watermark promises (doc.go).
-func TestReviewIdleSelectRespectsWatermark(t *testing.T) {
+func TestIdleSelectRespectsWatermark(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, out := newPipe(t)
 	pendingAtTake := -1

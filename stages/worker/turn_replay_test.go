@@ -1,8 +1,9 @@
 package worker
 
-// Review tests of the turn's semantics against the spec's "Turns, approvals
-// and events" and "Owned sessions and chat history" sections. They demonstrated
-// defects that are now fixed, and guard against their return.
+// Tests of a turn's semantics across a crash and a replay ("Turns, approvals
+// and events" and "Owned sessions and chat history" in docs/protocol.md):
+// every tool call is answered in what the next child replays, and model text
+// reaches no frame unredacted.
 
 import (
 	"bytes"
@@ -56,7 +57,7 @@ func unansweredCalls(msgs []provider.Message) []string {
 // "started" activity) in the session file, but no tool_result: the sink
 // persists the call in ToolStarted and the result only in ToolFinished. The
 // next child replays that call without an answer.
-func TestReviewReplayAfterCrashMidTool(t *testing.T) {
+func TestReplayAfterCrashMidTool(t *testing.T) {
 	root := t.TempDir()
 	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
 	for _, d := range []string{home, cwd} {
@@ -123,7 +124,7 @@ func TestReviewReplayAfterCrashMidTool(t *testing.T) {
 // any name in the ID grammar through, so a secret-shaped name reaches the
 // activity frame unredacted (the stored activity is redacted later by the
 // history projection, the live frame is not).
-func TestReviewModelToolNameRedacted(t *testing.T) {
+func TestModelToolNameRedacted(t *testing.T) {
 	secret := "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
 	if redact.String(secret) == secret {
 		t.Fatalf("precondition: %q is not secret-shaped for stages/redact", secret)
@@ -139,7 +140,7 @@ func TestReviewModelToolNameRedacted(t *testing.T) {
 
 // Same, inside a subagent: its tool calls go through subSink.ToolStarted ->
 // Activity with the model's name.
-func TestReviewSubagentToolNameRedacted(t *testing.T) {
+func TestSubagentToolNameRedacted(t *testing.T) {
 	secret := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	script := `{"responses":[` +
 		`{"steps":[` + toolCall("task", map[string]string{"profile": "explore", "prompt": "look"}) + `]},` +
@@ -157,7 +158,7 @@ func TestReviewSubagentToolNameRedacted(t *testing.T) {
 
 // Sanity (passes): the run.finished revision pages the turn, and the pages
 // hold neither the tool's raw result nor the tool_call arguments.
-func TestReviewPagesHideToolBodies(t *testing.T) {
+func TestPagesHideToolBodies(t *testing.T) {
 	script := `{"responses":[{"steps":[` + toolCall("read_file", map[string]string{"path": "marker.txt"}) + `]},{"steps":[{"text":"done"}]}]}`
 	p, events, sid, _ := agentPool(t, script, "", map[string]string{})
 	if err := os.WriteFile(filepath.Join(p.runtime().snap.Cwd, "marker.txt"), []byte("RAW-BODY-7f3a"), 0o600); err != nil {
@@ -194,7 +195,7 @@ func (c *jumpClock) NewTimer(time.Duration) (<-chan time.Time, func() bool) {
 // runTool returns without ToolFinished: no tool_result is ever stored, yet
 // the run_completed record is appended and run.finished says durable. The
 // next turn replays an unanswered call.
-func TestReviewStalledActivityLeavesUnansweredCall(t *testing.T) {
+func TestStalledActivityLeavesUnansweredCall(t *testing.T) {
 	root := t.TempDir()
 	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
 	for _, d := range []string{home, cwd} {

@@ -7,8 +7,6 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 )
 
-// Review tests (fresh-eyes review of the transport).
-
 // readyServer returns a server with an admitted initialization and the
 // session s1 attached, so that every method reaches its own rules.
 func readyServer(t *testing.T) (*Server, *fakeWorkers) {
@@ -27,12 +25,12 @@ func readyServer(t *testing.T) (*Server, *fakeWorkers) {
 	return s, w
 }
 
-// FuzzReviewServerLines feeds arbitrary input lines to a ready server, as
+// FuzzServerLines feeds arbitrary input lines to a ready server, as
 // the stdin goroutine does. That goroutine is a bare `go` in serve.go
 // (outside any recover): a panic anywhere under Server.Line would print a
 // stack trace on stderr and exit 2, both forbidden during serve. (60 s
 // of fuzzing found no panic.)
-func FuzzReviewServerLines(f *testing.F) {
+func FuzzServerLines(f *testing.F) {
 	for _, seed := range []string{
 		line("a", "status", `{}`),
 		line("b", "turn.start", `{"session_id":"s1","prompt":"hi"}`),

@@ -13,7 +13,7 @@ import (
 // path and receiver type of the bridge, and the GoError constructor is a
 // global. Low severity: the text reaches the model (and its provider), not
 // the wire.
-func TestSecurityReviewExceptionsCarryGoInternals(t *testing.T) {
+func TestExceptionsCarryGoInternals(t *testing.T) {
 	tl := New(Options{Tools: []tools.Tool{&fakeTool{name: "echo"}}})
 	for _, code := range []string{
 		`try { tools.echo(new Proxy({}, {ownKeys() { throw new Error("x") }})) } catch (e) { return e.stack }`,
