@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -251,6 +252,22 @@ func BenchmarkString(b *testing.B) {
 			String(s)
 		}
 	})
+	b.Run("clean-4000B-prose", func(b *testing.B) {
+		s := cleanProse(4000)
+		b.SetBytes(int64(len(s)))
+		b.ReportAllocs()
+		for b.Loop() {
+			String(s)
+		}
+	})
+	b.Run("clean-4000B-code", func(b *testing.B) {
+		s := cleanCode(b, 4000)
+		b.SetBytes(int64(len(s)))
+		b.ReportAllocs()
+		for b.Loop() {
+			String(s)
+		}
+	})
 	b.Run("secrets", func(b *testing.B) {
 		b.SetBytes(int64(len(dirty)))
 		b.ReportAllocs()
@@ -270,6 +287,15 @@ func BenchmarkStreamPush(b *testing.B) {
 			s.Push(clean)
 		}
 	})
+	b.Run("clean-4000B-code", func(b *testing.B) {
+		var s Stream
+		d := cleanCode(b, 4000)
+		b.SetBytes(int64(len(d)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Push(d)
+		}
+	})
 	b.Run("secret-every-10-deltas", func(b *testing.B) {
 		var s Stream
 		key := "token ghp_" + rep(an, 36) + " "
@@ -283,4 +309,26 @@ func BenchmarkStreamPush(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cleanProse returns n bytes of English prose without a secret.
+func cleanProse(n int) string {
+	const line = "The quick brown fox jumps over the lazy dog, then writes a function to parse the input file.\n"
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
+
+// cleanCode returns n bytes of the look-alike corpus (code, logs, diffs
+// full of trigger words, no secret).
+func cleanCode(tb testing.TB, n int) string {
+	tb.Helper()
+	data, err := os.ReadFile("testdata/lookalikes.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := strings.Repeat(string(data), n/len(data)+1)[:n]
+	for !utf8.ValidString(s) {
+		n--
+		s = s[:n]
+	}
+	return s
 }
