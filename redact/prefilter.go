@@ -9,7 +9,7 @@ package redact
 type trigger struct {
 	lit  string // lowercased when fold
 	fold bool
-	rule uint8
+	rule uint16
 }
 
 var (
@@ -24,7 +24,7 @@ var (
 	// two leading bigrams on any even position, so scan samples every
 	// second position against it.
 	eitherBits [1 << 16 / 64]uint64
-	bigramList [1 << 16]uint8 // k -> 1 + index into triggerLists
+	bigramList [1 << 16]uint16 // k -> 1 + index into triggerLists
 	// triggerLists[i] holds the triggers of one bigram.
 	triggerLists [][]trigger
 	// maxTrigger is the longest trigger: a trigger straddling two deltas
@@ -39,15 +39,15 @@ func init() {
 			lower[i] = byte(i + 'a' - 'A')
 		}
 	}
-	if len(rules) > 255 {
-		panic("redact: more than 255 rules")
+	if len(rules) > 1<<16-1 {
+		panic("redact: too many rules")
 	}
 	for ri, r := range rules {
 		for _, lit := range r.triggers {
 			if len(lit) < 3 {
 				panic("redact: trigger shorter than 3 bytes: " + lit)
 			}
-			t := trigger{lit: lit, fold: r.fold, rule: uint8(ri)}
+			t := trigger{lit: lit, fold: r.fold, rule: uint16(ri)}
 			if r.fold {
 				b := []byte(lit)
 				for i := range b {
@@ -63,7 +63,7 @@ func init() {
 			eitherBits[k2>>6] |= 1 << (k2 & 63)
 			if bigramList[k] == 0 {
 				triggerLists = append(triggerLists, nil)
-				bigramList[k] = uint8(len(triggerLists))
+				bigramList[k] = uint16(len(triggerLists))
 			}
 			i := bigramList[k] - 1
 			triggerLists[i] = append(triggerLists[i], t)
@@ -77,7 +77,7 @@ func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
 // hit is one trigger occurrence: rule rules[rule] may match at pos.
 type hit struct {
 	pos  int
-	rule uint8
+	rule uint16
 }
 
 // scan appends to dst every trigger occurrence starting at or after from,

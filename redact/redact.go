@@ -67,41 +67,76 @@ type span struct {
 // swallowable reports whether the secret could continue past end if more text
 // followed, with every further byte of the run belonging to it.
 func (sp span) swallowable() bool {
-	return sp.r.pem || (sp.r.tail != nil && sp.group == sp.r.tailGroup)
+	return sp.r.pem || (sp.r.tail != nil && (sp.r.extend || sp.group == sp.r.tailGroup))
 }
 
 // match tries rule r at trigger position pos of s. It returns the whole
 // match and the span to redact; ok is false when the rule does not match
-// there. valid reports whether the rule's validator accepts the span.
+// there. valid reports whether the rule's checks accept the span.
 func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
-	if r.left != nil {
-		b := -1
-		if pos > 0 {
-			b = int(s[pos-1])
-		}
-		if !r.left(b) {
-			return
-		}
+	start := pos
+	if r.back > 0 {
+		// The trigger sits inside the match: the pattern skips lazily over
+		// at most back bytes before it (see rule.back).
+		start = max(0, pos-r.back)
+	} else if r.left != nil && !r.left(before(s, pos)) {
+		return
 	}
-	m := r.re().FindStringSubmatchIndex(s[pos:])
+	end := len(s)
+	if r.limit > 0 && start+r.limit+1 < end {
+		// One byte past the longest match keeps a trailing \b or $ honest.
+		end = start + r.limit + 1
+	}
+	m := r.re().FindStringSubmatchIndex(s[start:end])
 	if m == nil {
 		return
 	}
-	whole = span{start: pos + m[0], end: pos + m[1], r: r}
-	if r.path && pos > 0 && s[pos-1] == '/' {
+	w := r.whole
+	whole = span{start: start + m[2*w], end: start + m[2*w+1], r: r}
+	if r.back > 0 && r.left != nil && !r.left(before(s, whole.start)) {
+		return
+	}
+	if r.path && whole.start > 0 && s[whole.start-1] == '/' {
 		for whole.start > 0 && pathByte[s[whole.start-1]] {
 			whole.start--
 		}
 	}
 	sp = whole
-	for g := 1; 2*g < len(m); g++ {
-		if m[2*g] >= 0 {
-			sp.start, sp.end, sp.group = pos+m[2*g], pos+m[2*g+1], g
-			break
+	if g := r.group; g > 0 {
+		if 2*g < len(m) && m[2*g] >= 0 {
+			sp.start, sp.end, sp.group = start+m[2*g], start+m[2*g+1], g
+		}
+	} else {
+		// The first group that took part, and is not empty, after the whole.
+		for g := w + 1; 2*g < len(m); g++ {
+			if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+				sp.start, sp.end, sp.group = start+m[2*g], start+m[2*g+1], g
+				break
+			}
 		}
 	}
-	valid = sp.start < sp.end && (r.valid == nil || r.valid(s[sp.start:sp.end]))
+	if r.extend && sp.end > sp.start && r.tail[s[sp.end-1]] {
+		// A fixed-length pattern may match the start of a longer token:
+		// the rest of the token goes too, never left on show.
+		for n := 0; n < extendMax && sp.end < len(s) && r.tail[s[sp.end]]; n++ {
+			sp.end++
+		}
+		whole.end = max(whole.end, sp.end)
+	}
+	valid = sp.start < sp.end && (r.valid == nil || r.valid(s[sp.start:sp.end])) &&
+		(r.check == nil || r.check(s, whole, sp))
 	return whole, sp, true, valid
+}
+
+// extendMax bounds how far a secret is extended over the rest of its token.
+const extendMax = 256
+
+// before is the byte before pos, -1 at the start of s.
+func before(s string, pos int) int {
+	if pos == 0 {
+		return -1
+	}
+	return int(s[pos-1])
 }
 
 // find returns the merged secret spans of s at the trigger hits, sorted by

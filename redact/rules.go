@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 	"sync"
@@ -25,12 +26,29 @@ type rule struct {
 	path bool
 	// valid, when set, must accept the redacted text or the match is kept.
 	valid func(string) bool
+	// check, when set, must accept the match too: entropy and allowlists,
+	// which may look at the whole match or its line in s.
+	check func(s string, whole, secret span) bool
+	// back is the most bytes a match may start before its trigger (0: it
+	// starts at the trigger). Such a pattern begins with a lazy skip of at
+	// most back bytes and holds the match in group whole; left then applies
+	// to the match's first byte.
+	back, whole int
+	// group is the group redacted; 0 means the first non-empty group after
+	// whole, or whole itself when there is none.
+	group int
+	// limit is the longest whole match (counted from the start the pattern
+	// runs at), 0 when unbounded: the regexp never reads further.
+	limit int
 	// tail is the byte class of the greedy loop the redacted group ends
 	// with, and tailGroup that group (0: the whole match). A secret that
 	// reaches the end of a stream window can only grow by bytes of tail, so
 	// Stream may emit the marker at once and drop the rest of the run.
 	tail      *[256]bool
 	tailGroup int
+	// extend: the redacted span goes on over bytes of tail, whatever its
+	// group (gitleaks rules, whose patterns often stop inside a token).
+	extend bool
 	// pem marks the private-key block rule: an open block lasts until its
 	// footer, whatever bytes it holds.
 	pem bool
@@ -94,6 +112,8 @@ var (
 	hexLower     = class("a-f0-9")
 	hexAny       = class("a-fA-F0-9")
 	webhookClass = class("A-Za-z0-9/_-")
+	// extendClass is what a gitleaks secret is extended over (rule.extend).
+	extendClass = class("A-Za-z0-9_+/=-")
 	// bareValue is [^\s"',;&] as bytes: RE2's \s is ASCII only, and any
 	// non-ASCII byte (valid or not) is part of a rune outside the set.
 	bareValue = class("^\t\n\f\r \"',;&")
@@ -108,43 +128,16 @@ const (
 
 var footerRE = regexp.MustCompile(pemFooter)
 
-// Distinctive prefixes with a long minimum length need no word boundary
-// ("xghp_..." is still a token); short or common ones keep \b ("task-list").
-//
-// rules is the corpus of secret shapes; redact_test.go holds the shapes
-// that must be caught and the look-alikes that must survive. At most 64
-// rules (the prefilter keeps a uint64 mask).
-var rules = []*rule{
-	{name: "openai-anthropic", triggers: []string{"sk-"}, left: boundary,
+// ownRules are the shapes gitleaks' default rules (gitleaks_rules.go) do
+// not cover, or cover less well for a stream: keys by their sk- prefix
+// whatever the vendor, private-key blocks (also unterminated ones),
+// bearer and authorization headers, URL passwords, secret assignments in
+// code and configuration files, connection strings, .netrc and .pgpass
+// lines, registry auth, and credential file paths. redact_test.go holds
+// the shapes that must be caught and the look-alikes that must survive.
+var ownRules = []*rule{
+	{name: "sk-key", triggers: []string{"sk-"}, left: boundary,
 		re: compile(`sk-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
-	{name: "stripe", triggers: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"},
-		re: compile(`(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}`), tail: alnum},
-	{name: "github", triggers: []string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_"},
-		re: compile(`gh[pousr]_[A-Za-z0-9]{30,}`), tail: alnum},
-	{name: "github-pat", triggers: []string{"github_pat_"},
-		re: compile(`github_pat_[A-Za-z0-9_]{30,}`), tail: alnumUS},
-	{name: "gitlab", triggers: []string{"glpat-", "glrt-", "gldt-"},
-		re: compile(`gl(?:pat|rt|dt)-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
-	{name: "slack", triggers: []string{"xoxa-", "xoxb-", "xoxo-", "xoxp-", "xoxr-", "xoxs-"},
-		re: compile(`xox[abposr]-[A-Za-z0-9-]{10,}`), tail: slackClass},
-	{name: "slack-webhook", triggers: []string{"hooks.slack.com/"},
-		re: compile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_-]{8,})`), tail: webhookClass, tailGroup: 1},
-	{name: "aws-key-id", triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"}, left: boundary,
-		re: compile(`[A-Z]{4}[A-Z0-9]{16}\b`)},
-	{name: "google", triggers: []string{"AIza"},
-		re: compile(`AIza[A-Za-z0-9_-]{30,}`), tail: alnumDash},
-	{name: "npm", triggers: []string{"npm_"},
-		re: compile(`npm_[A-Za-z0-9]{30,}`), tail: alnum},
-	{name: "huggingface", triggers: []string{"hf_"},
-		re: compile(`hf_[A-Za-z0-9]{30,}`), tail: alnum},
-	{name: "digitalocean", triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"},
-		re: compile(`do[opr]_v1_[a-f0-9]{32,}`), tail: hexLower},
-	{name: "shopify", triggers: []string{"shpat_", "shpss_", "shpca_", "shppa_"},
-		re: compile(`shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32,}`), tail: hexAny},
-	{name: "pypi", triggers: []string{"pypi-AgE"},
-		re: compile(`pypi-AgE[A-Za-z0-9_-]{32,}`), tail: alnumDash},
-	{name: "sendgrid", triggers: []string{"SG."}, left: boundary,
-		re: compile(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), tail: alnumDash},
 	// A JWT is caught from its header and the first bytes of its payload,
 	// then the whole dotted run goes: long tokens never outgrow the stream.
 	{name: "jwt", triggers: []string{"eyJ"}, left: boundary,
@@ -162,22 +155,50 @@ var rules = []*rule{
 	{name: "url-password", triggers: []string{"://"}, left: scheme,
 		re:    compile(`://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`),
 		valid: func(v string) bool { return v != Marker }},
-	// key = value, key: value, "key": "value", where the key ends in one of
-	// the secret words (DB_PASSWORD, client_secret, _authToken); only the
-	// value goes.
+	// key = value, key: value, "key": "value", key := value in code, env
+	// files, INI, TOML, YAML and JSON, where the key ends in one of the
+	// secret words, maybe followed by key or value (DB_PASSWORD,
+	// client_secret, SECRET_KEY, _authToken); only the value goes.
 	{name: "assignment", fold: true,
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
-		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
+		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
 		valid: secretValue, tail: bareValue, tailGroup: 3},
+	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
+	// and ADO.NET Pwd= (Password= is an assignment above).
+	{name: "connection-string", fold: true, left: boundary,
+		triggers: []string{"accountkey", "sharedaccesskey", "pwd="},
+		re:       compile(`(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`),
+		valid:    secretValue},
+	// .netrc: machine HOST login USER password SECRET, on one line or many.
+	{name: "netrc", fold: true, left: boundary, triggers: []string{"machine", "login"},
+		re:    compile(`(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`),
+		valid: secretValue},
+	// .pgpass: hostname:port:database:username:password, found at its port.
+	{name: "pgpass", triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
+		left: func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
+		re:    compile(`(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`),
+		valid: secretValue},
+	// Registry auth: Docker's config.json "auth": "<base64 user:token>",
+	// npm's _auth=, and a password on a docker or pip command line.
+	{name: "registry-auth", fold: true, triggers: []string{`"auth"`, "_auth", "--password"},
+		re:    compile(`(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`),
+		valid: secretValue},
+	// Stripe's webhook signing secret (gitleaks knows its API keys only).
+	{name: "stripe-webhook-secret", triggers: []string{"whsec_"},
+		re: compile(`whsec_[A-Za-z0-9+/=]{24,}`), tail: alnum},
 	// Credential files: the whole path, directory included, goes.
 	{name: "credential-path", path: true,
-		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".docker/config", ".kube/config"},
-		re:       compile(`(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.kube/config)\b`)},
+		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".docker/config", ".kube/config"},
+		re:       compile(`(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker/config\.json|\.kube/config)\b`)},
 	{name: "credential-file", path: true, left: func(b int) bool { return boundary(b) || b == '/' },
 		triggers: []string{"auth.json", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"},
 		re:       compile(`(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`)},
 }
+
+// rules are our own rules, then gitleaks'. Overlapping matches of several
+// rules merge into one span.
+var rules = append(ownRules, gitleaksTable()...)
 
 // credential accepts header credentials of at least min bytes that are not
 // a plain lowercase word ("Bearer authentication-scheme" stays prose).
@@ -199,17 +220,89 @@ func credential(min int) func(string) bool {
 var placeholders = map[string]bool{
 	"null": true, "nil": true, "none": true, "true": true, "false": true,
 	"undefined": true, "required": true, "optional": true, "string": true,
+	"changeme": true, "change_me": true, "change-me": true, "changeit": true, "placeholder": true,
+	"secret": true, "password": true, "token": true, "redacted": true, "example": true, "test": true,
 }
 
 // secretValue rejects values that are references or code rather than
-// secrets: ${VAR}, $VAR, %VAR%, <your-token>, calls, and placeholders.
-// The marker itself is not redacted again.
+// secrets: ${VAR}, $VAR, %VAR%, <your-token>, {{ template }}, calls,
+// indexing, dotted names (settings.SECRET_KEY), placeholders (changeme,
+// xxxx, YOUR_API_KEY, your-secret-here), what gitleaks' global allowlist
+// allows, and base64 of ordinary text. The marker itself is not redacted
+// again.
 func secretValue(v string) bool {
 	switch {
-	case v == Marker, placeholders[strings.ToLower(v)]:
+	case v == "", strings.Contains(v, Marker):
 		return false
-	case strings.ContainsAny(v[:1], "$%<{*"), strings.Contains(v, "("), strings.HasPrefix(v, "["):
+	case strings.ContainsAny(v[:1], "$%<{*["), strings.ContainsAny(v, "()[]"):
+		return false
+	case placeholder(v), reference(v), globallyAllowed(v), ordinaryBase64(v):
 		return false
 	}
 	return true
+}
+
+// placeholder reports documentation values: a placeholder word, a run of
+// one character, or a value that starts with "your".
+func placeholder(v string) bool {
+	if len(v) > 64 {
+		return false
+	}
+	var buf [64]byte
+	l := buf[:len(v)]
+	same := true
+	for i := 0; i < len(v); i++ {
+		l[i] = lower[v[i]]
+		same = same && l[i] == l[0]
+	}
+	lv := string(l) // one small allocation, only for a candidate value
+	return same || placeholders[lv] || strings.HasPrefix(lv, "your") || strings.HasPrefix(lv, "<") ||
+		strings.Contains(lv, "xxxx") || strings.Contains(lv, "changeme") || strings.Contains(lv, "placeholder")
+}
+
+// reference reports a dotted name such as settings.SECRET_KEY or
+// process.env.TOKEN: code that reads a secret, not the secret.
+func reference(v string) bool {
+	seg, dots := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.':
+			if seg == 0 {
+				return false
+			}
+			seg, dots = 0, dots+1
+		case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || seg > 0 && '0' <= c && c <= '9':
+			if seg++; seg > 32 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return dots > 0 && seg > 0
+}
+
+// ordinaryBase64 reports standard base64 that decodes to printable ASCII
+// prose (words and spaces): an encoded sentence, not a key.
+func ordinaryBase64(v string) bool {
+	if len(v) < 8 || len(v)%4 != 0 || len(v) > 4096 {
+		return false
+	}
+	d, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	spaces, letters := 0, 0
+	for _, c := range d {
+		switch {
+		case c == ' ':
+			spaces++
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letters++
+		case c < 0x20 || c >= 0x7f:
+			return false
+		}
+	}
+	return spaces > 0 && letters+spaces >= len(d)*8/10
 }

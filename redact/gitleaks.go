@@ -1,0 +1,219 @@
+package redact
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// The gitleaks rules arrive as a generated table (gitleaks_rules.go, made
+// by internal/gen from the gitleaks module pinned in go.mod; see the
+// README's redaction section). This file turns the table into rules at
+// package initialisation, which costs a few hundred small allocations and
+// no regexp compilation: patterns and allowlists compile on first use.
+
+// glRule is one generated gitleaks rule.
+type glRule struct {
+	id       string
+	triggers []string // literals every match holds, at most back bytes from its start
+	fold     bool
+	left     bool // the match starts at a word boundary
+	back     int
+	// ctx is the byte set of the optional context run gitleaks puts before
+	// a keyword ([\w.-]{0,50}?), at most ctxMax bytes: it is not part of
+	// the pattern, but the "match" an allowlist reads starts there.
+	ctx     string
+	ctxMax  int
+	pattern string
+	limit   int
+	group   int // 0: the first non-empty group after whole
+	whole   int
+	entropy float64 // the secret's Shannon entropy must exceed it
+	allow   []glAllow
+}
+
+type allowTarget uint8
+
+const (
+	allowSecret allowTarget = iota
+	allowMatch
+	allowLine
+)
+
+// glAllow is one gitleaks allowlist, as far as it applies to text without a
+// file path or commit: regexes over a target, and stop words in the secret.
+type glAllow struct {
+	target    allowTarget
+	and       bool // every kind of check present must hold, not any
+	regexes   []string
+	stopwords []string // lowercase
+}
+
+// allowlist is a glAllow with its regexes compiled on first use.
+type allowlist struct {
+	*glAllow
+	res func() []*regexp.Regexp
+}
+
+func newAllowlist(a *glAllow) allowlist {
+	return allowlist{glAllow: a, res: sync.OnceValue(func() []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(a.regexes))
+		for i, re := range a.regexes {
+			out[i] = regexp.MustCompile(re)
+		}
+		return out
+	})}
+}
+
+// allows reports whether the allowlist lets the finding through as not a
+// secret. secret is its secret, match its whole match, line its line.
+func (a allowlist) allows(secret, match, line string) bool {
+	target := secret
+	switch a.target {
+	case allowMatch:
+		target = match
+	case allowLine:
+		target = line
+	}
+	regexAllowed := false
+	for _, re := range a.res() {
+		if re.MatchString(target) {
+			regexAllowed = true
+			break
+		}
+	}
+	stop := false
+	if len(a.stopwords) > 0 {
+		ls := strings.ToLower(secret)
+		for _, w := range a.stopwords {
+			if strings.Contains(ls, w) {
+				stop = true
+				break
+			}
+		}
+	}
+	if a.and {
+		return (len(a.regexes) == 0 || regexAllowed) && (len(a.stopwords) == 0 || stop)
+	}
+	return regexAllowed || stop
+}
+
+var globalAllow = sync.OnceValue(func() []allowlist {
+	out := make([]allowlist, len(gitleaksGlobalAllow))
+	for i := range gitleaksGlobalAllow {
+		out[i] = newAllowlist(&gitleaksGlobalAllow[i])
+	}
+	return out
+})
+
+// globallyAllowed reports a value that gitleaks' global allowlist lets
+// through for every rule: true/false/null, a run of one letter, $VAR,
+// ${VAR}, {{ template }}, %VAR%, format verbs, system paths.
+func globallyAllowed(secret string) bool {
+	for _, a := range globalAllow() {
+		if a.allows(secret, secret, secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitleaksTable turns the generated table into rules.
+func gitleaksTable() []*rule {
+	out := make([]*rule, 0, len(gitleaksRules))
+	for i := range gitleaksRules {
+		g := &gitleaksRules[i]
+		r := &rule{name: g.id, triggers: g.triggers, fold: g.fold, re: compile(g.pattern),
+			back: g.back, whole: g.whole, group: g.group, limit: g.limit,
+			tail: extendClass, extend: true}
+		if g.left {
+			r.left = boundary
+		}
+		var ctx *[256]bool
+		if g.ctx != "" {
+			ctx = new([256]bool)
+			for j := 0; j < len(g.ctx); j++ {
+				ctx[g.ctx[j]] = true
+			}
+		}
+		allow := make([]allowlist, len(g.allow))
+		for j := range g.allow {
+			allow[j] = newAllowlist(&g.allow[j])
+		}
+		r.check = func(s string, whole, sp span) bool {
+			secret := s[sp.start:sp.end]
+			if g.entropy > 0 && entropy(secret) <= g.entropy {
+				return false
+			}
+			if globallyAllowed(secret) || ordinaryBase64(secret) || strings.Contains(secret, Marker) {
+				return false
+			}
+			if len(allow) == 0 {
+				return true
+			}
+			start := whole.start
+			for n := 0; ctx != nil && n < g.ctxMax && start > 0 && ctx[s[start-1]]; n++ {
+				start--
+			}
+			match, line := s[start:whole.end], lineOf(s, whole)
+			for _, a := range allow {
+				if a.allows(secret, match, line) {
+					return false
+				}
+			}
+			return true
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// lineOf returns the line of s that holds sp, at most 1024 bytes either side.
+func lineOf(s string, sp span) string {
+	start := max(0, sp.start-1024)
+	if i := strings.LastIndexByte(s[start:sp.start], '\n'); i >= 0 {
+		start += i + 1
+	}
+	end := min(len(s), sp.end+1024)
+	if i := strings.IndexByte(s[sp.end:end], '\n'); i >= 0 {
+		end = sp.end + i
+	}
+	return s[start:end]
+}
+
+// entropy is the Shannon entropy of s in bits per rune, as gitleaks
+// computes it.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var ascii [128]int
+	var other map[rune]int
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			ascii[r]++
+			continue
+		}
+		if other == nil {
+			other = map[rune]int{}
+		}
+		other[r]++
+	}
+	inv := 1 / float64(len(s))
+	e := 0.0
+	add := func(n int) {
+		if n > 0 {
+			f := float64(n) * inv
+			e -= f * math.Log2(f)
+		}
+	}
+	for _, n := range ascii {
+		add(n)
+	}
+	for _, n := range other {
+		add(n)
+	}
+	return e
+}
