@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -78,6 +79,28 @@ var secrets = []struct{ name, in, want string }{
 	{"ed25519 pub", "id_ed25519.pub", "[REDACTED]"},
 	{"docker config", "$HOME/.docker/config.json", "[REDACTED]"},
 	{"git credentials", "~/.git-credentials", "[REDACTED]"},
+	// The four shapes that used to reach the wire, and their families.
+	{"azure storage connection string", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + rep(an, 86) + "==;EndpointSuffix=core.windows.net",
+		"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+	{"service bus connection string", "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=" + rep(an, 43) + "=",
+		"Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=[REDACTED]"},
+	{"odbc pwd", "Driver={ODBC Driver 18};Server=db;Uid=app;Pwd=Tr0ub4dor&3x;Encrypt=yes", "Driver={ODBC Driver 18};Server=db;Uid=app;Pwd=[REDACTED];Encrypt=yes"},
+	{"ado password", "Server=db;Database=app;User Id=sa;Password=Hx7!kP2qLm;", "Server=db;Database=app;User Id=sa;Password=[REDACTED];"},
+	{"docker config auth", `{"auths": {"registry.example.com": {"auth": "ZGVwbG95OmdocF9hQjNjRDRlRjVnSDZpSjdrTDhtTjlvUDA="}}}`,
+		`{"auths": {"registry.example.com": {"auth": "[REDACTED]"}}}`},
+	{"npmrc _auth", "_auth = ZGVwbG95OnMzY3IzdA==", "_auth = [REDACTED]"},
+	{"docker login password", "docker login -u deploy --password Zx9#kQ2wLp registry.example.com", "docker login -u deploy --password [REDACTED] registry.example.com"},
+	{"pip index url", "pip install --index-url https://deploy:Zx9kQ2wLpV@pypi.example.com/simple app", "pip install --index-url https://deploy:[REDACTED]@pypi.example.com/simple app"},
+	{"django secret key", "[django]\nSECRET_KEY = " + rep(an, 40), "[django]\nSECRET_KEY = [REDACTED]"},
+	{"toml client secret", `client_secret = "` + rep(an, 32) + `"`, `client_secret = "[REDACTED]"`},
+	{"yaml private key", "private_key: " + rep(an, 24), "private_key: [REDACTED]"},
+	{"env auth token", "AUTH_TOKEN=" + rep(an, 24), "AUTH_TOKEN=[REDACTED]"},
+	{"netrc one line", "machine api.example.com login deploy password " + rep(an, 22), "machine api.example.com login deploy password [REDACTED]"},
+	{"netrc lines", "machine api.example.com\n  login deploy\n  password " + rep(an, 22) + "\n", "machine api.example.com\n  login deploy\n  password [REDACTED]\n"},
+	{"pgpass", "db.example.com:5432:app:deploy:" + rep(an, 20) + "\n", "db.example.com:5432:app:deploy:[REDACTED]\n"},
+	{"pgpass wildcard", "*:*:*:postgres:" + rep(an, 16), "*:*:*:postgres:[REDACTED]"},
+	{"stripe live", "STRIPE=sk_live_" + rep(an, 24), "STRIPE=[REDACTED]"},
+	{"gitlab token longer than the pattern", "glrt-" + rep(an, 24), "[REDACTED]"},
 	{"two secrets", "a=ghp_" + rep(an, 36) + " b=AKIAZ7Q3XW5RT2M4KP6N", "a=[REDACTED] b=[REDACTED]"},
 }
 
@@ -219,4 +242,32 @@ func FuzzString(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLookalikeCorpus: ordinary code, logs and diffs, full of trigger words,
+// pass through String and Stream byte for byte.
+func TestLookalikeCorpus(t *testing.T) {
+	data, err := os.ReadFile("testdata/lookalikes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) < 100 {
+		t.Fatalf("%d look-alike lines; want at least 100", len(lines))
+	}
+	for _, l := range lines {
+		if got := String(l); got != l {
+			t.Errorf("String(%q) = %q; want it unchanged", l, got)
+		}
+	}
+	all := string(data)
+	for _, n := range []int{1, 7, 100, 4000} {
+		var deltas []string
+		for i := 0; i < len(all); i += n {
+			deltas = append(deltas, all[i:min(i+n, len(all))])
+		}
+		if got := feed(t, deltas); got != all {
+			t.Errorf("Stream in deltas of %d changed the corpus", n)
+		}
+	}
 }

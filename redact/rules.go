@@ -163,7 +163,7 @@ var ownRules = []*rule{
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
 		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
-		valid: secretValue, tail: bareValue, tailGroup: 3},
+		valid: secretValue, check: notProse, tail: bareValue, tailGroup: 3},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
 	{name: "connection-string", fold: true, left: boundary,
@@ -176,7 +176,7 @@ var ownRules = []*rule{
 		valid: secretValue},
 	// .pgpass: hostname:port:database:username:password, found at its port.
 	{name: "pgpass", triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
-		left: func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
+		left:  func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
 		re:    compile(`(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`),
 		valid: secretValue},
 	// Registry auth: Docker's config.json "auth": "<base64 user:token>",
@@ -214,6 +214,20 @@ func credential(min int) func(string) bool {
 		}
 		return false
 	}
+}
+
+// notProse rejects an unquoted value of lowercase letters that a space and
+// more text follow: "invalid token: signature is invalid" is a sentence.
+func notProse(s string, _, sp span) bool {
+	if sp.group != 3 || sp.end+1 >= len(s) || s[sp.end] != ' ' {
+		return true
+	}
+	for i := sp.start; i < sp.end; i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // placeholders are assignment values that are certainly not secrets.

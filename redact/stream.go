@@ -180,7 +180,9 @@ func (s *Stream) drop(delta string) string {
 		i = loc[1] - (len(s.carry) - len(delta))
 		s.pem, s.carry = false, s.carry[:0]
 	} else {
-		for i < len(delta) && s.tail[delta[i]] {
+		// "--" ends the run too: no token holds it, and it may open a
+		// private-key block ("-----BEGIN") that must be seen whole.
+		for i < len(delta) && s.tail[delta[i]] && (delta[i] != '-' || i+1 == len(delta) || delta[i+1] != '-') {
 			i++
 		}
 		if i == len(delta) {
