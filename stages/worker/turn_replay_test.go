@@ -141,7 +141,7 @@ func TestModelToolNameRedacted(t *testing.T) {
 // Same, inside a subagent: its tool calls go through subSink.ToolStarted ->
 // Activity with the model's name.
 func TestSubagentToolNameRedacted(t *testing.T) {
-	secret := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	secret := "ghp_Zq8Xw3Lm9Vt2Rk7Np4Hs6Jd1Fb5Gc0Ya8Ue3" // not the alphabet: gitleaks allowlists that as a placeholder
 	script := `{"responses":[` +
 		`{"steps":[` + toolCall("task", map[string]string{"profile": "explore", "prompt": "look"}) + `]},` +
 		`{"steps":[` + toolCall(secret, map[string]string{}) + `]},` +
