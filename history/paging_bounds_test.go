@@ -881,28 +881,35 @@ func sha256Of(b []byte) [32]byte {
 	return s
 }
 
-// TestCompletionOfAnotherRun: an input of run A followed only by the
-// run_completed of run B leaves turn A without durable completion, yet the
-// projection reports complete=true and shows no partial diagnostic
-// (project.go Add, case TypeRunCompleted, closes whatever turn is open).
-// The worker never writes such a file; a damaged or foreign one is read as
-// complete. Low severity.
+// TestCompletionOfAnotherRun: only a turn's own run_completed closes it. An
+// input of run A followed only by the run_completed of run B (a damaged or
+// foreign file; the worker never writes one) leaves turn A without durable
+// completion: the projection is not complete. A's own completion, later,
+// closes it.
 func TestCompletionOfAnotherRun(t *testing.T) {
-	t.Skip("BUG (low): project.go Add: run_completed closes the open turn whatever its run_id")
-	b := NewBuilder()
-	for _, r := range []Record{
+	records := []Record{
 		{Type: TypeInput, RunID: "A", MessageID: "u", Text: "q"},
 		{Type: TypeAssistantChunk, RunID: "A", MessageID: "a", Text: "par"},
 		{Type: TypeRunCompleted, RunID: "B", Outcome: "completed"},
-	} {
-		r.SessionID = "s"
-		b.Add(&r)
 	}
-	p, code := b.Finish("s", "v1-x", 1, false)
-	if code != "" {
-		t.Fatal(code)
+	project := func(records []Record) *Projection {
+		t.Helper()
+		b := NewBuilder()
+		for _, r := range records {
+			r.SessionID = "s"
+			b.Add(&r)
+		}
+		p, code := b.Finish("s", "v1-x", 1, false)
+		if code != "" {
+			t.Fatal(code)
+		}
+		return p
 	}
-	if p.Complete() {
+	if project(records).Complete() {
 		t.Fatal("turn A has no durable completion, but the projection is complete")
+	}
+	records = append(records, Record{Type: TypeRunCompleted, RunID: "A", Outcome: "completed"})
+	if !project(records).Complete() {
+		t.Fatal("turn A's own run_completed does not close it")
 	}
 }
