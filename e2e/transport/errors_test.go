@@ -45,7 +45,9 @@ func TestErrorCodesNoEcho(t *testing.T) {
 		{"not JSON", m + " not json\n", "", one("invalid_request")},
 		{"not an object", `["` + m + `"]` + "\n", "", one("invalid_request")},
 		{"invalid UTF-8", line(clienttest.Quote("u1"), clienttest.Quote("status"), `{"x":"`+m+"\xff\xfe"+`"}`), "", one("invalid_request")},
-		{"lone surrogate", line(clienttest.Quote("ls1"), clienttest.Quote("status"), `{"x":"\ud800`+m+`"}`), "", one("invalid_request")},
+		{"lone surrogate in params keeps the id", line(clienttest.Quote("ls1"), clienttest.Quote("status"), `{"x":"\ud800`+m+`"}`), "ls1", one("invalid_request")},
+		{"lone surrogate in a params key keeps the id", line(clienttest.Quote("ls2"), clienttest.Quote("status"), `{"\udfff`+m+`":1}`), "ls2", one("invalid_request")},
+		{"lone surrogate inside the id", line(`"ls3\ud800"`, clienttest.Quote("status"), `{"x":"`+m+`"}`), "", one("invalid_request")},
 		{"trailing bytes", strings.TrimSuffix(reqLine("tb1", "status", "{}"), "\n") + " " + m + "\n", "", one("invalid_request")},
 		{"two values", strings.TrimSuffix(reqLine("tv1", "status", "{}"), "\n") + `{"` + m + `":1}` + "\n", "", one("invalid_request")},
 		{"unknown field", `{"protocol":"magi-code.local-agent","version":1,"id":"uf1","method":"status","params":{},"` + m + `":1}` + "\n", "uf1", one("invalid_request")},
@@ -79,6 +81,8 @@ func TestErrorCodesNoEcho(t *testing.T) {
 		{"duplicate id of an answered request", line(clienttest.Quote("um1"), clienttest.Quote(m), "{}"), "um1", one("duplicate_id")},
 		{"duplicate id of a rejected envelope", line(clienttest.Quote("uf1"), clienttest.Quote("status"), `{"`+m+`":1}`), "uf1", one("duplicate_id")},
 		{"duplicate id via escape", line(`"u\u006d1"`, clienttest.Quote("status"), "{}"), "um1", one("duplicate_id")},
+		{"duplicate id of a lone-surrogate request", reqLine("ls1", "status", "{}"), "ls1", one("duplicate_id")},
+		{"the id beside a lone surrogate in the id is unused", reqLine("ls3", m, "{}"), "ls3", one("unsupported_method")},
 	}
 	after := []errCase{
 		{"already initialized", line(clienttest.Quote("ai1"), clienttest.Quote("initialize"), `{"required_capabilities":["`+m+`"]}`), "ai1", one("already_initialized")},

@@ -45,7 +45,7 @@ func Members(raw []byte, fn func(key string, value []byte) bool) bool {
 	seen := small[:0]
 	var many map[string]struct{}
 	end := 0
-	ok := eachMember(raw, 0, func(rawKey []byte, escaped bool, value []byte) bool {
+	ok := eachMember(raw, 0, false, func(rawKey []byte, escaped bool, value []byte) bool {
 		var key string
 		if escaped {
 			key = string(decodeString(make([]byte, 0, len(rawKey)), rawKey))
@@ -85,7 +85,7 @@ func String(value []byte) (string, bool) {
 	if len(value) < 2 || value[0] != '"' {
 		return "", false
 	}
-	end, escaped, ok := scanString(value, 0)
+	end, escaped, ok := scanString(value, 0, false)
 	if !ok || end != len(value) {
 		return "", false
 	}
@@ -141,7 +141,7 @@ func Strings(value []byte, max int) ([]string, bool) {
 		if len(out) == max || i >= len(value) || value[i] != '"' {
 			return nil, false
 		}
-		end, _, ok := scanString(value, i)
+		end, _, ok := scanString(value, i, false)
 		if !ok {
 			return nil, false
 		}

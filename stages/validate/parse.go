@@ -54,7 +54,9 @@ type envelope struct {
 //  2. nesting deeper than protocol.MaxJSONDepth (32) containers: invalid_frame;
 //  3. invalid UTF-8: invalid_request;
 //  4. invalid JSON, a lone surrogate escape anywhere, a second value or
-//     trailing bytes, a top level that is not an object: invalid_request;
+//     trailing bytes, a top level that is not an object: invalid_request
+//     (when a lone surrogate escape is the only fault, the ID is still
+//     read, see below);
 //  5. a duplicate envelope member (compared after decoding escapes):
 //     invalid_request;
 //  6. a present protocol that is not the string "magi-code.local-agent", or
@@ -65,9 +67,11 @@ type envelope struct {
 //  8. an id or method that is not a string of 1-64 bytes of [A-Za-z0-9._-]
 //     after decoding escapes: invalid_request.
 //
-// req.ID is set whenever checks 1-4 passed and the object has exactly one
-// "id" member whose value is a valid ID, even when code != "": the response
-// then carries that ID. Otherwise req.ID is "" (the response uses id=null).
+// req.ID is set whenever checks 1-3 passed, the line is one JSON object
+// apart from lone surrogate escapes outside its "id" value, and the object
+// has exactly one "id" member whose value is a valid ID, even when
+// code != "": the response then carries that ID. Otherwise req.ID is ""
+// (the response uses id=null).
 // req.Method and req.Params are set only when code == "". req.Params holds
 // the raw params value (any JSON value; dispatch rejects a non-object) and
 // aliases line: it is valid only as long as line is. No other input byte is
@@ -90,8 +94,13 @@ func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	if !utf8.Valid(line) {
 		return req, protocol.CodeInvalidRequest
 	}
-	env, ok := readEnvelope(line)
+	env, ok := readEnvelope(line, false)
 	if !ok {
+		// Spec: "Invalid/unrecoverable request identity uses id=null;
+		// otherwise id equals request ID." A lone surrogate escape in
+		// params (or any other member) leaves the identity readable; only
+		// one inside the id itself makes it unrecoverable.
+		req.ID = recoverID(line)
 		return req, protocol.CodeInvalidRequest
 	}
 	id, idOK := "", false
@@ -134,15 +143,39 @@ func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	return req, ""
 }
 
+// recoverID returns the request ID of a line that readEnvelope refused, when
+// the refusal was only for lone surrogate escapes outside the "id" value:
+// the line is one JSON object once those are allowed, with exactly one "id"
+// member that is a valid ID on its own (no lone surrogate in it). Otherwise
+// it returns "". It runs only on refused lines, off the accepted path.
+func recoverID(line []byte) string {
+	env, ok := readEnvelope(line, true)
+	if !ok || env.counts[fieldID] != 1 {
+		return ""
+	}
+	value := env.values[fieldID]
+	if len(value) < 2 || value[0] != '"' {
+		return ""
+	}
+	if end, _, strict := scanString(value, 0, false); !strict || end != len(value) {
+		return "" // a lone surrogate inside the id: unrecoverable
+	}
+	id, ok := nameValue(value, false)
+	if !ok {
+		return ""
+	}
+	return id
+}
+
 // readEnvelope scans line as exactly one JSON object, surrounded by
 // optional whitespace, and records its members. It fails on any syntax
-// error, lone surrogate escape or trailing byte.
-func readEnvelope(line []byte) (env envelope, ok bool) {
+// error, lone surrogate escape (unless lax) or trailing byte.
+func readEnvelope(line []byte, lax bool) (env envelope, ok bool) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return env, false // Not an object; syntax does not matter then.
 	}
-	ok = eachMember(line, i, func(key []byte, escaped bool, value []byte) bool {
+	ok = eachMember(line, i, lax, func(key []byte, escaped bool, value []byte) bool {
 		f := fieldUnknown
 		if !escaped {
 			f = lookupField(key)
@@ -171,8 +204,9 @@ func readEnvelope(line []byte) (env envelope, ok bool) {
 // eachMember scans the object that opens at b[*pos] == '{', calling fn with
 // each member's raw key (without quotes, escapes not decoded), whether the
 // key holds escapes, and the raw value. It stops early when fn returns
-// false. On success *pos is the index after the closing brace.
-func eachMember(b []byte, start int, fn func(key []byte, escaped bool, value []byte) bool, pos *int) bool {
+// false. On success *pos is the index after the closing brace. lax is as
+// for scanString.
+func eachMember(b []byte, start int, lax bool, fn func(key []byte, escaped bool, value []byte) bool, pos *int) bool {
 	i := skipSpace(b, start+1)
 	if i < len(b) && b[i] == '}' {
 		*pos = i + 1
@@ -182,7 +216,7 @@ func eachMember(b []byte, start int, fn func(key []byte, escaped bool, value []b
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
-		end, escaped, ok := scanString(b, i)
+		end, escaped, ok := scanString(b, i, lax)
 		if !ok {
 			return false
 		}
@@ -192,7 +226,7 @@ func eachMember(b []byte, start int, fn func(key []byte, escaped bool, value []b
 			return false
 		}
 		i = skipSpace(b, i+1)
-		valueEnd, ok := scanValue(b, i)
+		valueEnd, ok := scanValue(b, i, lax)
 		if !ok {
 			return false
 		}

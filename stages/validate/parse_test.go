@@ -81,12 +81,28 @@ var parseCases = []parseCase{
 	{name: "control character in string", line: with("params", "\"params\":\"a\tb\""), code: protocol.CodeInvalidRequest},
 	{name: "bad escape", line: with("params", `"params":"\x"`), code: protocol.CodeInvalidRequest},
 	{name: "short unicode escape", line: with("params", `"params":"\u12"`), code: protocol.CodeInvalidRequest},
-	{name: "lone high surrogate", line: with("params", `"params":"\ud800"`), code: protocol.CodeInvalidRequest},
-	{name: "lone low surrogate", line: with("params", `"params":"\udc00"`), code: protocol.CodeInvalidRequest},
-	{name: "high surrogate then letter", line: with("params", `"params":"\ud800\u0041"`), code: protocol.CodeInvalidRequest},
-	{name: "high surrogate then text", line: with("params", `"params":"\uD800abcdef"`), code: protocol.CodeInvalidRequest},
-	{name: "lone surrogate in key", line: with("params", `"params":{"\ud800":1}`), code: protocol.CodeInvalidRequest},
-	{name: "lone surrogate deep in params", line: with("params", `"params":[[{"a":["\udfff"]}]]`), code: protocol.CodeInvalidRequest},
+	// A lone surrogate escape is invalid_request; outside the id value the
+	// identity stays readable, so the answer carries the ID.
+	{name: "lone high surrogate", line: with("params", `"params":"\ud800"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone low surrogate", line: with("params", `"params":"\udc00"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "high surrogate then letter", line: with("params", `"params":"\ud800\u0041"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "high surrogate then text", line: with("params", `"params":"\uD800abcdef"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "two high surrogates", line: with("params", `"params":"\ud800\udbff"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate in key", line: with("params", `"params":{"\ud800":1}`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate deep in params", line: with("params", `"params":[[{"a":["\udfff"]}]]`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate in method", line: with("method", `"method":"st\ud800"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate in protocol", line: with("protocol", `"protocol":"\ud800"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate in unknown top-level key", line: env(protocolMember, versionMember, idMember, methodMember, paramsMember, `"\ud800":1`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate before escaped id", line: env(protocolMember, versionMember, `"id":"r\u0031"`, methodMember, `"params":"\udfff"`), code: protocol.CodeInvalidRequest, id: "r1"},
+	{name: "lone surrogate inside id", line: with("id", `"id":"r\ud800"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate inside id and params", line: env(protocolMember, versionMember, `"id":"\udc00"`, methodMember, `"params":"\ud800"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with duplicate id", line: env(protocolMember, versionMember, idMember, methodMember, `"params":"\ud800"`, `"id":"r2"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with invalid id", line: env(protocolMember, versionMember, `"id":"r 1"`, methodMember, `"params":"\ud800"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with missing id", line: env(protocolMember, versionMember, methodMember, `"params":"\ud800"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with syntax error", line: env(protocolMember, versionMember, idMember, methodMember, `"params":"\ud800"`) + ",", code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with bad escape", line: env(protocolMember, versionMember, idMember, methodMember, `"params":"\ud800\x"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate with short escape", line: env(protocolMember, versionMember, idMember, methodMember, `"params":"\ud80"`), code: protocol.CodeInvalidRequest},
+	{name: "lone surrogate in array top level", line: `["\ud800",` + good + `]`, code: protocol.CodeInvalidRequest},
 	{name: "surrogate pair accepted", line: with("params", `"params":"\ud83d\ude00"`), id: "r1", method: "status", params: `"\ud83d\ude00"`},
 	{name: "trailing comma", line: strings.TrimSuffix(good, "}") + ",}", code: protocol.CodeInvalidRequest},
 	{name: "two values", line: good + good, code: protocol.CodeInvalidRequest},
@@ -258,7 +274,7 @@ func fuzzLine(t *testing.T, line []byte) {
 	// lone surrogate escapes and nesting beyond its stack.
 	if utf8.Valid(line) {
 		i := skipSpace(line, 0)
-		end, ok := scanValue(line, i)
+		end, ok := scanValue(line, i, false)
 		mine := ok && skipSpace(line, end) == len(line)
 		theirs := json.Valid(line)
 		if mine && !theirs {

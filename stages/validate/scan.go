@@ -93,8 +93,10 @@ func special8(x uint64) uint64 {
 }
 
 // scanString validates the string that opens at b[i] == '"'. It returns the
-// index after the closing quote and whether the string holds escapes.
-func scanString(b []byte, i int) (end int, escaped, ok bool) {
+// index after the closing quote and whether the string holds escapes. With
+// lax, a lone surrogate escape is accepted as a six-byte escape (see
+// scanEscape).
+func scanString(b []byte, i int, lax bool) (end int, escaped, ok bool) {
 	i++
 	for {
 		for i+8 <= len(b) {
@@ -112,7 +114,7 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 			return i + 1, escaped, true
 		case c == '\\':
 			escaped = true
-			if i, ok = scanEscape(b, i); !ok {
+			if i, ok = scanEscape(b, i, lax); !ok {
 				return i, escaped, false
 			}
 		case c < 0x20:
@@ -125,10 +127,35 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 
 // scanEscape validates the escape at b[i] == '\\' and returns the index
 // after it. A high surrogate must be followed at once by an escaped low
-// surrogate; a low surrogate alone is an error (jsonenc.Unescape).
-func scanEscape(b []byte, i int) (int, bool) {
+// surrogate; a low surrogate alone is an error (jsonenc.Unescape). With lax,
+// a lone surrogate escape (\uD800-\uDFFF, four hex digits) is accepted as
+// six bytes: the recovery scan of Parse uses it to find the members of an
+// object whose only fault is a lone surrogate.
+func scanEscape(b []byte, i int, lax bool) (int, bool) {
 	n, ok := jsonenc.Len(b[i:])
+	if !ok && lax && loneSurrogate(b[i:]) {
+		return i + 6, true
+	}
 	return i + n, ok
+}
+
+// loneSurrogate reports whether b starts with a \u escape of a surrogate
+// code unit (D800-DFFF), four hex digits.
+func loneSurrogate(b []byte) bool {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' || b[2]|0x20 != 'd' {
+		return false
+	}
+	switch c := b[3] | 0x20; {
+	case c == '8' || c == '9' || 'a' <= c && c <= 'f':
+	default:
+		return false
+	}
+	for _, c := range b[4:6] {
+		if !isDigit(c) && !('a' <= c|0x20 && c|0x20 <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -180,11 +207,11 @@ func scanLiteral(b []byte, i int, word string) (int, bool) {
 
 // scanKey validates an object key and its colon at b[i] (after whitespace)
 // and returns the index of the member's value (whitespace skipped).
-func scanKey(b []byte, i int) (int, bool) {
+func scanKey(b []byte, i int, lax bool) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return i, false
 	}
-	i, _, ok := scanString(b, i)
+	i, _, ok := scanString(b, i, lax)
 	if !ok {
 		return i, false
 	}
@@ -197,8 +224,9 @@ func scanKey(b []byte, i int) (int, bool) {
 
 // scanValue validates one JSON value starting at b[i] (leading whitespace
 // skipped) and returns the index just after it. It keeps an explicit stack
-// of at most maxScanDepth levels: it never recurses.
-func scanValue(b []byte, i int) (int, bool) {
+// of at most maxScanDepth levels: it never recurses. lax is as for
+// scanString.
+func scanValue(b []byte, i int, lax bool) (int, bool) {
 	var objects uint64 // bit d is set when the container at depth d is an object
 	depth := 0
 	ok := true
@@ -228,13 +256,13 @@ values:
 				break // An empty container is a complete value.
 			}
 			if c == '{' {
-				if i, ok = scanKey(b, i); !ok {
+				if i, ok = scanKey(b, i, lax); !ok {
 					return i, false
 				}
 			}
 			continue values
 		case c == '"':
-			i, _, ok = scanString(b, i)
+			i, _, ok = scanString(b, i, lax)
 		case c == 't':
 			i, ok = scanLiteral(b, i, "true")
 		case c == 'f':
@@ -259,7 +287,7 @@ values:
 			case ',':
 				i = skipSpace(b, i+1)
 				if inObject {
-					if i, ok = scanKey(b, i); !ok {
+					if i, ok = scanKey(b, i, lax); !ok {
 						return i, false
 					}
 				}
