@@ -75,7 +75,8 @@ func TestIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 			t.Fatalf("Respond #%d = %v; want nil (32 pending frames are allowed)", i+1, err)
 		}
 	}
-	cancel(errors.New("test over"))
+	cause := errors.New("test over")
+	cancel(cause)
 	var err error
 	yieldUntil(t, "Run returned or stuck", func() bool {
 		select {
@@ -91,7 +92,10 @@ func TestIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	if got := w.Pending(); got > protocol.PendingOutputFrames {
 		t.Fatalf("Pending = %d; want at most %d", got, protocol.PendingOutputFrames)
 	}
-	_ = err
+	// Nothing failed before the cancellation: no overflow, no deadline.
+	if !errors.Is(err, cause) {
+		t.Fatalf("Run = %v; want the cancellation's cause", err)
+	}
 }
 
 // TestIdleSelectRespectsWatermark is the milder face of the same
@@ -116,8 +120,11 @@ func TestIdleSelectRespectsWatermark(t *testing.T) {
 			t.Fatalf("Respond #%d = %v", i+1, err)
 		}
 	}
-	cancel(errors.New("test over"))
-	<-result
+	cause := errors.New("test over")
+	cancel(cause)
+	if err := <-result; !errors.Is(err, cause) {
+		t.Fatalf("Run = %v; want the cancellation's cause", err)
+	}
 	if pendingAtTake > EventWatermark {
 		t.Fatalf("event taken with %d frames pending; want events only while fewer than %d are pending", pendingAtTake, EventWatermark)
 	}
