@@ -10,3 +10,10 @@ const (
 	EventDiagnostic        = "diagnostic"
 	EventRunFinished       = "run.finished"
 )
+
+// Events lists the event names of version 1, in the order the spec's event
+// table lists them.
+var Events = [...]string{
+	EventInputPersisted, EventMessageDelta, EventMessageReconcile, EventActivity,
+	EventApprovalRequested, EventDiagnostic, EventRunFinished,
+}

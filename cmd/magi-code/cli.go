@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/stages/worker"
 )
@@ -28,6 +29,10 @@ func cli(l launch) int {
 			return 1
 		}
 		fmt.Print(config.MCPText(list))
+	case modeSchema:
+		if _, err := os.Stdout.WriteString(protocol.Schema); err != nil {
+			return 1
+		}
 	case modeMCPApprove:
 		if err := config.Approve(env, l.name); err != nil {
 			fmt.Fprintln(os.Stderr, "magi-code: mcp approve:", err)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -51,5 +54,26 @@ func TestCLI(t *testing.T) {
 	}
 	if out, err := run("mcp", "approve", "nosuch"); err == nil {
 		t.Fatalf("approving an unknown server succeeded:\n%s", out)
+	}
+}
+
+// TestSchemaCommand: `magi-code schema` prints exactly the checked-in
+// protocol/schema.json, so the published document cannot drift from the
+// file the tests validate frames against.
+func TestSchemaCommand(t *testing.T) {
+	out, err := exec.Command(clienttest.Binary(t), "schema").Output()
+	if err != nil {
+		t.Fatalf("magi-code schema: %v", err)
+	}
+	file, err := os.ReadFile(filepath.Join("..", "..", "protocol", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, file) {
+		t.Fatalf("magi-code schema prints %d bytes that differ from protocol/schema.json (%d bytes)", len(out), len(file))
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil || doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Fatalf("magi-code schema: not a draft 2020-12 document (%v)", err)
 	}
 }

@@ -15,6 +15,7 @@ const (
 	modeMCPList
 	modeMCPApprove
 	modeHelp
+	modeSchema
 )
 
 // launch is a validated command line.
@@ -57,6 +58,10 @@ func parseArgs(args []string) (launch, error) {
 		if len(args) == 3 && args[1] == "approve" {
 			return launch{mode: modeMCPApprove, name: args[2]}, nil
 		}
+	case "schema":
+		if len(args) == 1 {
+			return launch{mode: modeSchema}, nil
+		}
 	case "help", "-h", "--help":
 		if len(args) == 1 {
 			return launch{mode: modeHelp}, nil
@@ -72,4 +77,5 @@ Usage:
   magi-code config show          effective settings for this directory (secrets masked) and their sources
   magi-code mcp list             configured MCP servers and their approval state
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
+  magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
 `

@@ -1,0 +1,51 @@
+package schemacheck
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+const delta = `{"protocol":"magi-code.local-agent","version":1,"type":"event","instance_id":"0b8a4d2e-7f11-4c3a-9d55-1e2f3a4b5c6d","seq":7,"event":"message.delta","data":{"session_id":"s1","run_id":"4f1c2b3a-5d6e-4f70-8192-a3b4c5d6e7f8","message_id":"m1","part":0,"text":"Hel"}}` + "\n"
+
+func TestValidate(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 4 { // concurrent first use compiles once
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Validate([]byte(delta)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	bad := strings.Replace(delta, `"part":0`, `"part":"0"`, 1)
+	if err := Validate([]byte(bad)); err == nil {
+		t.Fatalf("Validate accepts %s", bad)
+	}
+	if err := Validate([]byte(delta + delta)); err == nil {
+		t.Fatal("Validate accepts two frames")
+	}
+	if err := ValidateDef("nosuch", []byte(delta)); err == nil {
+		t.Fatal("ValidateDef accepts an unknown $defs name")
+	}
+}
+
+func BenchmarkValidateDelta(b *testing.B) {
+	if err := Validate([]byte(delta)); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		_ = Validate([]byte(delta))
+	}
+}
+
+func BenchmarkValidateDefDelta(b *testing.B) {
+	if err := ValidateDef("event.message.delta", []byte(delta)); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		_ = ValidateDef("event.message.delta", []byte(delta))
+	}
+}
