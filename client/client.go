@@ -49,6 +49,11 @@ type Options struct {
 	// StderrLimit bounds the stderr kept for Wait (default 64 KiB); the
 	// rest is read and counted so the child never blocks on stderr.
 	StderrLimit int
+	// CheckFrame, when set, is called with every output frame (LF
+	// included) after the client's own checks; an error is a protocol
+	// violation like theirs. Tests set it to schemacheck.Validate so that
+	// every frame is held to the published schema.
+	CheckFrame func(frame []byte) error
 }
 
 // Error is the error object of a response.
@@ -206,6 +211,11 @@ func (c *Client) read(stdout io.Reader) {
 			return
 		}
 		resp, ev, err := chk.frame(line)
+		if err == nil && c.opts.CheckFrame != nil {
+			if cerr := c.opts.CheckFrame(line); cerr != nil {
+				err = violation("frame seq %d: %v: %.300q", chk.lastSeq, cerr, line)
+			}
+		}
 		if err != nil {
 			end(err)
 			return

@@ -2,7 +2,8 @@
 // magi-code binary once (Main, Binary), makes a temporary MC_HOME with
 // settings and fixture scripts (NewWorkspace, NewFixtureWorkspace), starts
 // a child through real pipes with a minimal environment (Workspace.Start,
-// Spawn, StartChild), drives it with test-bound helpers (Child), checks
+// Spawn, StartChild) whose every output frame is validated against the
+// published schema (protocol/schema.json), drives it with test-bound helpers (Child), checks
 // each run's events against the spec's order and chunk rules (CheckRun) and
 // pages through history checking the page bounds (Child.History).
 package clienttest
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/protocol/schemacheck"
 )
 
 var (
@@ -168,6 +170,11 @@ func (w *Workspace) Start(t testing.TB, opts client.Options) *client.Client {
 	}
 	if opts.Env == nil {
 		opts.Env = w.Env()
+	}
+	if opts.CheckFrame == nil {
+		// Every frame a whole-process test reads must match the published
+		// schema: a field added, renamed or mistyped anywhere fails.
+		opts.CheckFrame = schemacheck.Validate
 	}
 	c, err := client.Start(context.Background(), opts)
 	if err != nil {
