@@ -8,7 +8,9 @@ GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 .PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything
 
 # The reference MCP server from the npm registry, used by the MCP tests when
-# node and npm are present (the tests skip with a message otherwise).
+# node and npm are present (the tests skip with a message otherwise). The
+# tests find it in .tools, or install this version there themselves
+# (internal/everything), so a plain `go test` runs them too.
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING_DIR     := $(CURDIR)/.tools/node_modules/@modelcontextprotocol/server-everything
 
@@ -21,7 +23,7 @@ build:
 
 # Whole-process tests find the binary through MAGI_CODE_BIN.
 test: build mcp-everything
-	MAGI_CODE_BIN=$(CURDIR)/$(BIN) MAGI_MCP_EVERYTHING=$(EVERYTHING_DIR) $(GO) test $(GOFLAGS_TEST) $(PKGS)
+	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	$(GO) vet $(PKGS)
 
@@ -64,7 +66,7 @@ mcp-everything:
 	@if [ -d "$(EVERYTHING_DIR)" ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then \
 	  echo "installing @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) into .tools/"; \
-	  npm install --silent --no-audit --no-fund --prefix $(CURDIR)/.tools @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
+	  npm install --silent --no-audit --no-fund --save-exact --prefix $(CURDIR)/.tools @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
 	    || echo "npm install failed: the MCP reference-server test will be skipped"; \
 	else echo "npm not found: the MCP reference-server test will be skipped"; fi
 

@@ -3,8 +3,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/everything"
 	"github.com/magi-code/magi-code/protocol"
 )
 
@@ -240,10 +239,7 @@ func TestMCPProjectServerApproval(t *testing.T) {
 // the npm registry, when node and the package are present.
 func TestMCPServerEverything(t *testing.T) {
 	t.Parallel()
-	node, entry, skip := everythingEntry()
-	if skip != "" {
-		t.Skip(skip)
-	}
+	node, entry := everything.Entry(t)
 	dir := t.TempDir()
 	settings := script(t, dir,
 		[]step{toolCall("mcp__everything__echo", map[string]any{"message": "hello everything"})}, []step{text("echoed")}) +
@@ -261,54 +257,4 @@ func TestMCPServerEverything(t *testing.T) {
 		t.Fatalf("reply %q", r.Reply())
 	}
 	ch.Shutdown()
-}
-
-// everythingEntry finds an installed @modelcontextprotocol/server-everything
-// without installing anything: $MAGI_MCP_EVERYTHING (make test sets it), or
-// .tools/node_modules at the repository root. It returns node and the
-// package's bin entry point, or why the test skips.
-func everythingEntry() (node, entry, skip string) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", "", "node not found: the server-everything test needs node and @modelcontextprotocol/server-everything (make test installs it)"
-	}
-	dirs := []string{filepath.Join("..", "..", ".tools", "node_modules", "@modelcontextprotocol", "server-everything")}
-	if d := os.Getenv("MAGI_MCP_EVERYTHING"); d != "" {
-		dirs = append([]string{d}, dirs...)
-	}
-	for _, dir := range dirs {
-		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-		if err != nil {
-			continue
-		}
-		var pkg struct {
-			Bin  json.RawMessage `json:"bin"`
-			Main string          `json:"main"`
-		}
-		if json.Unmarshal(data, &pkg) != nil {
-			continue
-		}
-		var one string
-		var many map[string]string
-		if json.Unmarshal(pkg.Bin, &one) != nil || one == "" {
-			if json.Unmarshal(pkg.Bin, &many) == nil {
-				one = many["mcp-server-everything"]
-				for _, v := range many {
-					if one == "" {
-						one = v
-					}
-				}
-			}
-		}
-		if one == "" {
-			one = pkg.Main
-		}
-		if one != "" {
-			abs, err := filepath.Abs(filepath.Join(dir, one))
-			if err == nil && clienttest.FileExists(abs) {
-				return node, abs, ""
-			}
-		}
-	}
-	return "", "", "@modelcontextprotocol/server-everything is not installed (make test installs it into .tools/ and sets MAGI_MCP_EVERYTHING; this test never installs it)"
 }
