@@ -1,0 +1,118 @@
+//go:build unix
+
+package proctest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Guard bounds every wait here. SIGKILL is delivered asynchronously, so a
+// killed process takes a moment to die; the bound is only reached when a
+// process really survived.
+const Guard = 30 * time.Second
+
+// Gone reports whether pid no longer runs: kill(pid, 0) fails with ESRCH,
+// or /proc shows it as a zombie (or dead).
+func Gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	state, ok := stat(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if !ok {
+		_, err := os.Stat("/proc/self/stat")
+		return err == nil // /proc works, and pid is not in it
+	}
+	return state.zombie()
+}
+
+// GroupLive lists the members of process group pgid that still run (not
+// zombies). Without /proc it falls back to kill(-pgid, 0), which counts
+// zombies as members.
+func GroupLive(pgid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	if len(stats) == 0 {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
+		return []int{-pgid}
+	}
+	var live []int
+	for _, p := range stats {
+		st, ok := stat(p)
+		if ok && st.pgrp == pgid && !st.zombie() {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// WaitGone waits, at most Guard, until every pid is Gone, and fails t
+// (killing the survivors) otherwise.
+func WaitGone(t testing.TB, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(Guard)
+	for _, pid := range pids {
+		for !Gone(pid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d still runs %v later", pid, Guard)
+			}
+			time.Sleep(5 * time.Millisecond) // polling the kernel; not a timing assertion
+		}
+	}
+}
+
+// WaitGroupGone waits, at most Guard, until no member of process group
+// pgid runs, and fails t (killing the group) otherwise.
+func WaitGroupGone(t testing.TB, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(Guard)
+	for {
+		live := GroupLive(pgid)
+		if len(live) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Fatalf("process group %d still has live members %v, %v later", pgid, live, Guard)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the kernel; not a timing assertion
+	}
+}
+
+type procStat struct {
+	state byte
+	pgrp  int
+}
+
+func (s procStat) zombie() bool { return s.state == 'Z' || s.state == 'X' || s.state == 'x' }
+
+// stat reads the state and process group of /proc/PID/stat; the fields
+// follow the parenthesised command name, which may itself hold ')'.
+func stat(path string) (procStat, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return procStat{}, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:])) // state ppid pgrp ...
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	pgrp, err := strconv.Atoi(f[2])
+	if err != nil {
+		return procStat{}, false
+	}
+	return procStat{state: f[0][0], pgrp: pgrp}, true
+}
