@@ -49,6 +49,7 @@ type turnStats struct {
 	errorCode     string
 	persistence   string
 	childCPU      time.Duration // child CPU over the turn (/proc, 10 ms resolution)
+	peakRSS       int64         // the child's VmHWM (KiB) after run.finished
 	orderBroken   string
 	reconcileMsg  string
 }
@@ -134,6 +135,9 @@ func readTurn(c *child) (*turnStats, error) {
 		return nil, err
 	}
 	st.childCPU = cpu1 - cpu0
+	if st.peakRSS, err = procStatus(c.pid(), "VmHWM"); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -243,6 +247,7 @@ func runFlood(bin string) (*result, error) {
 	r.add("flood.1m.frames", float64(big.frames), "frames")
 	r.add("flood.1m.reconciled_bytes", float64(len(big.reconcile)), "bytes")
 	r.add("flood.1m.delta_bytes", float64(big.deltaBytes), "bytes")
+	r.add("flood.1m.peak_rss", float64(big.peakRSS)/1024, "MiB")
 	r.note("1M flood: outcome=%s error_code=%s persistence=%s; reconcile %d bytes (last_part=%v) of a 100,000,000-byte reply",
 		big.outcome, big.errorCode, big.persistence, len(big.reconcile), big.lastPart)
 	// The reconcile must be a prefix of the reply, never altered text.

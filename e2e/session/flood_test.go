@@ -1,9 +1,6 @@
 package session
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +12,11 @@ import (
 
 // TestFloodSlowReader floods 1,000,000 deltas of 100 bytes at a reader that
 // starts slow (a small client buffer and a consumer that sleeps per event):
-// deltas drop, visibly (gaps in part numbers), while the authoritative
-// reconcile and run.finished arrive intact and exactly once.
+// deltas may drop (how many depends on who is faster, so the test does not
+// count on drops), never show text the reconcile does not hold, while the
+// authoritative reconcile and run.finished arrive intact and exactly once.
+// The child's memory over this flood is a figure of `make bench`
+// (flood.1m.peak_rss), not a test.
 //
 // 100 MB exceeds the spec's 8 MiB of assistant content per run, so the run
 // must fail with content_limit and truthfully reconcile the accepted prefix
@@ -27,11 +27,6 @@ func TestFloodSlowReader(t *testing.T) {
 	const n = 1_000_000
 	ws := newWorkspace(t, "", response(repeat(unit, n)))
 	ch := start(t, ws, client.Options{EventBuffer: 2})
-	cwd, err := filepath.EvalSymlinks(ws.Cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := childPid(t, cwd)
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "flood me")
 
@@ -54,6 +49,14 @@ func TestFloodSlowReader(t *testing.T) {
 	if run.Count(protocol.EventRunFinished) != 1 {
 		t.Fatal("run.finished not exactly once")
 	}
+	if len(run.Messages) != 1 {
+		t.Fatalf("%d reconciled messages", len(run.Messages))
+	}
+	got := run.Reply()
+	// Deltas are best effort: a dropped one spends its part number (a gap),
+	// and parts dropped after the last delivered one leave none. Until the
+	// first gap the deltas are the reply's exact prefix; after it each one is
+	// still text of the reply; together they never hold more than it.
 	gaps, deltas, lastPart, deltaBytes := 0, 0, -1, 0
 	for _, ev := range run.Events {
 		if ev.Name != protocol.EventMessageDelta {
@@ -66,21 +69,20 @@ func TestFloodSlowReader(t *testing.T) {
 		if te.Part != lastPart+1 {
 			gaps++
 		}
+		if gaps == 0 && !strings.HasPrefix(got[deltaBytes:], te.Text) {
+			t.Fatalf("delta part %d %q is not the reply's next text (no part is missing before it)", te.Part, te.Text)
+		}
+		if gaps > 0 && !strings.Contains(got, te.Text) {
+			t.Fatalf("delta part %d %q is not text of the reply", te.Part, te.Text)
+		}
 		lastPart = te.Part
 		deltas++
 		deltaBytes += len(te.Text)
 	}
-	t.Logf("%d events, %d deltas delivered (%d bytes), %d gaps, last delta part %d", len(run.Events), deltas, deltaBytes, gaps, lastPart)
-	// Deltas are best effort: under a slow reader some text never arrives
-	// as a delta (a gap in the part numbers, or parts dropped after the last
-	// delivered one), and the reconcile still carries all of it.
-	if deltaBytes >= len(run.Reply()) {
-		t.Fatal("no delta was dropped under a slow reader")
+	t.Logf("%d events, %d deltas delivered (%d bytes of %d), %d gaps, last delta part %d", len(run.Events), deltas, deltaBytes, len(got), gaps, lastPart)
+	if deltaBytes > len(got) {
+		t.Fatalf("deltas carried %d bytes; the reply has %d", deltaBytes, len(got))
 	}
-	if len(run.Messages) != 1 {
-		t.Fatalf("%d reconciled messages", len(run.Messages))
-	}
-	got := run.Reply()
 	switch run.Finished.Outcome {
 	case "failed":
 		if run.Finished.ErrorCode == nil || *run.Finished.ErrorCode != string(protocol.CodeContentLimit) {
@@ -96,34 +98,4 @@ func TestFloodSlowReader(t *testing.T) {
 		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.Events[len(run.Events)-1].Data)
 	}
 	ch.noEventsAfter()
-	// Memory stays bounded by the spec's limits, not by the 100 MB flood.
-	hwm := peakRSS(t, pid)
-	t.Logf("child peak RSS %d MiB", hwm>>20)
-	if hwm > maxFloodRSS {
-		t.Fatalf("child peak RSS %d MiB over a 100 MB flood; want at most %d MiB", hwm>>20, maxFloodRSS>>20)
-	}
-}
-
-// maxFloodRSS is a generous bound: 8 MiB of content held a few times over
-// (reply, history record, redacted copy, reconcile chunks) plus the runtime.
-const maxFloodRSS = 128 << 20
-
-// peakRSS reads VmHWM of pid.
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
 }
