@@ -176,7 +176,7 @@ type Result struct {
 // or ctx ends. It blocks; see the package doc for what ctx cancellation
 // stops. The returned error is nil for Completed, wraps ErrCancelled for
 // Cancelled, and carries a safe code (CodeOf) for Failed. history is not
-// modified. Hooks.Stop runs last, whatever the outcome.
+// modified. Hooks.Stop runs last, unless the run was cancelled.
 func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink Sink) (Result, error) {
 	if cfg.Provider == nil {
 		return Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}

@@ -22,8 +22,10 @@
 // error result; the tool never runs), the tool (its ctx carries a
 // Reporter), Hooks.PostToolUse, activity finished. A failing hook is a
 // Sink.Diagnostic with code DiagHookFailed, never a failure of the run.
-// Hooks.Stop runs once after the loop, whatever the outcome, without the
-// run's cancellation.
+// Hooks.Stop runs once after a loop that ended by itself (completed or
+// failed), under the run's cancellation like every hook: a cancelled run
+// starts none, and cancelling during it kills it and ends the run
+// cancelled.
 //
 // Auto-compaction (compact.go) summarises the conversation through the
 // same provider before a provider call once the request nears the context

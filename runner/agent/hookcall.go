@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/magi-code/magi-code/runner/tools"
 )
@@ -50,24 +49,29 @@ func (r *run) postToolUse(ctx context.Context, name string, args json.RawMessage
 	return nil
 }
 
-// stopHook runs the Stop hook once at the end of the run, whatever its
-// outcome, and returns the run's final error. It runs without the run's
-// cancellation (a cancelled turn still runs its Stop hook; the hook's own
-// timeout bounds it). A failed hook is a diagnostic; a diagnostic that
-// cannot be delivered fails a run that had completed.
+// stopHook runs the Stop hook once at the end of a run that ended by
+// itself (completed or failed), and returns the run's final error. It runs
+// under the run's context, like every other hook: a run whose context ended
+// (turn.cancel, shutdown, EOF, lost output) starts no stop hook, and a
+// cancellation that arrives while the hook runs kills its process group at
+// once and ends the run cancelled (or with the cancellation's code), so
+// that run.finished follows turn.cancel promptly and shutdown or EOF can
+// drain within the closing deadline. A failed hook is a diagnostic; a
+// diagnostic that cannot be delivered fails a run that had completed.
 func (r *run) stopHook(ctx context.Context, runErr error) error {
-	if r.cfg.Hooks == nil {
+	if r.cfg.Hooks == nil || ctx.Err() != nil {
 		return runErr
 	}
 	outcome := Completed
-	switch {
-	case runErr == nil:
-	case errors.Is(runErr, ErrCancelled):
-		outcome = Cancelled
-	default:
+	if runErr != nil {
 		outcome = Failed
 	}
-	if err := r.cfg.Hooks.Stop(context.WithoutCancel(ctx), outcome); err != nil {
+	err := r.cfg.Hooks.Stop(ctx, outcome)
+	if ctx.Err() != nil {
+		// Cancelled while the hook ran: not a hook failure.
+		return ctxError(ctx)
+	}
+	if err != nil {
 		if derr := r.diagnose("stop hook failed"); derr != nil && runErr == nil {
 			return derr
 		}

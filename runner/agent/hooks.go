@@ -18,6 +18,8 @@ type Hooks interface {
 	PreToolUse(ctx context.Context, tool string, args json.RawMessage) (block bool, reason string, err error)
 	// PostToolUse runs after a tool call with its outcome.
 	PostToolUse(ctx context.Context, tool string, args json.RawMessage, result string, isError bool) error
-	// Stop runs once when the turn ends, whatever its outcome.
+	// Stop runs once when the turn ends by itself (completed or failed);
+	// a cancelled turn runs none. ctx is the run's: when it ends, the
+	// running hook is killed and Stop returns.
 	Stop(ctx context.Context, outcome Outcome) error
 }

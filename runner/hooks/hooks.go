@@ -175,9 +175,8 @@ func (r *Runner) PostToolUse(ctx context.Context, tool string, args json.RawMess
 }
 
 // Stop runs every stop hook in settings order with the turn's outcome;
-// failures are joined into the error. Callers that want stop hooks to run
-// after a cancelled turn pass a context that is not cancelled
-// (context.WithoutCancel): on a done ctx no hook starts.
+// failures are joined into the error. On a done ctx no hook starts; when
+// ctx ends, the running hook's group is killed and no later hook runs.
 func (r *Runner) Stop(ctx context.Context, outcome agent.Outcome) error {
 	var input []byte
 	var errs []error

@@ -18,8 +18,8 @@ import (
 // are valid JSON of at most InputFieldBytes; otherwise it is a string (the
 // first InputFieldBytes of them, valid UTF-8) and arguments_truncated is
 // true. result is cut to at most InputFieldBytes on a rune boundary, with
-// result_truncated true when cut. outcome is completed, cancelled or
-// failed.
+// result_truncated true when cut. outcome is completed or failed (the
+// agent runs no stop hook for a cancelled turn).
 type Input struct {
 	Event              string          `json:"event"`
 	Cwd                string          `json:"cwd"`
