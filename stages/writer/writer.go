@@ -3,7 +3,6 @@ package writer
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -68,8 +67,11 @@ type Stats struct {
 // 2000 ms output deadline. Respond is safe for concurrent use; Run is called
 // once, by the goroutine that owns the output.
 type Writer struct {
-	out        *os.File
-	raw        syscall.RawConn
+	out Output
+	raw syscall.RawConn
+	// write is one nonblocking write of b to the output: write(2) on the
+	// descriptor for a file, Pipe.writeNonblock for a Pipe.
+	write      func(fd uintptr, b []byte) (int, error)
 	instanceID string
 	now        func() time.Time
 	onEvent    func(e *wire.Event)
@@ -101,12 +103,20 @@ type Writer struct {
 	stats   Stats
 }
 
+// Output is what a Writer writes: a nonblocking *os.File registered with
+// the runtime poller (TakeStdio's out, or os.Pipe's write end after
+// SetNonblock), or a *Pipe for an in-process client.
+type Output interface {
+	SyscallConn() (syscall.RawConn, error)
+	SetWriteDeadline(t time.Time) error
+}
+
 // New returns the writer for out, which must be a nonblocking file
 // registered with the runtime poller (TakeStdio's out, or os.Pipe's write
-// end after SetNonblock): writes never block and SetWriteDeadline works.
-// The Writer never closes out; its owner does, after Run has returned and
-// Respond is no longer called.
-func New(out *os.File, opts Options) (*Writer, error) {
+// end after SetNonblock) or a *Pipe: writes never block and
+// SetWriteDeadline works. The Writer never closes out; its owner does,
+// after Run has returned and Respond is no longer called.
+func New(out Output, opts Options) (*Writer, error) {
 	raw, err := out.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
@@ -125,6 +135,10 @@ func New(out *os.File, opts Options) (*Writer, error) {
 		onEvent:    opts.OnEvent,
 		logf:       opts.Logf,
 		wake:       make(chan struct{}, 1),
+		write:      writeFD,
+	}
+	if p, ok := out.(*Pipe); ok {
+		w.write = p.writeNonblock
 	}
 	if w.now == nil {
 		w.now = time.Now
@@ -271,7 +285,7 @@ func (w *Writer) appendEventLocked(e *wire.Event) {
 func (w *Writer) writeLocked(fd uintptr) (progressed, wouldBlock bool) {
 	for w.q.count > 0 && w.err == nil {
 		b := w.q.unwritten()
-		n, err := writeFD(fd, b)
+		n, err := w.write(fd, b)
 		if n > 0 {
 			w.q.advance(n)
 			w.stats.Writes++
