@@ -13,6 +13,7 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/framing"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -29,13 +30,8 @@ const (
 	exitFailure = 1
 )
 
-// serve wires the pipeline and runs it until the child must exit:
-//
-//	stdin ─► framing ─► validate ─► dispatch ─► workers ─► events ─┐
-//	                                   └──── responses ──► writer ◄─┘ ─► stdout
-//
-// Framing, validation and dispatch run inline on the stdin goroutine; a
-// response is written inline when nothing is pending (PERFORMANCE lesson 4).
+// serve is the child's main: it takes fd 0 and fd 1 for the protocol and
+// runs the pipeline on them until the child must exit.
 // Nothing here writes to stderr: runtime failures exit 1 silently.
 func serve() int {
 	// Spec: "Stdout contains protocol bytes only": the writer owns a private
@@ -44,12 +40,32 @@ func serve() int {
 	if err != nil {
 		return exitFailure
 	}
-	// mcp-go's client logs through the default slog logger, which writes to
-	// stderr: serve never writes there.
-	slog.SetDefault(slog.New(slog.DiscardHandler))
-	log.SetOutput(io.Discard)
+	quietLogs()
 	stopProfile := startProfile()
 	defer stopProfile()
+	return pipeline(in, out, worker.Env())
+}
+
+// quietLogs sends the default log and slog loggers nowhere. mcp-go's client
+// logs through the default slog logger, which writes to stderr: serve never
+// writes there, and the terminal session must not scribble on its screen.
+func quietLogs() {
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	log.SetOutput(io.Discard)
+}
+
+// pipeline wires the pipeline between in and out and runs it until it must
+// end, returning the exit code (exitOK after a drained shutdown or EOF):
+//
+//	in ─► framing ─► validate ─► dispatch ─► workers ─► events ─┐
+//	                                 └──── responses ──► writer ◄─┘ ─► out
+//
+// Framing, validation and dispatch run inline on the input goroutine; a
+// response is written inline when nothing is pending (PERFORMANCE lesson 4).
+// serve runs it on the process's stdio; the terminal session runs it
+// in-process over a writer.Pipe, with the same rules. It does not close in
+// or out.
+func pipeline(in io.Reader, out writer.Output, env config.Env) int {
 	now := time.Now
 	newID := uuid.NewString
 
@@ -57,7 +73,7 @@ func serve() int {
 	// whose failure cancels the run with output_unavailable.
 	events := backpressure.New[wire.Event]("run-events", protocol.WorkerEvents, backpressure.Wait(protocol.CriticalEventWait), backpressure.System)
 
-	pool := worker.NewPool(worker.Options{Env: worker.Env(), NewID: newID, Now: now, Events: events})
+	pool := worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now, Events: events})
 
 	var srv *dispatch.Server
 	w, err := writer.New(out, writer.Options{
