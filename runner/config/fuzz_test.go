@@ -1,47 +1,176 @@
 package config
 
 import (
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	tomlparser "github.com/knadh/koanf/parsers/toml/v2"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
-// FuzzFrontMatter: any document parses or fails, never panics.
+// FuzzFrontMatter: any document parses or fails, never panics; what parses
+// re-serialises (every scalar double-quoted, lists as block lists) into a
+// document that parses to the same values and the same body.
 func FuzzFrontMatter(f *testing.F) {
-	for _, s := range []string{"---\nname: a\ntools: [a, \"b\"]\n---\nbody", "---\nx:\n  - a\n---\n", "---\nd: >\n  a\n---", "---\nq: \"\\", "---\nt: ['a''b', \"c\\\"\"]\n---\n"} {
+	for _, s := range []string{"---\nname: a\ntools: [a, \"b\"]\n---\nbody", "---\nx:\n  - a\n---\n", "---\nd: >\n  a\n---", "---\nq: \"\\", "---\nt: ['a''b', \"c\\\"\"]\n---\n",
+		"---\nd: |\n  one\n  two\ne: []\nf:\n  -\n  - \"\"\n---\n", "---\nn: plain # comment\n---\nx"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
-		fm, _, has, err := splitFrontMatter([]byte(doc))
-		if err == nil && has {
-			_, _ = parseFrontMatter(fm)
+		fm, body, has, err := splitFrontMatter([]byte(doc))
+		if err != nil || !has {
+			return
+		}
+		values, err := parseFrontMatter(fm)
+		if err != nil {
+			return
+		}
+		again := "---\n" + serializeFrontMatter(values) + "---\n" + string(body)
+		fm2, body2, has2, err := splitFrontMatter([]byte(again))
+		if err != nil || !has2 || string(body2) != string(body) {
+			t.Fatalf("re-serialised %q: split = %q, %v, %v; want the body %q", again, body2, has2, err, body)
+		}
+		values2, err := parseFrontMatter(fm2)
+		if err != nil || !reflect.DeepEqual(values, values2) {
+			t.Fatalf("front matter %q = %#v; re-serialised as %q it parses to %#v, %v", fm, values, fm2, values2, err)
 		}
 	})
 }
 
-// FuzzSettings: any settings text is accepted or rejected, never panics.
+// serializeFrontMatter writes values (strings and string lists) in the
+// subset parseFrontMatter reads.
+func serializeFrontMatter(values map[string]any) string {
+	var b strings.Builder
+	for key, v := range values {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(key + ": " + strconv.Quote(v) + "\n")
+		case []string:
+			if len(v) == 0 {
+				b.WriteString(key + ": []\n")
+				continue
+			}
+			b.WriteString(key + ":\n")
+			for _, item := range v {
+				b.WriteString("  - " + strconv.Quote(item) + "\n")
+			}
+		default:
+			panic("front matter value of type " + reflect.TypeOf(v).String())
+		}
+	}
+	return b.String()
+}
+
+// FuzzSettings: any global settings text loads, or fails with a code a
+// settings file alone can cause (configuration_invalid, or
+// provider_unavailable when the chosen provider has no credential); never a
+// panic. Settings that load re-serialise to TOML that loads to equal
+// settings.
 func FuzzSettings(f *testing.F) {
-	for _, s := range []string{fixtureGlobal, "approval_policy = \"ask\"\napi_key_env = \"K\"\nprovider = \"openai\"\n", "[mcp_servers.a]\ncommand = \"x\"\nenv = {A = \"1\"}\n", "[[hooks]]\nevent = \"stop\"\ncommand = \"x\"\n", "schema_version = 2\ntools = 3\n"} {
+	for _, s := range []string{fixtureGlobal, "approval_policy = \"ask\"\napi_key_env = \"K\"\nprovider = \"openai\"\n", "[mcp_servers.a]\ncommand = \"x\"\nenv = {A = \"1\"}\n", "[[hooks]]\nevent = \"stop\"\ncommand = \"x\"\n", "schema_version = 2\ntools = 3\n",
+		fixtureGlobal + "thinking = \"low\"\ncontext_window = 9\n[tools]\napproval = \"auto\"\ndisabled = [\"shell\"]\n[tools.code_mode]\nenabled = true\nallow = [\"read_file\"]\n[[hooks]]\nevent = \"pre_tool_use\"\nmatcher = \"sh.*\"\ncommand = \"echo \\\"hi\\\"\\n\"\n[mcp_servers.m]\ncommand = \"x\"\nargs = [\"a\", \"\"]\nenabled = false\n",
+		fixtureGlobal + "[mcp_servers.m]\ncommand = \"x\"\ncwd = \"sub/../dir\"\n[mcp_servers.u]\nurl = \"https://h/p\"\n",
+		fixtureGlobal + "[providers.openai]\nbase_url = \"http://127.0.0.1:1/v1\"\n[skills]\ndisabled = [\"a\"]\n[agents]\ndisabled = []\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		raw, err := tomlparser.Parser().Unmarshal([]byte(text))
-		if err != nil || raw == nil {
+		w := newWorld(t)
+		w.write(t, "home/settings.toml", text, 0o644)
+		snap, code := w.load(t)
+		switch code {
+		case "":
+		case protocol.CodeConfigurationInvalid, protocol.CodeProviderUnavailable:
 			return
+		default:
+			t.Fatalf("Load(%q) = %q; want configuration_invalid or provider_unavailable", text, code)
 		}
-		l := &layer{raw: raw}
-		if _, err := migrate(raw); err != nil {
-			return
-		}
-		if err := l.resolvePaths("/base", "/home"); err != nil {
-			return
-		}
-		s, err := merge(l.raw, nil)
+		want := settingsMap(reflect.ValueOf(snap.Settings)).(map[string]any)
+		out, err := tomlparser.Parser().Marshal(want)
 		if err != nil {
-			return
+			t.Fatalf("marshalling %#v: %v", want, err)
 		}
-		_ = s.validate()
-		s.fillProviderDefaults()
-		_ = s.selectModel()
+		w.write(t, "home/settings.toml", string(out), 0o644)
+		snap2, code := w.load(t)
+		if code != "" {
+			t.Fatalf("settings %q load; re-serialised as %q they fail with %q", text, out, code)
+		}
+		if got := settingsMap(reflect.ValueOf(snap2.Settings)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("settings %q load as %#v; re-serialised as %q they load as %#v", text, want, out, got)
+		}
 	})
+}
+
+// settingsMap renders a settings value as the TOML tree its koanf tags
+// describe, leaving out zero values (an empty list and a missing one load
+// the same).
+func settingsMap(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Struct:
+		out := map[string]any{}
+		for i := range v.NumField() {
+			key := v.Type().Field(i).Tag.Get("koanf")
+			if x := settingsMap(v.Field(i)); x != nil {
+				out[key] = x
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		if v.Elem().Kind() == reflect.Bool {
+			return v.Elem().Bool() // enabled = false is not enabled left unset
+		}
+		return settingsMap(v.Elem())
+	case reflect.Map:
+		if v.Len() == 0 {
+			return nil
+		}
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			x := settingsMap(v.MapIndex(k))
+			if x == nil {
+				x = map[string]any{} // a server table with only zero values still names the server
+				if v.MapIndex(k).Kind() == reflect.String {
+					x = ""
+				}
+			}
+			out[k.String()] = x
+		}
+		return out
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range v.Len() {
+			out[i] = settingsMap(v.Index(i))
+			if out[i] == nil && v.Index(i).Kind() == reflect.String {
+				out[i] = ""
+			}
+		}
+		return out
+	case reflect.String:
+		if v.String() == "" {
+			return nil
+		}
+		return v.String()
+	case reflect.Bool:
+		if v.Bool() {
+			return true
+		}
+		return nil
+	case reflect.Int, reflect.Int64:
+		if v.Int() == 0 {
+			return nil
+		}
+		return v.Int()
+	}
+	panic("settings field of kind " + v.Kind().String())
 }
