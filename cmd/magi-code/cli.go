@@ -9,10 +9,20 @@ import (
 	"github.com/magi-code/magi-code/stages/worker"
 )
 
-// cli runs the small terminal commands for people: config show, mcp list,
-// mcp approve NAME. They read settings like a normal run and never print
+// cli runs the small terminal commands for people: schema, conformance,
+// config show, mcp list, mcp approve NAME. They read settings like a normal run and never print
 // secrets.
 func cli(l launch) int {
+	switch l.mode {
+	case modeSchema:
+		// The checked-in protocol/schema.json, embedded: nothing is built.
+		if _, err := os.Stdout.WriteString(protocol.Schema); err != nil {
+			return 1
+		}
+		return 0
+	case modeConformance:
+		return conformanceMain(l.server)
+	}
 	env := worker.Env()
 	switch l.mode {
 	case modeConfigShow:
@@ -29,10 +39,6 @@ func cli(l launch) int {
 			return 1
 		}
 		fmt.Print(config.MCPText(list))
-	case modeSchema:
-		if _, err := os.Stdout.WriteString(protocol.Schema); err != nil {
-			return 1
-		}
 	case modeMCPApprove:
 		if err := config.Approve(env, l.name); err != nil {
 			fmt.Fprintln(os.Stderr, "magi-code: mcp approve:", err)

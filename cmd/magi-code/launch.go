@@ -16,6 +16,7 @@ const (
 	modeMCPApprove
 	modeHelp
 	modeSchema
+	modeConformance
 )
 
 // launch is a validated command line.
@@ -23,6 +24,7 @@ type launch struct {
 	mode   mode
 	prompt string // --prompt TEXT
 	name   string // mcp approve NAME
+	server string // conformance --server COMMAND
 }
 
 var errUsage = errors.New("usage")
@@ -62,6 +64,11 @@ func parseArgs(args []string) (launch, error) {
 		if len(args) == 1 {
 			return launch{mode: modeSchema}, nil
 		}
+	case "conformance":
+		if len(args) == 3 && args[1] == "--server" && args[2] != "" {
+			return launch{mode: modeConformance, server: args[2]}, nil
+		}
+		return launch{}, fmt.Errorf("%w: conformance takes --server \"COMMAND ARGS...\"", errUsage)
 	case "help", "-h", "--help":
 		if len(args) == 1 {
 			return launch{mode: modeHelp}, nil
@@ -78,4 +85,6 @@ Usage:
   magi-code mcp list             configured MCP servers and their approval state
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
   magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
+  magi-code conformance --server "COMMAND ARGS..."
+                                 check any server of the protocol with the conformance kit
 `
