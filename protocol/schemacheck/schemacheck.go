@@ -25,7 +25,7 @@ var (
 	// mu guards compiled, compiler and compileErr.
 	mu         sync.Mutex
 	compiler   *jsonschema.Compiler
-	compiled   = map[string]*jsonschema.Schema{}
+	compiled   map[string]*jsonschema.Schema // by fragment; made on first use
 	compileErr error
 )
 
@@ -35,6 +35,9 @@ func schema(fragment string) (*jsonschema.Schema, error) {
 	defer mu.Unlock()
 	if s, ok := compiled[fragment]; ok {
 		return s, nil
+	}
+	if compiled == nil {
+		compiled = map[string]*jsonschema.Schema{}
 	}
 	if compiler == nil && compileErr == nil {
 		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(protocol.Schema))
