@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -272,4 +273,34 @@ func TestViolationsThroughChild(t *testing.T) {
 
 func resp(seq int, id string) string {
 	return string(wire.AppendResponse(nil, fakeInstance, uint64(seq), &wire.Response{ID: id, Result: []byte(`{}`)}))
+}
+
+// TestCheckFrame: Options.CheckFrame sees every frame, LF included, and its
+// error is a protocol violation like the client's own checks.
+func TestCheckFrame(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	c := start(t, Options{CheckFrame: func(frame []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, string(frame))
+		if strings.Contains(string(frame), `"id":"bad"`) {
+			return errors.New("planted")
+		}
+		return nil
+	}})
+	frames := []string{resp(1, "a"), resp(2, "bad")}
+	if err := c.Send("r", "raw", map[string]any{"frames": frames}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Await(t.Context(), "never"); !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "planted") {
+		t.Fatalf("Await = %v; want ErrProtocol from CheckFrame", err)
+	}
+	_ = c.CloseStdin()
+	_, _, _ = c.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != frames[0] || seen[1] != frames[1] {
+		t.Fatalf("CheckFrame saw %q; want %q", seen, frames)
+	}
 }

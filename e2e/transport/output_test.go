@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol/schemacheck"
 )
 
 // rawChild is a serve --stdio child driven without the client, so that a
@@ -71,6 +72,9 @@ func (ch *rawChild) call(t *testing.T, id, method, params string) map[string]jso
 		var f map[string]json.RawMessage
 		if err := json.Unmarshal(line, &f); err != nil {
 			t.Fatalf("bad frame %q", line)
+		}
+		if err := schemacheck.Validate(line); err != nil {
+			t.Fatalf("frame %q: %v", line, err)
 		}
 		if string(f["id"]) == clienttest.Quote(id) {
 			if _, ok := f["error"]; ok {
