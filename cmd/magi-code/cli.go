@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/config"
-	"github.com/magi-code/magi-code/stages/worker"
 )
 
 // cli runs the small terminal commands for people: schema, conformance,
@@ -23,7 +23,7 @@ func cli(l launch) int {
 	case modeConformance:
 		return conformanceMain(l.server)
 	}
-	env := worker.Env()
+	env := runner.ProcessEnv()
 	switch l.mode {
 	case modeConfigShow:
 		d, err := config.Describe(env)

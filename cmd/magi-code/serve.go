@@ -13,7 +13,7 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/protocol"
-	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/framing"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -43,7 +43,7 @@ func serve() int {
 	quietLogs()
 	stopProfile := startProfile()
 	defer stopProfile()
-	return pipeline(in, out, worker.Env())
+	return pipeline(in, out, runner.ProcessEnv())
 }
 
 // quietLogs sends the default log and slog loggers nowhere. mcp-go's client
@@ -65,7 +65,7 @@ func quietLogs() {
 // serve runs it on the process's stdio; the terminal session runs it
 // in-process over a writer.Pipe, with the same rules. It does not close in
 // or out.
-func pipeline(in io.Reader, out writer.Output, env config.Env) int {
+func pipeline(in io.Reader, out writer.Output, env runner.Env) int {
 	now := time.Now
 	newID := uuid.NewString
 

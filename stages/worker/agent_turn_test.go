@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/agent"
-	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -32,6 +32,16 @@ func (r *recProvider) Stream(ctx context.Context, req provider.Request, emit fun
 	r.reqs = append(r.reqs, req)
 	r.mu.Unlock()
 	return r.p.Stream(ctx, req, emit)
+}
+
+// recordProvider makes the runtime p builds record its provider's requests.
+func recordProvider(p *Pool) *recProvider {
+	rec := &recProvider{}
+	p.opts.Runner.WrapProvider = func(prov runner.Provider) runner.Provider {
+		rec.p = prov
+		return rec
+	}
+	return rec
 }
 
 // agentPool is startedPool with top-level settings, extra files under
@@ -60,7 +70,7 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 		}
 	}
 	p, q := newTestPool(t)
-	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	p.opts.Env = runner.Env{MCHome: home, Cwd: cwd}
 	// The queue closes after the workers end (their last act may be to
 	// offer run.finished).
 	t.Cleanup(func() {
@@ -68,14 +78,12 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 		p.Teardown(context.Background())
 		q.Close()
 	})
+	rec := recordProvider(p)
 	initDone := make(chan dispatch.InitDone, 1)
 	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
 	if d := <-initDone; d.Code != "" {
 		t.Fatalf("init = %+v", d)
 	}
-	rt := p.runtime()
-	rec := &recProvider{p: rt.provider}
-	rt.provider = rec
 	opDone := make(chan dispatch.OpDone, 1)
 	p.StartOp(context.Background(), "r", dispatch.OpCreate, nil, func(d dispatch.OpDone) { opDone <- d })
 	d := <-opDone

@@ -84,7 +84,7 @@ type approver struct {
 	run  *activeRun
 }
 
-// Approve implements agent.Approver: it blocks until the winning reply,
+// Approve implements runner.Approver: it blocks until the winning reply,
 // expiry (deny) or ctx's end (deny, with ctx's error).
 func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool, error) {
 	id := ap.pool.opts.NewID()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/protocol"
-	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 )
 
@@ -25,7 +25,7 @@ func initWith(t *testing.T, ctx context.Context, settings string) dispatch.InitD
 		t.Fatal(err)
 	}
 	p, _ := newTestPool(t)
-	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	p.opts.Env = runner.Env{MCHome: home, Cwd: cwd}
 	done := make(chan dispatch.InitDone, 1)
 	p.StartInit(ctx, nil, func(d dispatch.InitDone) { done <- d })
 	d := <-done

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"os"
 	"sync"
 	"time"
 
@@ -10,33 +9,24 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
-	"github.com/magi-code/magi-code/runner/agent"
-	"github.com/magi-code/magi-code/runner/config"
-	"github.com/magi-code/magi-code/runner/mcp"
-	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // Options wire a Pool to its process.
 type Options struct {
-	Env    config.Env
-	NewID  func() string // UUIDs in production
+	Env    runner.Env     // the process environment (runner.ProcessEnv in production)
+	Runner runner.Options // Logf is set from Logf below
+	NewID  func() string  // UUIDs in production
 	Now    func() time.Time
 	Events *backpressure.Queue[wire.Event] // the run-event edge (deltas Drop, others Wait(2000 ms))
 	Logf   func(string, ...any)
 }
 
-// runtime is the admitted startup snapshot and what was built from it.
+// runtime is the admitted runner and the session store of its settings.
 type runtime struct {
-	snap  *config.Snapshot
-	mcp   *mcp.Manager // nil without servers
-	store *history.Store
-	// provider is built once per child: the fixture's script is consumed
-	// across the turns of the child (DESIGN.md: each call consumes the next
-	// response).
-	provider provider.Provider
-	tools    *toolbox
-	hooks    agent.Hooks // nil without configured hooks
+	runner *runner.Runtime
+	store  *history.Store
 }
 
 // Pool owns the workers and the state they share. Its methods are safe for
@@ -52,14 +42,17 @@ type Pool struct {
 	// never silently drop"; the owner exits 1.
 	lost chan struct{}
 
-	// mu guards the fields below.
+	// mu guards the fields below: the resources behind the machine's
+	// state. dispatch.Machine alone decides which session is attached, which
+	// run is active and whether a request for them is stale or cancelled; the
+	// pool holds what those decisions refer to and never decides them again.
 	mu  sync.Mutex
 	rt  *runtime
-	att *history.Attachment // current attachment, nil when none
+	att *history.Attachment // the leases of the attached session, nil when none
 	// model is the model restored from the attached session's saved
 	// selection ("" = the startup model).
 	model string
-	run   *activeRun // the active run, nil when none
+	run   *activeRun // the active run's cancellation and approvals, nil when none
 }
 
 // NewPool returns an idle pool.
@@ -115,21 +108,10 @@ func (p *Pool) Teardown(ctx context.Context) {
 	rt, att := p.rt, p.att
 	p.rt, p.att = nil, nil
 	p.mu.Unlock()
-	if rt != nil && rt.mcp != nil {
-		_ = rt.mcp.Close(ctx)
+	if rt != nil {
+		_ = rt.runner.Close(ctx)
 	}
 	if att != nil {
 		_ = att.Close()
-	}
-}
-
-// Env reads the process environment for config.Env.
-func Env() config.Env {
-	cwd, _ := os.Getwd()
-	return config.Env{
-		Home:   os.Getenv("HOME"),
-		MCHome: os.Getenv("MC_HOME"),
-		Cwd:    cwd,
-		Getenv: os.Getenv,
 	}
 }

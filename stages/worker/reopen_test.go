@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -18,15 +18,13 @@ import (
 func poolIn(t *testing.T, home, cwd string) (*Pool, chan wire.Event, *recProvider) {
 	t.Helper()
 	p, q := newTestPool(t)
-	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	p.opts.Env = runner.Env{MCHome: home, Cwd: cwd}
+	rec := recordProvider(p)
 	initDone := make(chan dispatch.InitDone, 1)
 	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
 	if d := <-initDone; d.Code != "" {
 		t.Fatalf("init = %+v", d)
 	}
-	rt := p.runtime()
-	rec := &recProvider{p: rt.provider}
-	rt.provider = rec
 	events := make(chan wire.Event, 1<<12)
 	go func() {
 		for e := range q.C() {
@@ -110,7 +108,7 @@ func TestTaskCeilingHonouredOnReopen(t *testing.T) {
 // later open can restore it.
 func TestEmptyFileRecordsSelection(t *testing.T) {
 	p, events, _ := startedPool(t, "", "")
-	sessions := p.runtime().snap.SessionsDir
+	sessions := p.runtime().runner.SessionsDir()
 	if err := os.WriteFile(filepath.Join(sessions, "empty"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,11 @@ import (
 )
 
 // StartOp starts the one session/history worker for a create, open or page
-// operation. The machine admits one at a time and none during a run.
-func (p *Pool) StartOp(ctx context.Context, id string, op dispatch.OpKind, params any, done func(dispatch.OpDone)) {
+// operation. The machine admits one at a time and none during a run, and it
+// decides whether an operation that finished after shutdown counts as
+// operation_cancelled; an attachment made meanwhile stays owned here and is
+// released by Teardown.
+func (p *Pool) StartOp(_ context.Context, id string, op dispatch.OpKind, params any, done func(dispatch.OpDone)) {
 	p.goWorker(func() {
 		var d dispatch.OpDone
 		switch op {
@@ -21,13 +24,6 @@ func (p *Pool) StartOp(ctx context.Context, id string, op dispatch.OpKind, param
 			d = p.open(params.(dispatch.OpenParams).SessionID)
 		case dispatch.OpPage:
 			d = p.page(params.(dispatch.PageParams))
-		}
-		if ctx.Err() != nil && d.Code == "" && op != dispatch.OpPage {
-			// Shutdown arrived while the operation ran. The attachment it
-			// made stays owned here and is released by Teardown.
-			d = dispatch.OpDone{Code: protocol.CodeOperationCancelled}
-		} else if ctx.Err() != nil && op == dispatch.OpPage {
-			d = dispatch.OpDone{Code: protocol.CodeOperationCancelled}
 		}
 		done(d)
 	})
@@ -64,12 +60,12 @@ func (p *Pool) create() dispatch.OpDone {
 		return dispatch.OpDone{Code: protocol.CodeNotInitialized}
 	}
 	id := p.opts.NewID()
-	a, code := rt.store.Create(id, startupSelection(rt))
+	a, code := rt.store.Create(id, rt.runner.StartupSelection())
 	if code != "" {
 		return dispatch.OpDone{Code: code}
 	}
 	p.attach(a, "")
-	sel := selectionOf(rt.snap)
+	sel := dispatch.Selection(rt.runner.Selection())
 	return dispatch.OpDone{Result: sessionResult(id, false, a.Revision(), nil), Attached: id, Sel: &sel}
 }
 
@@ -83,51 +79,22 @@ func (p *Pool) open(id string) dispatch.OpDone {
 		// Spec: "Failed opens leave the previous attachment intact."
 		return dispatch.OpDone{Code: code}
 	}
-	sel, notices, model := restoreSelection(rt, info)
+	restored, notices, model := rt.runner.Restore(info)
 	if !info.HasSaved {
 		// An empty file (or a lazy handle) has no header yet: the first
 		// append records the selection this child runs with, as create does.
-		a.SetSelection(startupSelection(rt))
+		a.SetSelection(rt.runner.StartupSelection())
 	}
 	p.attach(a, model)
 	notices = append(info.Notices, notices...)
+	sel := dispatch.Selection(restored)
 	return dispatch.OpDone{Result: sessionResult(id, info.Durable, a.Revision(), notices), Attached: id, Sel: &sel}
 }
 
-// startupSelection is the selection a new session header records.
-func startupSelection(rt *runtime) history.Selection {
-	return history.Selection{Provider: rt.snap.Provider, Model: rt.snap.Model, Thinking: rt.snap.Thinking}
-}
-
-// restoreSelection applies a session's saved selection against the
-// admitted settings, without writing anything. Spec: "Unavailable selection
-// retains startup selection and saved requested thinking, with
-// saved_selection_unavailable; other restoration notice uses
-// saved_selection_notice." Only the admitted provider has a credential in
-// this child, so a saved selection naming another provider is unavailable;
-// a saved model of the admitted provider is restored, with a notice when it
-// differs from the startup model.
-//
-// It returns the selection status reports, the notices, and the model turns
-// use ("" = the startup model).
-func restoreSelection(rt *runtime, info history.OpenInfo) (dispatch.Selection, []string, string) {
-	sel := selectionOf(rt.snap)
-	if !info.HasSaved || info.Saved.Provider == "" {
-		return sel, nil, ""
-	}
-	if info.Saved.Provider != rt.snap.Provider {
-		return sel, []string{protocol.NoticeSavedSelectionUnavailable}, ""
-	}
-	if info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
-		sel.Model = safe(info.Saved.Model)
-		return sel, []string{protocol.NoticeSavedSelectionNotice}, info.Saved.Model
-	}
-	return sel, nil, ""
-}
-
 func (p *Pool) page(pp dispatch.PageParams) dispatch.OpDone {
+	// The machine admitted pp.SessionID as the attached session.
 	a := p.attachment()
-	if a == nil || a.ID() != pp.SessionID {
+	if a == nil {
 		return dispatch.OpDone{Code: protocol.CodeSessionMissing}
 	}
 	var cursor *string

@@ -10,7 +10,7 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
-	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -248,7 +248,7 @@ func (s *turnSink) ReasoningSummary(id, text string) error {
 }
 
 func (s *turnSink) activity(activityID, name, state, summary string) error {
-	return s.activityOf(agent.KindTool, activityID, name, state, summary)
+	return s.activityOf(runner.KindTool, activityID, name, state, summary)
 }
 
 // activityOf persists and emits one activity state of any kind (tool,
@@ -273,10 +273,10 @@ func activityName(name string) string {
 	if history.ValidID(name) && !redact.Contains(name) {
 		return name
 	}
-	return agent.UnknownToolName
+	return runner.UnknownToolName
 }
 
-func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.ToolCall) error {
+func (s *turnSink) ToolStarted(activityID, name, summary string, call runner.ToolCall) error {
 	if err := s.flushPending(false); err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (s *turnSink) ToolStarted(activityID, name, summary string, call agent.Tool
 		Arguments: string(call.Arguments)}); err != nil {
 		return err
 	}
-	return s.activity(activityID, name, agent.StateStarted, summary)
+	return s.activity(activityID, name, runner.StateStarted, summary)
 }
 
 func (s *turnSink) ToolFinished(activityID, name, summary, result string, isError, failed bool) error {
@@ -294,9 +294,9 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 		return err
 	}
 	delete(s.calls, activityID)
-	state := agent.StateCompleted
+	state := runner.StateCompleted
 	if failed {
-		state = agent.StateFailed
+		state = runner.StateFailed
 	}
 	return s.activity(activityID, name, state, summary)
 }

@@ -4,15 +4,14 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
-	"github.com/magi-code/magi-code/runner/agent"
-	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner"
 )
 
 // The turn sink's side of the runner's activity kinds, diagnostics,
 // compactions and task scopes (issue 7). Each is persisted as its history
 // record and, where the protocol has an event for it, emitted.
 
-// Activity implements agent.Sink: subagent, compaction and nested tool
+// Activity implements runner.Sink: subagent, compaction and nested tool
 // activities. Spec: activity summary "at most 1024 UTF-8 bytes; no raw
 // params/results" (redacted by activityOf).
 func (s *turnSink) Activity(activityID, kind, name, state, summary string) error {
@@ -23,7 +22,7 @@ func (s *turnSink) Activity(activityID, kind, name, state, summary string) error
 	return s.activityOf(kind, activityID, name, state, summary)
 }
 
-// Diagnostic implements agent.Sink. Spec: diagnostic "redacted summary at
+// Diagnostic implements runner.Sink. Spec: diagnostic "redacted summary at
 // most 1024 bytes".
 func (s *turnSink) Diagnostic(code, summary string) error {
 	summary = redact.Summary(summary, protocol.SummaryBytes)
@@ -40,12 +39,12 @@ func (s *turnSink) Diagnostic(code, summary string) error {
 	return s.p.offer(e)
 }
 
-// Compaction implements agent.Sink: the summary becomes a compaction
+// Compaction implements runner.Sink: the summary becomes a compaction
 // record (history pages show a compaction entry; Replay starts there), and
 // the kept user prompt is stored after it as internal input, which the
 // replay sends and the pages never show (it is already shown once, as the
 // turn's input).
-func (s *turnSink) Compaction(summary string, kept []agent.Message) error {
+func (s *turnSink) Compaction(summary string, kept []runner.Message) error {
 	if err := s.flushPending(false); err != nil {
 		return err
 	}
@@ -53,8 +52,8 @@ func (s *turnSink) Compaction(summary string, kept []agent.Message) error {
 		return err
 	}
 	for _, m := range kept {
-		if m.Role != provider.RoleUser {
-			continue // agent.Sink: kept holds only user messages
+		if m.Role != runner.RoleUser {
+			continue // runner.Sink: kept holds only user messages
 		}
 		if err := s.persist(history.Record{Type: history.TypeInternalInput, Text: m.Text}); err != nil {
 			return err
@@ -63,7 +62,7 @@ func (s *turnSink) Compaction(summary string, kept []agent.Message) error {
 	return nil
 }
 
-// TaskScope implements agent.Sink. Spec: "Attachment retains stored
+// TaskScope implements runner.Sink. Spec: "Attachment retains stored
 // delegated task-scope ceilings."
 func (s *turnSink) TaskScope(ceiling string) error {
 	return s.persist(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})

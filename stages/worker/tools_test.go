@@ -46,7 +46,7 @@ func TestCodeModePermissionsIndependent(t *testing.T) {
 		{"steps":[{"text":"done"}]}]}`
 	settings := "[tools]\napproval = \"auto\"\ndisabled = [\"read_file\"]\n[tools.code_mode]\nenabled = true\nallow = [\"read_file\"]\napproval = \"auto\"\n"
 	p, events, sid, rec := agentPool(t, script, settings, map[string]string{})
-	if err := os.WriteFile(filepath.Join(p.runtime().snap.Cwd, "a.txt"), []byte("alpha\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(p.runtime().runner.Cwd(), "a.txt"), []byte("alpha\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	evs := runTurn(t, p, events, sid, "go")
@@ -62,7 +62,7 @@ func TestCodeModePermissionsIndependent(t *testing.T) {
 	if got := lastToolText(rec.reqs[1]); got != "alpha,TypeError" {
 		t.Fatalf("program result = %q; want alpha,TypeError", got)
 	}
-	if _, err := os.Stat(filepath.Join(p.runtime().snap.Cwd, "b.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(p.runtime().runner.Cwd(), "b.txt")); !os.IsNotExist(err) {
 		t.Fatal("a program wrote through a tool it was not allowed")
 	}
 	// Directly: read_file (allowed only in code) is refused.
@@ -100,7 +100,7 @@ func TestProtectionsWired(t *testing.T) {
 	if got := lastToolText(rec.reqs[1]); !strings.HasPrefix(got, "refused:") {
 		t.Fatalf("write into .git = %q; want refused", got)
 	}
-	if _, err := os.Stat(filepath.Join(p.runtime().snap.Cwd, ".git", "config")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(p.runtime().runner.Cwd(), ".git", "config")); !os.IsNotExist(err) {
 		t.Fatal(".git/config was written")
 	}
 }

@@ -3,13 +3,11 @@ package worker
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
-	"github.com/magi-code/magi-code/runner/agent"
-	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -22,9 +20,10 @@ var (
 )
 
 // errOutputUnavailable cancels a run whose critical event found no room.
-var errOutputUnavailable = &agent.Error{Code: protocol.CodeOutputUnavailable}
+var errOutputUnavailable = &runner.Error{Code: protocol.CodeOutputUnavailable}
 
-// activeRun is the one run of the child.
+// activeRun is what the pool holds of the machine's active run: the IDs
+// its events carry, its cancellation and its approval requests.
 type activeRun struct {
 	id, sessionID string
 	cancel        context.CancelCauseFunc
@@ -61,24 +60,27 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	})
 }
 
-// CancelRun requests cancellation of the active run. Idempotent.
-func (p *Pool) CancelRun(runID string) {
+// CancelRun requests cancellation of the active run, which the machine
+// has checked runID names. Idempotent; nothing to do once the worker ended.
+func (p *Pool) CancelRun(string) {
 	p.mu.Lock()
 	r := p.run
 	p.mu.Unlock()
-	if r != nil && r.id == runID {
+	if r != nil {
 		// No approval answer wins once cancellation is acknowledged.
 		r.approvals.closeAll()
-		r.cancel(agent.ErrCancelled)
+		r.cancel(runner.ErrCancelled)
 	}
 }
 
-// Answer hands an approval reply to the active run.
+// Answer hands an approval reply to the active run, which the machine has
+// checked a.RunID names. The run's registry decides whether the approval
+// is still open (stale_approval otherwise, also once the worker ended).
 func (p *Pool) Answer(a dispatch.AnswerParams) protocol.Code {
 	p.mu.Lock()
 	r := p.run
 	p.mu.Unlock()
-	if r == nil || r.id != a.RunID {
+	if r == nil {
 		return protocol.CodeStaleApproval
 	}
 	return r.approvals.answer(a.ApprovalID, a.Allow)
@@ -103,27 +105,27 @@ func (p *Pool) offer(e wire.Event) error {
 // offers last.
 func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event {
 	fin := wire.Event{Name: protocol.EventRunFinished, SessionID: r.sessionID, RunID: r.id}
-	finish := func(outcome agent.Outcome, persistence string, code protocol.Code, revision string) wire.Event {
+	finish := func(outcome runner.Outcome, persistence string, code protocol.Code, revision string) wire.Event {
 		fin.Outcome, fin.Persistence, fin.ErrorCode = string(outcome), persistence, code
 		fin.Revision, fin.HasRevision = revision, revision != ""
 		return fin
 	}
-	rt, att, model := p.runtime(), p.attachment(), p.selectedModel()
-	if rt == nil || att == nil || att.ID() != r.sessionID {
-		return finish(agent.Failed, "not_started", protocol.CodeSessionMissing, "")
+	// The machine admitted the turn for the attached session.
+	rt, att, model := p.runtime(), p.attachment(), p.restoredModel()
+	if rt == nil || att == nil {
+		return finish(runner.Failed, "not_started", protocol.CodeSessionMissing, "")
 	}
 	records, code := att.Replay()
 	if code != "" {
-		return finish(agent.Failed, "not_started", code, "")
+		return finish(runner.Failed, "not_started", code, "")
 	}
-	hist := replayMessages(records)
 
 	// Spec: input.persisted only after the required input append succeeds,
 	// before provider execution; its failure is failed/not_started.
 	inputID := p.opts.NewID()
 	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
 	if err != nil {
-		return finish(agent.Failed, "not_started", protocol.CodePersistenceFailed, "")
+		return finish(runner.Failed, "not_started", protocol.CodePersistenceFailed, "")
 	}
 	if err := p.offer(wire.Event{Name: protocol.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
 		MessageID: inputID, Revision: revision}); err != nil {
@@ -131,32 +133,26 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	}
 
 	sink := newTurnSink(p, r, att)
-	cfg := agent.Config{
-		Provider: rt.provider,
-		Model:    model,
-		System:   systemContext(rt.snap),
-		Tools:    rt.tools.direct,
-		Hooks:    rt.hooks,
-		Approval: rt.snap.Settings.Tools.Approval,
-		Approver: &approver{pool: p, run: r},
-		NewID:    p.opts.NewID,
-		// Issue 7: auto-compaction, subagents and their stored ceilings.
-		ContextWindow: rt.snap.Settings.ContextWindow,
-		Subagents:     subagents(rt.snap),
-		TaskScopes:    att.TaskScopes(),
-	}
-	res, runErr := agent.Run(ctx, cfg, hist, prompt, sink)
+	res, runErr := rt.runner.Run(ctx, runner.Turn{
+		Model:      model,
+		Records:    records,
+		Prompt:     prompt,
+		TaskScopes: att.TaskScopes(),
+		Sink:       sink,
+		Approver:   &approver{pool: p, run: r},
+		NewID:      p.opts.NewID,
+	})
 	outcome, code := res.Outcome, res.Code
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
-		outcome, code = agent.Failed, protocol.CodeOutputUnavailable
-	} else if runErr != nil && outcome == agent.Cancelled {
+		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
+	} else if runErr != nil && outcome == runner.Cancelled {
 		code = ""
 	}
 	// Reconcile the last segment now that its completeness is known. Spec:
 	// "A terminal event must follow required reconciliation": a reconcile
 	// that found no room is an output failure of the run.
-	if err := sink.flushPending(outcome != agent.Completed); err != nil {
-		outcome, code = agent.Failed, protocol.CodeOutputUnavailable
+	if err := sink.flushPending(outcome != runner.Completed); err != nil {
+		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
 	}
 
 	// Spec: the run's completion record is fsynced before run.finished
@@ -169,63 +165,10 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	return finish(outcome, "durable", code, att.Revision())
 }
 
-// selectedModel is the model of the attached session's restored selection,
-// or the startup model.
-func (p *Pool) selectedModel() string {
+// restoredModel is the model of the attached session's restored selection
+// ("" = the startup model).
+func (p *Pool) restoredModel() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.model != "" {
-		return p.model
-	}
-	if p.rt != nil {
-		return p.rt.snap.Model
-	}
-	return ""
-}
-
-// replayMessages turns stored records into the provider conversation. A
-// tool call without a stored result (the child died while the tool ran, or
-// the run stopped before its result was stored) is answered with
-// agent.TextNotRun, so that the replayed conversation is always a request
-// providers accept.
-func replayMessages(records []history.Record) []provider.Message {
-	var out []provider.Message
-	var open []provider.ToolCall // calls of the last assistant message not yet answered
-	answerOpen := func() {
-		for _, c := range open {
-			out = append(out, provider.Message{Role: provider.RoleTool, Text: agent.TextNotRun, ToolCallID: c.ID, ToolName: c.Name})
-		}
-		open = open[:0]
-	}
-	for _, rec := range records {
-		switch rec.Type {
-		case history.TypeInput, history.TypeInternalInput:
-			answerOpen()
-			out = append(out, provider.Message{Role: provider.RoleUser, Text: rec.Text})
-		case history.TypeCompaction:
-			answerOpen()
-			out = append(out, agent.SummaryMessage(rec.Text))
-		case history.TypeAssistant:
-			answerOpen()
-			out = append(out, provider.Message{Role: provider.RoleAssistant, Text: rec.Text})
-		case history.TypeToolCall:
-			if n := len(out); n == 0 || out[n-1].Role != provider.RoleAssistant {
-				answerOpen()
-				out = append(out, provider.Message{Role: provider.RoleAssistant})
-			}
-			last := &out[len(out)-1]
-			call := provider.ToolCall{ID: rec.CallID, Name: rec.Name, Arguments: []byte(rec.Arguments)}
-			last.ToolCalls = append(last.ToolCalls, call)
-			open = append(open, call)
-		case history.TypeToolResult:
-			i := slices.IndexFunc(open, func(c provider.ToolCall) bool { return c.ID == rec.CallID })
-			if i < 0 {
-				continue // a result without its call: nothing to answer
-			}
-			open = slices.Delete(open, i, i+1)
-			out = append(out, provider.Message{Role: provider.RoleTool, Text: rec.Text, ToolCallID: rec.CallID, ToolName: rec.Name})
-		}
-	}
-	answerOpen()
-	return out
+	return p.model
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
-	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -161,7 +161,7 @@ func TestSubagentToolNameRedacted(t *testing.T) {
 func TestPagesHideToolBodies(t *testing.T) {
 	script := `{"responses":[{"steps":[` + toolCall("read_file", map[string]string{"path": "marker.txt"}) + `]},{"steps":[{"text":"done"}]}]}`
 	p, events, sid, _ := agentPool(t, script, "", map[string]string{})
-	if err := os.WriteFile(filepath.Join(p.runtime().snap.Cwd, "marker.txt"), []byte("RAW-BODY-7f3a"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(p.runtime().runner.Cwd(), "marker.txt"), []byte("RAW-BODY-7f3a"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	evs := runTurn(t, p, events, sid, "go")
@@ -219,7 +219,7 @@ func TestStalledActivityLeavesUnansweredCall(t *testing.T) {
 		NewID:  func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) },
 		Now:    time.Now,
 		Events: events,
-		Env:    config.Env{MCHome: home, Cwd: cwd},
+		Env:    runner.Env{MCHome: home, Cwd: cwd},
 	})
 	t.Cleanup(func() {
 		p.Wait()
@@ -249,7 +249,7 @@ func TestStalledActivityLeavesUnansweredCall(t *testing.T) {
 	if !completed {
 		t.Fatal("no run_completed record: precondition of the durable claim")
 	}
-	if bad := unansweredCalls(replayMessages(records)); len(bad) > 0 {
+	if bad := unansweredCalls(runner.Replay(records)); len(bad) > 0 {
 		t.Fatalf("stored conversation has tool calls %q without a tool result (run.finished would say durable)", bad)
 	}
 }

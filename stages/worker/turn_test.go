@@ -12,7 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
-	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -41,7 +41,7 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 		t.Fatal(err)
 	}
 	p, q := newTestPool(t)
-	p.opts.Env = config.Env{MCHome: home, Cwd: cwd}
+	p.opts.Env = runner.Env{MCHome: home, Cwd: cwd}
 	// The queue closes after the workers end (their last act may be to
 	// offer run.finished).
 	t.Cleanup(func() {
@@ -217,29 +217,6 @@ func TestTurnCancelDuringSleep(t *testing.T) {
 	}
 }
 
-func TestRestoreSelection(t *testing.T) {
-	rt := &runtime{snap: &config.Snapshot{Provider: "fixture", Model: "fixture-model", ContextID: "c"}}
-	cases := []struct {
-		name    string
-		info    history.OpenInfo
-		model   string
-		notices []string
-	}{
-		{"no header", history.OpenInfo{}, "fixture-model", nil},
-		{"same", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "fixture-model"}}, "fixture-model", nil},
-		{"other model", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "m2"}}, "m2", []string{protocol.NoticeSavedSelectionNotice}},
-		{"other provider", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "openai", Model: "gpt"}}, "fixture-model", []string{protocol.NoticeSavedSelectionUnavailable}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			sel, notices, _ := restoreSelection(rt, c.info)
-			if sel.Model != c.model || strings.Join(notices, ",") != strings.Join(c.notices, ",") {
-				t.Fatalf("restoreSelection = %+v, %v; want model %q, %v", sel, notices, c.model, c.notices)
-			}
-		})
-	}
-}
-
 // A child that dies mid-reply leaves the streamed text it stored as chunks:
 // reopened, the history shows it as a partial reply of an interrupted turn.
 func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
@@ -253,7 +230,7 @@ func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
 		}
 	}
 	// The provider sleeps: copy the file as a crash would leave it.
-	path := filepath.Join(p.runtime().snap.SessionsDir, sid+".jsonl")
+	path := filepath.Join(p.runtime().runner.SessionsDir(), sid+".jsonl")
 	var data []byte
 	for deadline := time.Now().Add(30 * time.Second); ; { // hang guard only
 		data, _ = os.ReadFile(path)
@@ -271,7 +248,7 @@ func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(crashed, sid+".jsonl"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store := history.NewStore(crashed, p.runtime().snap.Cwd, time.Now)
+	store := history.NewStore(crashed, p.runtime().runner.Cwd(), time.Now)
 	a, _, code := store.Open(sid, nil)
 	if code != "" {
 		t.Fatalf("open after the crash: %q", code)

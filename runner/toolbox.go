@@ -1,4 +1,4 @@
-package worker
+package runner
 
 import (
 	"context"
@@ -9,27 +9,23 @@ import (
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/codemode"
 	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/mcp"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
-// toolbox is what a child offers the model, built once at startup from the
-// admitted snapshot. Spec: "Direct and Code Mode tool permissions stay
+// newToolbox builds the direct tool set a child offers the model, once at
+// startup from the admitted snapshot: built-in tools with the protections
+// of settings, the tools of every connected MCP server, and run_code when
+// Code Mode is enabled. Spec: "Direct and Code Mode tool permissions stay
 // independent": the direct set is every tool minus [tools] disabled, under
 // [tools] approval; Code Mode calls only [tools.code_mode] allow, under
 // [tools.code_mode] approval.
-type toolbox struct {
-	direct *tools.Set
-}
-
-// newToolbox builds the tool sets: built-in tools with the protections of
-// settings, the tools of every connected MCP server, and run_code when Code
-// Mode is enabled.
-func newToolbox(rt *runtime) *toolbox {
-	s := rt.snap.Settings
+func newToolbox(snap *config.Snapshot, m *mcp.Manager) *tools.Set {
+	s := snap.Settings
 	prot := s.Tools.Protections
 	builtin := tools.Builtin(tools.Options{
-		Cwd:                  rt.snap.Cwd,
-		MCHome:               rt.snap.Home,
+		Cwd:                  snap.Cwd,
+		MCHome:               snap.Home,
 		AllowOutsideCwd:      prot.AllowOutsideCwd,
 		AllowGitInternals:    prot.AllowGitInternals,
 		AllowCredentialFiles: prot.AllowCredentialFiles,
@@ -37,9 +33,9 @@ func newToolbox(rt *runtime) *toolbox {
 		AllowProjectConfig:   prot.AllowProjectConfig,
 	})
 	all := builtin.All()
-	if rt.mcp != nil {
-		for _, t := range rt.mcp.Tools() {
-			all = append(all, &mcpTool{m: rt.mcp, tool: t})
+	if m != nil {
+		for _, t := range m.Tools() {
+			all = append(all, &mcpTool{m: m, tool: t})
 		}
 	}
 	direct := tools.NewSet()
@@ -51,7 +47,7 @@ func newToolbox(rt *runtime) *toolbox {
 	if cm := s.Tools.CodeMode; cm.Enabled && !slices.Contains(s.Tools.Disabled, codemode.Name) {
 		direct.Add(newCodeMode(cm, all))
 	}
-	return &toolbox{direct: direct}
+	return direct
 }
 
 // newCodeMode builds run_code over the tools [tools.code_mode] allow names.

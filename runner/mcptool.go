@@ -1,4 +1,4 @@
-package worker
+package runner
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 const mcpResultBytes = tools.DefaultMaxOutput
 
 // mcpTool offers one tool of a connected MCP server to the model as
-// mcp__SERVER__TOOL (DESIGN.md), called with the turn's cancellation.
+// mcp__SERVER__TOOL, called with the turn's cancellation.
 type mcpTool struct {
 	m    *mcp.Manager
 	tool mcp.Tool

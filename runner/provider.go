@@ -1,4 +1,4 @@
-package worker
+package runner
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/magi-code/magi-code/runner/provider/openai"
 )
 
-var errProvider = errors.New("worker: provider unavailable")
+var errProvider = errors.New("runner: provider unavailable")
 
 // newProvider builds the admitted provider from the snapshot. config.Load
 // has already checked readiness and parsed the fixture script; this only

@@ -1,0 +1,179 @@
+package runner
+
+import (
+	"context"
+	"os"
+
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/hooks"
+	"github.com/magi-code/magi-code/runner/mcp"
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// ProcessEnv reads the process environment for Admit.
+func ProcessEnv() Env {
+	cwd, _ := os.Getwd()
+	return Env{
+		Home:   os.Getenv("HOME"),
+		MCHome: os.Getenv("MC_HOME"),
+		Cwd:    cwd,
+		Getenv: os.Getenv,
+	}
+}
+
+// Selection is what status may show of the effective provider, model and
+// context: names that are secret-like, control-bearing or over 256 bytes
+// are empty (null).
+type Selection struct {
+	Provider, Model, ContextID string
+}
+
+// Admitted is the one admitted settings snapshot of a child (config.Load):
+// settings are read once; changes on disk need a restart.
+type Admitted struct {
+	snap *config.Snapshot
+}
+
+// Admit reads and checks the settings once, locally (no provider request).
+// On failure the code is the startup failure code, and the Admitted value
+// still reports what selection was known.
+func Admit(ctx context.Context, env Env) (*Admitted, protocol.Code) {
+	snap, code := config.Load(ctx, env)
+	return &Admitted{snap: snap}, code
+}
+
+// Selection is the status-safe startup selection (empty when unknown).
+func (a *Admitted) Selection() Selection {
+	if a == nil || a.snap == nil {
+		return Selection{}
+	}
+	return Selection{Provider: safe(a.snap.Provider), Model: safe(a.snap.Model), ContextID: a.snap.ContextID}
+}
+
+func safe(name string) string {
+	if s, ok := config.SafeName(name); ok {
+		return s
+	}
+	return ""
+}
+
+// Options are the process-wide parts of a runtime.
+type Options struct {
+	Logf func(string, ...any) // details for people; nil discards
+	// WrapProvider, when set, wraps the provider New built (tests record
+	// the requests a run makes).
+	WrapProvider func(Provider) Provider
+}
+
+// Runtime is what the turns of a child need, built once from the admitted
+// settings. Its methods are safe for concurrent use; Close ends it.
+type Runtime struct {
+	snap *config.Snapshot
+	mcp  *mcp.Manager // nil without servers
+	// provider is built once per child: the fixture's script is consumed
+	// across the turns of the child (each call consumes the next response).
+	provider  Provider
+	tools     *tools.Set
+	hooks     agent.Hooks // nil without configured hooks
+	system    []string
+	subagents []agent.Subagent
+}
+
+// New builds the runtime of an admitted snapshot: the provider (no
+// request yet), the MCP servers (started and connected), the tool set and
+// hooks. Spec: "One failed enabled server fails initialization and cleans
+// connected resources": the code is then mcp_unavailable, or
+// startup_cancelled when ctx ended first; nothing is left to close.
+func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Code) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	snap := a.snap
+	if ctx.Err() != nil {
+		return nil, protocol.CodeStartupCancelled
+	}
+	prov, err := newProvider(snap, opts.Logf)
+	if err != nil {
+		return nil, protocol.CodeProviderUnavailable
+	}
+	if opts.WrapProvider != nil {
+		prov = opts.WrapProvider(prov)
+	}
+	rt := &Runtime{snap: snap, provider: prov, system: systemContext(snap), subagents: subagents(snap)}
+	if len(snap.MCPServers) > 0 {
+		m, err := mcp.Start(ctx, serverDefs(snap.MCPServers), opts.Logf)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, protocol.CodeStartupCancelled
+			}
+			// mcp.Start has closed the servers it had connected.
+			return nil, protocol.CodeMCPUnavailable
+		}
+		rt.mcp = m
+	}
+	rt.tools = newToolbox(snap, rt.mcp)
+	if len(snap.Settings.Hooks) > 0 {
+		// Only when configured: a nil *hooks.Runner in the interface would
+		// not be a nil Hooks.
+		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Logf)
+	}
+	return rt, ""
+}
+
+// Close shuts the MCP servers down. It returns when done or when ctx ends
+// (a slow shutdown is then left to process exit).
+func (rt *Runtime) Close(ctx context.Context) error {
+	if rt.mcp == nil {
+		return nil
+	}
+	return rt.mcp.Close(ctx)
+}
+
+// Selection is the status-safe startup selection.
+func (rt *Runtime) Selection() Selection { return (&Admitted{snap: rt.snap}).Selection() }
+
+// Cwd is the session cwd (canonical); SessionsDir holds the session files.
+func (rt *Runtime) Cwd() string         { return rt.snap.Cwd }
+func (rt *Runtime) SessionsDir() string { return rt.snap.SessionsDir }
+
+// StartupSelection is the selection a new session header records.
+func (rt *Runtime) StartupSelection() history.Selection {
+	return history.Selection{Provider: rt.snap.Provider, Model: rt.snap.Model, Thinking: rt.snap.Thinking}
+}
+
+// Restore applies a session's saved selection against the admitted
+// settings, without writing anything. Spec: "Unavailable selection retains
+// startup selection and saved requested thinking, with
+// saved_selection_unavailable; other restoration notice uses
+// saved_selection_notice." Only the admitted provider has a credential in
+// this child, so a saved selection naming another provider is unavailable;
+// a saved model of the admitted provider is restored, with a notice when it
+// differs from the startup model.
+//
+// It returns the selection status reports, the notices, and the model
+// turns use (Turn.Model; "" = the startup model).
+func (rt *Runtime) Restore(info history.OpenInfo) (Selection, []string, string) {
+	sel := rt.Selection()
+	if !info.HasSaved || info.Saved.Provider == "" {
+		return sel, nil, ""
+	}
+	if info.Saved.Provider != rt.snap.Provider {
+		return sel, []string{protocol.NoticeSavedSelectionUnavailable}, ""
+	}
+	if info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
+		sel.Model = safe(info.Saved.Model)
+		return sel, []string{protocol.NoticeSavedSelectionNotice}, info.Saved.Model
+	}
+	return sel, nil, ""
+}
+
+func serverDefs(servers []config.MCPServer) []mcp.ServerDef {
+	defs := make([]mcp.ServerDef, len(servers))
+	for i, s := range servers {
+		defs[i] = mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: s.Cwd}
+	}
+	return defs
+}

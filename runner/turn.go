@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"slices"
+
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/provider"
+)
+
+// Turn is one turn's input.
+type Turn struct {
+	// Model is the attached session's restored model ("" = the startup
+	// model; see Restore).
+	Model string
+	// Records are the session's stored records (history Attachment.Replay):
+	// the conversation the provider sees before Prompt.
+	Records []history.Record
+	Prompt  string
+	// TaskScopes are the delegated task-scope ceilings the session stored
+	// (history Attachment.TaskScopes): never widened.
+	TaskScopes []string
+	Sink       Sink
+	Approver   Approver
+	// NewID mints run-scoped IDs for segments, summaries and activities.
+	NewID func() string
+}
+
+// Run runs one turn with the runtime's provider, tools, hooks, system
+// context and subagents until the model stops calling tools, a bound is
+// hit, the provider or the sink fails, or ctx ends (see agent.Run). The
+// error is nil for Completed, wraps ErrCancelled for Cancelled and carries
+// a safe code for Failed.
+func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
+	model := t.Model
+	if model == "" {
+		model = rt.snap.Model
+	}
+	cfg := agent.Config{
+		Provider:      rt.provider,
+		Model:         model,
+		System:        slices.Clip(rt.system),
+		Tools:         rt.tools,
+		Hooks:         rt.hooks,
+		Approval:      rt.snap.Settings.Tools.Approval,
+		Approver:      t.Approver,
+		NewID:         t.NewID,
+		ContextWindow: rt.snap.Settings.ContextWindow,
+		Subagents:     rt.subagents,
+		TaskScopes:    t.TaskScopes,
+	}
+	return agent.Run(ctx, cfg, Replay(t.Records), t.Prompt, t.Sink)
+}
+
+// Replay turns stored records into the provider conversation. A tool call
+// without a stored result (the child died while the tool ran, or the run
+// stopped before its result was stored) is answered with agent.TextNotRun,
+// so that the replayed conversation is always a request providers accept.
+func Replay(records []history.Record) []provider.Message {
+	var out []provider.Message
+	var open []provider.ToolCall // calls of the last assistant message not yet answered
+	answerOpen := func() {
+		for _, c := range open {
+			out = append(out, provider.Message{Role: provider.RoleTool, Text: agent.TextNotRun, ToolCallID: c.ID, ToolName: c.Name})
+		}
+		open = open[:0]
+	}
+	for _, rec := range records {
+		switch rec.Type {
+		case history.TypeInput, history.TypeInternalInput:
+			answerOpen()
+			out = append(out, provider.Message{Role: provider.RoleUser, Text: rec.Text})
+		case history.TypeCompaction:
+			answerOpen()
+			out = append(out, agent.SummaryMessage(rec.Text))
+		case history.TypeAssistant:
+			answerOpen()
+			out = append(out, provider.Message{Role: provider.RoleAssistant, Text: rec.Text})
+		case history.TypeToolCall:
+			if n := len(out); n == 0 || out[n-1].Role != provider.RoleAssistant {
+				answerOpen()
+				out = append(out, provider.Message{Role: provider.RoleAssistant})
+			}
+			last := &out[len(out)-1]
+			call := provider.ToolCall{ID: rec.CallID, Name: rec.Name, Arguments: []byte(rec.Arguments)}
+			last.ToolCalls = append(last.ToolCalls, call)
+			open = append(open, call)
+		case history.TypeToolResult:
+			i := slices.IndexFunc(open, func(c provider.ToolCall) bool { return c.ID == rec.CallID })
+			if i < 0 {
+				continue // a result without its call: nothing to answer
+			}
+			open = slices.Delete(open, i, i+1)
+			out = append(out, provider.Message{Role: provider.RoleTool, Text: rec.Text, ToolCallID: rec.CallID, ToolName: rec.Name})
+		}
+	}
+	answerOpen()
+	return out
+}
+
+// subagents lists the snapshot's enabled subagent profiles for the task
+// tool. config.Load has already left out disabled profiles (spec: disabled
+// subagent profiles use the shared policy), so none is ever offered.
+func subagents(snap *config.Snapshot) []agent.Subagent {
+	out := make([]agent.Subagent, 0, len(snap.Subagents))
+	for _, p := range snap.Subagents {
+		out = append(out, agent.Subagent{Name: p.Name, Description: p.Description, Tools: p.Tools, Model: p.Model, Prompt: p.Prompt})
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/provider"
+)
+
+// The runner's types that a caller implements or reads. They are aliases:
+// the definitions, and their documentation, live in the runner's parts.
+type (
+	// Env is what Admit takes from the process (see ProcessEnv).
+	Env = config.Env
+	// Sink receives a run's visible progress (agent.Sink).
+	Sink = agent.Sink
+	// Approver asks the user to allow one mutating tool call.
+	Approver = agent.Approver
+	// Result is what a run produced, whatever its outcome.
+	Result = agent.Result
+	// Outcome is how a run ended (run.finished outcome spelling).
+	Outcome = agent.Outcome
+	// Message and ToolCall are the plain conversation types a Sink sees.
+	Message  = agent.Message
+	ToolCall = agent.ToolCall
+	// Error carries a safe code; as a cancellation cause it becomes the
+	// run's failure code.
+	Error = agent.Error
+	// Provider streams model responses.
+	Provider = provider.Provider
+)
+
+// Outcomes.
+const (
+	Completed = agent.Completed
+	Cancelled = agent.Cancelled
+	Failed    = agent.Failed
+)
+
+// Activity kinds and states, spelled as in the protocol's activity event.
+const (
+	KindTool       = agent.KindTool
+	KindSubagent   = agent.KindSubagent
+	KindCompaction = agent.KindCompaction
+
+	StateStarted   = agent.StateStarted
+	StateCompleted = agent.StateCompleted
+	StateFailed    = agent.StateFailed
+)
+
+// UnknownToolName is the activity name shown for a tool name the model
+// made up that is not safe to show.
+const UnknownToolName = agent.UnknownToolName
+
+// RoleUser is the role of user messages (Sink.Compaction keeps only these).
+const RoleUser = provider.RoleUser
+
+// ErrCancelled is the cancellation cause of a run cancelled by the user.
+var ErrCancelled = agent.ErrCancelled
