@@ -76,4 +76,12 @@ func TestSchemaCommand(t *testing.T) {
 	if err := json.Unmarshal(out, &doc); err != nil || doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 		t.Fatalf("magi-code schema: not a draft 2020-12 document (%v)", err)
 	}
+	// The README's command: magi-code schema | python3 -m json.tool.
+	if py, err := exec.LookPath("python3"); err == nil {
+		cmd := exec.Command(py, "-m", "json.tool")
+		cmd.Stdin = bytes.NewReader(out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("python3 -m json.tool: %v\n%s", err, b)
+		}
+	}
 }
