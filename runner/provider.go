@@ -33,14 +33,20 @@ func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Pro
 			}),
 			Model:     snap.Model,
 			MaxTokens: int64(a.MaxTokens),
-			Thinking:  snap.Thinking,
 			Logf:      logf,
 		}), nil
 	case "openai":
+		o := snap.Settings.Providers.OpenAI
 		return openai.New(openai.Config{
-			BaseURL: strings.TrimRight(snap.Settings.Providers.OpenAI.BaseURL, "/"),
-			APIKey:  snap.Credential.APIKey,
-			Logf:    logf,
+			BaseURL: strings.TrimRight(o.BaseURL, "/"),
+			// An API key, or an OAuth access token refreshed at turn time
+			// through auth.json, as for Anthropic.
+			Credentials: auth.New(auth.Config{
+				Home: snap.Home, Provider: "openai", Credential: snap.Credential,
+				TokenURL: o.TokenURL, ClientID: o.ClientID, Logf: logf,
+			}),
+			MaxTokens: int64(o.MaxTokens),
+			Logf:      logf,
 		}), nil
 	}
 	return nil, errProvider

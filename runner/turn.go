@@ -41,6 +41,7 @@ func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
 	cfg := agent.Config{
 		Provider:      rt.provider,
 		Model:         model,
+		Thinking:      rt.snap.Thinking,
 		System:        slices.Clip(rt.system),
 		Tools:         rt.tools,
 		Hooks:         rt.hooks,

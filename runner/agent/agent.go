@@ -114,6 +114,9 @@ const DiagHookFailed = "hook_failed"
 type Config struct {
 	Provider provider.Provider
 	Model    string
+	// Thinking is the thinking level every provider call of the run asks
+	// for (provider.Request.Thinking; "" is the provider's default).
+	Thinking string
 	// System is the system context in its documented order (instructions,
 	// skills, profiles).
 	System []string
@@ -278,7 +281,7 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		r.calls = r.calls[:0]
-		req := provider.Request{Model: r.cfg.Model, System: r.cfg.System, Messages: r.msgs, Tools: specs}
+		req := provider.Request{Model: r.cfg.Model, Thinking: r.cfg.Thinking, System: r.cfg.System, Messages: r.msgs, Tools: specs}
 		perr := r.cfg.Provider.Stream(ctx, req, r.emitFn)
 
 		// Close the segment first: its accepted text is authoritative

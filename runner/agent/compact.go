@@ -173,7 +173,7 @@ func (r *run) summarise(ctx context.Context, specs []provider.ToolSpec, cut int)
 	msgs = append(msgs, r.msgs[:cut]...)
 	msgs = append(msgs, Message{Role: provider.RoleUser, Text: compactPrompt})
 	var b strings.Builder
-	err := r.cfg.Provider.Stream(ctx, provider.Request{Model: r.cfg.Model, System: r.cfg.System, Messages: msgs, Tools: specs},
+	err := r.cfg.Provider.Stream(ctx, provider.Request{Model: r.cfg.Model, Thinking: r.cfg.Thinking, System: r.cfg.System, Messages: msgs, Tools: specs},
 		func(ev provider.StreamEvent) error {
 			if ev.Kind != provider.TextDelta {
 				return nil

@@ -429,3 +429,56 @@ func TestStatic(t *testing.T) {
 		})
 	}
 }
+
+// TestUnrefreshableTokenWithinSkew: a token that expires within the skew
+// but has not expired is still used when no refresh is possible (no
+// token_url, or no refresh token): readiness called it ready. An expired
+// one fails with provider_unavailable, with no request.
+func TestUnrefreshableTokenWithinSkew(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		expires   time.Duration
+		tokenURL  bool
+		noRefresh bool
+		wantToken string
+	}{
+		{"no token_url, not expired", 30 * time.Second, false, false, oldAccess},
+		{"no refresh token, not expired", 30 * time.Second, true, true, oldAccess},
+		{"no token_url, expired", -time.Second, false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			exp := t0.Add(tc.expires)
+			writeStore(t, home, exp, 0o600)
+			e, srv := newEndpoint(t)
+			url := ""
+			if tc.tokenURL {
+				url = srv.URL
+			}
+			c := cred(exp)
+			if tc.noRefresh {
+				c.RefreshToken = ""
+				writeStoreEntry(t, home, `{"anthropic":{"type":"oauth","access_token":"`+oldAccess+`","expires_at":"`+exp.Format(time.RFC3339)+`"}}`)
+			}
+			var l logs
+			_, tok, err := refresher(home, url, c, &l, srv.Client()).Token(context.Background())
+			if tok != tc.wantToken {
+				t.Fatalf("Token() = %q, %v; want %q", tok, err, tc.wantToken)
+			}
+			var pe *provider.Error
+			if tc.wantToken == "" && (!errors.As(err, &pe) || pe.Code != protocol.CodeProviderUnavailable) {
+				t.Fatalf("Token() error %v; want provider_unavailable", err)
+			}
+			if n := e.n.Load(); n != 0 {
+				t.Fatalf("%d token requests; want 0", n)
+			}
+		})
+	}
+}
+
+func writeStoreEntry(t *testing.T, home, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(home, "auth.json"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -95,6 +95,12 @@ func (r *Refresher) Token(ctx context.Context) (Kind, string, error) {
 		if ctx.Err() != nil {
 			return "", "", fmt.Errorf("auth: refresh interrupted: %w", ctx.Err())
 		}
+		if (errors.Is(err, errNoTokenURL) || errors.Is(err, errNoRefresh)) &&
+			r.accessToken != "" && r.now().Before(r.expiresAt) {
+			// Within the skew but not expired, and no way to refresh: the
+			// held token still works (readiness called it ready).
+			return OAuth, r.accessToken, nil
+		}
 		return "", "", err
 	}
 	return OAuth, r.accessToken, nil
@@ -132,11 +138,11 @@ func (r *Refresher) refreshLocked(ctx context.Context) error {
 		}
 	}
 	if r.refreshToken == "" {
-		r.logf("auth: %s access token expired and no refresh token is stored", r.provider)
+		r.logf("auth: %s access token expiring and no refresh token is stored", r.provider)
 		return Unavailable(errNoRefresh)
 	}
 	if r.tokenURL == "" {
-		r.logf("auth: %s access token expired and no token_url is configured", r.provider)
+		r.logf("auth: %s access token expiring and no token_url is configured", r.provider)
 		return Unavailable(errNoTokenURL)
 	}
 	tok, err := r.exchange(ctx)

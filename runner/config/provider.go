@@ -53,10 +53,12 @@ func (c Credential) Expired(now time.Time) bool {
 	return c.Kind == CredentialOAuth && (c.AccessToken == "" || !now.Before(c.ExpiresAt))
 }
 
-// Refreshable reports whether an OAuth credential carries a refresh token.
-// The refresh itself happens at turn time (issue 7), never during startup.
-func (c Credential) Refreshable() bool {
-	return c.Kind == CredentialOAuth && c.RefreshToken != ""
+// Refreshable reports whether an OAuth credential can be refreshed with
+// what is configured: it carries a refresh token and the provider has a
+// token endpoint (tokenURL). This is a local check; the refresh itself
+// happens at turn time, never during startup.
+func (c Credential) Refreshable(tokenURL string) bool {
+	return c.Kind == CredentialOAuth && c.RefreshToken != "" && tokenURL != ""
 }
 
 // authEntry is one provider's record in $MC_HOME/auth.json.
@@ -204,8 +206,12 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 		}
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
-	if c.Expired(env.now()) && !c.Refreshable() {
-		env.logf("config: credential for provider %s expired and not refreshable", s.Provider)
+	// Spec: readiness checks "available authentication locally, including
+	// Codex expiry/refreshability": an expired access token is ready only
+	// when a refresh is possible with what is configured (a refresh token
+	// and the provider's token_url), never by trying one.
+	if c.Expired(env.now()) && !c.Refreshable(p.TokenURL) {
+		env.logf("config: credential for provider %s expired and not refreshable (refresh token and token_url needed)", s.Provider)
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	return c, ""

@@ -52,9 +52,9 @@ type RemoteProvider struct {
 	BaseURL   string `koanf:"base_url"`
 	APIKeyEnv string `koanf:"api_key_env"`
 	Model     string `koanf:"model"`
-	// Anthropic only: the OAuth token endpoint and client ID used to refresh
-	// an expired OAuth credential at turn time, and the max_tokens sent with
-	// each request (0: the provider's default).
+	// The OAuth token endpoint and client ID used to refresh an expired
+	// OAuth credential at turn time, and the max_tokens sent with each
+	// request (0: the provider's default).
 	TokenURL  string `koanf:"token_url"`
 	ClientID  string `koanf:"client_id"`
 	MaxTokens int    `koanf:"max_tokens"`

@@ -51,7 +51,11 @@ type ToolSpec struct {
 // Request is one provider call: system context (in its documented order),
 // the conversation so far, and the tools on offer.
 type Request struct {
-	Model    string
+	Model string
+	// Thinking is the thinking level of this call, as in settings: off,
+	// minimal, low, medium, high, or "" for the provider's default (nothing
+	// sent). Each provider maps it to what its API takes.
+	Thinking string
 	System   []string
 	Messages []Message
 	Tools    []ToolSpec

@@ -71,9 +71,6 @@ type Config struct {
 	// MaxTokens is max_tokens; 0 means DefaultMaxTokens. It is raised above
 	// the thinking budget when one applies.
 	MaxTokens int64
-	// Thinking is the settings level: "" (provider default: none sent),
-	// "off", "minimal", "low", "medium" or "high".
-	Thinking string
 	// HTTPClient is used for requests; nil means a client whose transport
 	// times out waiting for headers after DefaultHeaderTimeout.
 	HTTPClient *http.Client
@@ -92,7 +89,6 @@ type Provider struct {
 	creds     auth.Source
 	model     string
 	maxTokens int64
-	thinking  string
 	logf      func(format string, args ...any)
 
 	// mu serializes Stream calls and guards the fields below.
@@ -129,7 +125,7 @@ func New(cfg Config) *Provider {
 		option.WithMaxRetries(cfg.MaxRetries),
 	)
 	return &Provider{
-		creds: creds, model: cfg.Model, maxTokens: maxTokens, thinking: cfg.Thinking, logf: logf,
+		creds: creds, model: cfg.Model, maxTokens: maxTokens, logf: logf,
 		svc: svc, kept: map[string][]sdk.ContentBlockParamUnion{},
 	}
 }
@@ -173,7 +169,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	stream := p.svc.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
 
-	r := response{summaries: summarizes(model) && thinkingOn(p.thinking)}
+	r := response{summaries: summarizes(model) && thinkingOn(req.Thinking)}
 	for stream.Next() {
 		ev := stream.Current()
 		out, err := r.add(&ev)

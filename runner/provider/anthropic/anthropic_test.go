@@ -223,9 +223,9 @@ func TestStream(t *testing.T) {
 			if model == "" {
 				model = sonnet
 			}
-			p := start(t, tc.handler, Config{Thinking: tc.thinking, Logf: l.logf})
+			p := start(t, tc.handler, Config{Logf: l.logf})
 			var evs []provider.StreamEvent
-			err := p.Stream(context.Background(), provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Text: "hi"}}},
+			err := p.Stream(context.Background(), provider.Request{Model: model, Thinking: tc.thinking, Messages: []provider.Message{{Role: "user", Text: "hi"}}},
 				func(ev provider.StreamEvent) error { evs = append(evs, ev); return nil })
 			if got := render(evs); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("events = %q; want %q", got, tc.want)
@@ -386,8 +386,8 @@ func TestThinkingParams(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.model+"/"+tc.level, func(t *testing.T) {
 			var c capture
-			p := start(t, c.handler(textMessage(tc.model, "ok")), Config{Thinking: tc.level})
-			if err := p.Stream(context.Background(), provider.Request{Model: tc.model, Messages: []provider.Message{{Role: "user", Text: "hi"}}},
+			p := start(t, c.handler(textMessage(tc.model, "ok")), Config{})
+			if err := p.Stream(context.Background(), provider.Request{Model: tc.model, Thinking: tc.level, Messages: []provider.Message{{Role: "user", Text: "hi"}}},
 				func(provider.StreamEvent) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
@@ -415,10 +415,10 @@ func TestThinkingReplay(t *testing.T) {
 		redacted(1, "REDACTED=="), stop(1),
 		textStart(2), textDelta(2, "Listing."), stop(2),
 		toolStart(3, "toolu_9", "list_dir"), jsonDelta(3, `{"path":"."}`), stop(3), msgDelta("tool_use"), msgStop()}
-	p := start(t, c.handler(first, textMessage(model, "one file")), Config{Thinking: "low"})
+	p := start(t, c.handler(first, textMessage(model, "one file")), Config{})
 	var calls []provider.ToolCall
 	msgs := []provider.Message{{Role: "user", Text: "list"}}
-	if err := p.Stream(context.Background(), provider.Request{Model: model, Messages: msgs}, func(ev provider.StreamEvent) error {
+	if err := p.Stream(context.Background(), provider.Request{Model: model, Thinking: "low", Messages: msgs}, func(ev provider.StreamEvent) error {
 		if ev.Kind == provider.ToolCallKind {
 			calls = append(calls, ev.Call)
 		}
@@ -429,7 +429,7 @@ func TestThinkingReplay(t *testing.T) {
 	msgs = append(msgs,
 		provider.Message{Role: "assistant", Text: "Listing.", ToolCalls: calls},
 		provider.Message{Role: "tool", Text: "a.txt", ToolCallID: "toolu_9"})
-	if err := p.Stream(context.Background(), provider.Request{Model: model, Messages: msgs}, func(provider.StreamEvent) error { return nil }); err != nil {
+	if err := p.Stream(context.Background(), provider.Request{Model: model, Thinking: "low", Messages: msgs}, func(provider.StreamEvent) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(c.bodies[1]["messages"].([]any)[1])
@@ -566,8 +566,8 @@ func TestNothingOnStderr(t *testing.T) {
 	os.Stderr = w
 	for _, model := range []string{"claude-opus-4-6", "claude-mythos-preview"} {
 		for _, level := range []string{"", "off", "minimal", "low", "medium", "high"} {
-			p := start(t, sse(textMessage(model, "ok")...), Config{Thinking: level})
-			if err := p.Stream(context.Background(), provider.Request{Model: model}, func(provider.StreamEvent) error { return nil }); err != nil {
+			p := start(t, sse(textMessage(model, "ok")...), Config{})
+			if err := p.Stream(context.Background(), provider.Request{Model: model, Thinking: level}, func(provider.StreamEvent) error { return nil }); err != nil {
 				t.Errorf("%s/%s: %v", model, level, err)
 			}
 		}

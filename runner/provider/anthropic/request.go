@@ -91,18 +91,18 @@ func (p *Provider) params(model string, req provider.Request) sdk.MessageNewPara
 	}
 	f := classify(model)
 	switch {
-	case p.thinking == "off":
+	case req.Thinking == "off":
 		d := sdk.NewThinkingConfigDisabledParam()
 		params.Thinking = sdk.ThinkingConfigParamUnion{OfDisabled: &d}
-	case !thinkingOn(p.thinking):
+	case !thinkingOn(req.Thinking):
 		// "": the provider's default; send nothing.
 	case f.claude && f.adaptive:
 		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{
 			Display: sdk.ThinkingConfigAdaptiveDisplaySummarized,
 		}}
-		params.OutputConfig.Effort = efforts[p.thinking]
+		params.OutputConfig.Effort = efforts[req.Thinking]
 	default:
-		budget := budgets[p.thinking]
+		budget := budgets[req.Thinking]
 		enabled := &sdk.ThinkingConfigEnabledParam{BudgetTokens: budget}
 		if summarizes(model) {
 			enabled.Display = sdk.ThinkingConfigEnabledDisplaySummarized

@@ -26,6 +26,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/provider"
 )
 
@@ -43,9 +44,18 @@ type Config struct {
 	// BaseURL of the API, such as "https://api.openai.com/v1" or
 	// "http://127.0.0.1:8080/v1".
 	BaseURL string
-	// APIKey is sent as a bearer token; empty sends none a server would
-	// accept (local servers often need none).
+	// Credentials supplies the bearer token at each call: an API key, or an
+	// OAuth access token that it refreshes when expired (auth.Refresher).
+	// nil sends APIKey.
+	Credentials auth.Source
+	// APIKey is sent as a bearer token when Credentials is nil; empty sends
+	// none (local servers often need none).
 	APIKey string
+	// MaxTokens bounds each response ([providers.openai] max_tokens); 0
+	// sends no bound. It is sent as max_completion_tokens when a reasoning
+	// effort is sent (reasoning models refuse max_tokens), else as
+	// max_tokens, which every OpenAI-compatible server reads.
+	MaxTokens int64
 	// HTTPClient is used for requests; nil means a client whose transport
 	// times out waiting for headers after DefaultHeaderTimeout.
 	HTTPClient *http.Client
@@ -61,9 +71,11 @@ type Config struct {
 // are serialized.
 type Provider struct {
 	// mu serializes Stream calls.
-	mu   sync.Mutex
-	svc  sdk.ChatCompletionService
-	logf func(format string, args ...any)
+	mu        sync.Mutex
+	svc       sdk.ChatCompletionService
+	creds     auth.Source // nil: the service's APIKey
+	maxTokens int64
+	logf      func(format string, args ...any)
 }
 
 // New returns a provider for cfg.
@@ -81,7 +93,7 @@ func New(cfg Config) *Provider {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(cfg.MaxRetries),
 	)
-	return &Provider{svc: svc, logf: logf}
+	return &Provider{svc: svc, creds: cfg.Credentials, maxTokens: cfg.MaxTokens, logf: logf}
 }
 
 // errCut reports a stream that ended without a finish reason.
@@ -97,12 +109,23 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	params := sdk.ChatCompletionNewParams{
-		Model:    shared.ChatModel(req.Model),
-		Messages: messages(req),
-		Tools:    toolParams(req.Tools),
+	var opts []option.RequestOption
+	if p.creds != nil {
+		_, token, err := p.creds.Token(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var pe *provider.Error
+			if errors.As(err, &pe) {
+				return pe
+			}
+			return auth.Unavailable(err)
+		}
+		// An API key and an OAuth access token are both bearer tokens here.
+		opts = append(opts, option.WithAPIKey(token))
 	}
-	stream := p.svc.NewStreaming(ctx, params)
+	stream := p.svc.NewStreaming(ctx, p.params(req), opts...)
 	defer stream.Close()
 
 	var acc callAccumulator
@@ -146,6 +169,36 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		}
 	}
 	return emit(provider.StreamEvent{Kind: provider.Done})
+}
+
+// efforts maps the settings thinking levels to reasoning_effort; "off" and
+// "" (the provider's default) send none.
+var efforts = map[string]shared.ReasoningEffort{
+	"minimal": shared.ReasoningEffortMinimal, "low": shared.ReasoningEffortLow,
+	"medium": shared.ReasoningEffortMedium, "high": shared.ReasoningEffortHigh,
+}
+
+// params builds the request: the thinking level as reasoning_effort, and
+// max_tokens as max_completion_tokens beside a reasoning effort (reasoning
+// models refuse max_tokens), else as max_tokens.
+func (p *Provider) params(req provider.Request) sdk.ChatCompletionNewParams {
+	params := sdk.ChatCompletionNewParams{
+		Model:    shared.ChatModel(req.Model),
+		Messages: messages(req),
+		Tools:    toolParams(req.Tools),
+	}
+	effort, reasoning := efforts[req.Thinking]
+	if reasoning {
+		params.ReasoningEffort = effort
+	}
+	if p.maxTokens > 0 {
+		if reasoning {
+			params.MaxCompletionTokens = sdk.Int(p.maxTokens)
+		} else {
+			params.MaxTokens = sdk.Int(p.maxTokens)
+		}
+	}
+	return params
 }
 
 // callAccumulator joins tool-call fragments by their index.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/provider"
 	"go.uber.org/goleak"
 )
@@ -291,5 +292,99 @@ func TestEnvironmentIgnored(t *testing.T) {
 	}
 	if strings.Contains(auth, "sk-from-env") || org != "" {
 		t.Errorf("environment leaked into request: auth %q org %q", auth, org)
+	}
+}
+
+// tokenSource is an auth.Source that counts calls and answers as set.
+type tokenSource struct {
+	kind  auth.Kind
+	token string
+	err   error
+	n     int
+}
+
+func (s *tokenSource) Token(ctx context.Context) (auth.Kind, string, error) {
+	s.n++
+	return s.kind, s.token, s.err
+}
+
+// TestCredentials: the Source's token (an API key or an OAuth access
+// token) is the bearer token of each call, asked for at each call; a
+// Source failure is the call's provider_unavailable and no request is made.
+func TestCredentials(t *testing.T) {
+	var auths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auths = append(auths, r.Header.Get("Authorization"))
+		sse(chunk(`{"content":"ok"}`, "stop"), done)(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(srv.Client().CloseIdleConnections)
+	src := &tokenSource{kind: auth.OAuth, token: "oauth-access-1"}
+	p := New(Config{BaseURL: srv.URL + "/v1", Credentials: src, HTTPClient: srv.Client()})
+	req := provider.Request{Model: "m", Messages: []provider.Message{{Role: "user", Text: "hi"}}}
+	nop := func(provider.StreamEvent) error { return nil }
+	if err := p.Stream(context.Background(), req, nop); err != nil {
+		t.Fatal(err)
+	}
+	src.token = "oauth-access-2" // refreshed between turns
+	if err := p.Stream(context.Background(), req, nop); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Bearer oauth-access-1", "Bearer oauth-access-2"}; !reflect.DeepEqual(auths, want) || src.n != 2 {
+		t.Fatalf("Authorization headers %q after %d Token calls; want %q", auths, src.n, want)
+	}
+	src.err = auth.Unavailable(errors.New("expired"))
+	err := p.Stream(context.Background(), req, nop)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeProviderUnavailable {
+		t.Fatalf("Stream with a failing Source = %v; want provider_unavailable", err)
+	}
+	if len(auths) != 2 {
+		t.Fatalf("a request was made without a credential")
+	}
+}
+
+// TestRequestOptions: max_tokens and the thinking level reach the request:
+// a level as reasoning_effort (with max_tokens sent as
+// max_completion_tokens, which reasoning models require), "off" and ""
+// send no reasoning_effort and plain max_tokens; a zero bound sends none.
+func TestRequestOptions(t *testing.T) {
+	tests := []struct {
+		thinking  string
+		maxTokens int64
+		want      map[string]any
+	}{
+		{"", 0, map[string]any{}},
+		{"", 500, map[string]any{"max_tokens": float64(500)}},
+		{"off", 500, map[string]any{"max_tokens": float64(500)}},
+		{"minimal", 0, map[string]any{"reasoning_effort": "minimal"}},
+		{"low", 0, map[string]any{"reasoning_effort": "low"}},
+		{"medium", 700, map[string]any{"reasoning_effort": "medium", "max_completion_tokens": float64(700)}},
+		{"high", 900, map[string]any{"reasoning_effort": "high", "max_completion_tokens": float64(900)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.thinking+"/"+fmt.Sprint(tc.maxTokens), func(t *testing.T) {
+			var body map[string]any
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				json.NewDecoder(r.Body).Decode(&body)
+				sse(chunk(`{"content":"ok"}`, "stop"), done)(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(srv.Client().CloseIdleConnections)
+			p := New(Config{BaseURL: srv.URL + "/v1", APIKey: "k", MaxTokens: tc.maxTokens, HTTPClient: srv.Client()})
+			req := provider.Request{Model: "m", Thinking: tc.thinking, Messages: []provider.Message{{Role: "user", Text: "hi"}}}
+			if err := p.Stream(context.Background(), req, func(provider.StreamEvent) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]any{}
+			for _, k := range []string{"max_tokens", "max_completion_tokens", "reasoning_effort"} {
+				if v, ok := body[k]; ok {
+					got[k] = v
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("request options %v; want %v", got, tc.want)
+			}
+		})
 	}
 }
