@@ -103,7 +103,13 @@ type Attachment struct {
 	scopes     []string
 	syncErr    error // sticky: a failed fsync is never retried as success
 	closed     bool
+	// scratch is the encoding buffer of appends, kept between them while
+	// it stays small (a streamed reply appends a chunk every 16 KiB).
+	scratch []byte
 }
+
+// maxScratch is the largest append buffer an attachment keeps.
+const maxScratch = 64 << 10
 
 var emptySum = sha256.Sum256(nil)
 
@@ -375,11 +381,14 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	if a.syncErr != nil {
 		return "", a.syncErr
 	}
-	var buf []byte
+	buf := a.scratch[:0]
 	if !a.hasHeader {
 		buf = AppendRecord(buf, &a.header)
 	}
 	buf = AppendRecord(buf, &rec)
+	if cap(buf) <= maxScratch {
+		a.scratch = buf
+	}
 	if a.file == nil {
 		if rec.Type != TypeInput {
 			return "", ErrNotDurable

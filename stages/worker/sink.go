@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/chunk"
@@ -27,8 +28,8 @@ type turnSink struct {
 	att *history.Attachment
 
 	stream    redact.Stream
-	carry     []byte // safe text not yet offered as a delta (at most maxCarry between deltas)
-	pressure  bool   // a delta found no room within deltaGrace; cleared when the edge has room
+	carry     textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
+	pacing    backpressure.Pacing
 	unsaved   []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
 	deltaPart int    // next delta part of the open segment
 
@@ -47,7 +48,7 @@ type segment struct {
 }
 
 func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
-	return &turnSink{p: p, r: r, att: att, calls: make(map[string]string)}
+	return &turnSink{p: p, r: r, att: att, pacing: deltaPacing(), calls: make(map[string]string)}
 }
 
 func (s *turnSink) event(name string) wire.Event {
@@ -80,13 +81,13 @@ func (s *turnSink) SegmentStart(messageID string) {
 		s.r.cancel(err)
 	}
 	s.stream = redact.Stream{}
-	s.carry = s.carry[:0]
+	s.carry.Reset()
 	s.unsaved = s.unsaved[:0]
 	s.deltaPart = 0
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
-	s.carry = append(s.carry, s.stream.Push(text)...)
+	s.carry.Push(s.stream.Push(text))
 	s.deltas(messageID, false)
 	s.unsaved = append(s.unsaved, text...)
 	if len(s.unsaved) >= chunkBytes {
@@ -117,79 +118,82 @@ func (s *turnSink) saveChunk(messageID string) error {
 	if cut == 0 {
 		return nil
 	}
-	err := s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: string(s.unsaved[:cut])})
+	// A view, not a copy: Append encodes the record before it returns and
+	// keeps none of it.
+	err := s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: unsafe.String(unsafe.SliceData(s.unsaved), cut)})
 	s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
 	return err
 }
 
-// maxCarry bounds the text coalesced while the event edge is full.
-const maxCarry = 4 * protocol.LiveChunkBytes
+// deltaPacing is the pacing policy of a segment's deltas on the run-event
+// edge (see backpressure.Pacing): a delta that finds the edge full waits
+// deltaGrace for room; if none comes, the reader is behind and text
+// coalesces, up to maxCarry, until the edge drains to half; past that the
+// older half of the carry is dropped.
+func deltaPacing() backpressure.Pacing {
+	return backpressure.Pacing{Grace: deltaGrace, MaxCarry: maxCarry}
+}
+
+// maxCarry bounds the text coalesced while the reader is behind.
+const maxCarry = 256 << 10
 
 // deltaGrace is how long a delta waits for room in a full event edge before
-// text is coalesced. A reader that keeps up frees room within microseconds,
-// so a fast provider is paced by the reader instead of dropping; a slow or
-// stalled reader costs the provider this once, until the edge has room
-// again (see deltas).
-const deltaGrace = 200 * time.Microsecond
-
-// deltaPolicyFull is the policy of a delta that finds the edge full.
-var deltaPolicyFull = backpressure.Wait(deltaGrace)
+// the reader counts as behind. A reader that keeps up frees room within
+// microseconds, so a fast provider is paced by the reader instead of
+// coalescing; the grace absorbs a reader's scheduling hiccups on a busy
+// machine. A stalled reader costs the provider this once per stall.
+const deltaGrace = 500 * time.Microsecond
 
 // deltas offers the carried safe text as best-effort delta parts of at most
-// 4,000 bytes. Spec: "Deltas may coalesce/drop under pressure": a part that
-// finds the event edge full waits deltaGrace for room once; if none comes,
-// the reader is behind, and until the edge has room again text stays
-// carried and coalesces with the next delta, up to maxCarry; past that the
-// oldest part is offered and, finding no room, dropped. A dropped part keeps its
-// part number, so the client sees the gap. With final (the segment ended),
-// everything carried is offered.
+// 4,000 bytes, as s.pacing decides. Spec: "Deltas may coalesce/drop under
+// pressure". A dropped part keeps its part number, so the client sees the
+// gap. With final (the segment ended), everything carried is offered.
 func (s *turnSink) deltas(messageID string, final bool) {
 	events := s.p.opts.Events
-	for len(s.carry) > 0 {
-		full := events.Len() >= events.Cap()
-		if !full {
-			s.pressure = false
-		}
-		if full && !final {
-			if len(s.carry) >= maxCarry {
-				// The reader is behind and the carry is at its bound: drop
-				// the older half as one part, without building it. The part
-				// number is spent, so the client sees the gap.
-				n := runeStart(s.carry, len(s.carry)-maxCarry/2)
-				s.carry = s.carry[:copy(s.carry, s.carry[n:])]
-				s.deltaPart++
+	for s.carry.Len() > 0 {
+		switch s.pacing.Next(events.Len(), events.Cap(), s.carry.Len(), final) {
+		case backpressure.Hold:
+			return // coalesce with the next delta
+		case backpressure.DropOldest:
+			// Drop the older half as one part, without building it. The
+			// part number is spent, so the client sees the gap.
+			c := s.carry.Bytes()
+			s.carry.Consume(runeStart(c, len(c)-maxCarry/2))
+			s.deltaPart++
+			continue
+		case backpressure.SendWaiting:
+			e := s.nextPart(messageID)
+			if events.OfferWith(context.Background(), e, s.pacing.WaitPolicy()) != nil {
+				// No room within the grace: the reader is behind. The part
+				// stays carried (its number unspent).
+				s.pacing.Missed()
 				continue
 			}
-			if s.pressure {
-				return // coalesce with the next delta
-			}
-		}
-		e := s.nextPart(messageID)
-		if full && !final {
-			if events.OfferWith(context.Background(), e, deltaPolicyFull) != nil {
-				// No room within the grace: the reader is behind. Stop
-				// waiting (never pace the provider to a slow reader) and
-				// coalesce until the edge has room again.
-				s.pressure = true
-				return
-			}
-		} else {
+			s.spend(len(e.Text))
+		case backpressure.SendNow:
+			e := s.nextPart(messageID)
 			_ = s.p.offer(e) // Drop if the edge filled meanwhile
+			s.spend(len(e.Text))
 		}
-		s.deltaPart++
-		s.carry = s.carry[:copy(s.carry, s.carry[len(e.Text):])]
 	}
+}
+
+// spend consumes n bytes of the carry as the current part.
+func (s *turnSink) spend(n int) {
+	s.deltaPart++
+	s.carry.Consume(n)
 }
 
 // nextPart builds the delta event of the next part of the carry: at most
 // 4,000 bytes, ending on a rune boundary.
 func (s *turnSink) nextPart(messageID string) wire.Event {
-	// Take a few bytes past the budget so that chunk.Next sees whole runes,
-	// and let it choose the cut.
-	text := string(s.carry[:min(len(s.carry), protocol.LiveChunkBytes+utf8.UTFMax)])
-	n := chunk.Next(text, protocol.LiveChunkBytes, liveEscBudget)
+	// Look a few bytes past the budget so that chunk.Next sees whole runes,
+	// and let it choose the cut. The view is read only during the call.
+	c := s.carry.Bytes()
+	c = c[:min(len(c), protocol.LiveChunkBytes+utf8.UTFMax)]
+	n := chunk.Next(unsafe.String(unsafe.SliceData(c), len(c)), protocol.LiveChunkBytes, liveEscBudget)
 	e := s.event(protocol.EventMessageDelta)
-	e.MessageID, e.Part, e.Text = messageID, s.deltaPart, text[:n]
+	e.MessageID, e.Part, e.Text = messageID, s.deltaPart, s.carry.Text(n)
 	return e
 }
 
@@ -202,7 +206,7 @@ func runeStart(b []byte, i int) int {
 }
 
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
-	s.carry = append(s.carry, s.stream.Flush()...)
+	s.carry.Push(s.stream.Flush())
 	s.deltas(messageID, true)
 	s.unsaved = s.unsaved[:0] // the segment's own record stores all of it
 	s.pending = &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0}
