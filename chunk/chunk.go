@@ -13,14 +13,17 @@ import (
 func Next(s string, raw, esc int) int {
 	n, e := 0, 0
 	for n < len(s) {
-		if jsonenc.Plain(s[n]) {
-			// ASCII that needs no escaping: one byte raw, one escaped.
-			if n >= raw || e >= esc {
+		// A run of ASCII that needs no escaping costs one raw and one
+		// escaped byte a byte: take as much of it as both budgets allow,
+		// eight bytes at a time.
+		if room := min(len(s)-n, raw-n, esc-e); room > 0 {
+			k := jsonenc.PlainPrefix(s[n : n+room])
+			n, e = n+k, e+k
+			if n == len(s) || k == room && jsonenc.Plain(s[n]) {
 				break
 			}
-			n++
-			e++
-			continue
+		} else if jsonenc.Plain(s[n]) {
+			break
 		}
 		de, size := jsonenc.RuneLen(s[n:])
 		if n+size > raw || e+de > esc {

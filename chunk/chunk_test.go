@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/internal/benchcpu"
 	"github.com/magi-code/magi-code/internal/jsonenc"
 	"github.com/magi-code/magi-code/protocol"
 )
@@ -83,9 +84,46 @@ func BenchmarkNext(b *testing.B) {
 	s := strings.Repeat("héllo wörld ", 400)
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		for r := s; len(r) > 0; {
 			r = r[Next(r, protocol.LiveChunkBytes, 16000):]
 		}
+	}
+}
+
+// nextSlow is Next one rune at a time: the definition.
+func nextSlow(s string, raw, esc int) int {
+	n, e := 0, 0
+	for n < len(s) {
+		de, size := jsonenc.RuneLen(s[n:])
+		if n+size > raw || e+de > esc {
+			break
+		}
+		n += size
+		e += de
+	}
+	return n
+}
+
+func FuzzNextMatchesDefinition(f *testing.F) {
+	f.Add("plain text", 4, 6)
+	f.Add("quote \" é \xff \x00 tail", 7, 11)
+	f.Fuzz(func(t *testing.T, s string, raw, esc int) {
+		raw, esc = 4+abs(raw%64), 6+abs(esc%128)
+		if got, want := Next(s, raw, esc), nextSlow(s, raw, esc); got != want {
+			t.Fatalf("Next(%q, %d, %d) = %d; want %d", s, raw, esc, got, want)
+		}
+	})
+}
+
+// BenchmarkNextASCII is the live case: a 4,000-byte part of plain text.
+func BenchmarkNextASCII(b *testing.B) {
+	s := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz .", 110)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	defer benchcpu.Start(b)()
+	for b.Loop() {
+		Next(s, protocol.LiveChunkBytes, 16000)
 	}
 }

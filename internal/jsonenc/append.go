@@ -1,6 +1,11 @@
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+	"unsafe"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -19,12 +24,12 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i += PlainPrefix(s[i:])
+		if i == len(s) {
+			break
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if safeASCII[b] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '"', '\\':
@@ -96,4 +101,39 @@ func EscapedLen(s string) int {
 		i += size
 	}
 	return n
+}
+
+// SWAR masks: each byte of a word tested at once.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// PlainPrefix returns the length of the longest prefix of s made of bytes
+// that stand for themselves in a JSON string (Plain), eight bytes at a time.
+func PlainPrefix(s string) int {
+	i := 0
+	if len(s) >= 8 {
+		b := unsafe.Slice(unsafe.StringData(s), len(s))
+		for ; i+8 <= len(b); i += 8 {
+			if m := notPlain(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				return i + bits.TrailingZeros64(m)/8
+			}
+		}
+	}
+	for i < len(s) && Plain(s[i]) {
+		i++
+	}
+	return i
+}
+
+// notPlain returns a word whose lowest set high bit marks the first byte of
+// w (little-endian) that is not Plain: a control byte (< 0x20), '"', '\\'
+// or a byte >= 0x80. Bits above the lowest may be false alarms (a borrow),
+// so only the lowest is meaningful.
+func notPlain(w uint64) uint64 {
+	ctl := (w - 0x20*lsb) &^ w // bytes < 0x20 (and some >= 0x80, flagged anyway)
+	q := w ^ '"'*lsb           // zero bytes where w has '"'
+	bs := w ^ '\\'*lsb         // zero bytes where w has '\\'
+	return (ctl | ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | w) & msb
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magi-code/magi-code/internal/benchcpu"
+
 	"github.com/magi-code/magi-code/history"
 )
 
@@ -47,6 +49,7 @@ func BenchmarkSinkTextDelta(b *testing.B) {
 	text := strings.Repeat("0123456789", 10)
 	s.SegmentStart("msg-1")
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		if err := s.TextDelta("msg-1", text); err != nil {

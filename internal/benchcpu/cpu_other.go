@@ -1,0 +1,5 @@
+//go:build !unix
+
+package benchcpu
+
+func cpuClock() int64 { return -1 }
