@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
@@ -144,30 +145,63 @@ func (rt *Runtime) StartupSelection() history.Selection {
 	return history.Selection{Provider: rt.snap.Provider, Model: rt.snap.Model, Thinking: rt.snap.Thinking}
 }
 
+// Choice is what the turns of the attached session use: the model ("" =
+// the startup model) and the thinking level ("" = the provider's default).
+type Choice struct {
+	Model    string
+	Thinking string
+}
+
+// StartupChoice is the Choice of a new session: the startup model and
+// thinking level.
+func (rt *Runtime) StartupChoice() Choice { return Choice{Thinking: rt.snap.Thinking} }
+
 // Restore applies a session's saved selection against the admitted
-// settings, without writing anything. Spec: "Unavailable selection retains
-// startup selection and saved requested thinking, with
-// saved_selection_unavailable; other restoration notice uses
-// saved_selection_notice." Only the admitted provider has a credential in
-// this child, so a saved selection naming another provider is unavailable;
-// a saved model of the admitted provider is restored, with a notice when it
-// differs from the startup model.
+// settings, without writing anything. Spec: "Restore saved
+// provider/model/thinking ... Unavailable selection retains startup
+// selection and saved requested thinking, with saved_selection_unavailable;
+// other restoration notice uses saved_selection_notice."
 //
-// It returns the selection status reports, the notices, and the model
-// turns use (Turn.Model; "" = the startup model).
-func (rt *Runtime) Restore(info history.OpenInfo) (Selection, []string, string) {
-	sel := rt.Selection()
+// Only the admitted provider has a credential in this child, so a saved
+// selection naming another provider is unavailable: the startup provider
+// and model stay, the saved thinking level is kept. Otherwise the saved
+// model and thinking level are restored, with saved_selection_notice when
+// either differs from the startup one. A saved thinking level this build
+// does not know cannot be restored: the startup level stays, with
+// saved_selection_unavailable. Each notice appears at most once.
+//
+// It returns the selection status reports, the notices, and the Choice the
+// session's turns use (Turn.Model, Turn.Thinking).
+func (rt *Runtime) Restore(info history.OpenInfo) (Selection, []string, Choice) {
+	sel, choice := rt.Selection(), rt.StartupChoice()
 	if !info.HasSaved || info.Saved.Provider == "" {
-		return sel, nil, ""
+		return sel, nil, choice
 	}
-	if info.Saved.Provider != rt.snap.Provider {
-		return sel, []string{protocol.NoticeSavedSelectionUnavailable}, ""
+	var notices []string
+	note := func(n string) {
+		if !slices.Contains(notices, n) {
+			notices = append(notices, n)
+		}
 	}
-	if info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
+	available := info.Saved.Provider == rt.snap.Provider
+	if !available {
+		note(protocol.NoticeSavedSelectionUnavailable)
+	}
+	switch saved := info.Saved.Thinking; {
+	case !config.ValidThinking(saved):
+		note(protocol.NoticeSavedSelectionUnavailable)
+	case saved != choice.Thinking:
+		if available {
+			note(protocol.NoticeSavedSelectionNotice)
+		}
+		choice.Thinking = saved
+	}
+	if available && info.Saved.Model != "" && info.Saved.Model != rt.snap.Model {
 		sel.Model = safe(info.Saved.Model)
-		return sel, []string{protocol.NoticeSavedSelectionNotice}, info.Saved.Model
+		choice.Model = info.Saved.Model
+		note(protocol.NoticeSavedSelectionNotice)
 	}
-	return sel, nil, ""
+	return sel, notices, choice
 }
 
 func serverDefs(servers []config.MCPServer) []mcp.ServerDef {

@@ -14,23 +14,33 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestRestoreSelection(t *testing.T) {
-	rt := &Runtime{snap: &config.Snapshot{Provider: "fixture", Model: "fixture-model", ContextID: "c"}}
+	rt := &Runtime{snap: &config.Snapshot{Provider: "fixture", Model: "fixture-model", Thinking: "low", ContextID: "c"}}
+	saved := func(provider, model, thinking string) history.OpenInfo {
+		return history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: provider, Model: model, Thinking: thinking}}
+	}
 	cases := []struct {
 		name    string
 		info    history.OpenInfo
-		model   string
+		model   string // status
+		choice  Choice // turns
 		notices []string
 	}{
-		{"no header", history.OpenInfo{}, "fixture-model", nil},
-		{"same", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "fixture-model"}}, "fixture-model", nil},
-		{"other model", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "fixture", Model: "m2"}}, "m2", []string{protocol.NoticeSavedSelectionNotice}},
-		{"other provider", history.OpenInfo{HasSaved: true, Saved: history.Selection{Provider: "openai", Model: "gpt"}}, "fixture-model", []string{protocol.NoticeSavedSelectionUnavailable}},
+		{"no header", history.OpenInfo{}, "fixture-model", Choice{Thinking: "low"}, nil},
+		{"same", saved("fixture", "fixture-model", "low"), "fixture-model", Choice{Thinking: "low"}, nil},
+		{"other model", saved("fixture", "m2", "low"), "m2", Choice{Model: "m2", Thinking: "low"}, []string{protocol.NoticeSavedSelectionNotice}},
+		{"other thinking", saved("fixture", "fixture-model", "high"), "fixture-model", Choice{Thinking: "high"}, []string{protocol.NoticeSavedSelectionNotice}},
+		{"provider default thinking", saved("fixture", "fixture-model", ""), "fixture-model", Choice{Thinking: ""}, []string{protocol.NoticeSavedSelectionNotice}},
+		{"other model and thinking, one notice", saved("fixture", "m2", "off"), "m2", Choice{Model: "m2", Thinking: "off"}, []string{protocol.NoticeSavedSelectionNotice}},
+		{"other provider keeps saved thinking", saved("openai", "gpt", "high"), "fixture-model", Choice{Thinking: "high"}, []string{protocol.NoticeSavedSelectionUnavailable}},
+		{"unknown thinking level", saved("fixture", "fixture-model", "xhigh"), "fixture-model", Choice{Thinking: "low"}, []string{protocol.NoticeSavedSelectionUnavailable}},
+		{"unknown thinking, other model", saved("fixture", "m2", "xhigh"), "m2", Choice{Model: "m2", Thinking: "low"}, []string{protocol.NoticeSavedSelectionUnavailable, protocol.NoticeSavedSelectionNotice}},
+		{"other provider, unknown thinking", saved("openai", "gpt", "xhigh"), "fixture-model", Choice{Thinking: "low"}, []string{protocol.NoticeSavedSelectionUnavailable}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sel, notices, _ := rt.Restore(c.info)
-			if sel.Model != c.model || strings.Join(notices, ",") != strings.Join(c.notices, ",") {
-				t.Fatalf("restoreSelection = %+v, %v; want model %q, %v", sel, notices, c.model, c.notices)
+			sel, notices, choice := rt.Restore(c.info)
+			if sel.Model != c.model || choice != c.choice || strings.Join(notices, ",") != strings.Join(c.notices, ",") {
+				t.Fatalf("Restore = %+v, %v, %+v; want model %q, %v, %+v", sel, notices, choice, c.model, c.notices, c.choice)
 			}
 		})
 	}

@@ -15,6 +15,10 @@ type Turn struct {
 	// Model is the attached session's restored model ("" = the startup
 	// model; see Restore).
 	Model string
+	// Thinking is the attached session's thinking level (Choice.Thinking:
+	// StartupChoice for a new session, else Restore's); "" is the
+	// provider's default.
+	Thinking string
 	// Records are the session's stored records (history Attachment.Replay):
 	// the conversation the provider sees before Prompt.
 	Records []history.Record
@@ -41,7 +45,7 @@ func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
 	cfg := agent.Config{
 		Provider:      rt.provider,
 		Model:         model,
-		Thinking:      rt.snap.Thinking,
+		Thinking:      t.Thinking,
 		System:        slices.Clip(rt.system),
 		Tools:         rt.tools,
 		Hooks:         rt.hooks,

@@ -235,6 +235,16 @@ func strictNumbers(from, to reflect.Type, data any) (any, error) {
 	return data, nil
 }
 
+// ValidThinking reports whether level is a thinking level of settings:
+// "" (the provider's default), off, minimal, low, medium or high.
+func ValidThinking(level string) bool {
+	switch level {
+	case "", "off", "minimal", "low", "medium", "high":
+		return true
+	}
+	return false
+}
+
 // validate checks values the types alone cannot: enums, ranges, grammars.
 // The error names the key, never the value.
 func (s *Settings) validate() error {
@@ -244,9 +254,7 @@ func (s *Settings) validate() error {
 	if s.Provider != "" && !slices.Contains(knownProviders, s.Provider) {
 		return errors.New("provider: unknown provider")
 	}
-	switch s.Thinking {
-	case "", "off", "minimal", "low", "medium", "high":
-	default:
+	if !ValidThinking(s.Thinking) {
 		return errors.New("thinking: not one of off|minimal|low|medium|high")
 	}
 	if s.ContextWindow < 0 {

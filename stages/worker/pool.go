@@ -49,10 +49,11 @@ type Pool struct {
 	mu  sync.Mutex
 	rt  *runtime
 	att *history.Attachment // the leases of the attached session, nil when none
-	// model is the model restored from the attached session's saved
-	// selection ("" = the startup model).
-	model string
-	run   *activeRun // the active run's cancellation and approvals, nil when none
+	// choice is the model and thinking level the attached session's turns
+	// use: the startup ones for a new session, else restored from its saved
+	// selection.
+	choice runner.Choice
+	run    *activeRun // the active run's cancellation and approvals, nil when none
 }
 
 // NewPool returns an idle pool.

@@ -6,6 +6,7 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/internal/jsonenc"
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 )
 
@@ -38,10 +39,10 @@ func (p *Pool) runtime() *runtime {
 // attach makes a the current attachment and releases the previous one.
 // Spec: "session.create/session.open replace the attachment only while
 // idle, releasing previous ownership after cleanup".
-func (p *Pool) attach(a *history.Attachment, model string) {
+func (p *Pool) attach(a *history.Attachment, choice runner.Choice) {
 	p.mu.Lock()
 	prev := p.att
-	p.att, p.model = a, model
+	p.att, p.choice = a, choice
 	p.mu.Unlock()
 	if prev != nil && prev != a {
 		_ = prev.Close()
@@ -64,7 +65,7 @@ func (p *Pool) create() dispatch.OpDone {
 	if code != "" {
 		return dispatch.OpDone{Code: code}
 	}
-	p.attach(a, "")
+	p.attach(a, rt.runner.StartupChoice())
 	sel := dispatch.Selection(rt.runner.Selection())
 	return dispatch.OpDone{Result: sessionResult(id, false, a.Revision(), nil), Attached: id, Sel: &sel}
 }
@@ -79,13 +80,13 @@ func (p *Pool) open(id string) dispatch.OpDone {
 		// Spec: "Failed opens leave the previous attachment intact."
 		return dispatch.OpDone{Code: code}
 	}
-	restored, notices, model := rt.runner.Restore(info)
+	restored, notices, choice := rt.runner.Restore(info)
 	if !info.HasSaved {
 		// An empty file (or a lazy handle) has no header yet: the first
 		// append records the selection this child runs with, as create does.
 		a.SetSelection(rt.runner.StartupSelection())
 	}
-	p.attach(a, model)
+	p.attach(a, choice)
 	notices = append(info.Notices, notices...)
 	sel := dispatch.Selection(restored)
 	return dispatch.OpDone{Result: sessionResult(id, info.Durable, a.Revision(), notices), Attached: id, Sel: &sel}

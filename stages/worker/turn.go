@@ -111,7 +111,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		return fin
 	}
 	// The machine admitted the turn for the attached session.
-	rt, att, model := p.runtime(), p.attachment(), p.restoredModel()
+	rt, att, choice := p.runtime(), p.attachment(), p.restoredChoice()
 	if rt == nil || att == nil {
 		return finish(runner.Failed, "not_started", protocol.CodeSessionMissing, "")
 	}
@@ -134,7 +134,8 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 
 	sink := newTurnSink(p, r, att)
 	res, runErr := rt.runner.Run(ctx, runner.Turn{
-		Model:      model,
+		Model:      choice.Model,
+		Thinking:   choice.Thinking,
 		Records:    records,
 		Prompt:     prompt,
 		TaskScopes: att.TaskScopes(),
@@ -165,10 +166,10 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	return finish(outcome, "durable", code, att.Revision())
 }
 
-// restoredModel is the model of the attached session's restored selection
-// ("" = the startup model).
-func (p *Pool) restoredModel() string {
+// restoredChoice is the model and thinking level of the attached session
+// (runner.Choice).
+func (p *Pool) restoredChoice() runner.Choice {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.model
+	return p.choice
 }
