@@ -7,7 +7,6 @@ package schemacheck
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -70,77 +69,86 @@ func schema(fragment string) (*jsonschema.Schema, error) {
 // trying every branch; a frame that names no branch is validated against
 // the root, whose error then says why. It is safe for concurrent use.
 func Validate(frame []byte) error {
-	if def := branch(frame); def != "" {
-		return ValidateDef(def, frame)
+	v, err := parse(frame)
+	if err != nil {
+		return err
 	}
-	return ValidateRoot(frame)
+	fragment := ""
+	if def := branch(v); def != "" {
+		fragment = "#/$defs/" + def
+	}
+	return check(fragment, v)
 }
 
 // ValidateRoot checks frame against the root of the schema, trying every
 // branch of its oneOf.
 func ValidateRoot(frame []byte) error { return validate("", frame) }
 
-// branch names the $defs entry of the root that frame claims to be, or "".
-func branch(frame []byte) string {
-	var f struct {
-		Type   *string                    `json:"type"`
-		Event  string                     `json:"event"`
-		Method string                     `json:"method"`
-		Result map[string]json.RawMessage `json:"result"`
-		Error  json.RawMessage            `json:"error"`
-	}
-	if json.Unmarshal(frame, &f) != nil {
-		return ""
-	}
-	switch {
-	case f.Type == nil && f.Method != "":
-		return "request." + f.Method
-	case f.Type == nil:
-		return ""
-	case *f.Type == "event" && f.Event != "":
-		return "event." + f.Event
-	case *f.Type != "response":
-		return ""
-	case f.Error != nil:
-		return "response.error"
-	}
-	has := func(k string) bool { _, ok := f.Result[k]; return ok }
-	switch {
-	case has("capabilities"):
-		return "response.initialize"
-	case has("readiness"):
-		return "response.status"
-	case has("state"):
-		return "response.shutdown"
-	case has("entries"):
-		return "response.history.page"
-	case has("session_id"):
-		return "response.session"
-	case has("accepted"):
-		return "response.turn.start"
-	case has("cancellation_requested"):
-		return "response.turn.cancel"
-	case has("recorded"):
-		return "response.approval.answer"
-	}
-	return ""
-}
-
 // ValidateDef checks frame against the schema's $defs entry name only
 // (for example "event.run.finished" or "result.status").
 func ValidateDef(name string, frame []byte) error { return validate("#/$defs/"+name, frame) }
 
-func validate(fragment string, frame []byte) error {
+// branch names the $defs entry of the root that the decoded frame v
+// claims to be, or "".
+func branch(v any) string {
+	f, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	typ, hasType := f["type"].(string)
+	event, _ := f["event"].(string)
+	method, _ := f["method"].(string)
+	switch {
+	case !hasType && f["type"] == nil && method != "":
+		return "request." + method
+	case typ == "event" && event != "":
+		return "event." + event
+	case typ != "response":
+		return ""
+	case f["error"] != nil:
+		return "response.error"
+	}
+	result, _ := f["result"].(map[string]any)
+	for _, k := range [...]struct{ key, def string }{
+		{"capabilities", "response.initialize"},
+		{"readiness", "response.status"},
+		{"state", "response.shutdown"},
+		{"entries", "response.history.page"},
+		{"session_id", "response.session"},
+		{"accepted", "response.turn.start"},
+		{"cancellation_requested", "response.turn.cancel"},
+		{"recorded", "response.approval.answer"},
+	} {
+		if _, ok := result[k.key]; ok {
+			return k.def
+		}
+	}
+	return ""
+}
+
+func parse(frame []byte) (any, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.TrimSuffix(frame, []byte{'\n'})))
+	if err != nil {
+		return nil, fmt.Errorf("schemacheck: not one JSON value: %w", err)
+	}
+	return v, nil
+}
+
+func check(fragment string, v any) error {
 	s, err := schema(fragment)
 	if err != nil {
 		return err
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.TrimSuffix(frame, []byte{'\n'})))
-	if err != nil {
-		return fmt.Errorf("schemacheck: not one JSON value: %w", err)
 	}
 	if err := s.Validate(v); err != nil {
 		return fmt.Errorf("schemacheck: %w", err)
 	}
 	return nil
+}
+
+func validate(fragment string, frame []byte) error {
+	v, err := parse(frame)
+	if err != nil {
+		return err
+	}
+	return check(fragment, v)
 }
