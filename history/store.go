@@ -161,59 +161,102 @@ func (a *Attachment) resetEmptyLocked() {
 // session_missing, session_invalid (unsafe, unreadable or malformed),
 // history_limit, cwd_mismatch.
 func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, protocol.Code) {
-	var info OpenInfo
 	if !ValidSessionID(id) {
-		return nil, info, protocol.CodeInvalidParams
+		return nil, OpenInfo{}, protocol.CodeInvalidParams
 	}
+	// Reopening the caller's own attachment borrows its leases (and, for a
+	// lazy handle, its header); any other ID takes the leases first.
+	borrowed := current != nil && current.id == id && current.store == s
 	var l *lease
-	var lazyHeader *Record
-	borrowed := false
-	if current != nil && current.id == id && current.store == s {
+	if borrowed {
 		current.mu.Lock()
 		defer current.mu.Unlock()
 		if current.closed {
-			return nil, info, protocol.CodeSessionMissing
+			return nil, OpenInfo{}, protocol.CodeSessionMissing
 		}
-		l, borrowed = current.lease, true
-		if current.file == nil {
-			h := current.header
-			lazyHeader = &h
-		}
+		l = current.lease
 	} else {
 		// Leases first: a lazy session another holder attached has no file
-		// yet and still answers session_busy (DESIGN: the lease is held while
+		// yet and still answers session_busy (the lease is held while
 		// attached, idle or not). Opening a missing ID leaves its two empty
 		// lock files behind; they are never removed (see lease).
 		var code protocol.Code
 		if l, code = acquireLease(s.dir, id); code != "" {
-			return nil, info, code
+			return nil, OpenInfo{}, code
 		}
 	}
-	fail := func(code protocol.Code) (*Attachment, OpenInfo, protocol.Code) {
+	a := &Attachment{store: s, id: id, path: s.path(id), lease: l}
+	f, size, code := openSession(a.path)
+	if code == protocol.CodeSessionMissing && borrowed && current.file == nil {
+		// Spec: "Same-child session.open may reopen that handle before persistence."
+		a.header = current.header
+		a.resetEmptyLocked()
+		current.retireLocked()
+		return a, OpenInfo{}, ""
+	}
+	var info OpenInfo
+	if code == "" {
+		info, code = s.load(a, f, size)
+	}
+	if code != "" {
 		if !borrowed {
 			l.release()
 		}
 		return nil, OpenInfo{}, code
 	}
-	a := &Attachment{store: s, id: id, path: s.path(id), lease: l}
-	f, size, code := openSession(a.path)
-	if code == protocol.CodeSessionMissing && lazyHeader != nil {
-		// Spec: "Same-child session.open may reopen that handle before persistence."
-		a.header = *lazyHeader
-		a.resetEmptyLocked()
+	if borrowed {
 		current.retireLocked()
-		return a, info, ""
 	}
-	if code != "" {
-		return fail(code)
-	}
+	return a, info, ""
+}
+
+// load reads the open session file f (size bytes) into a: every record
+// checked (recorded cwds, the stored-history bounds), the header and its
+// saved selection, the append state and the paged projection. f belongs
+// to a on success and is closed on failure.
+func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.Code) {
+	var info OpenInfo
 	if size > protocol.StoredHistoryBytes {
 		f.Close()
-		return fail(protocol.CodeHistoryLimit)
+		return info, protocol.CodeHistoryLimit
 	}
-	verified := map[string]bool{}
 	b := NewBuilder()
-	sc, code := scan(f, id, true, func(r *Record) protocol.Code {
+	sc, code := s.scanRecords(a, f, b)
+	if code != "" {
+		f.Close()
+		return info, code
+	}
+	info.Durable = true
+	if sc.header != nil {
+		a.header, a.hasHeader = *sc.header, true
+		info.Saved = Selection{Provider: sc.header.Provider, Model: sc.header.Model, Thinking: sc.header.Thinking}
+		info.HasSaved = true
+	} else {
+		a.header = s.newHeader(a.id, Selection{})
+	}
+	if sc.header == nil || sc.header.Cwd == "" {
+		// Spec: "absent older metadata yields cwd_unverified notice, never
+		// fabricated verification". An empty file records no cwd either.
+		info.Notices = append(info.Notices, protocol.NoticeCwdUnverified)
+	}
+	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
+	a.trimmable = size - sc.valid
+	a.gen = s.gen.Add(1)
+	a.revision = revisionOf(a.gen, a.sum)
+	p, code := b.Finish(a.id, a.revision, a.gen, sc.torn)
+	if code != "" {
+		f.Close()
+		return OpenInfo{}, code
+	}
+	a.proj = p
+	return info, ""
+}
+
+// scanRecords reads every record of f into b and a's task scopes, checking
+// each recorded cwd (the header's too) against the child's.
+func (s *Store) scanRecords(a *Attachment, f *os.File, b *Builder) (scanned, protocol.Code) {
+	verified := map[string]bool{}
+	sc, code := scan(f, a.id, true, func(r *Record) protocol.Code {
 		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
 			return protocol.CodeCwdMismatch
 		}
@@ -229,37 +272,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, pro
 	if code == "" && sc.header != nil && sc.header.Cwd != "" && !s.verifyCwd(sc.header.Cwd, verified) {
 		code = protocol.CodeCwdMismatch
 	}
-	if code != "" {
-		f.Close()
-		return fail(code)
-	}
-	info.Durable = true
-	if sc.header != nil {
-		a.header, a.hasHeader = *sc.header, true
-		info.Saved = Selection{Provider: sc.header.Provider, Model: sc.header.Model, Thinking: sc.header.Thinking}
-		info.HasSaved = true
-	} else {
-		a.header = s.newHeader(id, Selection{})
-	}
-	if sc.header == nil || sc.header.Cwd == "" {
-		// Spec: "absent older metadata yields cwd_unverified notice, never
-		// fabricated verification". An empty file records no cwd either.
-		info.Notices = append(info.Notices, protocol.NoticeCwdUnverified)
-	}
-	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
-	a.trimmable = size - sc.valid
-	a.gen = s.gen.Add(1)
-	a.revision = revisionOf(a.gen, a.sum)
-	p, code := b.Finish(id, a.revision, a.gen, sc.torn)
-	if code != "" {
-		f.Close()
-		return fail(code)
-	}
-	a.proj = p
-	if borrowed {
-		current.retireLocked()
-	}
-	return a, info, ""
+	return sc, code
 }
 
 // verifyCwd: spec "every nonempty recorded cwd [must] be absolute and
