@@ -60,64 +60,47 @@ func parseRecord(line []byte, r *Record, lean bool, d *decoder) error {
 		in, p.buf = &d.in, d.buf
 		defer func() { d.buf = p.buf }()
 	}
-	p.space()
-	if !p.eat('{') {
+	seen, ok := p.object(r, lean, in)
+	if !ok {
 		return errMalformed
 	}
-	var keys, seen fieldSet // keys: every key read (duplicates); seen: non-null values
-	var key, sval []byte
+	return checkFields(r, seen)
+}
+
+// object reads the line's one flat object into r and returns the fields
+// that held a non-null value. The whole line must be that object.
+func (p *parser) object(r *Record, lean bool, in *interner) (seen fieldSet, ok bool) {
+	var keys fieldSet // every key read (duplicates)
+	p.space()
+	if !p.eat('{') {
+		return 0, false
+	}
 	p.space()
 	if p.eat('}') {
-		return errMalformed // no type
+		return 0, false // no type
 	}
 	for {
 		p.space()
-		var ok bool
-		key, ok = p.str(p.buf[:0])
+		key, ok := p.str(p.buf[:0])
 		if !ok {
-			return errMalformed
+			return 0, false
 		}
 		f, known := fieldFromName(key)
 		if !known || keys&(1<<f) != 0 {
-			return errMalformed
+			return 0, false
 		}
 		keys |= 1 << f
-		seen |= 1 << f
 		p.space()
 		if !p.eat(':') {
-			return errMalformed
+			return 0, false
 		}
 		p.space()
-		switch c := p.peek(); {
-		case c == '"':
-			sval, ok = p.str(p.buf[:0])
-			if !ok {
-				return errMalformed
-			}
-			if lean && (f == fText || f == fArguments) && replayOnly(r.Type) {
-				break
-			}
-			if !r.setString(f, sval, in) {
-				return errMalformed
-			}
-		case c == 't' || c == 'f':
-			v, ok := p.boolean()
-			if !ok || !r.setBool(f, v) {
-				return errMalformed
-			}
-		case c == 'n':
-			if !p.lit("null") || f == fType || f == fSessionID || f == fVersion {
-				return errMalformed
-			}
-			seen &^= 1 << f // null is absence
-		case c >= '0' && c <= '9':
-			n, ok := p.uint()
-			if !ok || f != fVersion {
-				return errMalformed
-			}
-			r.Version = n
-		default:
-			return errMalformed
+		null, ok := p.value(f, r, lean, in)
+		if !ok {
+			return 0, false
+		}
+		if !null {
+			seen |= 1 << f // null is absence
 		}
 		p.space()
 		if p.eat(',') {
@@ -126,12 +109,45 @@ func parseRecord(line []byte, r *Record, lean bool, d *decoder) error {
 		if p.eat('}') {
 			break
 		}
-		return errMalformed
+		return 0, false
 	}
 	p.space()
-	if p.i != len(p.b) {
-		return errMalformed
+	return seen, p.i == len(p.b)
+}
+
+// value reads the value of field f into r: a string, a boolean, null (the
+// field is absent; never for type, session_id or version) or, for version
+// only, a small integer.
+func (p *parser) value(f field, r *Record, lean bool, in *interner) (null, ok bool) {
+	switch c := p.peek(); {
+	case c == '"':
+		sval, ok := p.str(p.buf[:0])
+		if !ok {
+			return false, false
+		}
+		if lean && (f == fText || f == fArguments) && replayOnly(r.Type) {
+			return false, true // validated, not copied
+		}
+		return false, r.setString(f, sval, in)
+	case c == 't' || c == 'f':
+		v, ok := p.boolean()
+		return false, ok && r.setBool(f, v)
+	case c == 'n':
+		return true, p.lit("null") && f != fType && f != fSessionID && f != fVersion
+	case c >= '0' && c <= '9':
+		n, ok := p.uint()
+		if !ok || f != fVersion {
+			return false, false
+		}
+		r.Version = n
+		return false, true
 	}
+	return false, false
+}
+
+// checkFields checks the fields a record holds against its type: type and
+// session_id always, the type's required fields, none it does not allow.
+func checkFields(r *Record, seen fieldSet) error {
 	if seen&(1<<fType) == 0 || seen&(1<<fSessionID) == 0 || r.Type == 0 {
 		return errMalformed
 	}
