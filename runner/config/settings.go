@@ -251,6 +251,16 @@ func (s *Settings) validate() error {
 	if s.SchemaVersion != SchemaVersion {
 		return fmt.Errorf("schema_version %d not supported", s.SchemaVersion)
 	}
+	for _, check := range []func() error{s.validateSelection, s.validateProviders, s.validateTools, s.validateNames, s.validateHooks, s.validateMCPServers} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateSelection checks provider, thinking and context_window.
+func (s *Settings) validateSelection() error {
 	if s.Provider != "" && !slices.Contains(knownProviders, s.Provider) {
 		return errors.New("provider: unknown provider")
 	}
@@ -260,26 +270,37 @@ func (s *Settings) validate() error {
 	if s.ContextWindow < 0 {
 		return errors.New("context_window: negative")
 	}
+	return nil
+}
+
+// validateProviders checks the [providers.openai] and [providers.anthropic]
+// tables: endpoints, credential sources and bounds.
+func (s *Settings) validateProviders() error {
 	for name, p := range map[string]RemoteProvider{"openai": s.Providers.OpenAI, "anthropic": s.Providers.Anthropic} {
-		if p.BaseURL != "" {
-			u, err := url.Parse(p.BaseURL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("providers.%s.base_url: not an http(s) URL", name)
-			}
+		if p.BaseURL != "" && !httpURL(p.BaseURL) {
+			return fmt.Errorf("providers.%s.base_url: not an http(s) URL", name)
 		}
 		if p.APIKeyEnv != "" && !envGrammar.MatchString(p.APIKeyEnv) {
 			return fmt.Errorf("providers.%s.api_key_env: not an environment variable name", name)
 		}
-		if p.TokenURL != "" {
-			u, err := url.Parse(p.TokenURL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("providers.%s.token_url: not an http(s) URL", name)
-			}
+		if p.TokenURL != "" && !httpURL(p.TokenURL) {
+			return fmt.Errorf("providers.%s.token_url: not an http(s) URL", name)
 		}
 		if p.MaxTokens < 0 {
 			return fmt.Errorf("providers.%s.max_tokens: negative", name)
 		}
 	}
+	return nil
+}
+
+// httpURL reports whether s is an absolute http or https URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// validateTools checks the approval modes and the Code Mode timeout.
+func (s *Settings) validateTools() error {
 	for key, v := range map[string]string{"tools.approval": s.Tools.Approval, "tools.code_mode.approval": s.Tools.CodeMode.Approval} {
 		if v != "ask" && v != "auto" {
 			return fmt.Errorf("%s: not ask|auto", key)
@@ -288,6 +309,12 @@ func (s *Settings) validate() error {
 	if s.Tools.CodeMode.TimeoutMs <= 0 || s.Tools.CodeMode.TimeoutMs > maxHookTimeout {
 		return errors.New("tools.code_mode.timeout_ms: out of range")
 	}
+	return nil
+}
+
+// validateNames checks the skill, profile and agent names against the ID
+// grammar.
+func (s *Settings) validateNames() error {
 	for _, list := range [][]string{s.Skills.Disabled, s.Agents.Disabled} {
 		for _, n := range list {
 			if !protocol.ValidID(n) {
@@ -298,6 +325,12 @@ func (s *Settings) validate() error {
 	if s.Agent != "" && !protocol.ValidID(s.Agent) {
 		return errors.New("agent: invalid name")
 	}
+	return nil
+}
+
+// validateHooks checks every [[hooks]] entry and fills in the default
+// timeout.
+func (s *Settings) validateHooks() error {
 	for i := range s.Hooks {
 		h := &s.Hooks[i]
 		switch h.Event {
@@ -322,6 +355,11 @@ func (s *Settings) validate() error {
 			return fmt.Errorf("hooks[%d].timeout_ms: out of range", i)
 		}
 	}
+	return nil
+}
+
+// validateMCPServers checks every [mcp_servers.NAME] table.
+func (s *Settings) validateMCPServers() error {
 	for name, m := range s.MCPServers {
 		if !protocol.ValidSessionID(name) {
 			return errors.New("mcp_servers: invalid server name")
@@ -330,8 +368,7 @@ func (s *Settings) validate() error {
 			return errors.New("mcp_servers: exactly one of command or url is required")
 		}
 		if m.URL != "" {
-			u, err := url.Parse(m.URL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if !httpURL(m.URL) {
 				return errors.New("mcp_servers: url is not an http(s) URL")
 			}
 			if len(m.Args) > 0 || len(m.Env) > 0 || m.Cwd != "" {
