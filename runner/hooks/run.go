@@ -31,16 +31,7 @@ type result struct {
 // group killed and its output drained (or pipeCloseWait passed). It never
 // returns with a goroutine of its own still running.
 func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) result {
-	fail := func(c Cause) result {
-		e := &Error{Event: h.event, Index: h.index, Cause: c, ExitCode: -1}
-		switch c {
-		case CauseTimeout:
-			e.Timeout = h.timeout
-		case CauseCancelled:
-			e.ctxErr = ctx.Err()
-		}
-		return result{code: -1, err: e}
-	}
+	fail := func(c Cause) result { return result{code: -1, err: h.failure(ctx, c)} }
 	if h.bad {
 		return fail(CauseMatcher)
 	}
@@ -57,19 +48,7 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 
 	runCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", h.command)
-	cmd.Dir = r.cwd
-	cmd.Env = r.env
-	// *os.File ends: the child uses the pipes directly, and Wait returns
-	// when the shell exits, not when every descendant closed them.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
-	// Spec (DESIGN): subprocesses "run in their own process group so that
-	// cleanup reaches their children".
-	subproc.OwnGroup(cmd)
-	cmd.Cancel = func() error { return subproc.KillGroup(cmd.Process.Pid) }
-	// Should the group kill not end the shell, exec kills it directly
-	// after this delay.
-	cmd.WaitDelay = pipeCloseWait
+	cmd := r.command(runCtx, h, p)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.logf("hooks: %s hook %d: start: %v", h.event, h.index, err)
@@ -79,10 +58,59 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 		return fail(CauseStart)
 	}
 	p.closeChilds()
-	pgid := cmd.Process.Pid
-
 	stdout := &subproc.Capped{Limit: OutputBytes}
 	stderr := &subproc.Capped{Limit: OutputBytes}
+	waitErr := exchange(cmd, p, input, stdout, stderr)
+	elapsed := time.Since(start).Round(time.Millisecond)
+
+	res := h.verdict(ctx, runCtx, waitErr)
+	res.stderr = stderr.Bytes()
+	outcome := "ok"
+	if res.err != nil {
+		outcome = res.err.Error()
+	} else if res.code == 2 {
+		outcome = "blocked"
+	}
+	r.logf("hooks: %s hook %d (tool %q): %s in %v; stdout: %q; stderr: %q",
+		h.event, h.index, tool, outcome, elapsed, excerpt(stdout), excerpt(stderr))
+	return res
+}
+
+// failure is the *Error of a hook run that ended for cause c.
+func (h *hook) failure(ctx context.Context, c Cause) *Error {
+	e := &Error{Event: h.event, Index: h.index, Cause: c, ExitCode: -1}
+	switch c {
+	case CauseTimeout:
+		e.Timeout = h.timeout
+	case CauseCancelled:
+		e.ctxErr = ctx.Err()
+	}
+	return e
+}
+
+// command is the shell of h, bound to runCtx and to the child's ends of p.
+func (r *Runner) command(runCtx context.Context, h *hook, p *pipes) *exec.Cmd {
+	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", h.command)
+	cmd.Dir = r.cwd
+	cmd.Env = r.env
+	// *os.File ends: the child uses the pipes directly, and Wait returns
+	// when the shell exits, not when every descendant closed them.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
+	// Subprocesses run in their own process group so that cleanup reaches
+	// their children.
+	subproc.OwnGroup(cmd)
+	cmd.Cancel = func() error { return subproc.KillGroup(cmd.Process.Pid) }
+	// Should the group kill not end the shell, exec kills it directly
+	// after this delay.
+	cmd.WaitDelay = pipeCloseWait
+	return cmd
+}
+
+// exchange feeds input to the started cmd and captures its output until it
+// exits; then it kills its process group and drains the pipes (at most
+// pipeCloseWait longer). It returns cmd.Wait's error.
+func exchange(cmd *exec.Cmd, p *pipes, input []byte, stdout, stderr *subproc.Capped) error {
+	pgid := cmd.Process.Pid
 	var wg conc.WaitGroup
 	wg.Go(func() {
 		// A hook that does not read its stdin makes this fail with EPIPE
@@ -100,9 +128,14 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	_ = p.inW.Close() // unblocks a stdin write nobody reads
 	wg.Wait()
 	drainTimer.Stop()
-	elapsed := time.Since(start).Round(time.Millisecond)
+	return waitErr
+}
 
-	res := result{code: -1, stderr: stderr.Bytes()}
+// verdict turns how the shell ended into the run's result: its exit
+// status, and an *Error unless it exited by itself with 0 (or, for
+// pre_tool_use, with 2: blocked).
+func (h *hook) verdict(ctx, runCtx context.Context, waitErr error) result {
+	res := result{code: -1}
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil:
@@ -112,23 +145,15 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	}
 	switch {
 	case ctx.Err() != nil && res.code < 0:
-		res.err = fail(CauseCancelled).err
+		res.err = h.failure(ctx, CauseCancelled)
 	case runCtx.Err() != nil && res.code < 0:
-		res.err = fail(CauseTimeout).err
+		res.err = h.failure(ctx, CauseTimeout)
 	case res.code < 0:
-		res.err = fail(CauseSignal).err
+		res.err = h.failure(ctx, CauseSignal)
 	case res.code == 0, res.code == 2 && h.event == PreToolUse:
 	default:
 		res.err = &Error{Event: h.event, Index: h.index, Cause: CauseExit, ExitCode: res.code}
 	}
-	outcome := "ok"
-	if res.err != nil {
-		outcome = res.err.Error()
-	} else if res.code == 2 {
-		outcome = "blocked"
-	}
-	r.logf("hooks: %s hook %d (tool %q): %s in %v; stdout: %q; stderr: %q",
-		h.event, h.index, tool, outcome, elapsed, excerpt(stdout), excerpt(stderr))
 	return res
 }
 
