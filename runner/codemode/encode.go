@@ -138,27 +138,40 @@ func (e *encoder) value(v goja.Value, depth int) {
 		return
 	}
 	if isArray(o) {
-		n := o.Get("length").ToInteger()
-		if e.strict && n > int64(e.maxArr) {
-			e.fail("array too long (limit " + strconv.Itoa(e.maxArr) + " entries)")
-			return
-		}
-		e.raw("[")
-		for i := int64(0); i < n && !e.stopped(); i++ {
-			if i > 0 {
-				e.raw(",")
-			}
-			el := o.Get(strconv.FormatInt(i, 10))
-			if el != nil {
-				if f, ok := el.(*goja.Object); ok && f.ClassName() == "Function" {
-					el = nil
-				}
-			}
-			e.value(el, depth+1)
-		}
-		e.raw("]")
+		e.array(o, depth)
 		return
 	}
+	e.object(o, depth)
+}
+
+// array appends the array o (at nesting depth) with its elements; a
+// function element is null, as in JSON.stringify.
+func (e *encoder) array(o *goja.Object, depth int) {
+	n := o.Get("length").ToInteger()
+	if e.strict && n > int64(e.maxArr) {
+		e.fail("array too long (limit " + strconv.Itoa(e.maxArr) + " entries)")
+		return
+	}
+	e.raw("[")
+	for i := int64(0); i < n && !e.stopped(); i++ {
+		if i > 0 {
+			e.raw(",")
+		}
+		el := o.Get(strconv.FormatInt(i, 10))
+		if el != nil {
+			if f, ok := el.(*goja.Object); ok && f.ClassName() == "Function" {
+				el = nil
+			}
+		}
+		e.value(el, depth+1)
+	}
+	e.raw("]")
+}
+
+// object appends the plain object o (at nesting depth) with its own
+// enumerable keys; undefined and function values are left out, as in
+// JSON.stringify.
+func (e *encoder) object(o *goja.Object, depth int) {
 	keys := o.Keys()
 	if e.strict && len(keys) > e.maxArr {
 		e.fail("object has too many keys (limit " + strconv.Itoa(e.maxArr) + ")")
