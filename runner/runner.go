@@ -116,6 +116,15 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		rt.mcp = m
 	}
 	rt.tools = newToolbox(snap, rt.mcp)
+	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
+		// The primary agent profile's tools list is what the model is
+		// offered, exactly: the task tool too only when listed. Subagent
+		// grants and the ceilings they record come from this set.
+		rt.tools = onlyTools(rt.tools, snap.Agent.Tools)
+		if !slices.Contains(snap.Agent.Tools, agent.TaskToolName) {
+			rt.subagents = nil
+		}
+	}
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.

@@ -45,3 +45,45 @@ func TestRestoreSelection(t *testing.T) {
 		})
 	}
 }
+
+// TestPrimaryProfileTools: the primary agent profile's tools list is the
+// tool set offered, exactly; the task tool (subagents) only when listed;
+// an empty list offers every tool.
+func TestPrimaryProfileTools(t *testing.T) {
+	sub := []config.Profile{{Name: "helper", Description: "helps", Mode: "subagent"}}
+	cases := []struct {
+		name      string
+		tools     []string
+		want      []string // nil: every built-in tool
+		subagents bool
+	}{
+		{"listed tools only", []string{"read_file", "grep", "no_such_tool"}, []string{"read_file", "grep"}, false},
+		{"task listed", []string{"list_dir", "task"}, []string{"list_dir"}, true},
+		{"empty list offers all", nil, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			snap := &config.Snapshot{Provider: "fixture", Model: "fixture-model", Cwd: t.TempDir(), Home: t.TempDir(),
+				Agent: &config.Profile{Name: "lead", Mode: "primary", Tools: c.tools}, Subagents: sub}
+			rt, code := New(t.Context(), &Admitted{snap: snap}, Options{})
+			if code != "" {
+				t.Fatal(code)
+			}
+			defer rt.Close(t.Context())
+			var got []string
+			for _, tool := range rt.tools.All() {
+				got = append(got, tool.Name())
+			}
+			if c.want == nil {
+				if len(got) < 6 {
+					t.Fatalf("tools %v; want every built-in tool", got)
+				}
+			} else if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Fatalf("tools %v; want %v", got, c.want)
+			}
+			if (len(rt.subagents) > 0) != c.subagents {
+				t.Fatalf("subagents %v; want offered: %v", rt.subagents, c.subagents)
+			}
+		})
+	}
+}

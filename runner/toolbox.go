@@ -50,6 +50,20 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager) *tools.Set {
 	return direct
 }
 
+// onlyTools returns the tools of set named in names, in set's order. A
+// name that matches no tool offers nothing (a profile written for other
+// agents may list tools this build does not have). run_code keeps its own
+// [tools.code_mode] allow list: Code Mode permissions stay independent.
+func onlyTools(set *tools.Set, names []string) *tools.Set {
+	out := tools.NewSet()
+	for _, t := range set.All() {
+		if slices.Contains(names, t.Name()) {
+			out.Add(t)
+		}
+	}
+	return out
+}
+
 // newCodeMode builds run_code over the tools [tools.code_mode] allow names.
 func newCodeMode(cm config.CodeMode, all []tools.Tool) tools.Tool {
 	var allowed []tools.Tool
