@@ -47,7 +47,7 @@ FUZZ_TARGETS := \
 	./runner/config:FuzzSettings \
 	./stages/dispatch:FuzzMachine \
 	./stages/dispatch:FuzzServerLines \
-	./runner/tools:FuzzDestructive \
+	./runner/shell:FuzzDestructive \
 	./internal/jsonenc:FuzzUnescape
 
 fuzz:

@@ -11,7 +11,7 @@
 // rails (protect.go): no writes outside the cwd, into .git internals, into
 // .magi-code project settings or to credential files, and no reads of credential files, unless Options allow
 // it; and the shell asks for approval of destructive commands even under
-// tools.approval = "auto" (destructive.go, ForceApprover). A refusal is an
+// tools.approval = "auto" (ForceApprover, with package runner/shell). A refusal is an
 // error result whose text says why (RefusedOutsideCwd...). Every result handed to the model
 // is bounded (Options.MaxOutput, 64 KiB by default) and truncated with
 // TruncatedMarker; no tool holds an unbounded buffer. Summaries are short

@@ -1,52 +1,10 @@
-package tools
+package shell
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 )
-
-// ForceApprover is implemented by tools some of whose calls need the user's
-// approval even under tools.approval = "auto". The agent asks it before
-// running a call; the shell tool implements it with Destructive.
-type ForceApprover interface {
-	// ForceApproval reports whether this call must be approved by the user,
-	// and a short fixed reason (safe to show, no quoted arguments).
-	ForceApproval(args json.RawMessage) (bool, string)
-}
-
-var _ ForceApprover = (*shell)(nil)
-
-// ForceApproval reports whether the command is destructive (see
-// Destructive), checked against the session cwd (as given and resolved) and
-// the HOME of the shell's environment. Invalid arguments are not
-// destructive: Run refuses them. It is pure (no I/O) and takes microseconds;
-// it satisfies agent.ApprovalForcer.
-func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
-	if t.o.NoForceApproval {
-		return false, ""
-	}
-	var a shellArgs
-	if err := decode(args, &a); err != nil || a.Command == "" {
-		return false, ""
-	}
-	home := ""
-	for _, kv := range t.o.Env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		}
-	}
-	if bad, why := Destructive(a.Command, t.o.Cwd, home); bad {
-		return bad, why
-	}
-	// The same workspace by its resolved path (/tmp and /private/tmp on
-	// macOS): rm -rf of either spelling deletes it.
-	if t.o.cwdReal != t.o.Cwd {
-		return Destructive(a.Command, t.o.cwdReal, home)
-	}
-	return false, ""
-}
 
 // Destructive reports whether the shell command line would, as far as a
 // reading of its text can tell, do something hard to undo, and a short fixed
@@ -390,6 +348,14 @@ func (c *checker) expand(text string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(c.vcwd, text), true
+}
+
+// within reports whether p is root or below it. Both are clean and absolute.
+func within(root, p string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
 }
 
 // dangerous names what a recursive operation on the clean absolute path p
