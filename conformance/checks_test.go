@@ -117,19 +117,22 @@ func TestMatch(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	good := "What it shows.\nconformance: any server\n-- settings.toml --\nx\n-- transcript --\n# c\n> {}\n>raw \"a\\n\"\n>fill 3\nunordered\n< {}\n<* {}\nend\nclose\nexit 0\n"
+	good := "What it shows.\nconformance: any server\n-- settings.toml --\nx\n-- transcript --\n# c\n> {}\n>raw \"a\\n\"\n>fill 3\nunordered\n< {}\n<* {}\nend\nrepeat 2\n> {\"id\":\"n{i}\"}\n< {\"id\":\"n{i}\"}\nend\nclose\nexit 0\n"
 	tr, err := Parse("t", []byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tr.Kit || tr.Doc != "What it shows." || tr.Files["settings.toml"] != "x\n" || len(tr.Steps) != 6 ||
-		tr.Steps[1].Text != "a\n" || tr.Steps[2].N != 3 || len(tr.Steps[3].Block) != 2 || tr.Steps[5].Kind != Exit {
+	if !tr.Kit || tr.Doc != "What it shows." || tr.Files["settings.toml"] != "x\n" || len(tr.Steps) != 7 ||
+		tr.Steps[1].Text != "a\n" || tr.Steps[2].N != 3 || len(tr.Steps[3].Block) != 2 ||
+		tr.Steps[4].Kind != Repeat || tr.Steps[4].N != 2 || len(tr.Steps[4].Block) != 2 || tr.Steps[6].Kind != Exit {
 		t.Fatalf("Parse = %+v", tr)
 	}
 	for _, bad := range []string{
 		"-- settings.toml --\n",
 		"-- transcript --\n< {\n",
 		"-- transcript --\nunordered\n> {}\nend\n",
+		"-- transcript --\nrepeat 2\nclose\nend\n",
+		"-- transcript --\nrepeat 2\nunordered\nend\n",
 		"-- transcript --\nunordered\n< {}\n",
 		"-- transcript --\nend\n",
 		"-- transcript --\nwait 3\n",

@@ -18,6 +18,8 @@
 //	<* {...}           any number of frames matching this pattern (lazily:
 //	                   a frame the following step accepts ends the run)
 //	unordered ... end  the enclosed < and <* lines match in any order
+//	repeat N ... end   the enclosed > and < lines, N times, with "{i}"
+//	                   replaced by the round's number (1..N)
 //	close              close the server's stdin (EOF)
 //	exit N             no further frame; the server exits with status N
 //

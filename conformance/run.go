@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -283,6 +284,16 @@ func (p *proc) play(ctx context.Context, steps []Step) error {
 			err = p.expect(ctx, st, stop)
 		case Unordered:
 			err = p.unordered(ctx, st.Block)
+		case Repeat:
+			for n := 1; n <= st.N && err == nil; n++ {
+				i := strconv.Itoa(n)
+				round := make([]Step, len(st.Block))
+				for k, b := range st.Block {
+					b.Text = strings.ReplaceAll(b.Text, "{i}", i)
+					round[k] = b
+				}
+				err = p.play(ctx, round)
+			}
 		case Exit:
 			err = p.exit(ctx, st.N)
 		}

@@ -28,6 +28,7 @@ const (
 	Expect                        // Text is a pattern
 	ExpectAny                     // Text is a pattern, zero or more frames
 	Unordered                     // Block holds Expect and ExpectAny steps
+	Repeat                        // Block is played N times, "{i}" in its text replaced by 1..N
 	Close                         // close stdin
 	Exit                          // N is the exit status
 )
@@ -66,7 +67,7 @@ func Parse(name string, data []byte) (*Transcript, error) {
 	if !found {
 		return nil, fmt.Errorf("%s: no transcript file", name)
 	}
-	var block *Step
+	var block *Step // an open unordered or repeat block
 	for i, line := range strings.Split(steps, "\n") {
 		n := i + 1
 		line = strings.TrimRight(line, " \t\r")
@@ -83,13 +84,15 @@ func Parse(name string, data []byte) (*Transcript, error) {
 				return nil, fmt.Errorf("%s:%d: end without unordered", name, n)
 			}
 			block = nil
-		case s.Kind == Unordered && block != nil:
-			return nil, fmt.Errorf("%s:%d: unordered blocks do not nest", name, n)
-		case s.Kind == Unordered:
+		case (s.Kind == Unordered || s.Kind == Repeat) && block != nil:
+			return nil, fmt.Errorf("%s:%d: blocks do not nest", name, n)
+		case s.Kind == Unordered || s.Kind == Repeat:
 			t.Steps = append(t.Steps, s)
 			block = &t.Steps[len(t.Steps)-1]
-		case block != nil && s.Kind != Expect && s.Kind != ExpectAny:
+		case block != nil && block.Kind == Unordered && s.Kind != Expect && s.Kind != ExpectAny:
 			return nil, fmt.Errorf("%s:%d: only < and <* lines belong in an unordered block", name, n)
+		case block != nil && block.Kind == Repeat && s.Kind != Send && s.Kind != Expect:
+			return nil, fmt.Errorf("%s:%d: only > and < lines belong in a repeat block", name, n)
 		case block != nil:
 			block.Block = append(block.Block, s)
 		default:
@@ -97,7 +100,7 @@ func Parse(name string, data []byte) (*Transcript, error) {
 		}
 	}
 	if block != nil {
-		return nil, fmt.Errorf("%s: unordered block without end", name)
+		return nil, fmt.Errorf("%s: a block without end", name)
 	}
 	return t, nil
 }
@@ -115,17 +118,20 @@ func parseStep(n int, line string) (Step, error) {
 			return s, fmt.Errorf(">raw wants a Go string literal: %v", err)
 		}
 		s.Kind, s.Text = SendRaw, u
-	case ">fill", "exit":
+	case ">fill", "exit", "repeat":
 		v, err := strconv.Atoi(arg)
 		if err != nil || v < 0 {
 			return s, fmt.Errorf("%s wants a number", cmd)
 		}
 		s.Kind, s.N = Fill, v
-		if cmd == "exit" {
+		switch cmd {
+		case "exit":
 			s.Kind = Exit
+		case "repeat":
+			s.Kind = Repeat
 		}
 	case "<", "<*":
-		if _, err := decode([]byte(arg)); err != nil {
+		if _, err := decode([]byte(strings.ReplaceAll(arg, "{i}", "1"))); err != nil {
 			return s, fmt.Errorf("pattern is not JSON: %v", err)
 		}
 		s.Kind, s.Text = Expect, arg
