@@ -11,8 +11,9 @@
 //     moment Offer is called, for room; then returns ErrDeadline. Spec:
 //     "critical events wait at most 2000 ms". A producer that gets
 //     ErrDeadline fails its run with output_unavailable.
-//   - Fatal: returns ErrOverflow at once. Spec: "Queue overflow terminates
-//     with exit 1: no silent authoritative drop."
+//
+// The one fatal queue, the writer's 32 pending output frames, is not a
+// Queue: the writer owns it (overflow there ends the child with exit 1).
 //
 // NewMixed chooses the policy per value (the run-event edge: deltas Drop,
 // every other event Wait(2000 ms)); OfferWith overrides it for one call.

@@ -13,8 +13,6 @@ var (
 	ErrDropped = errors.New("backpressure: queue full, value dropped")
 	// ErrDeadline reports that a Wait(d) policy found no room within d.
 	ErrDeadline = errors.New("backpressure: no room before the deadline")
-	// ErrOverflow reports that a Fatal policy found the queue full.
-	ErrOverflow = errors.New("backpressure: queue overflow")
 )
 
 // Kind names a policy's behaviour when the queue is full.
@@ -23,7 +21,6 @@ type Kind uint8
 const (
 	KindDrop  Kind = iota + 1 // discard and count
 	KindWait                  // wait at most Policy.Wait, then ErrDeadline
-	KindFatal                 // ErrOverflow at once
 )
 
 func (k Kind) String() string {
@@ -32,14 +29,12 @@ func (k Kind) String() string {
 		return "drop"
 	case KindWait:
 		return "wait"
-	case KindFatal:
-		return "fatal"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Policy says what an offer to a full queue does. The zero Policy is
-// invalid; build one with Drop, Wait or Fatal.
+// invalid; build one with Drop or Wait.
 type Policy struct {
 	Kind Kind
 	// Wait is the longest a KindWait offer waits for room, counted from
@@ -58,9 +53,6 @@ func Wait(d time.Duration) Policy {
 	return Policy{Kind: KindWait, Wait: d}
 }
 
-// Fatal returns the policy for which a full queue is an unrecoverable error.
-func Fatal() Policy { return Policy{Kind: KindFatal} }
-
 func (p Policy) String() string {
 	if p.Kind == KindWait {
 		return fmt.Sprintf("wait(%v)", p.Wait)
@@ -73,7 +65,7 @@ func (p Policy) String() string {
 func (p Policy) Deadline(offeredAt time.Time) time.Time { return offeredAt.Add(p.Wait) }
 
 // Expired reports whether an offer made at offeredAt, still without room at
-// now, has run out of time. Drop and Fatal expire at once; Wait(d) expires
+// now, has run out of time. Drop expires at once; Wait(d) expires
 // when now >= offeredAt+d (so 1999 ms is in time, 2000 ms is not).
 func (p Policy) Expired(offeredAt, now time.Time) bool {
 	if p.Kind != KindWait {
@@ -89,8 +81,6 @@ func (p Policy) full() error {
 		return ErrDropped
 	case KindWait:
 		return ErrDeadline
-	case KindFatal:
-		return ErrOverflow
 	}
 	panic("backpressure: invalid zero Policy")
 }

@@ -13,9 +13,8 @@ type Queue[T any] struct {
 	clock  Clock
 	choose func(v T) Policy
 
-	dropped  atomic.Uint64
-	expired  atomic.Uint64
-	overflow atomic.Uint64
+	dropped atomic.Uint64
+	expired atomic.Uint64
 }
 
 // New returns a queue of the given capacity whose Offer applies p. Capacity
@@ -28,10 +27,7 @@ func New[T any](name string, capacity int, p Policy, clock Clock) *Queue[T] {
 // NewMixed returns a queue whose Offer asks choose for each value's policy.
 // choose must be fast and pure.
 //
-//	events := backpressure.NewMixed("run-events", protocol.WorkerEvents, func(e wire.Event) backpressure.Policy {
-//		if e.Critical() { return critical } // Wait(protocol.CriticalEventWait)
-//		return backpressure.Drop()
-//	}, backpressure.System)
+//	events := backpressure.NewMixed("run-events", protocol.WorkerEvents, worker.EventPolicy, backpressure.System)
 func NewMixed[T any](name string, capacity int, choose func(v T) Policy, clock Clock) *Queue[T] {
 	if capacity <= 0 {
 		panic("backpressure: capacity must be positive")
@@ -60,16 +56,13 @@ func (q *Queue[T]) Dropped() uint64 { return q.dropped.Load() }
 // Expired counts offers that ended with ErrDeadline.
 func (q *Queue[T]) Expired() uint64 { return q.expired.Load() }
 
-// Overflows counts offers that ended with ErrOverflow.
-func (q *Queue[T]) Overflows() uint64 { return q.overflow.Load() }
-
 // Close closes C. The producer calls it exactly once, after its last Offer;
 // a second Close panics.
 func (q *Queue[T]) Close() { close(q.items) }
 
 // Offer enqueues v under the queue's policy. It returns nil when v was
-// queued; ErrDropped (Drop, counted), ErrDeadline (Wait) or ErrOverflow
-// (Fatal) when the queue stayed full; or context.Cause(ctx) when ctx ends
+// queued; ErrDropped (Drop, counted) or ErrDeadline (Wait) when the queue
+// stayed full; or context.Cause(ctx) when ctx ends
 // while a Wait offer is waiting. Only a Wait policy blocks, and for at most
 // its duration on the queue's clock. A value is never queued when Offer
 // returns an error.
@@ -114,8 +107,6 @@ func (q *Queue[T]) count(err error) error {
 		q.dropped.Add(1)
 	case ErrDeadline:
 		q.expired.Add(1)
-	case ErrOverflow:
-		q.overflow.Add(1)
 	}
 	return err
 }

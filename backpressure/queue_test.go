@@ -26,7 +26,6 @@ func TestPolicyExpired(t *testing.T) {
 		{"wait at 2000ms", Wait(2000 * time.Millisecond), 2000 * time.Millisecond, true},
 		{"wait at 2001ms", Wait(2000 * time.Millisecond), 2001 * time.Millisecond, true},
 		{"drop at 0", Drop(), 0, true},
-		{"fatal at 0", Fatal(), 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,7 +43,6 @@ func TestOfferFullQueue(t *testing.T) {
 		want error
 	}{
 		{"drop", Drop(), ErrDropped},
-		{"fatal", Fatal(), ErrOverflow},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -208,11 +206,8 @@ func TestMixedPolicy(t *testing.T) {
 		if err := <-done; !errors.Is(err, ErrDeadline) {
 			t.Fatalf("odd value = %v; want ErrDeadline", err)
 		}
-		if err := q.OfferWith(t.Context(), 5, Fatal()); !errors.Is(err, ErrOverflow) {
-			t.Fatalf("OfferWith(Fatal) = %v; want ErrOverflow", err)
-		}
-		if q.Dropped() != 1 || q.Expired() != 1 || q.Overflows() != 1 {
-			t.Fatalf("counters %d/%d/%d; want 1/1/1", q.Dropped(), q.Expired(), q.Overflows())
+		if q.Dropped() != 1 || q.Expired() != 1 {
+			t.Fatalf("counters %d/%d; want 1/1", q.Dropped(), q.Expired())
 		}
 	})
 }

@@ -12,14 +12,6 @@ import (
 // never reaches the wire: the store turns it into session_invalid.
 var errMalformed = errors.New("history: malformed record")
 
-// parseLine decodes one stored line (without its LF) into r. The accepted
-// language is deliberately small and strict: one flat JSON object whose
-// values are strings, booleans, null or (version) a small integer; valid
-// UTF-8; no duplicate, unknown or misplaced keys; JSON whitespace (CR
-// included) around tokens. encoding/json would silently accept duplicate
-// keys, case-folded keys and invalid UTF-8, so it is not used here.
-func parseLine(line []byte, r *Record) error { return parseRecord(line, r, false, nil) }
-
 // decoder is the state a streaming read reuses from line to line.
 type decoder struct {
 	in  interner
@@ -45,7 +37,14 @@ func (in *interner) get(f field, v []byte) string {
 	return string(v)
 }
 
-// parseRecord is parseLine; lean skips copying the replay-only bodies
+// parseRecord decodes one stored line (without its LF) into r. The accepted
+// language is deliberately small and strict: one flat JSON object whose
+// values are strings, booleans, null or (version) a small integer; valid
+// UTF-8; no duplicate, unknown or misplaced keys; JSON whitespace (CR
+// included) around tokens. encoding/json would silently accept duplicate
+// keys, case-folded keys and invalid UTF-8, so it is not used here.
+//
+// lean skips copying the replay-only bodies
 // (tool_call arguments, tool_result and internal_input text) when the type
 // precedes them, as it does in every line AppendRecord writes. They are still
 // fully validated. The projection reads leanly; Replay does not.

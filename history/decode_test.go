@@ -9,6 +9,9 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 )
 
+// parseLine decodes one stored line (without its LF), as a full read does.
+func parseLine(line []byte, r *Record) error { return parseRecord(line, r, false, nil) }
+
 func TestRecordRoundTrip(t *testing.T) {
 	recs := []Record{
 		{Type: TypeHeader, SessionID: "s", Version: 2, Cwd: "/w", Provider: "p", Model: "m", Thinking: "high", CreatedAt: "t"},

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -21,28 +21,31 @@ import (
 	"github.com/magi-code/magi-code/stages/writer"
 )
 
-// errWriterPanic reports a panic in the writer goroutine.
-var errWriterPanic = errors.New("writer panicked")
-
-// Exit codes of serve.
-const (
-	exitOK      = 0
-	exitFailure = 1
-)
+// aLongTimeAgo is a read deadline that has always passed: setting it wakes
+// the stdin reader parked in the poller.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // serve is the child's main: it takes fd 0 and fd 1 for the protocol and
-// runs the pipeline on them until the child must exit.
-// Nothing here writes to stderr: runtime failures exit 1 silently.
+// runs the pipeline on them until the child must exit:
+//
+//	stdin ─► framing ─► validate ─► dispatch ─► workers ─► run-events ─┐
+//	                                   └──── responses ──► writer ◄─────┘ ─► stdout
+//
+// Framing, validation and dispatch run inline on the stdin goroutine; a
+// response is written inline when nothing is pending (see the README's
+// Architecture section). Nothing here writes to stderr: runtime failures
+// exit 1 silently.
 func serve() int {
 	// Spec: "Stdout contains protocol bytes only": the writer owns a private
 	// duplicate of fd 1, and fd 0/1 now point at /dev/null.
 	in, out, err := writer.TakeStdio()
 	if err != nil {
-		return exitFailure
+		return exitCode(fmt.Errorf("%w: %w", causeOutputBroken, err))
 	}
 	quietLogs()
 	stopProfile := startProfile()
 	defer stopProfile()
+
 	return pipeline(in, out, runner.ProcessEnv())
 }
 
@@ -54,165 +57,202 @@ func quietLogs() {
 	log.SetOutput(io.Discard)
 }
 
-// pipeline wires the pipeline between in and out and runs it until it must
-// end, returning the exit code (exitOK after a drained shutdown or EOF):
+// pipeline wires the stages between in and out and runs them until the
+// child must end, returning the exit code. serve runs it on the process's
+// stdio; the terminal session runs it in-process over a writer.Pipe, with
+// the same rules. It does not close in or out.
 //
-//	in ─► framing ─► validate ─► dispatch ─► workers ─► events ─┐
-//	                                 └──── responses ──► writer ◄─┘ ─► out
-//
-// Framing, validation and dispatch run inline on the input goroutine; a
-// response is written inline when nothing is pending (PERFORMANCE lesson 4).
-// serve runs it on the process's stdio; the terminal session runs it
-// in-process over a writer.Pipe, with the same rules. It does not close in
-// or out.
+// The one exit path: every end sets the wiring's cancellation cause
+// (exit.go), exitCode maps it, and cleanup always follows, waiting a
+// bounded time for every goroutine started here.
 func pipeline(in io.Reader, out writer.Output, env runner.Env) int {
-	now := time.Now
-	newID := uuid.NewString
-
-	// The run-event edge: deltas Drop, every other event Wait(2000 ms),
-	// whose failure cancels the run with output_unavailable.
-	events := backpressure.New[wire.Event]("run-events", protocol.WorkerEvents, backpressure.Wait(protocol.CriticalEventWait), backpressure.System)
-
-	pool := worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now, Events: events})
-
-	var srv *dispatch.Server
-	w, err := writer.New(out, writer.Options{
-		InstanceID: newID(),
-		Now:        now,
-		OnEvent: func(e *wire.Event) {
-			// Spec: running state retains the run ID until worker
-			// completion and event draining.
-			if e.Name == protocol.EventRunFinished {
-				srv.Step(dispatch.RunDrained{RunID: e.RunID})
-			}
-		},
-	})
+	p, err := newWiring(in, out, env)
 	if err != nil {
-		return exitFailure
+		return exitCode(fmt.Errorf("%w: %w", causeOutputBroken, err))
 	}
-	srv = dispatch.NewServer(w, pool, newID, now)
-
-	writerCtx, stopWriter := context.WithCancelCause(context.Background())
-	defer stopWriter(nil)
-	var wg conc.WaitGroup
-	writerDone := make(chan error, 1)
-	wg.Go(func() {
-		// A writer panic is a broken invariant: report it as a fatal output
-		// error (exit 1) instead of holding it until wg.Wait.
-		defer func() {
-			if r := recover(); r != nil {
-				writerDone <- errWriterPanic
-			}
-		}()
-		writerDone <- w.Run(writerCtx, events.C())
-	})
-
-	// The stdin reader stays outside the WaitGroup: a read blocked on stdin
-	// may never return, and process exit ends it (STYLE.md section 2). A
-	// panic there must not print a trace to stderr: it ends the child with
-	// exit 1 like any runtime failure.
-	readerPanicked := make(chan struct{})
-	go func() {
-		defer func() {
-			if recover() != nil {
-				close(readerPanicked)
-			}
-		}()
-		readInput(in, srv)
-	}()
-
-	code := exitFailure
-	select {
-	case c := <-srv.Closed():
-		code = drain(c, pool, events, writerDone)
-	case <-srv.Fatal():
-		srv.Cancel()
-	case <-pool.Panicked():
-		// A broken invariant in a worker: exit 1, like any runtime failure.
-		srv.Cancel()
-	case <-readerPanicked:
-		srv.Cancel()
-	case <-pool.OutputLost():
-		// A run's terminal event found no room within 2000 ms: never a
-		// silent authoritative drop.
-		srv.Cancel()
-	case <-writerDone:
-		// Output deadline, broken output or overflow: exit 1.
-		srv.Cancel()
-	}
-	stopWriter(errors.New("exit"))
-	cleanup(pool)
-	if code != exitOK {
-		return exitFailure
-	}
-	wg.Wait()
-	return code
+	p.start()
+	p.await()
+	cause := context.Cause(p.ctx)
+	p.cleanup()
+	return exitCode(cause)
 }
 
-// readInput frames stdin and hands every line to the server inline.
-func readInput(in io.Reader, srv *dispatch.Server) {
-	frames := framing.NewReader(in)
+// wiring is one child's wired stages and the goroutines pipeline started.
+type wiring struct {
+	// ctx ends with the exit cause; stop sets it (the first cause wins).
+	// Every stage runs under ctx: the writer, the dispatch server's work
+	// and the workers' critical offers.
+	ctx  context.Context
+	stop context.CancelCauseFunc
+
+	in     io.Reader
+	events *backpressure.Queue[wire.Event]
+	pool   *worker.Pool
+	w      *writer.Writer
+	srv    *dispatch.Server
+
+	// group holds the writer, the stdin reader and the drain's wait for
+	// the workers; cleanup waits for it, and for the pool's workers.
+	group conc.WaitGroup
+	// writerDone is closed when the writer's Run has returned (after it
+	// set the cause, if it failed).
+	writerDone chan struct{}
+}
+
+// newWiring wires the stages. Every edge is declared here, once, with its
+// capacity and its policy:
+//
+//   - stdin → framing → validate → dispatch: no queue; inline on the stdin
+//     goroutine, one partial frame of protocol.MaxInputFrameBytes.
+//   - responses → pending output: the writer's queue of
+//     protocol.PendingOutputFrames (32) frames, policy fatal: a frame that
+//     finds it full ends the child (causeOverflow, exit 1). A pending frame
+//     not written within protocol.OutputDeadline (2000 ms) of its enqueue
+//     ends it too (causeOutputDeadline).
+//   - workers → run-events → writer: below, protocol.WorkerEvents (32)
+//     events, per-event policy worker.EventPolicy: message.delta Drop,
+//     every other event Wait(protocol.CriticalEventWait); the writer takes
+//     events only while fewer than writer.EventWatermark (16) frames are
+//     pending.
+func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error) {
+	ctx, stop := context.WithCancelCause(context.Background())
+	now, newID := time.Now, uuid.NewString
+	p := &wiring{ctx: ctx, stop: stop, in: in, writerDone: make(chan struct{})}
+
+	p.events = backpressure.NewMixed("run-events", protocol.WorkerEvents, worker.EventPolicy, backpressure.System)
+
+	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
+		Events: p.events, Output: ctx, Fail: p.fail})
+	w, err := writer.New(out, writer.Options{InstanceID: newID(), Now: now})
+	if err != nil {
+		stop(err)
+		return nil, err
+	}
+	p.w = w
+	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
+	return p, nil
+}
+
+// fail ends the child with a worker's failure (exit 1).
+func (p *wiring) fail(err error) { p.stop(asCause(err)) }
+
+// start starts the writer and the stdin reader. Each turns its own panic
+// into causePanic: a broken invariant exits 1, never with a trace on stderr.
+func (p *wiring) start() {
+	p.group.Go(func() {
+		defer close(p.writerDone)
+		defer p.recoverPanic("writer")
+		// The writer tells dispatch when it queued a run's run.finished.
+		if err := p.w.Run(p.ctx, p.events.C(), p.srv.EventQueued); err != nil {
+			p.stop(asCause(err))
+		}
+	})
+	// The stdin reader parks in the runtime poller: cleanup wakes it with a
+	// past read deadline, so it is waited for like the writer, under the
+	// cleanup wait.
+	p.group.Go(func() {
+		defer p.recoverPanic("reader")
+		p.readInput()
+	})
+}
+
+func (p *wiring) recoverPanic(who string) {
+	if r := recover(); r != nil {
+		p.stop(fmt.Errorf("%w: %s: %v", causePanic, who, r))
+	}
+}
+
+// readInput frames stdin and hands every line to the server inline, until
+// EOF, frame_too_large or the exit.
+func (p *wiring) readInput() {
+	frames := framing.NewReader(p.in)
 	for {
 		line, code, err := frames.Next()
 		switch {
 		case err != nil:
+			if p.ctx.Err() != nil {
+				return // cleanup woke us: the child is exiting
+			}
 			// EOF, or a read error, which the spec treats like EOF.
-			srv.Step(dispatch.EOF{})
+			p.srv.Step(dispatch.EOF{})
 			return
 		case code != "":
-			srv.Step(dispatch.FrameError{Code: code})
+			p.srv.Step(dispatch.FrameError{Code: code})
 			if code == protocol.CodeFrameTooLarge {
 				// Spec: close without unbounded draining: read no more.
 				return
 			}
 		default:
-			srv.Line(line)
+			p.srv.Line(line)
 		}
+	}
+}
+
+// await returns once the exit cause is set: by a failure anywhere, or by the
+// end of the drain that follows a close.
+func (p *wiring) await() {
+	select {
+	case c := <-p.srv.Closed():
+		p.drain(c)
+	case <-p.ctx.Done():
 	}
 }
 
 // drain finishes after admission stopped: the workers (already cancelled)
-// end and emit their terminal events, then the writer drains everything.
+// end and offer their terminal events, then the writer writes everything.
 // Spec: EOF "drains output under a 2000 ms closing deadline; expiration
 // before draining/turn completion exits 1, successful drain exits 0".
-func drain(_ dispatch.Closed, pool *worker.Pool, events *backpressure.Queue[wire.Event], writerDone <-chan error) int {
+func (p *wiring) drain(c dispatch.Close) {
+	closing := causeEOF
+	if c.Shutdown {
+		closing = causeShutdown
+	}
 	deadline := time.NewTimer(protocol.ClosingDrain)
 	defer deadline.Stop()
 	workersDone := make(chan struct{})
-	go func() { // ends when the cancelled workers return
+	p.group.Go(func() { // ends when the cancelled workers return
 		defer close(workersDone)
-		pool.Wait()
-	}()
+		p.pool.Wait()
+	})
 	select {
 	case <-workersDone:
-	case <-pool.Panicked():
-		return exitFailure
 	case <-deadline.C:
-		return exitFailure
-	case <-writerDone:
-		return exitFailure
+		p.stop(causeDrainDeadline)
+		return
+	case <-p.ctx.Done():
+		return
 	}
-	events.Close() // the workers, the only producers, have all returned
+	p.events.Close() // the workers, the only producers, have all returned
 	select {
-	case err := <-writerDone:
-		if err != nil {
-			return exitFailure
-		}
-		return exitOK
+	case <-p.writerDone:
+		// Drained, unless the writer failed (it set its cause first, and
+		// the first cause wins).
+		p.stop(closing)
 	case <-deadline.C:
-		return exitFailure
+		p.stop(causeDrainDeadline)
+	case <-p.ctx.Done():
 	}
 }
 
-// cleanup tears the runtime down (MCP servers first, session leases last)
-// and waits at most 2000 ms; slow teardown is left to process exit.
-func cleanup(pool *worker.Pool) {
+// cleanup runs once the cause is set. It tears the runtime down (MCP
+// servers first, session leases last) and waits for every goroutine serve
+// started, all within the one cleanup wait of 2000 ms; what is still
+// running then is left to process exit. Spec: "The child waits at most
+// 2000 ms for cleanup, then detaches slow teardown for process exit."
+func (p *wiring) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), protocol.CleanupWait)
 	defer cancel()
+	// Wake the reader; an input without read deadlines (or a descriptor
+	// the poller cannot time out) leaves it to process exit.
+	if in, ok := p.in.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = in.SetReadDeadline(aLongTimeAgo)
+	}
 	done := make(chan struct{})
 	go func() { // detached after the cleanup wait; process exit ends it
 		defer close(done)
-		pool.Teardown(ctx)
+		p.pool.Teardown(ctx)
+		p.pool.Wait()
+		p.group.Wait()
 	}()
 	select {
 	case <-done:

@@ -342,6 +342,3 @@ func (m *Manager) Close(ctx context.Context) error {
 	}
 	return nil
 }
-
-// wait blocks until every goroutine of every server has ended (tests).
-func (m *Manager) wait() { m.wg.Wait() }

@@ -24,6 +24,9 @@ import (
 	"go.uber.org/goleak"
 )
 
+// wait blocks until every goroutine of every server has ended.
+func (m *Manager) wait() { m.wg.Wait() }
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(modeEnv); mode != "" {
 		runTestServer(mode)

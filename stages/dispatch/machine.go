@@ -34,6 +34,13 @@ const (
 	OpPage
 )
 
+// Event is one input of Step: a request, a worker completion or a writer
+// notice. The set is sealed: every event is one of the structs below, each
+// with its step method, so an unknown event does not compile.
+type Event interface {
+	step(m *Machine) []Effect
+}
+
 // Events fed to Step.
 type (
 	// Request is a frame that framing accepted and validate parsed. Code is
@@ -68,30 +75,54 @@ type (
 	RunDrained struct{ RunID string }
 )
 
-// EffectKind says what the shell must do.
-type EffectKind uint8
-
-const (
-	Respond        EffectKind = iota + 1 // write Response
-	StartInit                            // start the initialization worker for ID
-	StartOp                              // start the session/history worker: Op, ID, Params
-	StartTurn                            // start the turn worker: ID, RunID, Params (TurnParams)
-	CancelRun                            // request cancellation of RunID
-	AnswerApproval                       // hand Params (AnswerParams) to the run; respond to ID with its verdict
-	Close                                // stop admission, cancel all work, drain, exit
-)
-
-// Effect is one instruction for the shell, executed in order.
-type Effect struct {
-	Kind     EffectKind
-	Response wire.Response
-	ID       string
-	Op       OpKind
-	RunID    string
-	Params   any
-	Caps     []string
-	Shutdown bool // Close caused by an accepted shutdown (exit 0 when drained)
+// Effect is one instruction for the shell, executed in order. The set is
+// sealed: every effect is one of the structs below, and each has the
+// Server's performer as a method (server.go), so an effect the shell cannot
+// perform does not compile.
+type Effect interface {
+	performLocked(s *Server)
 }
+
+// Effects returned by Step.
+type (
+	// Respond: write Response.
+	Respond struct{ Response wire.Response }
+	// StartInit: start the initialization worker for the initialize
+	// request ID, with its required capabilities.
+	StartInit struct {
+		ID   string
+		Caps []string
+	}
+	// StartOp: start the session/history worker for request ID. Open holds
+	// the params of OpOpen, Page those of OpPage; OpCreate has none.
+	StartOp struct {
+		ID   string
+		Op   OpKind
+		Open OpenParams
+		Page PageParams
+	}
+	// StartTurn: start the turn worker of run RunID (admitted by request ID).
+	StartTurn struct {
+		ID, RunID string
+		Params    TurnParams
+	}
+	// CancelRun: request cancellation of RunID.
+	CancelRun struct{ RunID string }
+	// AnswerApproval: hand Params to run RunID and respond to request ID
+	// with its verdict.
+	AnswerApproval struct {
+		ID, RunID string
+		Params    AnswerParams
+	}
+	// Close: stop admission and cancel all work; the owner drains and
+	// exits. Shutdown is true after an accepted shutdown; Code is the
+	// closing error (protocol_mismatch, request_limit, frame_too_large), ""
+	// for EOF and shutdown.
+	Close struct {
+		Shutdown bool
+		Code     protocol.Code
+	}
+)
 
 // Machine is the protocol state machine. It is not safe for concurrent use;
 // Server serialises calls.
@@ -123,59 +154,55 @@ func NewMachine(newID func() string) *Machine {
 	return &Machine{newID: newID, ids: make(map[string]struct{}, 64)}
 }
 
-// Lifecycle reports the initialization state.
-func (m *Machine) Lifecycle() Lifecycle { return m.life }
-
-// ActiveRun reports the active run ID ("" when none).
-func (m *Machine) ActiveRun() string { return m.run }
-
-func respond(id string, result []byte) Effect {
-	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Result: result}}
+func respond(id string, result []byte) Respond {
+	return Respond{Response: wire.Response{ID: id, NullID: id == "", Result: result}}
 }
 
-func fail(id string, code protocol.Code) Effect {
-	return Effect{Kind: Respond, Response: wire.Response{ID: id, NullID: id == "", Error: code}}
+func fail(id string, code protocol.Code) Respond {
+	return Respond{Response: wire.Response{ID: id, NullID: id == "", Error: code}}
 }
 
 // Step advances the machine by one event and returns the effects to perform.
-// now is accepted for symmetry with timer-driven rules; no rule here reads a
-// clock.
-func (m *Machine) Step(now time.Time, ev any) []Effect {
-	switch ev := ev.(type) {
-	case Request:
-		return m.request(ev)
-	case FrameError:
-		if m.closing {
-			return nil
-		}
-		effects := []Effect{fail("", ev.Code)}
-		if ev.Code.Closes() {
-			effects = append(effects, m.close(false))
-		}
-		return effects
-	case EOF:
-		if m.closing {
-			return nil
-		}
-		return []Effect{m.close(false)}
-	case InitDone:
-		return m.initDone(ev)
-	case OpDone:
-		return m.opDone(ev)
-	case RunWorkerDone:
-		if ev.RunID == m.run {
-			m.runDone = true
-			m.finishRunIfDrained()
-		}
-		return nil
-	case RunDrained:
-		if ev.RunID == m.run {
-			m.runDrained = true
-			m.finishRunIfDrained()
-		}
+func (m *Machine) Step(ev Event) []Effect { return ev.step(m) }
+
+func (ev Request) step(m *Machine) []Effect { return m.request(ev) }
+
+func (ev FrameError) step(m *Machine) []Effect {
+	if m.closing {
 		return nil
 	}
-	panic("dispatch: unknown event")
+	effects := []Effect{fail("", ev.Code)}
+	if ev.Code.Closes() {
+		effects = append(effects, m.close(false, ev.Code))
+	}
+	return effects
+}
+
+func (EOF) step(m *Machine) []Effect {
+	if m.closing {
+		return nil
+	}
+	return []Effect{m.close(false, "")}
+}
+
+func (ev InitDone) step(m *Machine) []Effect { return m.initDone(ev) }
+
+func (ev OpDone) step(m *Machine) []Effect { return m.opDone(ev) }
+
+func (ev RunWorkerDone) step(m *Machine) []Effect {
+	if ev.RunID == m.run {
+		m.runDone = true
+		m.finishRunIfDrained()
+	}
+	return nil
+}
+
+func (ev RunDrained) step(m *Machine) []Effect {
+	if ev.RunID == m.run {
+		m.runDrained = true
+		m.finishRunIfDrained()
+	}
+	return nil
 }
 
 // runFinished reports whether the active run has finished for the client:
@@ -191,9 +218,9 @@ func (m *Machine) finishRunIfDrained() {
 	}
 }
 
-func (m *Machine) close(shutdown bool) Effect {
+func (m *Machine) close(shutdown bool, code protocol.Code) Close {
 	m.closing = true
-	return Effect{Kind: Close, Shutdown: shutdown}
+	return Close{Shutdown: shutdown, Code: code}
 }
 
 func (m *Machine) request(ev Request) []Effect {
@@ -210,14 +237,14 @@ func (m *Machine) request(ev Request) []Effect {
 		}
 		if len(m.ids) >= protocol.RequestIDsPerChild {
 			// Spec: "the next new ID gets request_limit and closes."
-			return []Effect{fail(id, protocol.CodeRequestLimit), m.close(false)}
+			return []Effect{fail(id, protocol.CodeRequestLimit), m.close(false, protocol.CodeRequestLimit)}
 		}
 		m.ids[id] = struct{}{}
 	}
 	if ev.Code != "" {
 		effects := []Effect{fail(id, ev.Code)}
 		if ev.Code.Closes() {
-			effects = append(effects, m.close(false))
+			effects = append(effects, m.close(false, ev.Code))
 		}
 		return effects
 	}
@@ -231,7 +258,7 @@ func (m *Machine) request(ev Request) []Effect {
 		if !emptyParams(req.Params) {
 			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}
-		return []Effect{respond(id, []byte(`{"state":"stopping"}`)), m.close(true)}
+		return []Effect{respond(id, []byte(`{"state":"stopping"}`)), m.close(true, "")}
 	case "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer":
 		if code := m.admittedCode(); code != "" {
 			return []Effect{fail(id, code)}
@@ -270,7 +297,7 @@ func (m *Machine) initialize(req wire.Request) []Effect {
 	}
 	m.life = Starting
 	m.initID = req.ID
-	return []Effect{{Kind: StartInit, ID: req.ID, Caps: p.RequiredCapabilities}}
+	return []Effect{StartInit{ID: req.ID, Caps: p.RequiredCapabilities}}
 }
 
 func (m *Machine) initDone(ev InitDone) []Effect {
@@ -308,8 +335,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 	id := req.ID
 	switch req.Method {
 	case "session.create", "session.open":
-		var params any
-		op := OpCreate
+		op := StartOp{ID: id, Op: OpCreate}
 		if req.Method == "session.create" {
 			if !emptyParams(req.Params) {
 				return []Effect{fail(id, protocol.CodeInvalidParams)}
@@ -319,9 +345,9 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 			if !ok {
 				return []Effect{fail(id, protocol.CodeInvalidParams)}
 			}
-			op, params = OpOpen, p
+			op.Op, op.Open = OpOpen, p
 		}
-		return m.startOp(id, op, params)
+		return m.startOp(op)
 
 	case "history.page":
 		p, ok := decodePage(req.Params)
@@ -331,7 +357,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if code := m.sessionCode(p.SessionID); code != "" {
 			return []Effect{fail(id, code)}
 		}
-		return m.startOp(id, OpPage, p)
+		return m.startOp(StartOp{ID: id, Op: OpPage, Page: p})
 
 	case "turn.start":
 		p, ok := decodeTurn(req.Params)
@@ -348,7 +374,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		// Spec: "turn.start admission response precedes its events".
 		result := append([]byte(`{"run_id":`), jsonenc.AppendString(nil, m.run)...)
 		result = append(result, `,"accepted":true}`...)
-		return []Effect{respond(id, result), {Kind: StartTurn, ID: id, RunID: m.run, Params: p}}
+		return []Effect{respond(id, result), StartTurn{ID: id, RunID: m.run, Params: p}}
 
 	case "turn.cancel":
 		p, ok := decodeCancel(req.Params)
@@ -361,7 +387,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		if p.RunID != m.run || m.runFinished() {
 			return []Effect{fail(id, protocol.CodeStaleRun)}
 		}
-		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), {Kind: CancelRun, RunID: m.run}}
+		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), CancelRun{RunID: m.run}}
 
 	default: // approval.answer
 		p, ok := decodeAnswer(req.Params)
@@ -375,7 +401,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 			// DESIGN.md: an answer for a finished run is stale_approval.
 			return []Effect{fail(id, protocol.CodeStaleApproval)}
 		}
-		return []Effect{{Kind: AnswerApproval, ID: id, RunID: m.run, Params: p}}
+		return []Effect{AnswerApproval{ID: id, RunID: m.run, Params: p}}
 	}
 }
 
@@ -386,12 +412,12 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 func (m *Machine) busy() bool { return m.opID != "" || m.run != "" }
 
 // startOp admits the one session/history operation, or answers busy.
-func (m *Machine) startOp(id string, op OpKind, params any) []Effect {
+func (m *Machine) startOp(op StartOp) []Effect {
 	if m.busy() {
-		return []Effect{fail(id, protocol.CodeBusy)}
+		return []Effect{fail(op.ID, protocol.CodeBusy)}
 	}
-	m.opID = id
-	return []Effect{{Kind: StartOp, ID: id, Op: op, Params: params}}
+	m.opID = op.ID
+	return []Effect{op}
 }
 
 // sessionCode checks a request's session ID against the attachment.

@@ -8,16 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/validate"
 	"github.com/magi-code/magi-code/stages/wire"
 )
-
-// t0 is the instant every pure test steps at: no rule of the machine reads
-// the clock.
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // step is one event and the effects it must produce, rendered by render.
 // An in of type string is a request line: it goes through validate.Parse
@@ -41,18 +36,18 @@ func counterIDs() func() string {
 	}
 }
 
-func toEvent(in any) any {
+func toEvent(in any) Event {
 	if s, ok := in.(string); ok {
 		req, code := validate.Parse([]byte(s))
 		return Request{Req: req, Code: code}
 	}
-	return in
+	return in.(Event)
 }
 
 // render is a compact, exact text form of an effect, so that tables read
 // as transcripts.
 func render(e Effect) string {
-	switch e.Kind {
+	switch e := e.(type) {
 	case Respond:
 		id := e.Response.ID
 		if e.Response.NullID {
@@ -65,7 +60,7 @@ func render(e Effect) string {
 	case StartInit:
 		return fmt.Sprintf("start_init %s %v", e.ID, e.Caps)
 	case StartOp:
-		return fmt.Sprintf("start_op %s %s %+v", e.ID, opName(e.Op), e.Params)
+		return fmt.Sprintf("start_op %s %s %s", e.ID, opName(e.Op), opParams(e))
 	case StartTurn:
 		return fmt.Sprintf("start_turn %s %s %+v", e.ID, e.RunID, e.Params)
 	case CancelRun:
@@ -78,7 +73,18 @@ func render(e Effect) string {
 		}
 		return "close"
 	}
-	return fmt.Sprintf("unknown effect %d", e.Kind)
+	return fmt.Sprintf("unknown effect %T", e)
+}
+
+// opParams renders the params of op's kind as the transcripts show them.
+func opParams(op StartOp) string {
+	switch op.Op {
+	case OpOpen:
+		return fmt.Sprintf("%+v", op.Open)
+	case OpPage:
+		return fmt.Sprintf("%+v", op.Page)
+	}
+	return "<nil>"
 }
 
 func opName(op OpKind) string {
@@ -123,12 +129,12 @@ func checkResponse(t testing.TB, r wire.Response) {
 func stepAll(t *testing.T, m *Machine, steps []step) {
 	t.Helper()
 	for i, s := range steps {
-		effects := m.Step(t0, toEvent(s.in))
+		effects := m.Step(toEvent(s.in))
 		got := make([]string, len(effects))
 		for j, e := range effects {
 			got[j] = render(e)
-			if e.Kind == Respond {
-				checkResponse(t, e.Response)
+			if r, ok := e.(Respond); ok {
+				checkResponse(t, r.Response)
 			}
 		}
 		if !slices.Equal(got, s.want) && !(len(got) == 0 && len(s.want) == 0) {
@@ -369,7 +375,7 @@ func capsList(n int) string {
 	for i := 0; i < n; i++ {
 		names = append(names, protocol.Methods[i%len(protocol.Methods)])
 	}
-	return render(Effect{Kind: StartInit, Caps: names})[len("start_init  "):]
+	return render(StartInit{Caps: names})[len("start_init  "):]
 }
 
 func TestCheckOrder(t *testing.T) {
@@ -628,12 +634,16 @@ const specTrace = `{"protocol":"magi-code.local-agent","version":1,"type":"respo
 
 func TestInitializeMatchesSpecTrace(t *testing.T) {
 	m := NewMachine(counterIDs())
-	m.Step(t0, toEvent(`{"protocol":"magi-code.local-agent","version":1,"id":"r1","method":"initialize","params":{"required_capabilities":["status","shutdown"]}}`))
-	effects := m.Step(t0, InitDone{Sel: Selection{Provider: "fixture", Model: "fixture-model", ContextID: "<digest>"}})
-	if len(effects) != 1 || effects[0].Kind != Respond {
+	m.Step(toEvent(`{"protocol":"magi-code.local-agent","version":1,"id":"r1","method":"initialize","params":{"required_capabilities":["status","shutdown"]}}`))
+	effects := m.Step(InitDone{Sel: Selection{Provider: "fixture", Model: "fixture-model", ContextID: "<digest>"}})
+	if len(effects) != 1 {
 		t.Fatalf("InitDone effects = %q; want one response", renderAll(effects))
 	}
-	frame := wire.AppendResponse(nil, "<child-uuid>", 1, &effects[0].Response)
+	resp, ok := effects[0].(Respond)
+	if !ok {
+		t.Fatalf("InitDone effects = %q; want one response", renderAll(effects))
+	}
+	frame := wire.AppendResponse(nil, "<child-uuid>", 1, &resp.Response)
 	var got, want map[string]any
 	if err := json.Unmarshal(frame, &got); err != nil {
 		t.Fatalf("response %s: %v", frame, err)
@@ -645,7 +655,7 @@ func TestInitializeMatchesSpecTrace(t *testing.T) {
 		t.Fatalf("initialize response\n got %s\nwant %s", frame, specTrace)
 	}
 	// The limits and capabilities are also byte-exact, in the trace's order.
-	result := string(effects[0].Response.Result)
+	result := string(resp.Response.Result)
 	if wantResult := initResult(`{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"<digest>","session_id":null,"run_id":null}`); result != wantResult {
 		t.Fatalf("result\n got %s\nwant %s", result, wantResult)
 	}
@@ -653,13 +663,14 @@ func TestInitializeMatchesSpecTrace(t *testing.T) {
 
 func TestStatusEscapesSelection(t *testing.T) {
 	m := NewMachine(counterIDs())
-	m.Step(t0, toEvent(line("i", "initialize", `{"required_capabilities":[]}`)))
-	effects := m.Step(t0, InitDone{Sel: Selection{Provider: "a\"b\\c\n", Model: "m\u2028", ContextID: "x"}})
-	checkResponse(t, effects[0].Response)
+	m.Step(toEvent(line("i", "initialize", `{"required_capabilities":[]}`)))
+	effects := m.Step(InitDone{Sel: Selection{Provider: "a\"b\\c\n", Model: "m\u2028", ContextID: "x"}})
+	resp := effects[0].(Respond)
+	checkResponse(t, resp.Response)
 	var r struct {
 		Status map[string]any `json:"status"`
 	}
-	if err := json.Unmarshal(effects[0].Response.Result, &r); err != nil {
+	if err := json.Unmarshal(resp.Response.Result, &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Status["provider"] != "a\"b\\c\n" || r.Status["model"] != "m\u2028" {
@@ -675,19 +686,10 @@ func renderAll(effects []Effect) []string {
 	return out
 }
 
-func TestUnknownEventPanics(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Fatal("Step(unknown event) did not panic")
-		}
-	}()
-	NewMachine(counterIDs()).Step(t0, 42)
-}
-
 func BenchmarkStepStatus(b *testing.B) {
 	m := NewMachine(counterIDs())
-	m.Step(t0, toEvent(line("i", "initialize", `{"required_capabilities":[]}`)))
-	m.Step(t0, InitDone{Sel: fixtureSel})
+	m.Step(toEvent(line("i", "initialize", `{"required_capabilities":[]}`)))
+	m.Step(InitDone{Sel: fixtureSel})
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -696,7 +698,7 @@ func BenchmarkStepStatus(b *testing.B) {
 			m.ids = make(map[string]struct{}, 64)
 			m.closing = false
 		}
-		m.Step(t0, Request{Req: wire.Request{ID: "s" + strconv.Itoa(i), Method: "status", Params: []byte(`{}`)}})
+		m.Step(Request{Req: wire.Request{ID: "s" + strconv.Itoa(i), Method: "status", Params: []byte(`{}`)}})
 		i++
 	}
 }
@@ -710,7 +712,7 @@ type fuzzDriver struct {
 	seenIDs map[string]bool
 }
 
-func (d *fuzzDriver) event(line string) any {
+func (d *fuzzDriver) event(line string) Event {
 	switch line {
 	case "!init":
 		return InitDone{Sel: fixtureSel}
@@ -770,9 +772,9 @@ func FuzzMachine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d := &fuzzDriver{m: NewMachine(counterIDs()), seenIDs: map[string]bool{}}
 		for _, l := range strings.Split(string(in), "\n") {
-			effects := d.m.Step(t0, d.event(l))
+			effects := d.m.Step(d.event(l))
 			for _, e := range effects {
-				switch e.Kind {
+				switch e := e.(type) {
 				case Respond:
 					checkResponse(t, e.Response)
 					r := e.Response
@@ -787,7 +789,7 @@ func FuzzMachine(f *testing.F) {
 					d.opID = e.ID
 				case StartTurn:
 					d.runs = append(d.runs, e.RunID)
-					p := e.Params.(TurnParams)
+					p := e.Params
 					if !SessionID(p.SessionID) || !Prompt(p.Prompt) {
 						t.Fatalf("turn admitted with params %+v", p)
 					}

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/validate"
@@ -23,7 +22,7 @@ type Responder interface {
 // returns would deadlock. Cancel and Answer never block on the work.
 type Workers interface {
 	StartInit(ctx context.Context, caps []string, done func(InitDone))
-	StartOp(ctx context.Context, id string, op OpKind, params any, done func(OpDone))
+	StartOp(ctx context.Context, op StartOp, done func(OpDone))
 	StartTurn(ctx context.Context, runID string, p TurnParams, done func())
 	CancelRun(runID string)
 	// Answer hands an approval reply to the active run: "" when it won,
@@ -31,27 +30,21 @@ type Workers interface {
 	Answer(p AnswerParams) protocol.Code
 }
 
-// Closed describes why admission stopped.
-type Closed struct {
-	Shutdown bool // an accepted shutdown (versus EOF or a closing error)
-}
-
 // Server is the shell around Machine. Its methods are safe for concurrent
-// use: requests arrive from the stdin goroutine, completions from workers.
-// Every method returns without waiting for output or work.
+// use: requests arrive from the stdin goroutine, completions from workers,
+// run.finished notices from the writer. Every method returns without
+// waiting for output or work.
 type Server struct {
 	out     Responder
 	workers Workers
-	now     func() time.Time
 
-	// work is cancelled when admission stops; every worker runs under it.
+	// work is cancelled when admission stops, or when the context given to
+	// NewServer ends (the process is exiting); every worker runs under it.
 	work       context.Context
 	cancelWork context.CancelFunc
 
-	// closed receives one value when admission stops; fatal, when a
-	// response could not be queued (exit 1).
-	closed chan Closed
-	fatal  chan error
+	// closed receives the one Close effect: admission stopped.
+	closed chan Close
 
 	// mu serialises Step and the effects it returns, so that effects of one
 	// step are performed in order (a turn.start response precedes its run).
@@ -59,24 +52,21 @@ type Server struct {
 	m  *Machine
 }
 
-// NewServer returns a server around a fresh machine.
-func NewServer(out Responder, workers Workers, newID func() string, now func() time.Time) *Server {
-	work, cancel := context.WithCancel(context.Background())
+// NewServer returns a server around a fresh machine. Work runs under a
+// context derived from ctx.
+func NewServer(ctx context.Context, out Responder, workers Workers, newID func() string) *Server {
+	work, cancel := context.WithCancel(ctx)
 	return &Server{
-		out: out, workers: workers, now: now,
+		out: out, workers: workers,
 		work: work, cancelWork: cancel,
-		closed: make(chan Closed, 1),
-		fatal:  make(chan error, 1),
+		closed: make(chan Close, 1),
 		m:      NewMachine(newID),
 	}
 }
 
-// Closed delivers one value when admission stops (shutdown, EOF, or a
-// closing error code).
-func (s *Server) Closed() <-chan Closed { return s.closed }
-
-// Fatal delivers the first fatal output error (the pending queue overflowed).
-func (s *Server) Fatal() <-chan error { return s.fatal }
+// Closed delivers the Close effect once, when admission stops (shutdown,
+// EOF, or a closing error code).
+func (s *Server) Closed() <-chan Close { return s.closed }
 
 // Line handles one complete input line (LF stripped).
 func (s *Server) Line(line []byte) {
@@ -85,62 +75,63 @@ func (s *Server) Line(line []byte) {
 }
 
 // Step feeds one event to the machine and performs its effects.
-func (s *Server) Step(ev any) {
+func (s *Server) Step(ev Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.m.Step(s.now(), ev) {
-		s.performLocked(e)
+	for _, e := range s.m.Step(ev) {
+		e.performLocked(s)
 	}
 }
 
-// Cancel stops all work without a protocol close (an output failure).
-func (s *Server) Cancel() { s.cancelWork() }
-
-// ActiveRun reports, under the lock, the active run ID ("" when none).
-func (s *Server) ActiveRun() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m.ActiveRun()
-}
-
-func (s *Server) respondLocked(r wire.Response) {
-	if err := s.out.Respond(&r); err != nil {
-		select {
-		case s.fatal <- err:
-		default:
-		}
+// EventQueued is the writer's notice that a run event entered its queue:
+// run.finished ends the run for status. Spec: running state retains the run
+// ID until worker completion and event draining.
+func (s *Server) EventQueued(e *wire.Event) {
+	if e.Name == protocol.EventRunFinished {
+		s.Step(RunDrained{RunID: e.RunID})
 	}
 }
 
-// performLocked runs one effect; s.mu is held. Nothing here blocks.
-func (s *Server) performLocked(e Effect) {
-	switch e.Kind {
-	case Respond:
-		s.respondLocked(e.Response)
-	case StartInit:
-		s.workers.StartInit(s.work, e.Caps, func(d InitDone) { s.Step(d) })
-	case StartOp:
-		s.workers.StartOp(s.work, e.ID, e.Op, e.Params, func(d OpDone) {
-			d.ID = e.ID
-			s.Step(d)
-		})
-	case StartTurn:
-		runID := e.RunID
-		s.workers.StartTurn(s.work, runID, e.Params.(TurnParams), func() { s.Step(RunWorkerDone{RunID: runID}) })
-	case CancelRun:
-		s.workers.CancelRun(e.RunID)
-	case AnswerApproval:
-		if code := s.workers.Answer(e.Params.(AnswerParams)); code != "" {
-			s.respondLocked(fail(e.ID, code).Response)
-		} else {
-			s.respondLocked(respond(e.ID, []byte(`{"recorded":true}`)).Response)
-		}
-	case Close:
-		// Spec: EOF and shutdown stop admission and cancel pending work.
-		s.cancelWork()
-		select {
-		case s.closed <- Closed{Shutdown: e.Shutdown}:
-		default:
-		}
+// respondLocked queues a response. A failure (the pending queue overflowed,
+// or output already failed) is the writer's fatal error, which its Run
+// returns to the owner: nothing more to do here.
+func (s *Server) respondLocked(r wire.Response) { _ = s.out.Respond(&r) }
+
+// The performers, one per effect; s.mu is held. Nothing here blocks.
+
+func (e Respond) performLocked(s *Server) { s.respondLocked(e.Response) }
+
+func (e StartInit) performLocked(s *Server) {
+	s.workers.StartInit(s.work, e.Caps, func(d InitDone) { s.Step(d) })
+}
+
+func (e StartOp) performLocked(s *Server) {
+	s.workers.StartOp(s.work, e, func(d OpDone) {
+		d.ID = e.ID
+		s.Step(d)
+	})
+}
+
+func (e StartTurn) performLocked(s *Server) {
+	runID := e.RunID
+	s.workers.StartTurn(s.work, runID, e.Params, func() { s.Step(RunWorkerDone{RunID: runID}) })
+}
+
+func (e CancelRun) performLocked(s *Server) { s.workers.CancelRun(e.RunID) }
+
+func (e AnswerApproval) performLocked(s *Server) {
+	if code := s.workers.Answer(e.Params); code != "" {
+		s.respondLocked(fail(e.ID, code).Response)
+	} else {
+		s.respondLocked(respond(e.ID, []byte(`{"recorded":true}`)).Response)
+	}
+}
+
+func (e Close) performLocked(s *Server) {
+	// Spec: EOF and shutdown stop admission and cancel pending work.
+	s.cancelWork()
+	select {
+	case s.closed <- e:
+	default:
 	}
 }

@@ -59,6 +59,6 @@ func FuzzServerLines(f *testing.F) {
 			s.Line(l)
 		}
 		s.Step(EOF{})
-		s.Cancel()
+		s.cancelWork()
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"golang.org/x/tools/txtar"
@@ -49,8 +48,7 @@ type fakeResponder struct {
 }
 
 func (r *fakeResponder) Respond(resp *wire.Response) error {
-	e := Effect{Kind: Respond, Response: *resp}
-	r.j.add(render(e))
+	r.j.add(render(Respond{Response: *resp}))
 	return r.err
 }
 
@@ -78,10 +76,10 @@ func (w *fakeWorkers) StartInit(ctx context.Context, caps []string, done func(In
 	w.mu.Unlock()
 }
 
-func (w *fakeWorkers) StartOp(_ context.Context, id string, op OpKind, params any, done func(OpDone)) {
-	w.j.add(fmt.Sprintf("worker start_op %s %s %+v", id, opName(op), params))
+func (w *fakeWorkers) StartOp(_ context.Context, op StartOp, done func(OpDone)) {
+	w.j.add(fmt.Sprintf("worker start_op %s %s %s", op.ID, opName(op.Op), opParams(op)))
 	w.mu.Lock()
-	w.opFns[id] = done
+	w.opFns[op.ID] = done
 	w.mu.Unlock()
 }
 
@@ -111,7 +109,14 @@ func newTestServer() (*Server, *fakeResponder, *fakeWorkers, *journal) {
 	j := &journal{}
 	out := &fakeResponder{j: j}
 	w := newFakeWorkers(j)
-	return NewServer(out, w, counterIDs(), func() time.Time { return t0 }), out, w, j
+	return NewServer(context.Background(), out, w, counterIDs()), out, w, j
+}
+
+// activeRun reads the machine's active run ID under the server's lock.
+func activeRun(s *Server) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m.run
 }
 
 func TestServerPerformsEffectsInOrder(t *testing.T) {
@@ -131,7 +136,7 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 		done(OpDone{Result: []byte(createResult), Attached: "s1"})
 	})
 	s.Line([]byte(line("t1", "turn.start", `{"session_id":"s1","prompt":"hi"}`)))
-	if got := s.ActiveRun(); got != "run-1" {
+	if got := activeRun(s); got != "run-1" {
 		t.Fatalf("ActiveRun() = %q; want run-1", got)
 	}
 	s.Line([]byte(line("k1", "turn.cancel", `{"session_id":"s1","run_id":"run-1"}`)))
@@ -145,7 +150,7 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 		done()
 	})
 	s.Step(RunDrained{RunID: "run-1"})
-	if got := s.ActiveRun(); got != "" {
+	if got := activeRun(s); got != "" {
 		t.Fatalf("ActiveRun() after worker done and drained = %q; want none", got)
 	}
 	s.Line([]byte(line("x", "shutdown", `{}`)))
@@ -186,7 +191,7 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 func TestServerClose(t *testing.T) {
 	tests := []struct {
 		name     string
-		ev       any
+		ev       Event
 		shutdown bool
 	}{
 		{"EOF", EOF{}, false},
@@ -221,31 +226,28 @@ func TestServerClose(t *testing.T) {
 
 var errOverflow = errors.New("pending output overflow")
 
-func TestServerRespondErrorIsFatal(t *testing.T) {
-	s, out, _, j := newTestServer()
+// TestServerRespondErrorKeepsServing: a failed Respond is the writer's fatal
+// error, which the writer's Run returns to the process owner; the server
+// neither blocks on it nor stops stepping. Its work ends with the context
+// the server was built with.
+func TestServerRespondErrorKeepsServing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &journal{}
+	out := &fakeResponder{j: j}
+	s := NewServer(ctx, out, newFakeWorkers(j), counterIDs())
 	s.Line([]byte(line("a", "status", `{}`)))
-	select {
-	case err := <-s.Fatal():
-		t.Fatalf("Fatal() = %v before any failure", err)
-	default:
-	}
 	out.err = errOverflow
 	s.Line([]byte(line("b", "status", `{}`)))
 	s.Line([]byte(line("c", "status", `{}`))) // a second failure does not block
-	select {
-	case err := <-s.Fatal():
-		if !errors.Is(err, errOverflow) {
-			t.Fatalf("Fatal() = %v; want %v", err, errOverflow)
-		}
-	default:
-		t.Fatal("Fatal() delivered nothing after a failed Respond")
-	}
 	if got := len(j.entries()); got != 3 {
 		t.Fatalf("%d responses attempted; want 3", got)
 	}
-	s.Cancel()
+	if s.work.Err() != nil {
+		t.Fatal("work cancelled by a failed Respond")
+	}
+	cancel()
 	if s.work.Err() == nil {
-		t.Fatal("Cancel() did not cancel work")
+		t.Fatal("cancelling the server's context did not cancel work")
 	}
 }
 
@@ -277,8 +279,8 @@ func TestServerConcurrent(t *testing.T) {
 	if responses != 401 {
 		t.Fatalf("%d responses; want 401 (400 status and the initialize)", responses)
 	}
-	if s.m.Lifecycle() != Ready {
-		t.Fatalf("Lifecycle() = %v; want Ready", s.m.Lifecycle())
+	if s.m.life != Ready {
+		t.Fatalf("lifecycle = %v; want Ready", s.m.life)
 	}
 }
 
@@ -342,7 +344,7 @@ func runTranscript(t *testing.T, client string) string {
 	var seqNo uint64
 	opID, run := "", ""
 	for _, l := range strings.Split(strings.TrimSuffix(client, "\n"), "\n") {
-		var ev any
+		var ev Event
 		if cmd, ok := strings.CutPrefix(l, "!"); ok {
 			word, arg, _ := strings.Cut(cmd, " ")
 			switch word {
@@ -372,8 +374,8 @@ func runTranscript(t *testing.T, client string) string {
 		} else {
 			ev = toEvent(l)
 		}
-		for _, e := range m.Step(t0, ev) {
-			switch e.Kind {
+		for _, e := range m.Step(ev) {
+			switch e := e.(type) {
 			case Respond:
 				checkResponse(t, e.Response)
 				seqNo++

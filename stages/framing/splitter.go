@@ -88,6 +88,3 @@ func (s *Splitter) End() protocol.Code {
 	}
 	return ""
 }
-
-// Buffered returns the number of bytes of the current partial frame.
-func (s *Splitter) Buffered() int { return len(s.partial) }

@@ -85,7 +85,7 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 		t.Fatalf("init = %+v", d)
 	}
 	opDone := make(chan dispatch.OpDone, 1)
-	p.StartOp(context.Background(), "r", dispatch.OpCreate, nil, func(d dispatch.OpDone) { opDone <- d })
+	p.StartOp(context.Background(), dispatch.StartOp{ID: "r", Op: dispatch.OpCreate}, func(d dispatch.OpDone) { opDone <- d })
 	d := <-opDone
 	if d.Code != "" {
 		t.Fatalf("create = %+v", d)

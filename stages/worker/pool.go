@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -9,8 +11,38 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/wire"
+)
+
+// Failures the pool reports through Options.Fail; each ends the process
+// with exit 1. Test with errors.Is.
+var (
+	// ErrWorkerPanic: a worker panicked (a broken invariant). The
+	// worker's done callback never runs, so the child would stay busy
+	// forever.
+	ErrWorkerPanic = errors.New("worker: panic")
+	// ErrRunFinishedLost: a run's run.finished found no room on the event
+	// edge within its wait. Spec: "authoritative reconciliation/terminal
+	// never silently drop": the client would wait for it forever.
+	ErrRunFinishedLost = errors.New("worker: run.finished could not be queued")
+)
+
+// EventPolicy is the policy of the run-event edge, per event: message.delta
+// is best effort (Drop, counted); every other event is critical and waits
+// at most 2000 ms for room (Wait), after which its run fails with
+// output_unavailable. The edge is declared where the pipeline is wired.
+func EventPolicy(e wire.Event) backpressure.Policy {
+	if e.Critical() {
+		return criticalPolicy
+	}
+	return deltaPolicy
+}
+
+var (
+	deltaPolicy    = backpressure.Drop()
+	criticalPolicy = backpressure.Wait(protocol.CriticalEventWait)
 )
 
 // Options wire a Pool to its process.
@@ -19,8 +51,16 @@ type Options struct {
 	Runner runner.Options // Logf is set from Logf below
 	NewID  func() string  // UUIDs in production
 	Now    func() time.Time
-	Events *backpressure.Queue[wire.Event] // the run-event edge (deltas Drop, others Wait(2000 ms))
-	Logf   func(string, ...any)
+	// Events is the run-event edge; every offer applies its policy
+	// (EventPolicy).
+	Events *backpressure.Queue[wire.Event]
+	// Output ends when the process is exiting: a critical event waiting
+	// for room on Events stops waiting then. nil means never.
+	Output context.Context
+	// Fail reports a failure that ends the process (ErrWorkerPanic,
+	// ErrRunFinishedLost, wrapped). It must not block; nil ignores.
+	Fail func(error)
+	Logf func(string, ...any)
 }
 
 // runtime is the admitted runner and the session store of its settings.
@@ -34,13 +74,6 @@ type runtime struct {
 type Pool struct {
 	opts  Options
 	group conc.WaitGroup
-	// panicked receives the first worker panic: a broken invariant, which
-	// the owner turns into exit 1 (STYLE.md: panics surface, never vanish).
-	panicked chan any
-	// lost receives once when an authoritative run event (run.finished)
-	// could not be delivered: Spec: "authoritative reconciliation/terminal
-	// never silently drop"; the owner exits 1.
-	lost chan struct{}
 
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
@@ -64,39 +97,28 @@ func NewPool(opts Options) *Pool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pool{opts: opts, panicked: make(chan any, 1), lost: make(chan struct{}, 1)}
+	if opts.Output == nil {
+		opts.Output = context.Background()
+	}
+	if opts.Fail == nil {
+		opts.Fail = func(error) {}
+	}
+	return &Pool{opts: opts}
 }
 
-// goWorker runs f as a worker of the pool. A panic in f is reported on
-// Panicked instead of being held until Wait: the worker's done callback
-// would never run, and the child would stay busy forever.
+// goWorker runs f as a worker of the pool. A panic in f is reported through
+// Fail (ErrWorkerPanic) instead of being held until Wait: the worker's done
+// callback would never run, and the child would stay busy forever.
 func (p *Pool) goWorker(f func()) {
 	p.group.Go(func() {
 		defer func() {
 			if r := recover(); r != nil {
-				select {
-				case p.panicked <- r:
-				default:
-				}
+				p.opts.Fail(fmt.Errorf("%w: %v", ErrWorkerPanic, r))
 			}
 		}()
 		f()
 	})
 }
-
-// OutputLost delivers once when a run's terminal event could not be
-// queued within its 2000 ms wait.
-func (p *Pool) OutputLost() <-chan struct{} { return p.lost }
-
-func (p *Pool) outputLost() {
-	select {
-	case p.lost <- struct{}{}:
-	default:
-	}
-}
-
-// Panicked delivers the first worker panic.
-func (p *Pool) Panicked() <-chan any { return p.panicked }
 
 // Wait blocks until every worker has returned.
 func (p *Pool) Wait() { p.group.Wait() }

@@ -40,13 +40,13 @@ func poolIn(t *testing.T, home, cwd string) (*Pool, chan wire.Event, *recProvide
 	return p, events, rec
 }
 
-func op(t *testing.T, p *Pool, kind dispatch.OpKind, params any) dispatch.OpDone {
+func op(t *testing.T, p *Pool, o dispatch.StartOp) dispatch.OpDone {
 	t.Helper()
 	done := make(chan dispatch.OpDone, 1)
-	p.StartOp(context.Background(), "r", kind, params, func(d dispatch.OpDone) { done <- d })
+	p.StartOp(context.Background(), o, func(d dispatch.OpDone) { done <- d })
 	d := <-done
 	if d.Code != "" {
-		t.Fatalf("op %d = %+v", kind, d)
+		t.Fatalf("op %d = %+v", o.Op, d)
 	}
 	return d
 }
@@ -77,7 +77,7 @@ func TestTaskCeilingHonouredOnReopen(t *testing.T) {
 	write("agents/explore.md", "---\ndescription: explores\ntools: [list_dir]\n---\nYou explore.\n")
 
 	first, events, _ := poolIn(t, home, cwd)
-	sid := op(t, first, dispatch.OpCreate, nil).Attached
+	sid := op(t, first, dispatch.StartOp{ID: "r", Op: dispatch.OpCreate}).Attached
 	runTurn(t, first, events, sid, "a go")
 	if got := first.attachment().TaskScopes(); !slices.Equal(got, []string{`{"profile":"explore","tools":["list_dir"]}`}) {
 		t.Fatalf("recorded ceilings %q", got)
@@ -87,7 +87,7 @@ func TestTaskCeilingHonouredOnReopen(t *testing.T) {
 	// The profile now asks for more; the session's ceiling still holds.
 	write("agents/explore.md", "---\ndescription: explores\ntools: [list_dir, read_file, shell]\n---\nYou explore.\n")
 	second, events2, rec := poolIn(t, home, cwd)
-	op(t, second, dispatch.OpOpen, dispatch.OpenParams{SessionID: sid})
+	op(t, second, dispatch.StartOp{ID: "r", Op: dispatch.OpOpen, Open: dispatch.OpenParams{SessionID: sid}})
 	runTurn(t, second, events2, sid, "b go")
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -115,7 +115,7 @@ func TestEmptyFileRecordsSelection(t *testing.T) {
 	if err := os.Rename(filepath.Join(sessions, "empty"), filepath.Join(sessions, "empty.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	if d := op(t, p, dispatch.OpOpen, dispatch.OpenParams{SessionID: "empty"}); d.Attached != "empty" {
+	if d := op(t, p, dispatch.StartOp{ID: "r", Op: dispatch.OpOpen, Open: dispatch.OpenParams{SessionID: "empty"}}); d.Attached != "empty" {
 		t.Fatalf("open = %+v", d)
 	}
 	runTurn(t, p, events, "empty", "hi")

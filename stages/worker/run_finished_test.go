@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,7 +28,7 @@ import (
 // reconciliation/terminal never silently drop".
 func TestRunFinishedNeverSilentlyDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, events := newTestPool(t)
+		p, events, failures := newFailingTestPool(t)
 		// A slow reader: the edge is full of deltas.
 		for i := range events.Cap() {
 			if err := events.Offer(context.Background(), wire.Event{Name: protocol.EventMessageDelta, Part: i}); err != nil {
@@ -47,15 +48,18 @@ func TestRunFinishedNeverSilentlyDropped(t *testing.T) {
 				finished = true
 			}
 		}
+		var failed error
 		select {
-		case r := <-p.Panicked():
-			t.Fatalf("worker panicked: %v", r)
+		case failed = <-failures:
+			if errors.Is(failed, ErrWorkerPanic) {
+				t.Fatalf("worker panicked: %v", failed)
+			}
 		default:
 		}
 		if !finished {
 			// Dropped: it must be reported, so that the child exits 1.
-			select {
-			case <-p.OutputLost():
+			switch {
+			case errors.Is(failed, ErrRunFinishedLost):
 			default:
 				t.Fatalf("run.finished was dropped (edge expired %d offers) and nothing reported it: the machine keeps the run active forever", events.Expired())
 			}

@@ -15,16 +15,16 @@ import (
 // decides whether an operation that finished after shutdown counts as
 // operation_cancelled; an attachment made meanwhile stays owned here and is
 // released by Teardown.
-func (p *Pool) StartOp(_ context.Context, id string, op dispatch.OpKind, params any, done func(dispatch.OpDone)) {
+func (p *Pool) StartOp(_ context.Context, op dispatch.StartOp, done func(dispatch.OpDone)) {
 	p.goWorker(func() {
 		var d dispatch.OpDone
-		switch op {
+		switch op.Op {
 		case dispatch.OpCreate:
 			d = p.create()
 		case dispatch.OpOpen:
-			d = p.open(params.(dispatch.OpenParams).SessionID)
+			d = p.open(op.Open.SessionID)
 		case dispatch.OpPage:
-			d = p.page(params.(dispatch.PageParams))
+			d = p.page(op.Page)
 		}
 		done(d)
 	})

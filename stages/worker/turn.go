@@ -4,19 +4,11 @@ import (
 	"context"
 	"errors"
 
-	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
-)
-
-// Event policies of the run-event edge. Spec: "best-effort deltas may drop,
-// critical events wait at most 2000 ms".
-var (
-	deltaPolicy    = backpressure.Drop()
-	criticalPolicy = backpressure.Wait(protocol.CriticalEventWait)
 )
 
 // errOutputUnavailable cancels a run whose critical event found no room.
@@ -55,7 +47,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 		if err := p.offer(fin); err != nil {
 			// The terminal could not be queued: the client would wait for
 			// it forever, and the run would stay active. Never silently.
-			p.outputLost()
+			p.opts.Fail(ErrRunFinishedLost)
 		}
 	})
 }
@@ -86,16 +78,14 @@ func (p *Pool) Answer(a dispatch.AnswerParams) protocol.Code {
 	return r.approvals.answer(a.ApprovalID, a.Allow)
 }
 
-// offer puts one run event on the edge with its policy. A critical event
-// that finds no room within 2000 ms is an output failure of the run.
+// offer puts one run event on the edge under the edge's policy
+// (EventPolicy): a delta that finds no room is dropped and counted; a
+// critical event that finds no room within 2000 ms is an output failure of
+// the run. Critical events are offered even after the run's cancellation
+// (the terminal event must follow cleanup), but not after the process's:
+// Output ends the wait.
 func (p *Pool) offer(e wire.Event) error {
-	if !e.Critical() {
-		_ = p.opts.Events.OfferWith(context.Background(), e, deltaPolicy)
-		return nil
-	}
-	// Critical events are offered even after cancellation: the terminal
-	// event must follow cleanup. The Wait policy bounds the wait.
-	if err := p.opts.Events.OfferWith(context.Background(), e, criticalPolicy); err != nil {
+	if err := p.opts.Events.Offer(p.opts.Output, e); err != nil && e.Critical() {
 		return errOutputUnavailable
 	}
 	return nil

@@ -23,7 +23,6 @@ import (
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/stages/dispatch"
-	"github.com/magi-code/magi-code/stages/wire"
 )
 
 // unansweredCalls returns the IDs of assistant tool calls that no tool
@@ -76,7 +75,7 @@ func TestReplayAfterCrashMidTool(t *testing.T) {
 	}
 
 	first, events, _ := poolIn(t, home, cwd)
-	sid := op(t, first, dispatch.OpCreate, nil).Attached
+	sid := op(t, first, dispatch.StartOp{ID: "r", Op: dispatch.OpCreate}).Attached
 	runTurn(t, first, events, sid, "a go")
 	first.Teardown(t.Context())
 
@@ -108,7 +107,7 @@ func TestReplayAfterCrashMidTool(t *testing.T) {
 	}
 
 	second, events2, rec := poolIn(t, home, cwd)
-	op(t, second, dispatch.OpOpen, dispatch.OpenParams{SessionID: sid})
+	op(t, second, dispatch.StartOp{ID: "r", Op: dispatch.OpOpen, Open: dispatch.OpenParams{SessionID: sid}})
 	runTurn(t, second, events2, sid, "b go")
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -214,7 +213,7 @@ func TestStalledActivityLeavesUnansweredCall(t *testing.T) {
 	}
 	var n atomic.Int64
 	// Room for input.persisted only; the reader never reads.
-	events := backpressure.New[wire.Event]("run-events", 1, backpressure.Wait(protocol.CriticalEventWait), &jumpClock{})
+	events := backpressure.NewMixed("run-events", 1, EventPolicy, &jumpClock{})
 	p := NewPool(Options{
 		NewID:  func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) },
 		Now:    time.Now,
@@ -230,7 +229,7 @@ func TestStalledActivityLeavesUnansweredCall(t *testing.T) {
 	if d := <-initDone; d.Code != "" {
 		t.Fatalf("init = %+v", d)
 	}
-	sid := op(t, p, dispatch.OpCreate, nil).Attached
+	sid := op(t, p, dispatch.StartOp{ID: "r", Op: dispatch.OpCreate}).Attached
 	done := make(chan struct{})
 	p.StartTurn(context.Background(), "run-1", dispatch.TurnParams{SessionID: sid, Prompt: "go"}, func() { close(done) })
 	<-done

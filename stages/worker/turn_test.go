@@ -56,7 +56,7 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 		t.Fatalf("init = %+v; want ready fixture/fixture-model with a context ID", d)
 	}
 	opDone := make(chan dispatch.OpDone, 1)
-	p.StartOp(context.Background(), "r", dispatch.OpCreate, nil, func(d dispatch.OpDone) { opDone <- d })
+	p.StartOp(context.Background(), dispatch.StartOp{ID: "r", Op: dispatch.OpCreate}, func(d dispatch.OpDone) { opDone <- d })
 	d := <-opDone
 	if d.Code != "" || d.Attached == "" {
 		t.Fatalf("create = %+v", d)

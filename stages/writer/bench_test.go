@@ -18,7 +18,7 @@ import (
 // closes events and waits for the drain.
 func benchRun(b *testing.B, w *Writer, events chan wire.Event) (stop func()) {
 	done := make(chan error, 1)
-	go func() { done <- w.Run(context.Background(), events) }()
+	go func() { done <- w.Run(context.Background(), events, nil) }()
 	return func() {
 		close(events)
 		if err := <-done; err != nil {

@@ -38,7 +38,7 @@ func TestStalledReaderWaitEndsAtDeadline(t *testing.T) {
 
 			ctx, cancel := context.WithTimeoutCause(context.Background(), 1500*time.Millisecond, errWaitedPastDeadline)
 			defer cancel()
-			err := w.Run(ctx, make(chan wire.Event))
+			err := w.Run(ctx, make(chan wire.Event), nil)
 			if !errors.Is(err, ErrOutputDeadline) {
 				t.Fatalf("Run with %v of the deadline left = %v; want ErrOutputDeadline", left, err)
 			}
@@ -64,7 +64,7 @@ func TestStalledReaderWaitLastsUntilDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
 	defer timer.Stop()
-	err := w.Run(ctx, make(chan wire.Event))
+	err := w.Run(ctx, make(chan wire.Event), nil)
 	if errors.Is(err, ErrOutputDeadline) && w.now().Sub(start) < protocol.OutputDeadline {
 		t.Fatalf("Run = ErrOutputDeadline %v after the enqueue; want it at %v, not before", w.now().Sub(start), protocol.OutputDeadline)
 	}

@@ -69,8 +69,9 @@
 //     for the same session and run; both are counted in Stats.Oversize and
 //     reported through Options.Logf. The client is told truthfully, and the
 //     transport stays up.
-//   - OnEvent runs on Run's goroutine without the lock, after the event got
-//     its seq and entered the pending buffer (not after it was written).
+//   - Run's queued callback runs on Run's goroutine without the lock, after
+//     the event got its seq and entered the pending buffer (not after it
+//     was written).
 //   - Respond after Run returned nil gets ErrStopped.
 //   - With 16 event frames pending the guaranteed response headroom is 16
 //     frames, not 32: a client that keeps more than 16 responses unread

@@ -64,7 +64,7 @@ func TestIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	events := make(chan wire.Event) // unbuffered: the send is a hand-off
 	ctx, cancel := context.WithCancelCause(context.Background())
 	result := make(chan error, 1)
-	go func() { result <- w.Run(ctx, events) }()
+	go func() { result <- w.Run(ctx, events, nil) }()
 	yieldUntil(t, "Run parked in its idle select", func() bool { return inState("writer.(*Writer).Run(", "select") })
 	fill(t, out) // the reader stalls from now on
 	events <- delta(0, "x")
@@ -89,7 +89,7 @@ func TestIdleSelectTakesEventIntoFullQueue(t *testing.T) {
 	if inState("writer.(*Writer).Run.func1(", "sync.Mutex.Lock") {
 		t.Fatal("Run panicked in pending.commit (event appended to a full queue) and is stuck on w.mu in its deferred function; every later Respond would block forever")
 	}
-	if got := w.Pending(); got > protocol.PendingOutputFrames {
+	if got := pendingFrames(w); got > protocol.PendingOutputFrames {
 		t.Fatalf("Pending = %d; want at most %d", got, protocol.PendingOutputFrames)
 	}
 	// Nothing failed before the cancellation: no overflow, no deadline.
@@ -107,11 +107,12 @@ func TestIdleSelectRespectsWatermark(t *testing.T) {
 	_, out := newPipe(t)
 	pendingAtTake := -1
 	var w *Writer
-	w = newWriter(t, out, Options{OnEvent: func(*wire.Event) { pendingAtTake = w.Pending() }})
+	w = newWriter(t, out, Options{})
+	queued := func(*wire.Event) { pendingAtTake = pendingFrames(w) }
 	events := make(chan wire.Event)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	result := make(chan error, 1)
-	go func() { result <- w.Run(ctx, events) }()
+	go func() { result <- w.Run(ctx, events, queued) }()
 	yieldUntil(t, "Run parked in its idle select", func() bool { return inState("writer.(*Writer).Run(", "select") })
 	fill(t, out)
 	events <- delta(0, "x")

@@ -122,7 +122,7 @@ func TestPipeContextEndsRunDuringStall(t *testing.T) {
 	cause := errors.New("closing deadline")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, make(chan wire.Event)) }()
+	go func() { done <- w.Run(ctx, make(chan wire.Event), nil) }()
 	cancel(cause)
 	if err := <-done; !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want ctx's cause", err)

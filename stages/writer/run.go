@@ -26,7 +26,13 @@ var aLongTimeAgo = time.Unix(1, 0)
 // Respond overflowed; context.Cause(ctx) when ctx ends, at once even while
 // waiting for a stalled reader. Every error is fatal (exit 1) and sticky:
 // Respond returns it from then on. Run does not close out.
-func (w *Writer) Run(ctx context.Context, events <-chan wire.Event) (err error) {
+//
+// queued, if not nil, is called on Run's goroutine, without the writer's
+// lock held, right after a run event received from events got its seq and
+// entered the pending buffer. e is valid only during the call. It must not
+// block; it may call Respond.
+func (w *Writer) Run(ctx context.Context, events <-chan wire.Event, queued func(e *wire.Event)) (err error) {
+	w.onEvent = queued
 	defer func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()

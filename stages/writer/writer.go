@@ -43,11 +43,6 @@ type Options struct {
 	// time.Now. Waiting in the poller uses the wall clock, converted from
 	// Now's deadline, so Now should run at wall-clock speed.
 	Now func() time.Time
-	// OnEvent, if set, is called on Run's goroutine, without the writer's
-	// lock held, right after a run event received from events got its seq
-	// and entered the pending buffer. e is valid only during the call. It
-	// must not block; it may call Respond.
-	OnEvent func(e *wire.Event)
 	// Logf receives diagnostics (an oversize frame); nil discards them.
 	// It must never write to stdout or stderr.
 	Logf func(format string, args ...any)
@@ -74,7 +69,7 @@ type Writer struct {
 	write      func(fd uintptr, b []byte) (int, error)
 	instanceID string
 	now        func() time.Time
-	onEvent    func(e *wire.Event)
+	onEvent    func(e *wire.Event) // Run's queued argument; Run's goroutine only
 	logf       func(format string, args ...any)
 	// wake holds one token when Respond left bytes pending or failed.
 	wake chan struct{}
@@ -83,7 +78,7 @@ type Writer struct {
 	inlineWrite func(fd uintptr)
 	flushWrite  func(fd uintptr) bool
 	// cur is the event being taken; only Run's goroutine touches it. A
-	// field rather than a local so that handing &cur to OnEvent does not
+	// field rather than a local so that handing &cur to onEvent does not
 	// allocate per event.
 	cur wire.Event
 	// held: Run's idle select received cur, and take has not appended it
@@ -132,7 +127,6 @@ func New(out Output, opts Options) (*Writer, error) {
 		raw:        raw,
 		instanceID: opts.InstanceID,
 		now:        opts.Now,
-		onEvent:    opts.OnEvent,
 		logf:       opts.Logf,
 		wake:       make(chan struct{}, 1),
 		write:      writeFD,
@@ -207,13 +201,6 @@ func (w *Writer) Respond(r *wire.Response) error {
 		w.signal()
 	}
 	return w.err
-}
-
-// Pending reports the frames not yet fully written.
-func (w *Writer) Pending() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.q.count
 }
 
 // Stats returns a snapshot of the counters.

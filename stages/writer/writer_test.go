@@ -62,12 +62,24 @@ func newWriter(t testing.TB, out *os.File, opts Options) *Writer {
 
 // startRun runs w.Run until the test ends; the returned channel yields its
 // result. The cleanup cancels and waits, so no goroutine outlives a test.
+// pendingFrames reads the frames not yet fully written.
+func pendingFrames(w *Writer) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.q.count
+}
+
 func startRun(t testing.TB, w *Writer, events <-chan wire.Event) <-chan error {
+	return startRunQueued(t, w, events, nil)
+}
+
+// startRunQueued is startRun with Run's queued callback.
+func startRunQueued(t testing.TB, w *Writer, events <-chan wire.Event, queued func(*wire.Event)) <-chan error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
 	result := make(chan error, 1)
 	go func() {
-		err := w.Run(ctx, events)
+		err := w.Run(ctx, events, queued)
 		done <- err
 		result <- err
 	}()
@@ -164,13 +176,13 @@ func delta(part int, text string) wire.Event {
 func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
 	r, out := newPipe(t)
 	var taken []int
-	w := newWriter(t, out, Options{OnEvent: func(e *wire.Event) { taken = append(taken, e.Part) }})
+	w := newWriter(t, out, Options{})
 	events := make(chan wire.Event, 8)
 	// A response before Run starts is written inline.
 	if err := w.Respond(status("r0")); err != nil {
 		t.Fatal(err)
 	}
-	result := startRun(t, w, events)
+	result := startRunQueued(t, w, events, func(e *wire.Event) { taken = append(taken, e.Part) })
 	rd := newReader(t, r)
 	var wantSeq uint64 = 1
 	expect := func(typ, name string) frame {
@@ -207,7 +219,7 @@ func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
 		t.Fatalf("Run = %v; want nil after events closed and drained", err)
 	}
 	if len(taken) != 6 {
-		t.Fatalf("OnEvent saw %d events; want 6", len(taken))
+		t.Fatalf("queued saw %d events; want 6", len(taken))
 	}
 	if err := w.Respond(status("late")); !errors.Is(err, ErrStopped) {
 		t.Fatalf("Respond after drain = %v; want ErrStopped", err)
@@ -251,7 +263,7 @@ func TestBatchingPendingFramesGoOutInOneWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := w.Pending(); got != 5 {
+	if got := pendingFrames(w); got != 5 {
 		t.Fatalf("Pending = %d; want 5", got)
 	}
 	if s := w.Stats(); s.Writes != 0 {
@@ -300,7 +312,7 @@ func TestPendingLimit(t *testing.T) {
 			if !errors.Is(err, c.wantErr) {
 				t.Fatalf("Respond #%d = %v; want %v", c.frames, err, c.wantErr)
 			}
-			if got := w.Pending(); got != 32 {
+			if got := pendingFrames(w); got != 32 {
 				t.Fatalf("Pending = %d; want 32", got)
 			}
 			if c.wantErr == nil {
@@ -341,19 +353,19 @@ func TestOverflowWakesRunParkedInPoller(t *testing.T) {
 func TestEventsLeaveHeadroomForResponses(t *testing.T) {
 	_, out := newPipe(t)
 	taken := make(chan struct{}, 64)
-	w := newWriter(t, out, Options{OnEvent: func(*wire.Event) { taken <- struct{}{} }})
+	w := newWriter(t, out, Options{})
 	fill(t, out)
 	events := make(chan wire.Event, 40)
 	for i := range 40 {
 		events <- delta(i, "flood")
 	}
-	result := startRun(t, w, events)
+	result := startRunQueued(t, w, events, func(*wire.Event) { taken <- struct{}{} })
 	for range EventWatermark {
 		<-taken
 	}
 	// Run checks the watermark in the same critical section that takes
 	// an event, so it can take no more now.
-	if p, l := w.Pending(), len(events); p != EventWatermark || l != 40-EventWatermark {
+	if p, l := pendingFrames(w), len(events); p != EventWatermark || l != 40-EventWatermark {
 		t.Fatalf("Pending=%d queued=%d; want %d, %d", p, l, EventWatermark, 40-EventWatermark)
 	}
 	for i := range protocol.PendingOutputFrames - EventWatermark {
@@ -457,7 +469,7 @@ func TestContextEndsRunDuringStall(t *testing.T) {
 	cause := errors.New("closing deadline")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, make(chan wire.Event)) }()
+	go func() { done <- w.Run(ctx, make(chan wire.Event), nil) }()
 	cancel(cause)
 	if err := <-done; !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want ctx's cause", err)
