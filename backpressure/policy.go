@@ -19,8 +19,8 @@ var (
 type Kind uint8
 
 const (
-	KindDrop  Kind = iota + 1 // discard and count
-	KindWait                  // wait at most Policy.Wait, then ErrDeadline
+	KindDrop Kind = iota + 1 // discard and count
+	KindWait                 // wait at most Policy.Wait, then ErrDeadline
 )
 
 func (k Kind) String() string {
