@@ -61,6 +61,7 @@ fuzz-short:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) test -count=1 ./internal/archtest
 
 mcp-everything:
 	@if [ -d "$(EVERYTHING_DIR)" ]; then :; \

@@ -1,0 +1,14 @@
+// Package archtest holds the test that enforces the import directions of
+// the module (see the README's Architecture section):
+//
+//	cmd, client, conformance, bench, e2e
+//	  -> stages (framing, validate, dispatch, worker, writer, wire)
+//	    -> runner (only through package runner, only from stages/worker), history
+//	      -> foundations (protocol, internal/jsonenc, redact, chunk, backpressure)
+//
+// A package imports only its own layer or the layers below it; stages other
+// than worker import neither the runner nor history; history imports no
+// runner package; client and conformance, which a frontend author may
+// reuse, import only foundations. Only non-test imports count: tests may
+// reach further down to observe what they test.
+package archtest
