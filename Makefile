@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything
+.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -26,6 +26,25 @@ test: build mcp-everything
 	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	$(GO) vet $(PKGS)
+
+# Coverage of unit and whole-process tests together: the binary is built with
+# -cover and run through a wrapper that gives it GOCOVERDIR (a cover build
+# prints a warning on stderr without one, and the tests demand an empty
+# stderr); the test binaries write to their own directory
+# (-test.gocoverdir); `go tool covdata` merges both and prints the figure of
+# every package. Not part of make test (no -race, a few minutes).
+COVERDIR := $(CURDIR)/.cover
+cover:
+	rm -rf $(COVERDIR) && mkdir -p $(COVERDIR)/unit $(COVERDIR)/e2e $(COVERDIR)/merged
+	CGO_ENABLED=0 $(GO) build -trimpath -cover -covermode=atomic -coverpkg=./... -o $(COVERDIR)/magi-code.cover ./cmd/magi-code
+	printf '#!/bin/sh\nGOCOVERDIR=%s exec %s "$$@"\n' $(COVERDIR)/e2e $(COVERDIR)/magi-code.cover > $(COVERDIR)/magi-code
+	chmod +x $(COVERDIR)/magi-code
+	MAGI_CODE_BIN=$(COVERDIR)/magi-code $(GO) test -count=1 -timeout 15m -covermode=atomic -coverpkg=./... $(PKGS) -args -test.gocoverdir=$(COVERDIR)/unit >$(COVERDIR)/test.log 2>&1 \
+	  || { tail -50 $(COVERDIR)/test.log; exit 1; }
+	$(GO) tool covdata merge -i=$(COVERDIR)/unit,$(COVERDIR)/e2e -o $(COVERDIR)/merged
+	$(GO) tool covdata textfmt -i=$(COVERDIR)/merged -o $(COVERDIR)/cover.out
+	$(GO) tool covdata percent -i=$(COVERDIR)/merged | sed 's,github.com/magi-code/magi-code/\?,./,' | sort
+	@echo "total: $$($(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1 | awk '{print $$NF}') (details: go tool cover -html=$(COVERDIR)/cover.out)"
 
 demo: build
 	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)
@@ -72,4 +91,4 @@ mcp-everything:
 	else echo "npm not found: the MCP reference-server test will be skipped"; fi
 
 clean:
-	rm -rf bin .tools
+	rm -rf bin .tools .cover

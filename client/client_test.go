@@ -32,6 +32,15 @@ func start(t *testing.T, opts Options) *Client {
 	}
 	opts.Bin = exe
 	opts.Env = append(opts.Env, "CLIENT_FAKE_CHILD=1")
+	if testing.CoverMode() != "" {
+		// A test binary built with -cover warns on stderr at exit unless
+		// GOCOVERDIR names a directory; the fake child's stderr is checked.
+		dir := os.Getenv("GOCOVERDIR")
+		if dir == "" {
+			dir = t.TempDir()
+		}
+		opts.Env = append(opts.Env, "GOCOVERDIR="+dir)
+	}
 	c, err := Start(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

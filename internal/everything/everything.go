@@ -1,8 +1,9 @@
 // Package everything finds, or installs, the reference MCP server
 // @modelcontextprotocol/server-everything for tests, the same way for every
 // test that runs it: $MAGI_MCP_EVERYTHING (its package directory) when set,
-// else the module's .tools directory, where `make test` installs it; when it
-// is missing there and npm exists, Entry installs the version the Makefile
+// else the module's .tools directory, where `make test` installs it (or, in a
+// linked git worktree, the main worktree's); when it is missing there and npm
+// exists, Entry installs the version the Makefile
 // pins (EVERYTHING_VERSION) into .tools itself, so that a plain `go test`
 // runs the same tests as `make test`. Without node, or when the install
 // fails (offline), the test is skipped with the reason.
@@ -50,6 +51,12 @@ func Entry(t testing.TB) (node, entry string) {
 	dir := filepath.Join(tools, "node_modules", "@modelcontextprotocol", "server-everything")
 	if entry, err := entryOf(dir); err == nil {
 		return node, entry
+	}
+	// In a linked git worktree, the main worktree's .tools will do.
+	if main := mainWorktree(root); main != "" {
+		if entry, err := entryOf(filepath.Join(main, ".tools", "node_modules", "@modelcontextprotocol", "server-everything")); err == nil {
+			return node, entry
+		}
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -128,6 +135,24 @@ func moduleRoot() (string, error) {
 			return "", errors.New("no go.mod above " + wd)
 		}
 	}
+}
+
+// mainWorktree returns the main worktree's directory when root is a linked
+// git worktree (its .git is a file "gitdir: MAIN/.git/worktrees/NAME"), or "".
+func mainWorktree(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return ""
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	common := filepath.Dir(filepath.Dir(gitdir)) // MAIN/.git
+	if filepath.Base(common) != ".git" {
+		return ""
+	}
+	return filepath.Dir(common)
 }
 
 // pinnedVersion reads `EVERYTHING_VERSION := X` from the Makefile, the one
