@@ -216,7 +216,7 @@ func (rt *Runtime) Restore(info history.OpenInfo) (Selection, []string, Choice) 
 func serverDefs(servers []config.MCPServer) []mcp.ServerDef {
 	defs := make([]mcp.ServerDef, len(servers))
 	for i, s := range servers {
-		defs[i] = mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: s.Cwd}
+		defs[i] = mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: s.Cwd, Headers: s.Headers}
 	}
 	return defs
 }

@@ -120,6 +120,7 @@ func masked(m MCPServer) MCPServer {
 		m.Env = env
 	}
 	m.Args = maskList(m.Args)
+	m.Headers = nil // values are secrets; EnvHeaders names only variables
 	return m
 }
 

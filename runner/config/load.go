@@ -265,6 +265,12 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) pr
 		switch {
 		case !m.Enabled:
 		case m.Approved:
+			if err := resolveHeaders(&m, env); err != nil {
+				// The server cannot authenticate: as a server that fails to
+				// start, it fails initialization.
+				env.logf("config: MCP server %s: %v", m.Name, err)
+				return protocol.CodeMCPUnavailable
+			}
 			snap.MCPServers = append(snap.MCPServers, m)
 		default:
 			env.logf("config: MCP server %s is not approved; run `magi-code mcp approve %s`", m.Name, m.Name)

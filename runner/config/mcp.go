@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,13 @@ type MCPServer struct {
 	Source   string
 	Digest   string // hex SHA-256 of the defining file and the definition
 	Approved bool   // global file, or a recorded approval of Digest
+	// BearerTokenEnv and EnvHeaders name the variables of an HTTP server's
+	// headers (settings); Headers holds their values, resolved by Load only
+	// for the servers it admits. Headers are secrets: never printed, logged
+	// or passed to anything but that server.
+	BearerTokenEnv string
+	EnvHeaders     map[string]string
+	Headers        map[string]string
 }
 
 // digest is the approval identity: the canonical path of the defining file
@@ -90,6 +98,7 @@ func servers(s *Settings, global, project *layer, store approvalStore) []MCPServ
 	for name, def := range s.MCPServers {
 		m := MCPServer{
 			Name: name, Command: def.Command, Args: def.Args, Env: def.Env, URL: def.URL, Cwd: def.Cwd,
+			BearerTokenEnv: def.BearerTokenEnv, EnvHeaders: def.EnvHeaders,
 			Enabled: def.Enabled == nil || *def.Enabled,
 			Source:  SourceGlobal,
 		}
@@ -152,4 +161,28 @@ func Approve(env Env, name string) error {
 		return err
 	}
 	return WriteAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
+}
+
+// resolveHeaders reads the values of m's header variables from env. An
+// unset or empty variable is an error naming the variable (never a value).
+func resolveHeaders(m *MCPServer, env *Env) error {
+	if m.BearerTokenEnv == "" && len(m.EnvHeaders) == 0 {
+		return nil
+	}
+	m.Headers = make(map[string]string, len(m.EnvHeaders)+1)
+	if m.BearerTokenEnv != "" {
+		v := env.getenv(m.BearerTokenEnv)
+		if v == "" {
+			return fmt.Errorf("bearer_token_env %s is unset or empty", m.BearerTokenEnv)
+		}
+		m.Headers["Authorization"] = "Bearer " + v
+	}
+	for name, variable := range m.EnvHeaders {
+		v := env.getenv(variable)
+		if v == "" {
+			return fmt.Errorf("env_headers %s: %s is unset or empty", name, variable)
+		}
+		m.Headers[name] = v
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/v2"
@@ -114,6 +115,13 @@ type MCPConfig struct {
 	URL     string            `koanf:"url" json:"url,omitempty"`
 	Cwd     string            `koanf:"cwd" json:"cwd,omitempty"`
 	Enabled *bool             `koanf:"enabled" json:"-"`
+	// HTTP servers only, global file only: request headers whose values come
+	// from environment variables of the child, never from the file.
+	// BearerTokenEnv names the variable sent as "Authorization: Bearer
+	// VALUE"; EnvHeaders maps a header name to the variable holding its
+	// value.
+	BearerTokenEnv string            `koanf:"bearer_token_env" json:"bearer_token_env,omitempty"`
+	EnvHeaders     map[string]string `koanf:"env_headers" json:"env_headers,omitempty"`
 }
 
 // Defaults applied below both files.
@@ -189,6 +197,8 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - [providers.*] base_url, api_key_env, token_url, client_id: the
 //     endpoint and the credential source of the user's key;
 //   - [[hooks]]: commands run without approval;
+//   - [mcp_servers.*] bearer_token_env, env_headers: which of the user's
+//     variables is sent to which server;
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
 //     unless the global side already says "auto".
 func checkProjectGrants(global, project map[string]any) error {
@@ -198,6 +208,16 @@ func checkProjectGrants(global, project map[string]any) error {
 	}
 	if _, ok := project["hooks"]; ok {
 		return errors.New("hooks: only the global settings may define hooks")
+	}
+	if servers, ok := project["mcp_servers"].(map[string]any); ok {
+		for name, v := range servers {
+			m, _ := v.(map[string]any)
+			for _, key := range []string{"bearer_token_env", "env_headers"} {
+				if _, ok := m[key]; ok {
+					return fmt.Errorf("mcp_servers.%s.%s: only the global settings may choose an MCP server credential", name, key)
+				}
+			}
+		}
 	}
 	if providers, ok := project["providers"].(map[string]any); ok {
 		for name, v := range providers {
@@ -374,11 +394,45 @@ func (s *Settings) validateMCPServers() error {
 			if len(m.Args) > 0 || len(m.Env) > 0 || m.Cwd != "" {
 				return errors.New("mcp_servers: args, env and cwd apply to command servers only")
 			}
+		} else if m.BearerTokenEnv != "" || len(m.EnvHeaders) > 0 {
+			return errors.New("mcp_servers: bearer_token_env and env_headers apply to url servers only")
+		}
+		if err := checkHeaderEnv(m.BearerTokenEnv, m.EnvHeaders); err != nil {
+			return err
 		}
 		for k := range m.Env {
 			if !envGrammar.MatchString(k) {
 				return errors.New("mcp_servers: invalid env variable name")
 			}
+		}
+	}
+	return nil
+}
+
+// headerName is an HTTP field name (RFC 9110 token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// transportHeaders are set by the MCP HTTP transport itself; a setting may
+// not replace them.
+var transportHeaders = []string{"host", "content-length", "content-type", "transfer-encoding", "connection",
+	"accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"}
+
+// checkHeaderEnv checks bearer_token_env and env_headers: variable names,
+// header names (not one the transport sets), and at most one source of
+// Authorization.
+func checkHeaderEnv(bearer string, headers map[string]string) error {
+	if bearer != "" && !envGrammar.MatchString(bearer) {
+		return errors.New("mcp_servers: bearer_token_env is not an environment variable name")
+	}
+	for name, v := range headers {
+		if !headerName.MatchString(name) || slices.Contains(transportHeaders, strings.ToLower(name)) {
+			return errors.New("mcp_servers: env_headers: invalid or reserved header name")
+		}
+		if !envGrammar.MatchString(v) {
+			return errors.New("mcp_servers: env_headers: value is not an environment variable name")
+		}
+		if bearer != "" && strings.EqualFold(name, "authorization") {
+			return errors.New("mcp_servers: Authorization set by both bearer_token_env and env_headers")
 		}
 	}
 	return nil

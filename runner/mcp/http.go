@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 
@@ -30,10 +31,14 @@ type httpConn struct {
 	closeOnce sync.Once
 }
 
-func newHTTPConn(url string, logf func(string, ...any)) (*httpConn, error) {
+// newHTTPConn connects to url, sending headers (settings bearer_token_env
+// and env_headers, already resolved) with every request.
+func newHTTPConn(url string, headers map[string]string, logf func(string, ...any)) (*httpConn, error) {
 	abortCtx, abort := context.WithCancel(context.Background())
 	pool := http.DefaultTransport.(*http.Transport).Clone()
-	hc := &http.Client{Transport: &boundedRoundTripper{base: pool, abort: abortCtx, max: MaxHTTPBodyBytes}}
+	// The headers are set on every request by our round tripper, not by
+	// mcp-go's WithHTTPHeaders, which leaves them off its session DELETE.
+	hc := &http.Client{Transport: &boundedRoundTripper{base: pool, abort: abortCtx, max: MaxHTTPBodyBytes, headers: maps.Clone(headers)}}
 	t, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPBasicClient(hc),
 		// mcp-go logs through slog.Default, which writes to stderr.
@@ -64,19 +69,28 @@ func (c *httpConn) kill() {
 	c.pool.CloseIdleConnections()
 }
 
-// boundedRoundTripper cancels each request when abort ends and cuts each
-// response body at max bytes with ErrMessageTooLarge.
+// boundedRoundTripper cancels each request when abort ends, sets headers
+// on each request, and cuts each response body at max bytes with
+// ErrMessageTooLarge.
 type boundedRoundTripper struct {
-	base  http.RoundTripper
-	abort context.Context
-	max   int64
+	base    http.RoundTripper
+	abort   context.Context
+	max     int64
+	headers map[string]string // credentials: never logged
 }
 
 func (b *boundedRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	unhook := context.AfterFunc(b.abort, cancel)
 	release := func() { unhook(); cancel() }
-	resp, err := b.base.RoundTrip(req.WithContext(ctx))
+	out := req.WithContext(ctx)
+	if len(b.headers) > 0 {
+		out = req.Clone(ctx) // a RoundTripper must not modify the caller's headers
+		for k, v := range b.headers {
+			out.Header.Set(k, v)
+		}
+	}
+	resp, err := b.base.RoundTrip(out)
 	if err != nil {
 		release()
 		return nil, err

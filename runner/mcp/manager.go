@@ -25,7 +25,8 @@ var ErrUnknownTool = errors.New("mcp: unknown tool")
 
 // ServerDef is one enabled, approved server. Exactly one of Command (stdio)
 // and URL (streamable HTTP) is set. Env adds to the minimal environment of a
-// stdio server; Cwd is its working directory ("" means ours).
+// stdio server; Cwd is its working directory ("" means ours). Headers are
+// sent with every request to an HTTP server (credentials: never logged).
 type ServerDef struct {
 	Name    string
 	Command string
@@ -33,6 +34,7 @@ type ServerDef struct {
 	Env     map[string]string
 	URL     string
 	Cwd     string
+	Headers map[string]string
 }
 
 // Tool is one tool of a connected server as offered to the model.
@@ -182,7 +184,7 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 		s.wg.Go(st.drainStderr)
 		s.wg.Go(st.readLoop)
 	case def.URL != "" && def.Command == "":
-		hc, err := newHTTPConn(def.URL, m.logf)
+		hc, err := newHTTPConn(def.URL, def.Headers, m.logf)
 		if err != nil {
 			return nil, nil, &StartError{Server: def.Name, Err: err}
 		}

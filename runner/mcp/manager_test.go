@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -582,5 +584,53 @@ func BenchmarkCallMCPGoStdio(b *testing.B) {
 		if _, err := c.CallTool(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestHTTPHeaders: a server that requires credentials in headers is reached
+// with ServerDef.Headers on every request (the session DELETE included),
+// and fails to start without them.
+func TestHTTPHeaders(t *testing.T) {
+	checkLeaks(t)
+	inner, _ := httpTestServer(t, nil, true, false)
+	var requests, refused atomic.Int32
+	var deleteAuthorized atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.Header.Get("Authorization") != "Bearer tok-123" || r.Header.Get("X-Key") != "key-456" {
+			refused.Add(1)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodDelete {
+			deleteAuthorized.Store(true)
+		}
+		proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+			u, _ := url.Parse(inner.URL)
+			pr.SetURL(u)
+		}}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+
+	if m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL}}, t.Logf); err == nil {
+		closeManager(t, m)
+		t.Fatal("Start without the required headers succeeded")
+	}
+	refusedBefore := refused.Load()
+	headers := map[string]string{"Authorization": "Bearer tok-123", "X-Key": "key-456"}
+	m, err := Start(context.Background(), []ServerDef{{Name: "web", URL: ts.URL, Headers: headers}}, t.Logf)
+	if err != nil {
+		t.Fatalf("Start with headers: %v", err)
+	}
+	if text, _, err := m.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"authorized"}`), 100); err != nil || text != "authorized" {
+		t.Fatalf("Call = %q, %v", text, err)
+	}
+	closeManager(t, m)
+	if refused.Load() != refusedBefore {
+		t.Errorf("%d requests refused with the headers set", refused.Load()-refusedBefore)
+	}
+	if !deleteAuthorized.Load() {
+		t.Error("the session DELETE did not carry the headers")
 	}
 }
