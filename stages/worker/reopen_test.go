@@ -128,3 +128,18 @@ func TestEmptyFileRecordsSelection(t *testing.T) {
 		t.Fatalf("header %s does not record the selection", header)
 	}
 }
+
+// The worker reports what happened; whether an operation that finished
+// after shutdown counts as operation_cancelled is dispatch.Machine's
+// decision alone (its tests cover it). A create under a cancelled work
+// context still reports the attachment it made, which Teardown releases.
+func TestOpReportsOutcomeUnderCancelledContext(t *testing.T) {
+	p, _, _ := startedPool(t, "", "")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	done := make(chan dispatch.OpDone, 1)
+	p.StartOp(cancelled, dispatch.StartOp{ID: "r2", Op: dispatch.OpCreate}, func(d dispatch.OpDone) { done <- d })
+	if d := <-done; d.Code != "" || d.Attached == "" {
+		t.Fatalf("create under a cancelled context = %+v; want the attachment reported, not a code", d)
+	}
+}
