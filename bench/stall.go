@@ -72,6 +72,8 @@ func stallOnce(bin, name string, requests bool, r *result) error {
 	if err != nil {
 		return err
 	}
+	anon0, _ := procStatus(pid, "RssAnon")
+	anonMax := anon0
 	sent := 0
 	if requests {
 		go func() {
@@ -116,6 +118,9 @@ wait:
 				continue // exiting
 			}
 			rssMax = max(rssMax, rss)
+			if anon, err := procStatus(pid, "RssAnon"); err == nil {
+				anonMax = max(anonMax, anon)
+			}
 			if now.Sub(stop) >= stallSettle {
 				if !haveA {
 					cpuA, atA, haveA = cpu, now, true
@@ -134,6 +139,9 @@ wait:
 	r.add(name+".stderr_bytes", float64(c.stderr.Len()), "bytes")
 	r.addSpread(name+".rss_growth", float64(rssMax-rss0)/1024, "MiB")
 	r.add(name+".rss_at_stop", float64(rss0)/1024, "MiB")
+	// The anonymous part of the growth: heap and stacks, without the pages
+	// of the binary that code run for the first time brings in.
+	r.add(name+".rss_anon_growth", float64(anonMax-anon0)/1024, "MiB")
 	if haveA {
 		// Growth after the first 200 ms: does memory keep growing with the
 		// stall's length, or was it the run's own bounded content?

@@ -65,6 +65,42 @@ func (s *Stream) Push(delta string) string {
 			return ""
 		}
 	}
+	cut := s.add(delta)
+	if cut < 0 {
+		return ""
+	}
+	if s.trig == 0 {
+		out := string(s.buf[s.ctx:cut])
+		s.shift(cut)
+		return out
+	}
+	return s.slow(cut)
+}
+
+// PushTo is Push appending the text now safe to emit to dst: a text without
+// a trigger in sight (the common case) costs no allocation.
+func (s *Stream) PushTo(dst []byte, delta string) []byte {
+	if s.tail != nil || s.pem {
+		if delta = s.drop(delta); delta == "" {
+			return dst
+		}
+	}
+	cut := s.add(delta)
+	if cut < 0 {
+		return dst
+	}
+	if s.trig == 0 {
+		dst = append(dst, s.buf[s.ctx:cut]...)
+		s.shift(cut)
+		return dst
+	}
+	return append(dst, s.slow(cut)...)
+}
+
+// add appends delta to the window, notes its last trigger, and returns
+// where the window may be cut for output (never inside a UTF-8 sequence),
+// or -1 while no more than Holdback bytes are held back.
+func (s *Stream) add(delta string) int {
 	old := len(s.buf)
 	s.buf = append(s.buf, delta...)
 	// The window is only read while the string view is alive.
@@ -73,15 +109,9 @@ func (s *Stream) Push(delta string) string {
 		s.trig = h[len(h)-1].pos + 1
 	}
 	if len(s.buf)-s.ctx <= Holdback {
-		return ""
+		return -1
 	}
-	cut := nextRuneStart(s.buf, len(s.buf)-Holdback)
-	if s.trig == 0 {
-		out := string(s.buf[s.ctx:cut])
-		s.shift(cut)
-		return out
-	}
-	return s.slow(cut)
+	return nextRuneStart(s.buf, len(s.buf)-Holdback)
 }
 
 // slow handles a window that holds a trigger: it finds the spans, moves the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
@@ -375,13 +376,24 @@ func (r *run) emit(ev provider.StreamEvent) error {
 
 // grow doubles the segment buffer (append grows large slices by only 1.25x,
 // which copies a flood's 8 MiB about four times over), never past the run's
-// content bound.
+// content bound. Past bigSegment it takes the rest of the bound at once: a
+// fresh allocation's pages become resident only as text fills them, so a
+// long reply is held in one buffer, without the copies and the discarded
+// halves of further doublings.
 func (r *run) grow(n int) {
-	size := min(max(2*cap(r.buf), len(r.buf)+n, 4096), max(r.maxContent, len(r.buf)+n))
-	buf := make([]byte, len(r.buf), size)
+	need := len(r.buf) + n
+	limit := max(r.maxContent-(r.content-need), need) // r.content counts this delta
+	size := max(2*cap(r.buf), need, 4096)
+	if size > bigSegment {
+		size = limit
+	}
+	buf := make([]byte, len(r.buf), min(size, limit))
 	copy(buf, r.buf)
 	r.buf = buf
 }
+
+// bigSegment is the segment size past which the buffer stops doubling.
+const bigSegment = 64 << 10
 
 func (r *run) fail(err error) error {
 	if r.stop == nil {
@@ -408,7 +420,15 @@ func (r *run) endSegment() (string, error) {
 		return "", nil
 	}
 	r.open = false
-	text := string(r.buf)
+	var text string
+	if len(r.buf) < bigSegment {
+		text = string(r.buf) // the buffer is reused by the next segment
+	} else {
+		// One copy of a long reply: the string takes the buffer over, and
+		// the next segment starts a new one.
+		text = unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
+		r.buf = nil
+	}
 	if err := r.sink.SegmentEnd(r.segID, text); err != nil {
 		return text, sinkError(err)
 	}

@@ -24,14 +24,18 @@ func (c *textCarry) Len() int { return len(c.buf) - c.off }
 // Bytes is the carried text, valid until the next Push, Consume or Reset.
 func (c *textCarry) Bytes() []byte { return c.buf[c.off:] }
 
-// Push appends b to the carry. The consumed prefix is reclaimed first when
-// that is cheap relative to what is kept.
-func (c *textCarry) Push(b string) {
+// Push appends b to the carry.
+func (c *textCarry) Push(b string) { c.Append(func(dst []byte) []byte { return append(dst, b...) }) }
+
+// Append lets add append to the carry's buffer (redact.Stream.PushTo). The
+// consumed prefix is reclaimed first when that is cheap relative to what is
+// kept.
+func (c *textCarry) Append(add func(dst []byte) []byte) {
 	if c.off > 0 && (c.off == len(c.buf) || c.off >= len(c.buf)/2) {
 		c.buf = c.buf[:copy(c.buf, c.buf[c.off:])]
 		c.off = 0
 	}
-	c.buf = append(c.buf, b...)
+	c.buf = add(c.buf)
 }
 
 // Consume drops the first n carried bytes.

@@ -31,6 +31,7 @@ type turnSink struct {
 	carry     textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
 	pacing    backpressure.Pacing
 	unsaved   []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
+	chunked   bool   // the open segment has stored chunks
 	deltaPart int    // next delta part of the open segment
 
 	// pending is the last ended segment: it is reconciled when the next
@@ -45,6 +46,7 @@ type turnSink struct {
 type segment struct {
 	messageID, text string
 	hadDeltas       bool
+	chunked         bool // stored as chunks only: its record carries no text
 }
 
 func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
@@ -83,11 +85,12 @@ func (s *turnSink) SegmentStart(messageID string) {
 	s.stream = redact.Stream{}
 	s.carry.Reset()
 	s.unsaved = s.unsaved[:0]
+	s.chunked = false
 	s.deltaPart = 0
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
-	s.carry.Push(s.stream.Push(text))
+	s.carry.Append(func(dst []byte) []byte { return s.stream.PushTo(dst, text) })
 	s.deltas(messageID, false)
 	s.unsaved = append(s.unsaved, text...)
 	if len(s.unsaved) >= chunkBytes {
@@ -99,8 +102,10 @@ func (s *turnSink) TextDelta(messageID, text string) error {
 // chunkBytes is how much accepted text of a segment is stored as an
 // assistant_chunk record while the segment streams: a child that dies
 // mid-reply leaves at most this much of it unstored (history then shows the
-// stored part as a partial reply of the interrupted turn). The completed
-// segment's record supersedes its chunks.
+// stored part as a partial reply of the interrupted turn). A segment that
+// ends shorter than this is stored whole in its completion record; a longer
+// one is stored once, in its chunks: its completion record has no text, and
+// readers join the chunks (see the history package).
 const chunkBytes = 16 << 10
 
 // saveChunk stores the accepted text not yet stored, up to its last whole
@@ -122,6 +127,7 @@ func (s *turnSink) saveChunk(messageID string) error {
 	// keeps none of it.
 	err := s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: unsafe.String(unsafe.SliceData(s.unsaved), cut)})
 	s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
+	s.chunked = true
 	return err
 }
 
@@ -208,9 +214,20 @@ func runeStart(b []byte, i int) int {
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
 	s.carry.Push(s.stream.Flush())
 	s.deltas(messageID, true)
-	s.unsaved = s.unsaved[:0] // the segment's own record stores all of it
-	s.pending = &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0}
-	return nil
+	seg := &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0, chunked: s.chunked}
+	s.pending = seg
+	if !seg.chunked {
+		s.unsaved = s.unsaved[:0] // the completion record stores all of it
+		return nil
+	}
+	// The rest of a chunked segment is its last chunk, whole (the text has
+	// ended: an unfinished rune stays as it is, as it would in a record).
+	var err error
+	if len(s.unsaved) > 0 {
+		err = s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: unsafe.String(unsafe.SliceData(s.unsaved), len(s.unsaved))})
+	}
+	s.unsaved = s.unsaved[:0]
+	return err
 }
 
 // flushPending persists and reconciles the last ended segment. Spec:
@@ -225,8 +242,11 @@ func (s *turnSink) flushPending(partial bool) error {
 	if seg.text == "" && !seg.hadDeltas {
 		return nil
 	}
-	if err := s.persist(history.Record{Type: history.TypeAssistant, MessageID: seg.messageID,
-		Text: seg.text, HasText: true, Partial: partial}); err != nil {
+	rec := history.Record{Type: history.TypeAssistant, MessageID: seg.messageID, Text: seg.text, HasText: true, Partial: partial}
+	if seg.chunked {
+		rec.Text, rec.HasText = "", false // one copy on disk: the chunks
+	}
+	if err := s.persist(rec); err != nil {
 		return err
 	}
 	safe := redact.String(seg.text)

@@ -296,3 +296,78 @@ func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
 		t.Fatalf("complete=%v kinds=%v, %d bytes of reply kept; want the stored chunks as a partial reply", complete, kinds, reply.Len())
 	}
 }
+
+// TestLongReplyStoredOnceInChunks: a segment longer than a chunk is stored
+// once, as chunks (the last one at the segment's end) plus a completion
+// record without text; history and the provider replay read it whole.
+func TestLongReplyStoredOnceInChunks(t *testing.T) {
+	long := strings.Repeat("word ", 8000) // 40,000 bytes: two chunks while streaming, one at the end
+	p, events, sid := startedPool(t, `{"responses":[{"steps":[{"text":"word ","repeat":8000}]}]}`, "")
+	evs := runTurn(t, p, events, sid, "go")
+	if got := reconciled(evs); got != long {
+		t.Fatalf("reconciled %d bytes; want %d", len(got), len(long))
+	}
+	data, err := os.ReadFile(filepath.Join(p.runtime().runner.SessionsDir(), sid+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks strings.Builder
+	assistant := ""
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct{ Type, Text string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch rec.Type {
+		case "assistant_chunk":
+			chunks.WriteString(rec.Text)
+		case "assistant":
+			assistant = line
+		}
+	}
+	if chunks.String() != long {
+		t.Fatalf("chunks hold %d bytes; want the whole %d-byte reply", chunks.Len(), len(long))
+	}
+	if assistant == "" || strings.Contains(assistant, `"text"`) {
+		t.Fatalf("completion record %q; want one, without a second copy of the text", assistant)
+	}
+	att := p.attachment()
+	recs, code := att.Replay()
+	if code != "" {
+		t.Fatal(code)
+	}
+	replayed := ""
+	for _, r := range recs {
+		if r.Type == history.TypeAssistant {
+			replayed += r.Text
+		}
+	}
+	if replayed != long {
+		t.Fatalf("replay holds %d bytes of the reply; want %d", len(replayed), len(long))
+	}
+	page, code := att.Page(att.Revision(), nil)
+	if code != "" {
+		t.Fatal(code)
+	}
+	var res struct {
+		Entries []struct {
+			Kind, Text string
+			Partial    bool
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(page, &res); err != nil {
+		t.Fatal(err)
+	}
+	var paged strings.Builder
+	for _, e := range res.Entries {
+		if e.Kind == "assistant" {
+			if e.Partial {
+				t.Fatal("a completed reply stored in chunks reads as partial")
+			}
+			paged.WriteString(e.Text)
+		}
+	}
+	if !strings.HasPrefix(long, paged.String()) || paged.Len() == 0 {
+		t.Fatalf("first page holds %d bytes of assistant text, not a prefix of the reply", paged.Len())
+	}
+}
