@@ -1,0 +1,133 @@
+package diaglog
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestNothingCreatedBeforeOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	l := New(dir, "i1", 0)
+	l.Info("before admission")
+	l.Close(context.Background())
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("Stat(%s) = %v; want not exist (never opened)", dir, err)
+	}
+}
+
+func TestLinesRedactedAndModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	l := New(dir, "i1", 0)
+	l.Info("queued before open "+secret, "stderr", "token "+secret)
+	l.Open()
+	l.Debug("below the level")
+	l.Info("exit", "cause", "output_deadline")
+	l.Close(context.Background())
+	raw, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) {
+		t.Fatalf("log holds the secret: %s", raw)
+	}
+	lines := readLines(t, l.Path())
+	if len(lines) != 2 || lines[1]["cause"] != "output_deadline" {
+		t.Fatalf("lines = %v; want the queued line, then the exit line", lines)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700, l.Path(): 0o600} {
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != want {
+			t.Fatalf("mode of %s = %v, %v; want %v", path, st.Mode().Perm(), err, want)
+		}
+	}
+}
+
+func TestFullQueueDropsAndCounts(t *testing.T) {
+	dir := t.TempDir()
+	l := New(dir, "i1", 0)
+	for range QueueLines + 10 {
+		l.Info("line")
+	}
+	if got := l.Lost(); got != 10 {
+		t.Fatalf("Lost() = %d; want 10", got)
+	}
+	l.Open()
+	l.Close(context.Background())
+	lines := readLines(t, l.Path())
+	if len(lines) != QueueLines+1 {
+		t.Fatalf("%d lines; want %d and the drop report", len(lines), QueueLines+1)
+	}
+	var reported float64
+	for _, m := range lines {
+		if c, ok := m["count"].(float64); ok {
+			reported += c
+		}
+	}
+	if reported != 10 {
+		t.Fatalf("dropped lines reported: %v; want 10", reported)
+	}
+}
+
+func TestUnwritableDirectoryLosesLinesOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only directories")
+	}
+	parent := t.TempDir()
+	if err := os.Chmod(parent, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(parent, 0o700)
+	l := New(filepath.Join(parent, "logs"), "i1", 0)
+	l.Open()
+	l.Info("a")
+	l.Close(context.Background())
+	if l.Lost() == 0 {
+		t.Fatal("Lost() = 0; want the line counted as lost")
+	}
+}
+
+func TestPruneKeepsNewest(t *testing.T) {
+	dir := t.TempDir()
+	for i := range KeepFiles + 5 {
+		l := New(dir, "c"+itoa(uint64(i)), 0)
+		l.Open()
+		l.Info("x")
+		l.Close(context.Background())
+	}
+	files, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != KeepFiles {
+		t.Fatalf("%d files kept; want %d", len(files), KeepFiles)
+	}
+}
