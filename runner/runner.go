@@ -46,6 +46,14 @@ func Admit(ctx context.Context, env Env) (*Admitted, protocol.Code) {
 	return &Admitted{snap: snap}, code
 }
 
+// LogLevel is the admitted log_level setting ("" when unset).
+func (a *Admitted) LogLevel() string {
+	if a == nil || a.snap == nil {
+		return ""
+	}
+	return a.snap.Settings.LogLevel
+}
+
 // Selection is the status-safe startup selection (empty when unknown).
 func (a *Admitted) Selection() Selection {
 	if a == nil || a.snap == nil {

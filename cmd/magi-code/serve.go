@@ -6,12 +6,14 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/sourcegraph/conc"
 
 	"github.com/magi-code/magi-code/backpressure"
+	"github.com/magi-code/magi-code/internal/diaglog"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
@@ -73,8 +75,9 @@ func pipeline(in io.Reader, out writer.Output, env runner.Env) int {
 	p.start()
 	p.await()
 	cause := context.Cause(p.ctx)
-	p.cleanup()
-	return exitCode(cause)
+	code := exitCode(cause)
+	p.cleanup(cause, code)
+	return code
 }
 
 // wiring is one child's wired stages and the goroutines pipeline started.
@@ -86,6 +89,7 @@ type wiring struct {
 	stop context.CancelCauseFunc
 
 	in     io.Reader
+	log    *diaglog.Log
 	events *backpressure.Queue[wire.Event]
 	pool   *worker.Pool
 	w      *writer.Writer
@@ -117,21 +121,46 @@ type wiring struct {
 func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	now, newID := time.Now, uuid.NewString
+	instanceID := newID()
 	p := &wiring{ctx: ctx, stop: stop, in: in, writerDone: make(chan struct{})}
+	levelSet := false
+	p.log, levelSet = openLog(env, instanceID)
+	p.log.Info("serve started", "instance_id", instanceID, "pid", os.Getpid(), "cwd", env.Cwd)
 
 	p.events = backpressure.NewMixed("run-events", protocol.WorkerEvents, worker.EventPolicy, backpressure.System)
 
 	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
-		Events: p.events, Output: ctx, Fail: p.fail})
-	w, err := writer.New(out, writer.Options{InstanceID: newID(), Now: now})
+		Events: p.events, Output: ctx, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
+	w, err := writer.New(out, writer.Options{InstanceID: instanceID, Now: now, Logf: p.logf})
 	if err != nil {
 		stop(err)
+		p.log.Close(context.Background()) // never opened: nothing to write
 		return nil, err
 	}
 	p.w = w
 	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
 	return p, nil
 }
+
+// openLog returns the child's diagnostic log in $MC_HOME/logs (nothing is
+// created before initialize is admitted), at the level MC_LOG_LEVEL names
+// (levelSet), else info until the settings say otherwise.
+func openLog(env runner.Env, instanceID string) (l *diaglog.Log, levelSet bool) {
+	dir, err := env.LogDir()
+	if err != nil {
+		return diaglog.Discard(), false
+	}
+	level := slog.LevelInfo
+	if env.Getenv != nil {
+		if v := env.Getenv("MC_LOG_LEVEL"); v != "" {
+			level, levelSet = diaglog.ParseLevel(v)
+		}
+	}
+	return diaglog.New(dir, instanceID, level), levelSet
+}
+
+// logf is the stages' Logf: details for people, in the diagnostic log.
+func (p *wiring) logf(format string, args ...any) { p.log.Info(fmt.Sprintf(format, args...)) }
 
 // fail ends the child with a worker's failure (exit 1).
 func (p *wiring) fail(err error) { p.stop(asCause(err)) }
@@ -239,9 +268,13 @@ func (p *wiring) drain(c dispatch.Close) {
 // started, all within the one cleanup wait of 2000 ms; what is still
 // running then is left to process exit. Spec: "The child waits at most
 // 2000 ms for cleanup, then detaches slow teardown for process exit."
-func (p *wiring) cleanup() {
+//
+// Last, the exit cause is logged and the log synced, within what is left of
+// the cleanup wait (at least logCloseFloor).
+func (p *wiring) cleanup(cause error, code int) {
 	ctx, cancel := context.WithTimeout(context.Background(), protocol.CleanupWait)
 	defer cancel()
+	defer p.logExit(ctx, cause, code)
 	// Wake the reader; an input without read deadlines (or a descriptor
 	// the poller cannot time out) leaves it to process exit.
 	if in, ok := p.in.(interface{ SetReadDeadline(time.Time) error }); ok {
@@ -258,4 +291,24 @@ func (p *wiring) cleanup() {
 	case <-done:
 	case <-ctx.Done():
 	}
+}
+
+// logCloseFloor is the least time the log gets to write and sync its last
+// lines when the cleanup wait is already spent.
+const logCloseFloor = 100 * time.Millisecond
+
+// logExit writes the final line, the exit cause and its figures, and closes
+// the log: written and synced before the process exits.
+func (p *wiring) logExit(cleanup context.Context, cause error, code int) {
+	pr := p.w.Progress()
+	p.log.Info("exit", "cause", string(causeOf(cause)), "error", cause, "exit_code", code,
+		"pending_frames", pr.Pending, "oldest_frame_age_ms", pr.OldestAge.Milliseconds(),
+		"last_seq_written", pr.LastSeqWritten, "bytes_written", pr.Bytes, "log_lines_lost", p.log.Lost())
+	deadline, _ := cleanup.Deadline()
+	if floor := time.Now().Add(logCloseFloor); deadline.Before(floor) {
+		deadline = floor
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	p.log.Close(ctx)
 }

@@ -60,6 +60,16 @@ func (e *Env) homeDir() (string, error) {
 	return filepath.Clean(h), nil
 }
 
+// LogDir is the directory of the children's diagnostic logs,
+// $MC_HOME/logs.
+func (e *Env) LogDir() (string, error) {
+	h, err := e.homeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(h, "logs"), nil
+}
+
 // Snapshot is the one admitted startup snapshot of a child. Changes on disk
 // after Load need a restart.
 type Snapshot struct {

@@ -34,6 +34,7 @@ type Settings struct {
 	Agents        AgentSettings        `koanf:"agents"`
 	Hooks         []Hook               `koanf:"hooks"`
 	MCPServers    map[string]MCPConfig `koanf:"mcp_servers"`
+	LogLevel      string               `koanf:"log_level"` // diagnostic log: debug | info | warn | error
 }
 
 // Providers holds the per-provider tables.
@@ -289,6 +290,9 @@ func (s *Settings) validateSelection() error {
 	}
 	if s.ContextWindow < 0 {
 		return errors.New("context_window: negative")
+	}
+	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, s.LogLevel) {
+		return errors.New("log_level: not one of debug|info|warn|error")
 	}
 	return nil
 }

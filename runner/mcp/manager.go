@@ -171,6 +171,7 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 // connect starts one server and lists its tools. On failure the server is
 // already killed (it never became usable) and the error is a *StartError.
 func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool, error) {
+	began := time.Now()
 	s := &conn{name: def.Name}
 	var tr transport.Interface
 	switch {
@@ -205,10 +206,11 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 				serr.Err = e // the server's own failure says more than the client's
 			}
 		}
-		m.logf("mcp: server %q failed at startup: %v", def.Name, serr.Err)
+		m.logf("mcp: server %q failed at startup after %v: %v", def.Name, time.Since(began).Round(time.Millisecond), serr.Err)
+		logStderr(m.logf, def.Name, serr.Stderr)
 		return nil, nil, serr
 	}
-	m.logf("mcp: server %q connected, %d tools", def.Name, len(tools))
+	m.logf("mcp: server %q connected in %v, %d tools", def.Name, time.Since(began).Round(time.Millisecond), len(tools))
 	return s, tools, nil
 }
 
@@ -343,4 +345,29 @@ func (m *Manager) Close(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Bounds of a server's stderr in the diagnostic log.
+const (
+	stderrLogLines     = 64
+	stderrLogLineBytes = 1024
+)
+
+// logStderr logs the last lines of a server's stderr tail, each bounded
+// (untrusted text: for logs only, never for the wire).
+func logStderr(logf func(string, ...any), name string, tail []byte) {
+	lines := strings.Split(strings.TrimRight(string(tail), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return
+	}
+	if len(lines) > stderrLogLines {
+		logf("mcp: server %q stderr: %d earlier lines not logged", name, len(lines)-stderrLogLines)
+		lines = lines[len(lines)-stderrLogLines:]
+	}
+	for _, line := range lines {
+		if len(line) > stderrLogLineBytes {
+			line = strings.ToValidUTF8(line[:stderrLogLineBytes], "") + "…[cut]"
+		}
+		logf("mcp: server %q stderr: %s", name, line)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/internal/diaglog"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 )
@@ -12,7 +13,15 @@ import (
 // initialization starts one worker and returns only after readiness or
 // failure."
 func (p *Pool) StartInit(ctx context.Context, _ []string, done func(dispatch.InitDone)) {
-	p.goWorker(func() { done(p.initialize(ctx)) })
+	// The diagnostic log may exist from now on: initialize is admitted.
+	p.opts.Log.Open()
+	p.goWorker(func() {
+		began := p.opts.Now()
+		d := p.initialize(ctx)
+		p.opts.Log.Info("initialize", "code", string(d.Code), "provider", d.Sel.Provider, "model", d.Sel.Model,
+			"duration_ms", p.opts.Now().Sub(began).Milliseconds())
+		done(d)
+	})
 }
 
 // initialize admits the settings and builds the runtime. It reports what
@@ -23,6 +32,9 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	env := p.opts.Env
 	env.Logf = p.opts.Logf
 	adm, code := runner.Admit(ctx, env)
+	if level, ok := diaglog.ParseLevel(adm.LogLevel()); ok && !p.opts.LogLevelSet {
+		p.opts.Log.SetLevel(level)
+	}
 	sel := dispatch.Selection(adm.Selection())
 	if code != "" {
 		return dispatch.InitDone{Code: code, Sel: sel}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/internal/diaglog"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/wire"
@@ -60,7 +61,13 @@ type Options struct {
 	// Fail reports a failure that ends the process (ErrWorkerPanic,
 	// ErrRunFinishedLost, wrapped). It must not block; nil ignores.
 	Fail func(error)
-	Logf func(string, ...any)
+	// Log is the diagnostic log; StartInit opens it (nothing is created
+	// before initialize is admitted). nil logs nothing.
+	Log *diaglog.Log
+	// LogLevelSet: the level was chosen by the environment (MC_LOG_LEVEL),
+	// so the log_level setting does not change it.
+	LogLevelSet bool
+	Logf        func(string, ...any)
 }
 
 // runtime is the admitted runner and the session store of its settings.
@@ -102,6 +109,9 @@ func NewPool(opts Options) *Pool {
 	}
 	if opts.Fail == nil {
 		opts.Fail = func(error) {}
+	}
+	if opts.Log == nil {
+		opts.Log = diaglog.Discard()
 	}
 	return &Pool{opts: opts}
 }

@@ -33,7 +33,12 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	p.mu.Unlock()
 	p.goWorker(func() {
 		defer cancel(nil)
+		began := p.opts.Now()
+		p.opts.Log.Info("turn started", "session_id", r.sessionID, "run_id", r.id)
+		p.opts.Log.Debug("turn prompt", "run_id", r.id, "prompt", tp.Prompt)
 		fin := p.turn(runCtx, r, tp.Prompt)
+		p.opts.Log.Info("turn finished", "run_id", r.id, "outcome", fin.Outcome, "persistence", fin.Persistence,
+			"error_code", string(fin.ErrorCode), "duration_ms", p.opts.Now().Sub(began).Milliseconds())
 		r.approvals.closeAll()
 		p.mu.Lock()
 		if p.run == r {

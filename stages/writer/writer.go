@@ -203,6 +203,25 @@ func (w *Writer) Respond(r *wire.Response) error {
 	return w.err
 }
 
+// Progress is where output stands, for the diagnostic log.
+type Progress struct {
+	Pending        int           // frames not yet fully written
+	OldestAge      time.Duration // age of the oldest of them (0 when none)
+	LastSeqWritten uint64        // seq of the last frame fully written (0 when none)
+	Bytes          uint64        // bytes written
+}
+
+// Progress returns a snapshot of where output stands.
+func (w *Writer) Progress() Progress {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := Progress{Pending: w.q.count, LastSeqWritten: w.q.seq - uint64(w.q.count), Bytes: w.stats.Bytes}
+	if w.q.count > 0 {
+		p.OldestAge = w.now().Sub(w.q.ring[w.q.head].enq)
+	}
+	return p
+}
+
 // Stats returns a snapshot of the counters.
 func (w *Writer) Stats() Stats {
 	w.mu.Lock()
