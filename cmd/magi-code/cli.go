@@ -22,6 +22,8 @@ func cli(l launch) int {
 		return 0
 	case modeConformance:
 		return conformanceMain(l.server)
+	case modeLogs:
+		return logsMain(runner.ProcessEnv(), l.name, l.follow)
 	}
 	env := runner.ProcessEnv()
 	switch l.mode {
@@ -32,6 +34,9 @@ func cli(l launch) int {
 			return 1
 		}
 		fmt.Print(d.Text())
+		if dir, err := env.LogDir(); err == nil {
+			fmt.Printf("log directory: %s\n", dir)
+		}
 	case modeMCPList:
 		list, err := config.ListMCP(env)
 		if err != nil {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/magi-code/magi-code/stages/worker"
 	"github.com/magi-code/magi-code/stages/writer"
@@ -53,5 +56,31 @@ func TestFirstCauseWins(t *testing.T) {
 	}
 	if got := causeOf(context.Cause(ctx)); got != causeOutputDeadline {
 		t.Fatalf("cause = %q; want %q", got, causeOutputDeadline)
+	}
+}
+
+func TestLogPathLatestOrInstance(t *testing.T) {
+	dir := t.TempDir()
+	for i, name := range []string{"serve-old.log", "serve-new.log.1", "serve-new.log"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(time.Duration(i-3) * time.Minute)
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := logPath(dir, ""); err != nil || filepath.Base(got) != "serve-new.log" {
+		t.Fatalf("logPath(latest) = %q, %v; want serve-new.log", got, err)
+	}
+	if got, err := logPath(dir, "old"); err != nil || filepath.Base(got) != "serve-old.log" {
+		t.Fatalf("logPath(old) = %q, %v; want serve-old.log", got, err)
+	}
+	if _, err := logPath(dir, "missing"); err == nil {
+		t.Fatal("logPath(missing) found a log")
+	}
+	if _, err := logPath(filepath.Join(dir, "none"), ""); err == nil {
+		t.Fatal("logPath of a missing directory found a log")
 	}
 }

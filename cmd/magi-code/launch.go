@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // mode is what a command line asks for.
@@ -17,6 +20,7 @@ const (
 	modeHelp
 	modeSchema
 	modeConformance
+	modeLogs
 )
 
 // launch is a validated command line.
@@ -25,6 +29,7 @@ type launch struct {
 	prompt string // --prompt TEXT
 	name   string // mcp approve NAME
 	server string // conformance --server COMMAND
+	follow bool   // logs --follow
 }
 
 var errUsage = errors.New("usage")
@@ -69,6 +74,19 @@ func parseArgs(args []string) (launch, error) {
 			return launch{mode: modeConformance, server: args[2]}, nil
 		}
 		return launch{}, fmt.Errorf("%w: conformance takes --server \"COMMAND ARGS...\"", errUsage)
+	case "logs":
+		l := launch{mode: modeLogs}
+		for _, a := range args[1:] {
+			switch {
+			case a == "--follow" && !l.follow:
+				l.follow = true
+			case l.name == "" && !strings.HasPrefix(a, "-") && protocol.ValidID(a):
+				l.name = a // the instance ID of every frame of that child
+			default:
+				return launch{}, fmt.Errorf("%w: logs takes [--follow] [INSTANCE]", errUsage)
+			}
+		}
+		return l, nil
 	case "help", "-h", "--help":
 		if len(args) == 1 {
 			return launch{mode: modeHelp}, nil
@@ -84,6 +102,8 @@ Usage:
   magi-code config show          effective settings for this directory (secrets masked) and their sources
   magi-code mcp list             configured MCP servers and their approval state
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
+  magi-code logs [--follow] [INSTANCE]
+                                 print the latest child's diagnostic log (or INSTANCE's; --follow keeps printing)
   magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
   magi-code conformance --server "COMMAND ARGS..."
                                  check any server of the protocol with the conformance kit

@@ -17,7 +17,6 @@ package diaglog
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -337,6 +336,3 @@ func List(dir string) ([]fs.FileInfo, error) {
 	slices.SortFunc(files, func(a, b fs.FileInfo) int { return b.ModTime().Compare(a.ModTime()) })
 	return files, nil
 }
-
-// ErrNoLog reports that a directory holds no child log.
-var ErrNoLog = errors.New("diaglog: no log")
