@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover
+.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover redact-rules
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -45,6 +45,12 @@ cover:
 	$(GO) tool covdata textfmt -i=$(COVERDIR)/merged -o $(COVERDIR)/cover.out
 	$(GO) tool covdata percent -i=$(COVERDIR)/merged | sed 's,github.com/magi-code/magi-code/\?,./,' | sort
 	@echo "total: $$($(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1 | awk '{print $$NF}') (details: go tool cover -html=$(COVERDIR)/cover.out)"
+
+# Regenerate redact/gitleaks_rules.go from the gitleaks release pinned in
+# go.mod. To move to a newer release: go get github.com/zricethezav/gitleaks/v8@vX.Y.Z,
+# make redact-rules, go mod tidy, then go test ./redact/ (see the README).
+redact-rules:
+	$(GO) generate ./redact
 
 demo: build
 	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)

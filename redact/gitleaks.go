@@ -1,5 +1,7 @@
 package redact
 
+//go:generate go run ./internal/gen -o gitleaks_rules.go
+
 import (
 	"math"
 	"regexp"
@@ -31,6 +33,8 @@ type glRule struct {
 	group   int // 0: the first non-empty group after whole
 	whole   int
 	entropy float64 // the secret's Shannon entropy must exceed it
+	// assign: an assignment operator follows the keyword (rule.assign).
+	assign bool
 	allow   []glAllow
 }
 
@@ -126,7 +130,7 @@ func gitleaksTable() []*rule {
 	for i := range gitleaksRules {
 		g := &gitleaksRules[i]
 		r := &rule{name: g.id, triggers: g.triggers, fold: g.fold, re: compile(g.pattern),
-			back: g.back, whole: g.whole, group: g.group, limit: g.limit,
+			back: g.back, whole: g.whole, group: g.group, limit: g.limit, assign: g.assign,
 			tail: extendClass, extend: true}
 		if g.left {
 			r.left = boundary

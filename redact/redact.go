@@ -82,6 +82,9 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 	} else if r.left != nil && !r.left(before(s, pos)) {
 		return
 	}
+	if r.assign && !assignAhead(s, pos) {
+		return
+	}
 	end := len(s)
 	if r.limit > 0 && start+r.limit+1 < end {
 		// One byte past the longest match keeps a trailing \b or $ honest.
@@ -130,6 +133,28 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 
 // extendMax bounds how far a secret is extended over the rest of its token.
 const extendMax = 256
+
+// assignSkip bounds the name, quotes and space between a trigger and its
+// assignment operator: a gitleaks keyword rule allows 20 bytes of name past
+// a keyword (itself up to 30) and 3 of quotes or space.
+const assignSkip = 64
+
+var (
+	nameByte = class("A-Za-z0-9_.\t\n\v\f\r '\"-")
+	assignOp = class("=:>|?,")
+)
+
+// assignAhead reports whether an assignment operator follows pos past at
+// most assignSkip bytes of name, quotes and space.
+func assignAhead(s string, pos int) bool {
+	end := min(len(s), pos+assignSkip)
+	for i := pos; i < end; i++ {
+		if c := s[i]; !nameByte[c] {
+			return assignOp[c]
+		}
+	}
+	return end == len(s) // the operator may be in the next delta
+}
 
 // before is the byte before pos, -1 at the start of s.
 func before(s string, pos int) int {

@@ -37,6 +37,11 @@ type rule struct {
 	// group is the group redacted; 0 means the first non-empty group after
 	// whole, or whole itself when there is none.
 	group int
+	// assign: the pattern needs an assignment operator (one of = : > | ? ,)
+	// after the trigger, past at most assignSkip bytes of name, quotes and
+	// space. Checked before the regexp: most keywords in code and prose
+	// ("the token", "keyboard") stop there.
+	assign bool
 	// limit is the longest whole match (counted from the start the pattern
 	// runs at), 0 when unbounded: the regexp never reads further.
 	limit int
@@ -163,7 +168,7 @@ var ownRules = []*rule{
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
 		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
-		valid: secretValue, check: notProse, tail: bareValue, tailGroup: 3},
+		valid: secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
 	{name: "connection-string", fold: true, left: boundary,

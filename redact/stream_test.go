@@ -240,40 +240,30 @@ func BenchmarkString(b *testing.B) {
 	b.Run("clean-100B", func(b *testing.B) {
 		b.SetBytes(int64(len(clean)))
 		b.ReportAllocs()
-		for b.Loop() {
-			String(clean)
-		}
+		loop(b, func() { String(clean) })
 	})
 	b.Run("prose-triggers-100B", func(b *testing.B) {
 		s := "Set the token limit and the password reset secret; the bearer sends a basic request.\n"
 		b.SetBytes(int64(len(s)))
 		b.ReportAllocs()
-		for b.Loop() {
-			String(s)
-		}
+		loop(b, func() { String(s) })
 	})
 	b.Run("clean-4000B-prose", func(b *testing.B) {
 		s := cleanProse(4000)
 		b.SetBytes(int64(len(s)))
 		b.ReportAllocs()
-		for b.Loop() {
-			String(s)
-		}
+		loop(b, func() { String(s) })
 	})
 	b.Run("clean-4000B-code", func(b *testing.B) {
 		s := cleanCode(b, 4000)
 		b.SetBytes(int64(len(s)))
 		b.ReportAllocs()
-		for b.Loop() {
-			String(s)
-		}
+		loop(b, func() { String(s) })
 	})
 	b.Run("secrets", func(b *testing.B) {
 		b.SetBytes(int64(len(dirty)))
 		b.ReportAllocs()
-		for b.Loop() {
-			String(dirty)
-		}
+		loop(b, func() { String(dirty) })
 	})
 }
 
@@ -283,18 +273,14 @@ func BenchmarkStreamPush(b *testing.B) {
 		var s Stream
 		b.SetBytes(int64(len(clean)))
 		b.ReportAllocs()
-		for b.Loop() {
-			s.Push(clean)
-		}
+		loop(b, func() { s.Push(clean) })
 	})
 	b.Run("clean-4000B-code", func(b *testing.B) {
 		var s Stream
 		d := cleanCode(b, 4000)
 		b.SetBytes(int64(len(d)))
 		b.ReportAllocs()
-		for b.Loop() {
-			s.Push(d)
-		}
+		loop(b, func() { s.Push(d) })
 	})
 	b.Run("secret-every-10-deltas", func(b *testing.B) {
 		var s Stream

@@ -76,6 +76,11 @@ var superseded = map[string]string{
 	"private-key": "the redactor's own private-key rule also catches an unterminated block and drops a long one as it streams",
 }
 
+// assignTemplate is what gitleaks' generated keyword rules put between the
+// keyword and the secret: at most 20 bytes of name, 3 of quotes or space,
+// and an assignment operator.
+const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
 // maxBack is the furthest a trigger may sit from the start of a match.
 const maxBack = 64
 
@@ -185,9 +190,10 @@ type glRule struct {
 	ctx      string // the bytes of a leading context class dropped from the pattern
 	ctxMax   int
 	pattern  string
-	limit    int // the longest whole match, 0 when unbounded
-	group    int // the group redacted; 0: the first non-empty group after whole
-	whole    int // the group holding the whole match
+	limit    int  // the longest whole match, 0 when unbounded
+	group    int  // the group redacted; 0: the first non-empty group after whole
+	whole    int  // the group holding the whole match
+	assign   bool // an assignment operator must follow the keyword
 }
 
 func analyse(r tomlRule) (*glRule, error) {
@@ -272,6 +278,7 @@ func analyse(r tomlRule) (*glRule, error) {
 		g.limit = 0
 	}
 	g.pattern = pat
+	g.assign = strings.Contains(r.Regex, assignTemplate)
 	return g, nil
 }
 
@@ -503,6 +510,9 @@ func writeRule(b *bytes.Buffer, g *glRule, r tomlRule) {
 	}
 	if g.ctx != "" {
 		fmt.Fprintf(b, "\t\tctx: %q, ctxMax: %d,\n", g.ctx, g.ctxMax)
+	}
+	if g.assign {
+		fmt.Fprintf(b, "\t\tassign: true,\n")
 	}
 	fmt.Fprintf(b, "\t\tpattern: %s, limit: %d, group: %d, whole: %d, entropy: %v,\n",
 		quote(g.pattern), g.limit, g.group, g.whole, r.Entropy)
