@@ -35,7 +35,7 @@ type glRule struct {
 	entropy float64 // the secret's Shannon entropy must exceed it
 	// assign: an assignment operator follows the keyword (rule.assign).
 	assign bool
-	allow   []glAllow
+	allow  []glAllow
 }
 
 type allowTarget uint8
