@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
 )
 
@@ -168,4 +171,117 @@ func TestSecretShapedPrompt(t *testing.T) {
 		}
 	}
 	ch.Shutdown()
+}
+
+// TestEverySecretFamilyRedacted: secrets of every family the redactor knows
+// (our own rules and gitleaks' default rules), pasted into a prompt, run
+// through a shell tool call's approval summary and echoed back by the fixture, never
+// appear in any frame (deltas, reconciliation, activities) or history page;
+// in the session file the activity summaries, stored redacted, hold none of
+// them (the prompt and the reply are stored as sent, for provider replay).
+func TestEverySecretFamilyRedacted(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	random := func(chars string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	r := func(n int) string { return random(alnum, n) }
+	type family struct{ name, text, core string }
+	var fams []family
+	add := func(name, before, core, after string) {
+		fams = append(fams, family{name, before + core + after, core})
+	}
+	add("sk- key", "OPENAI_API_KEY=sk-proj-", r(48), "")
+	add("github token", "token ghp_", r(36), " done")
+	add("aws key id", "aws_access_key_id AKIA", random("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16), "")
+	add("stripe", "sk_live_", r(32), "")
+	add("slack bot", "xoxb-1234567890-1234567890123-", r(24), "")
+	add("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOi", r(24), "."+r(32))
+	add("private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE", r(120), "\n-----END RSA PRIVATE KEY-----")
+	add("bearer header", "Authorization: Bearer ", r(40), "")
+	basic := base64.StdEncoding.EncodeToString([]byte("deploy:" + r(20)))
+	add("basic header", "curl -H 'Authorization: Basic ", basic, "'")
+	add("url password", "postgres://app:", r(20), "@db.example.com:5432/app")
+	add("password assignment", "DB_PASSWORD=", r(18), "")
+	add("django secret key", "[django]\nSECRET_KEY = ", r(40), "")
+	add("azure connection string", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=", r(86), "==;EndpointSuffix=core.windows.net")
+	add("netrc", "machine api.example.com login deploy password ", r(22), "")
+	add("pgpass", "db.example.com:5432:app:deploy:", r(20), "")
+	docker := base64.StdEncoding.EncodeToString([]byte("deploy:" + r(30)))
+	add("docker auth", `{"auths": {"registry.example.com": {"auth": "`, docker, `"}}}`)
+	add("npm token", "//registry.npmjs.org/:_authToken=npm_", r(36), "")
+	add("gitleaks keyword rule", "adafruit_api_key = ", random("abcdefghijklmnopqrstuvwxyz0123456789", 32), "")
+	add("credential path", "cat ", "~/.aws/credentials", "")
+
+	var prompt strings.Builder
+	for _, f := range fams {
+		prompt.WriteString(f.text + "\n")
+	}
+	// The approval's summary names the command: one line of the simple ones.
+	command := ": " + fams[0].text + " " + fams[1].text + " " + fams[9].text + " " + fams[10].text
+	dir := t.TempDir()
+	ws := clienttest.NewWorkspace(t, script(t, dir, []step{shell(command)})+"\n[tools]\napproval = \"ask\"\n")
+	ch := startChild(t, ws, client.Options{RecordFrames: true})
+	sid := ch.Create().SessionID
+	runID, adm := ch.StartTurn(sid, prompt.String())
+	var evs []client.Event
+	ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
+	var req clienttest.ApprovalRequested
+	if err := ev.Decode(&req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(req.Summary, redact.Marker) {
+		t.Fatalf("approval summary %q: want the command's secrets redacted", req.Summary)
+	}
+	if r := ch.AnswerCall(sid, runID, req.ApprovalID, true); r.Error != nil {
+		t.Fatalf("approval.answer: %s", r.Error.Code)
+	}
+	run := ch.Finish(sid, runID, adm, evs)
+	run.WantOutcome(t, "completed", "")
+	if !strings.HasPrefix(run.Reply(), "echo: ") {
+		t.Fatalf("reply %q: want the echo", run.Reply())
+	}
+	for _, fam := range fams {
+		if strings.Contains(run.Reply(), fam.core) {
+			t.Errorf("the reply shows the %s", fam.name)
+		}
+	}
+	entries := ch.history(sid, run)
+	ch.Shutdown()
+
+	for _, f := range ch.C.Frames() {
+		for _, fam := range fams {
+			if bytes.Contains(f.Raw, []byte(fam.core)) {
+				t.Errorf("frame %d shows the %s: %s", f.Seq, fam.name, f.Raw)
+			}
+		}
+	}
+	for _, e := range entries {
+		for _, fam := range fams {
+			if strings.Contains(e.Text, fam.core) {
+				t.Errorf("history %s entry shows the %s: %q", e.Kind, fam.name, e.Text)
+			}
+		}
+	}
+	stored := readFile(t, clienttest.SessionFile(ws.Home, sid))
+	activities := 0
+	for _, line := range strings.Split(stored, "\n") {
+		if !strings.Contains(line, `"activity"`) {
+			continue
+		}
+		activities++
+		for _, fam := range fams {
+			if strings.Contains(line, fam.core) {
+				t.Errorf("stored activity shows the %s: %s", fam.name, line)
+			}
+		}
+	}
+	if activities == 0 {
+		t.Fatalf("no activity record in the session file:\n%s", stored)
+	}
 }
