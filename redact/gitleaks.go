@@ -5,6 +5,7 @@ package redact
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ type glRule struct {
 	ctx     string
 	ctxMax  int
 	pattern string
-	limit   int
+	limit   int // the longest match looked for (unbounded patterns: their shortest match + 256)
 	group   int // 0: the first non-empty group after whole
 	whole   int
 	entropy float64 // the secret's Shannon entropy must exceed it
@@ -55,25 +56,70 @@ type glAllow struct {
 	stopwords []string // lowercase
 }
 
-// allowlist is a glAllow with its regexes compiled on first use.
+// allowlist is a glAllow with its regexes compiled, and its stop words
+// indexed by their first two bytes, on first use.
 type allowlist struct {
 	*glAllow
-	res func() []*regexp.Regexp
+	res   func() []*regexp.Regexp
+	words func() map[uint16][]string
 }
 
 func newAllowlist(a *glAllow) allowlist {
-	return allowlist{glAllow: a, res: sync.OnceValue(func() []*regexp.Regexp {
-		out := make([]*regexp.Regexp, len(a.regexes))
-		for i, re := range a.regexes {
-			out[i] = regexp.MustCompile(re)
+	return allowlist{glAllow: a,
+		res: sync.OnceValue(func() []*regexp.Regexp {
+			out := make([]*regexp.Regexp, len(a.regexes))
+			for i, re := range a.regexes {
+				out[i] = regexp.MustCompile(re)
+			}
+			return out
+		}),
+		words: sync.OnceValue(func() map[uint16][]string {
+			idx := map[uint16][]string{}
+			for _, w := range a.stopwords {
+				k := uint16(0xffff) // one-byte words: checked at every position
+				if len(w) >= 2 {
+					k = uint16(w[0])<<8 | uint16(w[1])
+				}
+				idx[k] = append(idx[k], w)
+			}
+			return idx
+		}),
+	}
+}
+
+// stopword reports whether secret holds one of the stop words, in one pass
+// over it rather than one per word.
+func (a allowlist) stopword(secret string) bool {
+	if len(a.stopwords) == 0 {
+		return false
+	}
+	idx := a.words()
+	one := idx[0xffff]
+	ls := strings.ToLower(secret)
+	for i := range len(ls) {
+		for _, w := range one {
+			if ls[i] == w[0] {
+				return true
+			}
 		}
-		return out
-	})}
+		if i+1 < len(ls) {
+			for _, w := range idx[uint16(ls[i])<<8|uint16(ls[i+1])] {
+				if strings.HasPrefix(ls[i:], w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // allows reports whether the allowlist lets the finding through as not a
 // secret. secret is its secret, match its whole match, line its line.
 func (a allowlist) allows(secret, match, line string) bool {
+	stop := a.stopword(secret)
+	if stop && !a.and {
+		return true // the cheaper check first: the outcome is the same
+	}
 	target := secret
 	switch a.target {
 	case allowMatch:
@@ -86,16 +132,6 @@ func (a allowlist) allows(secret, match, line string) bool {
 		if re.MatchString(target) {
 			regexAllowed = true
 			break
-		}
-	}
-	stop := false
-	if len(a.stopwords) > 0 {
-		ls := strings.ToLower(secret)
-		for _, w := range a.stopwords {
-			if strings.Contains(ls, w) {
-				stop = true
-				break
-			}
 		}
 	}
 	if a.and {
@@ -146,6 +182,9 @@ func gitleaksTable() []*rule {
 		for j := range g.allow {
 			allow[j] = newAllowlist(&g.allow[j])
 		}
+		// Lists that read the secret only go first: they are the cheap
+		// ones, and any list that allows the finding decides it.
+		slices.SortStableFunc(allow, func(a, b allowlist) int { return int(a.target) - int(b.target) })
 		r.check = func(s string, whole, sp span) bool {
 			secret := s[sp.start:sp.end]
 			if g.entropy > 0 && entropy(secret) <= g.entropy {

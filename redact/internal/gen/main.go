@@ -81,6 +81,10 @@ var superseded = map[string]string{
 // and an assignment operator.
 const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
+// reach is how far past its shortest possible match an unbounded pattern
+// may read.
+const reach = 256
+
 // maxBack is the furthest a trigger may sit from the start of a match.
 const maxBack = 64
 
@@ -275,7 +279,11 @@ func analyse(r tomlRule) (*glRule, error) {
 		}
 	}
 	if g.limit < 0 {
-		g.limit = 0
+		// Unbounded: look for a match within reach of the trigger only. A
+		// secret that runs on is still redacted to its end (extension over
+		// its token, in the redactor), and the regexp never reads kilobytes
+		// of text past every keyword.
+		g.limit = back + minWidth(rest) + reach
 	}
 	g.pattern = pat
 	g.assign = strings.Contains(r.Regex, assignTemplate)
@@ -490,6 +498,37 @@ func width(e *syntax.Regexp) int {
 		return w * e.Max
 	}
 	return 0 // empty-width assertions
+}
+
+// minWidth is the fewest bytes e can match.
+func minWidth(e *syntax.Regexp) int {
+	switch e.Op {
+	case syntax.OpLiteral:
+		return len(string(e.Rune))
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture:
+		return minWidth(e.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range e.Sub {
+			n += minWidth(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, s := range e.Sub {
+			if w := minWidth(s); n < 0 || w < n {
+				n = w
+			}
+		}
+		return max(n, 0)
+	case syntax.OpPlus:
+		return minWidth(e.Sub[0])
+	case syntax.OpRepeat:
+		return e.Min * minWidth(e.Sub[0])
+	}
+	return 0
 }
 
 // classBytes lists the ASCII bytes of a character class.
