@@ -160,57 +160,70 @@ func globallyAllowed(secret string) bool {
 	return false
 }
 
-// gitleaksTable turns the generated table into rules.
+// gitleaksTable turns the generated table into rules: one allocation for
+// all of them; patterns and allowlists compile on first use.
 func gitleaksTable() []*rule {
-	out := make([]*rule, 0, len(gitleaksRules))
+	slab := make([]rule, len(gitleaksRules))
+	out := make([]*rule, len(gitleaksRules))
 	for i := range gitleaksRules {
 		g := &gitleaksRules[i]
-		r := &rule{name: g.id, triggers: g.triggers, fold: g.fold, re: compile(g.pattern),
-			back: g.back, whole: g.whole, group: g.group, limit: g.limit, assign: g.assign,
-			tail: extendClass, extend: true}
+		r := &slab[i]
+		r.name, r.triggers, r.fold, r.pattern = g.id, g.triggers, g.fold, g.pattern
+		r.back, r.whole, r.group, r.limit, r.assign = g.back, g.whole, g.group, g.limit, g.assign
+		r.tail, r.extend, r.gl = extendClass, true, g
 		if g.left {
 			r.left = boundary
 		}
-		var ctx *[256]bool
-		if g.ctx != "" {
-			ctx = new([256]bool)
-			for j := 0; j < len(g.ctx); j++ {
-				ctx[g.ctx[j]] = true
-			}
+		out[i] = r
+	}
+	return out
+}
+
+// ruleAllow holds each gitleaks rule's allowlists, built on first use, the
+// lists that read the secret only first: they are the cheap ones, and any
+// list that allows a finding decides it.
+var ruleAllow = sync.OnceValue(func() map[*glRule][]allowlist {
+	m := make(map[*glRule][]allowlist)
+	for i := range gitleaksRules {
+		g := &gitleaksRules[i]
+		if len(g.allow) == 0 {
+			continue
 		}
 		allow := make([]allowlist, len(g.allow))
 		for j := range g.allow {
 			allow[j] = newAllowlist(&g.allow[j])
 		}
-		// Lists that read the secret only go first: they are the cheap
-		// ones, and any list that allows the finding decides it.
 		slices.SortStableFunc(allow, func(a, b allowlist) int { return int(a.target) - int(b.target) })
-		r.check = func(s string, whole, sp span) bool {
-			secret := s[sp.start:sp.end]
-			if g.entropy > 0 && entropy(secret) <= g.entropy {
-				return false
-			}
-			if globallyAllowed(secret) || ordinaryBase64(secret) || strings.Contains(secret, Marker) {
-				return false
-			}
-			if len(allow) == 0 {
-				return true
-			}
-			start := whole.start
-			for n := 0; ctx != nil && n < g.ctxMax && start > 0 && ctx[s[start-1]]; n++ {
-				start--
-			}
-			match, line := s[start:whole.end], lineOf(s, whole)
-			for _, a := range allow {
-				if a.allows(secret, match, line) {
-					return false
-				}
-			}
-			return true
-		}
-		out = append(out, r)
+		m[g] = allow
 	}
-	return out
+	return m
+})
+
+// accepts applies the rule's entropy threshold, gitleaks' global allowlist
+// and the rule's allowlists to the secret sp of the match whole in s.
+func (g *glRule) accepts(s string, whole, sp span) bool {
+	secret := s[sp.start:sp.end]
+	if g.entropy > 0 && entropy(secret) <= g.entropy {
+		return false
+	}
+	if globallyAllowed(secret) || ordinaryBase64(secret) || strings.Contains(secret, Marker) {
+		return false
+	}
+	if len(g.allow) == 0 {
+		return true
+	}
+	// gitleaks' match starts where its context run before the keyword does.
+	start := whole.start
+	for n := 0; n < g.ctxMax && start > 0 && strings.IndexByte(g.ctx, s[start-1]) >= 0; n++ {
+		start--
+	}
+	match, line := s[start:whole.end], lineOf(s, whole)
+	for _, a := range ruleAllow()[g] {
+		if a.allows(secret, match, line) {
+			return false
+		}
+	}
+	return true
 }
 
 // lineOf returns the line of s that holds sp, at most 1024 bytes either side.

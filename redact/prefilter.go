@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // The prefilter finds trigger substrings in one pass over the text so that
 // clean text, the common case on the delta hot path, never reaches a
 // regexp. Triggers are indexed by their first two bytes, ASCII-lowercased:
@@ -24,14 +26,18 @@ var (
 	// two leading bigrams on any even position, so scan samples every
 	// second position against it.
 	eitherBits [1 << 16 / 64]uint64
-	bigramList [1 << 16]uint16 // k -> 1 + index into triggerLists
-	// triggerLists[i] holds the triggers of one bigram.
-	triggerLists [][]trigger
+	// bigramList[k] is the group (from 1) of the triggers that start with
+	// bigram k, 0 for none; group g is triggers[groupStart[g]:groupStart[g+1]].
+	bigramList [1 << 16]uint16
+	triggers   []trigger
+	groupStart []int
 	// maxTrigger is the longest trigger: a trigger straddling two deltas
 	// starts at most maxTrigger-1 bytes before the new one.
 	maxTrigger int
 )
 
+// init builds the prefilter in two passes over the triggers and three
+// allocations, so that the package costs next to nothing at start-up.
 func init() {
 	for i := range lower {
 		lower[i] = byte(i)
@@ -42,31 +48,50 @@ func init() {
 	if len(rules) > 1<<16-1 {
 		panic("redact: too many rules")
 	}
-	for ri, r := range rules {
+	n, groups := 0, 0
+	for _, r := range rules {
 		for _, lit := range r.triggers {
 			if len(lit) < 3 {
 				panic("redact: trigger shorter than 3 bytes: " + lit)
 			}
+			k := bigram(lit[0], lit[1])
+			if bigramList[k] == 0 {
+				groups++
+				bigramList[k] = uint16(groups)
+			}
+			n++
+		}
+	}
+	groupStart = make([]int, groups+2)
+	for _, r := range rules {
+		for _, lit := range r.triggers {
+			groupStart[bigramList[bigram(lit[0], lit[1])]]++
+		}
+	}
+	for g := 1; g <= groups; g++ {
+		groupStart[g] += groupStart[g-1]
+	}
+	groupStart[groups+1] = n
+	// groupStart[g] is now the end of group g: fill each group from its
+	// end, which leaves groupStart[g] at its start.
+	triggers = make([]trigger, n)
+	for ri := len(rules) - 1; ri >= 0; ri-- {
+		r := rules[ri]
+		for j := len(r.triggers) - 1; j >= 0; j-- {
+			lit := r.triggers[j]
 			t := trigger{lit: lit, fold: r.fold, rule: uint16(ri)}
-			if r.fold {
-				b := []byte(lit)
-				for i := range b {
-					b[i] = lower[b[i]]
-				}
-				t.lit = string(b)
+			if r.fold && strings.ToLower(lit) != lit {
+				t.lit = strings.ToLower(lit)
 			}
 			k := bigram(lit[0], lit[1])
+			g := bigramList[k]
+			groupStart[g]--
+			triggers[groupStart[g]] = t
 			firstBits[k>>6] |= 1 << (k & 63)
 			k2 := bigram(lit[1], lit[2])
 			secondBits[k2>>6] |= 1 << (k2 & 63)
 			eitherBits[k>>6] |= 1 << (k & 63)
 			eitherBits[k2>>6] |= 1 << (k2 & 63)
-			if bigramList[k] == 0 {
-				triggerLists = append(triggerLists, nil)
-				bigramList[k] = uint16(len(triggerLists))
-			}
-			i := bigramList[k] - 1
-			triggerLists[i] = append(triggerLists[i], t)
 			maxTrigger = max(maxTrigger, len(lit))
 		}
 	}
@@ -105,7 +130,8 @@ func scanAt(s string, i int, dst []hit) []hit {
 	if k2 := bigram(s[i+1], s[i+2]); secondBits[k2>>6]&(1<<(k2&63)) == 0 {
 		return dst
 	}
-	for _, t := range triggerLists[bigramList[k]-1] {
+	g := bigramList[k]
+	for _, t := range triggers[groupStart[g]:groupStart[g+1]] {
 		if hasTrigger(s, i, t) {
 			dst = append(dst, hit{i, t.rule})
 		}

@@ -127,7 +127,7 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 		whole.end = max(whole.end, sp.end)
 	}
 	valid = sp.start < sp.end && (r.valid == nil || r.valid(s[sp.start:sp.end])) &&
-		(r.check == nil || r.check(s, whole, sp))
+		(r.check == nil || r.check(s, whole, sp)) && (r.gl == nil || r.gl.accepts(s, whole, sp))
 	return whole, sp, true, valid
 }
 

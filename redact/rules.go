@@ -15,10 +15,10 @@ type rule struct {
 	name     string
 	triggers []string // literal substrings, at least 3 bytes each
 	fold     bool     // triggers compare ASCII case-insensitively
-	// re returns the regexp that matches at the trigger, anchored by
-	// compile and compiled on first use (start-up stays cheap: most children
-	// never see a trigger before their first turn).
-	re func() *regexp.Regexp
+	// pattern matches at the trigger (re anchors and compiles it).
+	pattern  string
+	once     sync.Once
+	compiled *regexp.Regexp
 	// left, when set, must accept the byte before the trigger (-1 at the
 	// start of the text): a word boundary, a URL scheme.
 	left func(b int) bool
@@ -26,9 +26,12 @@ type rule struct {
 	path bool
 	// valid, when set, must accept the redacted text or the match is kept.
 	valid func(string) bool
-	// check, when set, must accept the match too: entropy and allowlists,
-	// which may look at the whole match or its line in s.
+	// check, when set, must accept the match too (which may look at the
+	// whole match or its line in s).
 	check func(s string, whole, secret span) bool
+	// gl is the gitleaks rule this rule comes from: its entropy threshold
+	// and allowlists must accept the secret (gitleaks.go).
+	gl *glRule
 	// back is the most bytes a match may start before its trigger (0: it
 	// starts at the trigger). Such a pattern begins with a lazy skip of at
 	// most back bytes and holds the match in group whole; left then applies
@@ -59,15 +62,19 @@ type rule struct {
 	pem bool
 }
 
-// compile anchors a rule pattern at the trigger. The pattern is compiled
-// once, on first use; a bad pattern panics there (the corpus tests use
-// every rule).
-func compile(pattern string) func() *regexp.Regexp {
-	flags := ""
-	if strings.HasPrefix(pattern, "(?i)") {
-		flags, pattern = "(?i)", pattern[4:]
-	}
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(flags + `^(?:` + pattern + `)`) })
+// re returns the rule's regexp, anchored at the trigger: compiled once, on
+// first use (start-up stays cheap: most children never see a trigger before
+// their first turn). A bad pattern panics there; the corpus tests use every
+// rule.
+func (r *rule) re() *regexp.Regexp {
+	r.once.Do(func() {
+		flags, pattern := "", r.pattern
+		if strings.HasPrefix(pattern, "(?i)") {
+			flags, pattern = "(?i)", pattern[4:]
+		}
+		r.compiled = regexp.MustCompile(flags + `^(?:` + pattern + `)`)
+	})
+	return r.compiled
 }
 
 var word = class("A-Za-z0-9_")
@@ -131,7 +138,8 @@ const (
 	pemFooter = `-----END ` + pemLabel
 )
 
-var footerRE = regexp.MustCompile(pemFooter)
+// footerRE finds a private-key block's footer; compiled on first use.
+var footerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pemFooter) })
 
 // ownRules are the shapes gitleaks' default rules (gitleaks_rules.go) do
 // not cover, or cover less well for a stream: keys by their sk- prefix
@@ -142,23 +150,23 @@ var footerRE = regexp.MustCompile(pemFooter)
 // the shapes that must be caught and the look-alikes that must survive.
 var ownRules = []*rule{
 	{name: "sk-key", triggers: []string{"sk-"}, left: boundary,
-		re: compile(`sk-[A-Za-z0-9_-]{20,}`), tail: alnumDash},
+		pattern: `sk-[A-Za-z0-9_-]{20,}`, tail: alnumDash},
 	// A JWT is caught from its header and the first bytes of its payload,
 	// then the whole dotted run goes: long tokens never outgrow the stream.
 	{name: "jwt", triggers: []string{"eyJ"}, left: boundary,
-		re: compile(`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}[A-Za-z0-9_.-]*`), tail: jwtClass},
+		pattern: `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}[A-Za-z0-9_.-]*`, tail: jwtClass},
 	// An unterminated block is redacted to the end of the text.
 	{name: "private-key", triggers: []string{"-----BEGIN "}, pem: true,
-		re: compile(`-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`)},
+		pattern: `-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`},
 	{name: "bearer", triggers: []string{"bearer"}, fold: true, left: boundary,
-		re:    compile(`(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`),
+		pattern:    `(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`,
 		valid: credential(16), tail: tokenClass, tailGroup: 1},
 	{name: "authorization", triggers: []string{"authorization"}, fold: true, left: boundary,
-		re:    compile(`(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`),
+		pattern:    `(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`,
 		valid: credential(8), tail: tokenClass, tailGroup: 1},
 	// user:password@ in a URL: only the password goes.
 	{name: "url-password", triggers: []string{"://"}, left: scheme,
-		re:    compile(`://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`),
+		pattern:    `://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`,
 		valid: func(v string) bool { return v != Marker }},
 	// key = value, key: value, "key": "value", key := value in code, env
 	// files, INI, TOML, YAML and JSON, where the key ends in one of the
@@ -167,38 +175,38 @@ var ownRules = []*rule{
 	{name: "assignment", fold: true,
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
-		re:    compile(`(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`),
+		pattern:    `(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`,
 		valid: secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
 	{name: "connection-string", fold: true, left: boundary,
 		triggers: []string{"accountkey", "sharedaccesskey", "pwd="},
-		re:       compile(`(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`),
+		pattern:       `(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`,
 		valid:    secretValue},
 	// .netrc: machine HOST login USER password SECRET, on one line or many.
 	{name: "netrc", fold: true, left: boundary, triggers: []string{"machine", "login"},
-		re:    compile(`(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`),
+		pattern:    `(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`,
 		valid: secretValue},
 	// .pgpass: hostname:port:database:username:password, found at its port.
 	{name: "pgpass", triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
 		left:  func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
-		re:    compile(`(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`),
+		pattern:    `(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`,
 		valid: secretValue},
 	// Registry auth: Docker's config.json "auth": "<base64 user:token>",
 	// npm's _auth=, and a password on a docker or pip command line.
 	{name: "registry-auth", fold: true, triggers: []string{`"auth"`, "_auth", "--password"},
-		re:    compile(`(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`),
+		pattern:    `(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`,
 		valid: secretValue},
 	// Stripe's webhook signing secret (gitleaks knows its API keys only).
 	{name: "stripe-webhook-secret", triggers: []string{"whsec_"},
-		re: compile(`whsec_[A-Za-z0-9+/=]{24,}`), tail: alnum},
+		pattern: `whsec_[A-Za-z0-9+/=]{24,}`, tail: alnum},
 	// Credential files: the whole path, directory included, goes.
 	{name: "credential-path", path: true,
 		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".docker/config", ".kube/config"},
-		re:       compile(`(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker/config\.json|\.kube/config)\b`)},
+		pattern:       `(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker/config\.json|\.kube/config)\b`},
 	{name: "credential-file", path: true, left: func(b int) bool { return boundary(b) || b == '/' },
 		triggers: []string{"auth.json", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"},
-		re:       compile(`(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`)},
+		pattern:       `(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`},
 }
 
 // rules are our own rules, then gitleaks'. Overlapping matches of several

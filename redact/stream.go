@@ -133,7 +133,7 @@ func (s *Stream) slow(cut int) string {
 			continue
 		}
 		start := max(sp.start, s.ctx)
-		closed := sp.r.pem && footerRE.MatchString(w[sp.start:sp.end])
+		closed := sp.r.pem && footerRE().MatchString(w[sp.start:sp.end])
 		// open: the secret runs to the end of the window and may go on.
 		// settled: two more bytes follow it, which is all the lookahead
 		// any rule needs (a word boundary, or a dot before an extension),
@@ -199,7 +199,7 @@ func (s *Stream) drop(delta string) string {
 	i := 0
 	if s.pem {
 		s.carry = append(s.carry, delta...)
-		loc := footerRE.FindIndex(s.carry)
+		loc := footerRE().FindIndex(s.carry)
 		if loc == nil {
 			s.last = s.carry[len(s.carry)-1]
 			if n := len(s.carry) - pemCarry; n > 0 {
