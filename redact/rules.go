@@ -159,15 +159,15 @@ var ownRules = []*rule{
 	{name: "private-key", triggers: []string{"-----BEGIN "}, pem: true,
 		pattern: `-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`},
 	{name: "bearer", triggers: []string{"bearer"}, fold: true, left: boundary,
-		pattern:    `(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`,
-		valid: credential(16), tail: tokenClass, tailGroup: 1},
+		pattern: `(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`,
+		valid:   credential(16), tail: tokenClass, tailGroup: 1},
 	{name: "authorization", triggers: []string{"authorization"}, fold: true, left: boundary,
-		pattern:    `(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`,
-		valid: credential(8), tail: tokenClass, tailGroup: 1},
+		pattern: `(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`,
+		valid:   credential(8), tail: tokenClass, tailGroup: 1},
 	// user:password@ in a URL: only the password goes.
 	{name: "url-password", triggers: []string{"://"}, left: scheme,
-		pattern:    `://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`,
-		valid: func(v string) bool { return v != Marker }},
+		pattern: `://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`,
+		valid:   func(v string) bool { return v != Marker }},
 	// key = value, key: value, "key": "value", key := value in code, env
 	// files, INI, TOML, YAML and JSON, where the key ends in one of the
 	// secret words, maybe followed by key or value (DB_PASSWORD,
@@ -175,38 +175,38 @@ var ownRules = []*rule{
 	{name: "assignment", fold: true,
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
-		pattern:    `(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`,
-		valid: secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true},
+		pattern: `(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`,
+		valid:   secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
 	{name: "connection-string", fold: true, left: boundary,
 		triggers: []string{"accountkey", "sharedaccesskey", "pwd="},
-		pattern:       `(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`,
+		pattern:  `(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`,
 		valid:    secretValue},
 	// .netrc: machine HOST login USER password SECRET, on one line or many.
 	{name: "netrc", fold: true, left: boundary, triggers: []string{"machine", "login"},
-		pattern:    `(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`,
-		valid: secretValue},
+		pattern: `(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`,
+		valid:   secretValue},
 	// .pgpass: hostname:port:database:username:password, found at its port.
 	{name: "pgpass", triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
-		left:  func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
-		pattern:    `(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`,
-		valid: secretValue},
+		left:    func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
+		pattern: `(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`,
+		valid:   secretValue},
 	// Registry auth: Docker's config.json "auth": "<base64 user:token>",
 	// npm's _auth=, and a password on a docker or pip command line.
 	{name: "registry-auth", fold: true, triggers: []string{`"auth"`, "_auth", "--password"},
-		pattern:    `(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`,
-		valid: secretValue},
+		pattern: `(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`,
+		valid:   secretValue},
 	// Stripe's webhook signing secret (gitleaks knows its API keys only).
 	{name: "stripe-webhook-secret", triggers: []string{"whsec_"},
 		pattern: `whsec_[A-Za-z0-9+/=]{24,}`, tail: alnum},
 	// Credential files: the whole path, directory included, goes.
 	{name: "credential-path", path: true,
 		triggers: []string{".aws/", ".ssh/", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".docker/config", ".kube/config"},
-		pattern:       `(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker/config\.json|\.kube/config)\b`},
+		pattern:  `(?:\.aws/(?:credentials|config)|\.ssh/[A-Za-z0-9._-]+|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker/config\.json|\.kube/config)\b`},
 	{name: "credential-file", path: true, left: func(b int) bool { return boundary(b) || b == '/' },
 		triggers: []string{"auth.json", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"},
-		pattern:       `(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`},
+		pattern:  `(?:auth\.json|credentials\.json|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)\b`},
 }
 
 // rules are our own rules, then gitleaks'. Overlapping matches of several
