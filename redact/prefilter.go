@@ -17,12 +17,12 @@ type trigger struct {
 var (
 	lower [256]byte
 	// firstBits has bit k set when some trigger starts with bigram k, and
-	// secondBits when some trigger has bigram k at offset 1: a position
-	// passes only when both hold, so common English bigrams rarely reach
-	// the literal comparison.
-	firstBits  [1 << 16 / 64]uint64
-	secondBits [1 << 16 / 64]uint64
-	// eitherBits is firstBits | secondBits: every trigger puts one of its
+	// triBits bit trigram(t) for the first three bytes t of every trigger:
+	// a position passes only when both hold, so common English bigrams and
+	// trigrams made of two triggers' halves rarely reach the literals.
+	firstBits [1 << 16 / 64]uint64
+	triBits   [1 << 16 / 64]uint64
+	// eitherBits holds the first two bigrams of every trigger: each puts one of its
 	// two leading bigrams on any even position, so scan samples every
 	// second position against it.
 	eitherBits [1 << 16 / 64]uint64
@@ -89,7 +89,8 @@ func init() {
 			triggers[groupStart[g]] = t
 			firstBits[k>>6] |= 1 << (k & 63)
 			k2 := bigram(lit[1], lit[2])
-			secondBits[k2>>6] |= 1 << (k2 & 63)
+			k3 := trigram(lit[0], lit[1], lit[2])
+			triBits[k3>>6] |= 1 << (k3 & 63)
 			eitherBits[k>>6] |= 1 << (k & 63)
 			eitherBits[k2>>6] |= 1 << (k2 & 63)
 			maxTrigger = max(maxTrigger, len(lit))
@@ -98,6 +99,11 @@ func init() {
 }
 
 func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
+
+// trigram hashes three bytes, ASCII-lowercased, to 16 bits.
+func trigram(a, b, c byte) uint16 {
+	return uint16((uint32(lower[a])<<16 | uint32(lower[b])<<8 | uint32(lower[c])) * 2654435761 >> 16)
+}
 
 // hit is one trigger occurrence: rule rules[rule] may match at pos.
 type hit struct {
@@ -127,7 +133,7 @@ func scanAt(s string, i int, dst []hit) []hit {
 	if firstBits[k>>6]&(1<<(k&63)) == 0 {
 		return dst
 	}
-	if k2 := bigram(s[i+1], s[i+2]); secondBits[k2>>6]&(1<<(k2&63)) == 0 {
+	if k3 := trigram(s[i], s[i+1], s[i+2]); triBits[k3>>6]&(1<<(k3&63)) == 0 {
 		return dst
 	}
 	g := bigramList[k]
