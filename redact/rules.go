@@ -167,7 +167,7 @@ var ownRules = []*rule{
 	// user:password@ in a URL: only the password goes.
 	{name: "url-password", triggers: []string{"://"}, left: scheme,
 		pattern: `://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`,
-		valid:   func(v string) bool { return v != Marker }},
+		valid:   secretValue},
 	// key = value, key: value, "key": "value", key := value in code, env
 	// files, INI, TOML, YAML and JSON, where the key ends in one of the
 	// secret words, maybe followed by key or value (DB_PASSWORD,
