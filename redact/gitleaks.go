@@ -60,18 +60,18 @@ type glAllow struct {
 // indexed by their first two bytes, on first use.
 type allowlist struct {
 	*glAllow
-	res   func() []*regexp.Regexp
+	re    func() *regexp.Regexp
 	words func() map[uint16][]string
 }
 
 func newAllowlist(a *glAllow) allowlist {
 	return allowlist{glAllow: a,
-		res: sync.OnceValue(func() []*regexp.Regexp {
-			out := make([]*regexp.Regexp, len(a.regexes))
-			for i, re := range a.regexes {
-				out[i] = regexp.MustCompile(re)
+		// The list's regexes as one alternation: one pass over the target.
+		re: sync.OnceValue(func() *regexp.Regexp {
+			if len(a.regexes) == 0 {
+				return nil
 			}
-			return out
+			return regexp.MustCompile("(?:" + strings.Join(a.regexes, ")|(?:") + ")")
 		}),
 		words: sync.OnceValue(func() map[uint16][]string {
 			idx := map[uint16][]string{}
@@ -128,11 +128,8 @@ func (a allowlist) allows(secret, match, line string) bool {
 		target = line
 	}
 	regexAllowed := false
-	for _, re := range a.res() {
-		if re.MatchString(target) {
-			regexAllowed = true
-			break
-		}
+	if re := a.re(); re != nil {
+		regexAllowed = re.MatchString(target)
 	}
 	if a.and {
 		return (len(a.regexes) == 0 || regexAllowed) && (len(a.stopwords) == 0 || stop)
