@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"os"
 	"regexp/syntax"
 	"strings"
 	"testing"
@@ -277,4 +278,23 @@ func TestGitleaksAllowlists(t *testing.T) {
 			t.Errorf("%s: String(%q) = %q; want it redacted", tc.name, tc.redacted, got)
 		}
 	}
+}
+
+// TestGitleaksVersion: the generated table comes from the gitleaks release
+// go.mod pins (after go get, run make redact-rules).
+func TestGitleaksVersion(t *testing.T) {
+	data, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "github.com/zricethezav/gitleaks/v8" {
+			if f[1] != gitleaksVersion {
+				t.Fatalf("go.mod pins gitleaks %s; gitleaks_rules.go comes from %s: run make redact-rules", f[1], gitleaksVersion)
+			}
+			return
+		}
+	}
+	t.Fatal("go.mod does not pin github.com/zricethezav/gitleaks/v8")
 }
