@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ func String(s string) string {
 		return s
 	}
 	var buf [8]span
-	spans := find(s, h, buf[:0])
+	spans := find(s, h, buf[:0], nil)
 	if len(spans) == 0 {
 		return s
 	}
@@ -34,7 +35,7 @@ func Contains(s string) bool {
 		return false
 	}
 	var buf [8]span
-	return len(find(s, h, buf[:0])) > 0
+	return len(find(s, h, buf[:0], nil)) > 0
 }
 
 // Summary redacts s, then truncates the result to at most max bytes on a
@@ -74,6 +75,13 @@ func (sp span) swallowable() bool {
 // match and the span to redact; ok is false when the rule does not match
 // there. valid reports whether the rule's checks accept the span.
 func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
+	return matchAt(s, pos, r, nil)
+}
+
+// matchAt is match; when open is not nil, the regexp reads its input
+// through a reader and *open reports whether it read to the end of s, so
+// that more text could change the outcome.
+func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid bool) {
 	start := pos
 	if r.back > 0 {
 		// The trigger sits inside the match: the pattern skips lazily over
@@ -83,6 +91,9 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 		return
 	}
 	if r.assign && !assignAhead(s, pos) {
+		if open != nil {
+			*open = pos+assignSkip > len(s)
+		}
 		return
 	}
 	end := len(s)
@@ -90,7 +101,15 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 		// One byte past the longest match keeps a trailing \b or $ honest.
 		end = start + r.limit + 1
 	}
-	m := r.re().FindStringSubmatchIndex(s[start:end])
+	var m []int
+	if open == nil || end < len(s) {
+		// Bounded by the rule's limit: no more text can reach the regexp.
+		m = r.re().FindStringSubmatchIndex(s[start:end])
+	} else {
+		rd := runeReader{s: s[start:end]}
+		m = r.re().FindReaderSubmatchIndex(&rd)
+		*open = rd.eof && end == len(s)
+	}
 	if m == nil {
 		return
 	}
@@ -166,11 +185,32 @@ func before(s string, pos int) int {
 
 // find returns the merged secret spans of s at the trigger hits, sorted by
 // start. Overlapping or touching spans merge; a merged span keeps the rule
-// of the part that ends last.
-func find(s string, hits []hit, dst []span) []span {
+// of the part that ends last. m, when not nil, remembers the outcomes that
+// more text cannot change (Stream).
+func find(s string, hits []hit, dst []span, m *memo) []span {
 	for _, h := range hits {
-		if _, sp, ok, valid := match(s, h.pos, rules[h.rule]); ok && valid {
+		if m != nil {
+			if sp, found, secret := m.lookup(h); found {
+				if secret {
+					dst = append(dst, sp)
+				}
+				continue
+			}
+		}
+		r := rules[h.rule]
+		if m == nil {
+			if _, sp, ok, valid := match(s, h.pos, r); ok && valid {
+				dst = append(dst, sp)
+			}
+			continue
+		}
+		open := false
+		whole, sp, ok, valid := matchAt(s, h.pos, r, &open)
+		if ok && valid {
 			dst = append(dst, sp)
+		}
+		if !open && final(s, r, whole, sp, ok) {
+			m.add(h, sp, ok && valid)
 		}
 	}
 	if len(dst) < 2 {
@@ -190,6 +230,84 @@ func find(s string, hits []hit, dst []span) []span {
 	}
 	return out
 }
+
+// final reports whether the outcome of rule r, whose regexp did not read
+// to the end of the window s, is the one any longer window would give: so
+// are the checks after it.
+func final(s string, r *rule, whole, sp span, ok bool) bool {
+	switch {
+	case !ok:
+		return true
+	case sp.end+2 > len(s) || whole.end+2 > len(s):
+		return false // not settled (Stream.slow)
+	case r.extend && sp.end < len(s) && r.tail[s[sp.end]]:
+		return false // extension stopped at extendMax, not at the end of the token
+	case r.gl != nil && len(r.gl.allow) > 0 && strings.IndexByte(s[whole.end:], '\n') < 0 && len(s)-whole.end < 1024:
+		return false // an allowlist may read the rest of the line
+	}
+	return true
+}
+
+// runeReader reads a string as runes and records reading past its end.
+type runeReader struct {
+	s   string
+	i   int
+	eof bool
+}
+
+func (rd *runeReader) ReadRune() (rune, int, error) {
+	if rd.i >= len(rd.s) {
+		rd.eof = true
+		return 0, 0, io.EOF
+	}
+	c, n := utf8.DecodeRuneInString(rd.s[rd.i:])
+	rd.i += n
+	return c, n, nil
+}
+
+// memo remembers final match outcomes of a Stream's window by absolute
+// position, so that a trigger is matched once, not at every Push.
+type memo struct {
+	base    int // the absolute position of the window's first byte
+	entries []memoEntry
+}
+
+type memoEntry struct {
+	pos    int // absolute
+	rule   uint16
+	secret bool
+	sp     span // absolute; when secret
+}
+
+func (m *memo) lookup(h hit) (sp span, found, secret bool) {
+	for _, e := range m.entries {
+		if e.pos == m.base+h.pos && e.rule == h.rule {
+			sp = e.sp
+			sp.start, sp.end = sp.start-m.base, sp.end-m.base
+			return sp, true, e.secret
+		}
+	}
+	return span{}, false, false
+}
+
+func (m *memo) add(h hit, sp span, secret bool) {
+	sp.start, sp.end = sp.start+m.base, sp.end+m.base
+	m.entries = append(m.entries, memoEntry{pos: m.base + h.pos, rule: h.rule, secret: secret, sp: sp})
+}
+
+// shift moves the window k bytes on and forgets triggers now outside it.
+func (m *memo) shift(k int) {
+	m.base += k
+	out := m.entries[:0]
+	for _, e := range m.entries {
+		if e.pos >= m.base {
+			out = append(out, e)
+		}
+	}
+	m.entries = out
+}
+
+func (m *memo) reset() { m.entries = m.entries[:0] }
 
 // render returns s[from:to] with every span, clipped to that range,
 // replaced by Marker. Spans are sorted and disjoint.

@@ -55,6 +55,8 @@ type Stream struct {
 	carry []byte
 	// last is the last byte dropped, kept as context afterwards.
 	last byte
+	// memo holds the match outcomes more text cannot change.
+	memo memo
 }
 
 // Push adds delta to the segment and returns the text now safe to emit,
@@ -119,7 +121,9 @@ func (s *Stream) add(delta string) int {
 // secret that has grown long, emits Marker for it and starts dropping its
 // run.
 func (s *Stream) slow(cut int) string {
-	w := string(s.buf)
+	// A view of the window, read only until the window changes below
+	// (render copies what it emits).
+	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	var hits [8]hit
 	h := scan(w, 0, hits[:0])
 	s.trig = 0
@@ -127,7 +131,7 @@ func (s *Stream) slow(cut int) string {
 		s.trig = h[len(h)-1].pos + 1
 	}
 	var buf [8]span
-	spans := find(w, h, buf[:0])
+	spans := find(w, h, buf[:0], &s.memo)
 	for i, sp := range spans {
 		if sp.end <= s.ctx {
 			continue
@@ -174,10 +178,11 @@ func (s *Stream) Flush() string {
 		w := string(s.buf)
 		var hits [8]hit
 		var buf [8]span
-		out = render(w, s.ctx, len(w), find(w, scan(w, 0, hits[:0]), buf[:0]))
+		out = render(w, s.ctx, len(w), find(w, scan(w, 0, hits[:0]), buf[:0], &s.memo))
 	}
 	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
 	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
+	s.memo.reset()
 	return out
 }
 
@@ -191,6 +196,7 @@ func (s *Stream) startDrop(w string, sp span) {
 	}
 	s.last = w[len(w)-1]
 	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
+	s.memo.reset()
 }
 
 // drop discards the continuation of an open secret from delta and returns
@@ -228,6 +234,7 @@ func (s *Stream) drop(delta string) string {
 	}
 	s.buf = append(s.buf[:0], s.last)
 	s.ctx = 1
+	s.memo.reset()
 	return delta[i:]
 }
 
@@ -235,6 +242,7 @@ func (s *Stream) drop(delta string) string {
 func (s *Stream) shift(cut int) {
 	k := runeStart(s.buf, max(0, cut-contextBytes), 0)
 	s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+	s.memo.shift(k)
 	s.ctx = cut - k
 	if s.trig -= k; s.trig < 0 {
 		s.trig = 0

@@ -282,6 +282,20 @@ func BenchmarkStreamPush(b *testing.B) {
 		b.ReportAllocs()
 		loop(b, func() { s.Push(d) })
 	})
+	b.Run("code-4000B-in-4B-deltas", func(b *testing.B) {
+		// Model-sized deltas: a window with a trigger is matched again at
+		// every Push.
+		var s Stream
+		d := cleanCode(b, 4000)
+		b.SetBytes(int64(len(d)))
+		b.ReportAllocs()
+		loop(b, func() {
+			for i := 0; i < len(d); i += 4 {
+				s.Push(d[i:min(i+4, len(d))])
+			}
+			s.Flush()
+		})
+	})
 	b.Run("secret-every-10-deltas", func(b *testing.B) {
 		var s Stream
 		key := "token ghp_" + rep(an, 36) + " "
