@@ -224,6 +224,11 @@ func FuzzString(f *testing.F) {
 	for _, s := range lookalikes {
 		f.Add(s)
 	}
+	if data, err := os.ReadFile("testdata/lookalikes.txt"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			f.Add(l)
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		r := String(s)
 		if r2 := String(r); r2 != r {

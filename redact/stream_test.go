@@ -209,6 +209,9 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Add(strings.Repeat("x", 300)+"sk-"+rep(an, 30), []byte{200, 100, 3})
 	f.Add("password = 'abc'"+strings.Repeat("é", 200), []byte{1, 1, 255})
+	f.Add("DefaultEndpointsProtocol=https;AccountName=a;AccountKey="+rep(an, 86)+"==;x", []byte{60, 2, 9})
+	f.Add("machine h login u password "+rep(an, 20)+"\n"+strings.Repeat("x", 300), []byte{30, 1})
+	f.Add("api_key = \""+rep(an, 30)+"\" adafruit_key = "+rep(hex, 32)+" ", []byte{10, 20, 30})
 	f.Fuzz(func(t *testing.T, in string, cuts []byte) {
 		var deltas []string
 		i := 0
