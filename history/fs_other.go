@@ -19,6 +19,7 @@ type lease struct{}
 
 func acquireLease(string, string) (*lease, protocol.Code) { return nil, protocol.CodeSessionInvalid }
 func (l *lease) release()                                 {}
+func (l *lease) removeFiles(string, string)               {}
 func openSession(string) (*os.File, int64, protocol.Code) { return nil, 0, protocol.CodeSessionInvalid }
 func createSession(string) (*os.File, error)              { return nil, errUnsupported }
 func exists(string) bool                                  { return true }

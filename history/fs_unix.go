@@ -19,8 +19,10 @@ const safeFlags = unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 // lease is the writer and active lease of one session: exclusive flocks on
 // two lock files under <sessionsDir>/.leases. A flock belongs to the open
 // file description, so a second attachment conflicts whether it lives in
-// another process or in this one. Lock files are never removed (removing
-// them would race with a concurrent locker).
+// another process or in this one. Lock files are removed only by Prune,
+// while it holds them; a locker that opened a file before its removal finds,
+// after its flock, that the path no longer names what it locked, and
+// reports the session busy instead of holding a lease nobody else sees.
 type lease struct {
 	files [2]*os.File // active, writer
 }
@@ -56,9 +58,25 @@ func acquireLease(sessionsDir, id string) (*lease, protocol.Code) {
 			}
 			return nil, protocol.CodeSessionInvalid
 		}
+		var now unix.Stat_t
+		if unix.Lstat(filepath.Join(dir, name), &now) != nil || now.Ino != st.Ino || now.Dev != st.Dev {
+			// Prune removed the file while we opened it: what we locked is
+			// no longer the lease.
+			f.Close()
+			l.release()
+			return nil, protocol.CodeSessionBusy
+		}
 		l.files[i] = f
 	}
 	return l, ""
+}
+
+// removeFiles unlinks the lease's lock files; call it only while holding
+// the lease (Prune, after deleting the session file).
+func (l *lease) removeFiles(sessionsDir, id string) {
+	for _, name := range [2]string{id + ".active", id + ".writer"} {
+		_ = os.Remove(filepath.Join(sessionsDir, leaseDir, name))
+	}
 }
 
 // release closes the lock files, which drops both flocks. Idempotent.

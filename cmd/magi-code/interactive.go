@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/console"
+	"github.com/magi-code/magi-code/runner"
 )
 
 // interactive is the terminal mode for people: it runs `magi-code serve
@@ -19,6 +21,9 @@ import (
 // one turn; without, it reads prompts line by line. Ctrl-C cancels the
 // running turn; /quit or EOF ends the session.
 func interactive(prompt string) int {
+	// Retention: the interactive CLI prunes sessions idle for
+	// session_retention_days (serve never does).
+	pruneSessions()
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "magi-code: cannot find its own executable")
@@ -115,4 +120,16 @@ func interactive(prompt string) int {
 		return 1
 	}
 	return 0
+}
+
+// pruneSessions applies session_retention_days at the start of an
+// interactive session. A failure is reported and the session goes on.
+func pruneSessions() {
+	removed, days, err := runner.PruneSessions(runner.ProcessEnv(), time.Now())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "magi-code: pruning old sessions:", err)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(os.Stderr, "magi-code: removed %d sessions idle for %d days or more\n", len(removed), days)
+	}
 }

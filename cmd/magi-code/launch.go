@@ -21,6 +21,8 @@ const (
 	modeSchema
 	modeConformance
 	modeLogs
+	modeSessionsList
+	modeSessionsPrune
 )
 
 // launch is a validated command line.
@@ -87,6 +89,13 @@ func parseArgs(args []string) (launch, error) {
 			}
 		}
 		return l, nil
+	case "sessions":
+		if len(args) == 2 && args[1] == "list" {
+			return launch{mode: modeSessionsList}, nil
+		}
+		if len(args) == 2 && args[1] == "prune" {
+			return launch{mode: modeSessionsPrune}, nil
+		}
 	case "help", "-h", "--help":
 		if len(args) == 1 {
 			return launch{mode: modeHelp}, nil
@@ -104,6 +113,8 @@ Usage:
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
   magi-code logs [--follow] [INSTANCE]
                                  print the latest child's diagnostic log (or INSTANCE's; --follow keeps printing)
+  magi-code sessions list        stored sessions: id, workspace, last activity, size
+  magi-code sessions prune       delete sessions idle for session_retention_days (default 30; 0 never)
   magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
   magi-code conformance --server "COMMAND ARGS..."
                                  check any server of the protocol with the conformance kit

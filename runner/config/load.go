@@ -119,6 +119,18 @@ type settingsState struct {
 	servers         []MCPServer
 }
 
+// Retention returns the sessions directory ($MC_HOME/sessions) and the
+// session_retention_days setting for env (0: pruning disabled). It reads
+// the settings like Describe (no readiness, no directory created); errors
+// are for a person and may name paths.
+func Retention(env Env) (sessionsDir string, days int, err error) {
+	st, err := loadSettings(&env, false)
+	if err != nil {
+		return "", 0, err
+	}
+	return filepath.Join(st.home, "sessions"), st.settings.SessionRetentionDays, nil
+}
+
 // loadSettings loads, migrates, merges and validates both settings files
 // and resolves the MCP servers' approvals. home and cwd are canonicalized
 // when they exist. With writeBack, a migrated global file is rewritten.

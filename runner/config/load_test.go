@@ -80,6 +80,9 @@ func TestLoadCodes(t *testing.T) {
 		{"mcp Authorization twice", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env = \"MCP_TOK\"\nenv_headers = {\"authorization\" = \"MCP_KEY\"}\n")}, map[string]string{"MCP_TOK": "t", "MCP_KEY": "k"}, protocol.CodeConfigurationInvalid},
 		{"mcp bearer_token_env from a project file", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\nurl = \"http://127.0.0.1:1/mcp\"\n"), f("work/.magi-code/settings.toml", "[mcp_servers.a]\nbearer_token_env = \"MCP_TOK\"\n")}, map[string]string{"MCP_TOK": "t"}, protocol.CodeConfigurationInvalid},
 		{"mcp env_headers from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[mcp_servers.b]\nurl = \"http://127.0.0.1:1/mcp\"\nenv_headers = {\"X-Key\" = \"MCP_KEY\"}\n")}, map[string]string{"MCP_KEY": "k"}, protocol.CodeConfigurationInvalid},
+		{"retention 0", []file{f("home/settings.toml", fixtureGlobal+"session_retention_days = 0\n")}, nil, ""},
+		{"retention negative", []file{f("home/settings.toml", fixtureGlobal+"session_retention_days = -1\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"retention from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "session_retention_days = 1\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"mcp unknown key", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nheaders = {}\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"fixture script good", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi"}]}]}`)}, nil, ""},
 		{"fixture script invalid", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi","error":"x"}]}]}`)}, nil, protocol.CodeConfigurationInvalid},
@@ -353,5 +356,31 @@ func TestProfiles(t *testing.T) {
 	want := []string{"helper:project:project helper:read_file,grep", "reviewer:global:reviews, carefully:Read,Grep"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("subagents = %q; want %q", got, want)
+	}
+}
+
+func TestRetention(t *testing.T) {
+	for _, tc := range []struct {
+		settings string
+		want     int
+	}{
+		{"", 30},
+		{"session_retention_days = 0\n", 0},
+		{"session_retention_days = 7\n", 7},
+	} {
+		root := t.TempDir()
+		home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
+		for _, d := range []string{home, cwd} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte(tc.settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir, days, err := Retention(Env{MCHome: home, Cwd: cwd})
+		if err != nil || days != tc.want || filepath.Base(dir) != "sessions" {
+			t.Fatalf("Retention(%q) = %q, %d, %v; want .../sessions, %d", tc.settings, dir, days, err, tc.want)
+		}
 	}
 }

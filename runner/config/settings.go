@@ -35,6 +35,10 @@ type Settings struct {
 	Hooks         []Hook               `koanf:"hooks"`
 	MCPServers    map[string]MCPConfig `koanf:"mcp_servers"`
 	LogLevel      string               `koanf:"log_level"` // diagnostic log: debug | info | warn | error
+	// SessionRetentionDays: the interactive CLI and `magi-code sessions
+	// prune` delete sessions idle longer than this; 0 disables. serve
+	// never prunes. Global file only.
+	SessionRetentionDays int `koanf:"session_retention_days"`
 }
 
 // Providers holds the per-provider tables.
@@ -130,12 +134,15 @@ const (
 	defaultApproval        = "ask"
 	defaultCodeModeTimeout = 30_000
 	defaultHookTimeout     = 10_000
+	defaultRetentionDays   = 30
+	maxRetentionDays       = 36500 // a century: keeps the cutoff arithmetic far from overflow
 	maxHookTimeout         = 600_000
 	FixtureModel           = "fixture-model"
 )
 
 var defaults = map[string]any{
-	"schema_version": int64(SchemaVersion),
+	"schema_version":         int64(SchemaVersion),
+	"session_retention_days": int64(defaultRetentionDays),
 	"tools": map[string]any{
 		"approval": defaultApproval,
 		"code_mode": map[string]any{
@@ -200,6 +207,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - [[hooks]]: commands run without approval;
 //   - [mcp_servers.*] bearer_token_env, env_headers: which of the user's
 //     variables is sent to which server;
+//   - session_retention_days: pruning deletes sessions of every workspace;
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
 //     unless the global side already says "auto".
 func checkProjectGrants(global, project map[string]any) error {
@@ -219,6 +227,9 @@ func checkProjectGrants(global, project map[string]any) error {
 				}
 			}
 		}
+	}
+	if _, ok := project["session_retention_days"]; ok {
+		return errors.New("session_retention_days: only the global settings may choose when sessions are deleted")
 	}
 	if providers, ok := project["providers"].(map[string]any); ok {
 		for name, v := range providers {
@@ -293,6 +304,9 @@ func (s *Settings) validateSelection() error {
 	}
 	if !slices.Contains([]string{"", "debug", "info", "warn", "error"}, s.LogLevel) {
 		return errors.New("log_level: not one of debug|info|warn|error")
+	}
+	if s.SessionRetentionDays < 0 || s.SessionRetentionDays > maxRetentionDays {
+		return errors.New("session_retention_days: out of range")
 	}
 	return nil
 }
