@@ -70,6 +70,7 @@ var scenarios = []scenario{
 	{"flood", 5, runFlood},
 	{"stall", 3, runStall},
 	{"history", 3, runHistory},
+	{"turns", 1, runTurns},
 }
 
 func main() {
