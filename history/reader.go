@@ -34,12 +34,23 @@ type scanned struct {
 // session. visit returns "" to go on or a code to stop with. lean: see
 // parseRecord.
 func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) protocol.Code) (scanned, protocol.Code) {
-	s := scanned{prefix: sha256.New()}
-	br := bufio.NewReaderSize(io.LimitReader(r, protocol.StoredHistoryBytes+1), readBufferBytes)
+	return scanFrom(r, sessionID, lean, nil, 0, 0, visit)
+}
+
+// scanFrom is scan of the rest of a file whose first done bytes, lines
+// lines and header were read before: r starts at offset done. The bounds
+// count from the file's start; lines and valid in the result count only
+// what r held, and prefix hashes only that.
+func scanFrom(r io.Reader, sessionID string, lean bool, header *Record, done int64, lines int, visit func(*Record) protocol.Code) (scanned, protocol.Code) {
+	s := scanned{prefix: sha256.New(), header: header}
+	if done > protocol.StoredHistoryBytes {
+		return s, protocol.CodeHistoryLimit
+	}
+	br := bufio.NewReaderSize(io.LimitReader(r, protocol.StoredHistoryBytes+1-done), readBufferBytes)
 	var long []byte // assembles lines longer than the bufio buffer
 	var rec Record
 	var dec decoder
-	var total int64
+	total := done
 	for {
 		chunk, err := br.ReadSlice('\n')
 		total += int64(len(chunk))
@@ -64,7 +75,7 @@ func scan(r io.Reader, sessionID string, lean bool, visit func(*Record) protocol
 		}
 		s.lines++
 		// Spec: "at most 100,000 lines".
-		if s.lines > protocol.StoredHistoryLines {
+		if lines+s.lines > protocol.StoredHistoryLines {
 			return s, protocol.CodeHistoryLimit
 		}
 		if err == io.EOF {

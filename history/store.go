@@ -103,6 +103,9 @@ type Attachment struct {
 	scopes     []string
 	syncErr    error // sticky: a failed fsync is never retried as success
 	closed     bool
+	// replay is the provider conversation folded so far (nil: not yet, or
+	// the file changed behind the lease); Replay extends it.
+	replay *replayLog
 	// scratch is the encoding buffer of appends, kept between them while
 	// it stays small (a streamed reply appends a chunk every 16 KiB).
 	scratch []byte
@@ -151,6 +154,7 @@ func (a *Attachment) resetEmptyLocked() {
 	a.gen = a.store.gen.Add(1)
 	a.revision = revisionOf(a.gen, a.sum)
 	a.proj = nil
+	a.replay = nil
 }
 
 // Open attaches an existing session by exact ID. current is the caller's
@@ -308,6 +312,7 @@ func (a *Attachment) closeLocked() {
 		a.lease = nil
 	}
 	a.proj = nil
+	a.replay = nil
 	a.closed = true
 }
 
@@ -518,6 +523,7 @@ func (a *Attachment) snapshotLocked() (*Projection, protocol.Code) {
 		}
 		a.gen = a.store.gen.Add(1)
 		a.revision = revisionOf(a.gen, a.sum)
+		a.replay = nil // fold the file as it now is
 	}
 	p, code := b.Finish(a.id, a.revision, a.gen, sc.torn)
 	if code != "" {
@@ -566,54 +572,14 @@ func (a *Attachment) Replay() ([]Record, protocol.Code) {
 	if a.file == nil {
 		return nil, ""
 	}
-	var out []Record
-	segments := map[string]int{} // run_id \x00 message_id -> index in out
-	pending := map[int][]byte{}  // chunks of segments not yet completed
-	completed := map[int]bool{}
-	flush := func() {
-		for i, b := range pending {
-			out[i].Text = string(b)
-		}
-		clear(pending)
+	// The log folds what was appended since the last replay: a turn's
+	// replay reads what the previous turn added, not the whole session.
+	if a.replay == nil {
+		a.replay = newReplayLog(a.id)
 	}
-	_, code := scan(io.NewSectionReader(a.file, 0, protocol.StoredHistoryBytes+1), a.id, false, func(r *Record) protocol.Code {
-		switch r.Type {
-		case TypeCompaction:
-			out = out[:0]
-			clear(segments)
-			clear(pending)
-			clear(completed)
-			out = append(out, *r)
-		case TypeInput, TypeInternalInput, TypeToolCall, TypeToolResult, TypeRunCompleted:
-			out = append(out, *r)
-		case TypeAssistantChunk, TypeAssistant:
-			key := r.RunID + "\x00" + r.MessageID
-			i, ok := segments[key]
-			if !ok {
-				i = len(out)
-				segments[key] = i
-				out = append(out, Record{Type: TypeAssistant, SessionID: a.id, RunID: r.RunID, MessageID: r.MessageID, HasText: true, Partial: true})
-			}
-			if r.Type == TypeAssistantChunk {
-				if !completed[i] {
-					pending[i] = append(pending[i], r.Text...)
-				}
-				break
-			}
-			if r.HasText {
-				out[i].Text = r.Text
-			} else {
-				out[i].Text = string(pending[i])
-			}
-			delete(pending, i)
-			completed[i] = true
-			out[i].Partial = r.Partial
-		}
-		return ""
-	})
-	if code != "" {
+	if code := a.replay.catchUp(a.file, a.size); code != "" {
+		a.replay = nil
 		return nil, code
 	}
-	flush()
-	return out, ""
+	return a.replay.records(), ""
 }
