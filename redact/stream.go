@@ -108,7 +108,7 @@ func (s *Stream) add(delta string) int {
 	// The window is only read while the string view is alive.
 	var hits [8]hit
 	if h := scan(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), max(0, old-maxTrigger+1), hits[:0]); len(h) > 0 {
-		s.trig = h[len(h)-1].pos + 1
+		s.trig = lastHit(h)
 	}
 	if len(s.buf)-s.ctx <= Holdback {
 		return -1
@@ -126,10 +126,7 @@ func (s *Stream) slow(cut int) string {
 	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	var hits [8]hit
 	h := scan(w, 0, hits[:0])
-	s.trig = 0
-	if len(h) > 0 {
-		s.trig = h[len(h)-1].pos + 1
-	}
+	s.trig = lastHit(h)
 	var buf [8]span
 	spans := find(w, h, buf[:0], &s.memo)
 	for i, sp := range spans {
