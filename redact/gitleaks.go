@@ -39,6 +39,14 @@ type glRule struct {
 	allow  []glAllow
 }
 
+// glBranch is one alternative of an allowlist's regexes: a target holds a
+// match of it only if it holds one of lits (lowercase; nil: no such
+// literal is known).
+type glBranch struct {
+	lits    []string
+	pattern string
+}
+
 type allowTarget uint8
 
 const (
@@ -53,6 +61,7 @@ type glAllow struct {
 	target    allowTarget
 	and       bool // every kind of check present must hold, not any
 	regexes   []string
+	branches  []glBranch // the regexes as one alternation
 	stopwords []string // lowercase
 }
 
@@ -60,18 +69,18 @@ type glAllow struct {
 // indexed by their first two bytes, on first use.
 type allowlist struct {
 	*glAllow
-	re    func() *regexp.Regexp
+	res   func() []*regexp.Regexp // a.branches, compiled
 	words func() map[uint16][]string
 }
 
 func newAllowlist(a *glAllow) allowlist {
 	return allowlist{glAllow: a,
-		// The list's regexes as one alternation: one pass over the target.
-		re: sync.OnceValue(func() *regexp.Regexp {
-			if len(a.regexes) == 0 {
-				return nil
+		res: sync.OnceValue(func() []*regexp.Regexp {
+			out := make([]*regexp.Regexp, len(a.branches))
+			for i, br := range a.branches {
+				out[i] = regexp.MustCompile(br.pattern)
 			}
-			return regexp.MustCompile("(?:" + strings.Join(a.regexes, ")|(?:") + ")")
+			return out
 		}),
 		words: sync.OnceValue(func() map[uint16][]string {
 			idx := map[uint16][]string{}
@@ -127,14 +136,42 @@ func (a allowlist) allows(secret, match, line string) bool {
 	case allowLine:
 		target = line
 	}
-	regexAllowed := false
-	if re := a.re(); re != nil {
-		regexAllowed = re.MatchString(target)
-	}
+	regexAllowed := a.regexMatches(target)
 	if a.and {
 		return (len(a.regexes) == 0 || regexAllowed) && (len(a.stopwords) == 0 || stop)
 	}
 	return regexAllowed || stop
+}
+
+// regexMatches reports whether one of the list's regexes matches target,
+// running a branch only where its literals occur.
+func (a allowlist) regexMatches(target string) bool {
+	if len(a.branches) == 0 {
+		return false
+	}
+	res := a.res()
+	lowered := ""
+	for i, br := range a.branches {
+		if br.lits != nil {
+			if lowered == "" {
+				lowered = strings.ToLower(target)
+			}
+			found := false
+			for _, l := range br.lits {
+				if strings.Contains(lowered, l) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue
+			}
+		}
+		if res[i].MatchString(target) {
+			return true
+		}
+	}
+	return false
 }
 
 var globalAllow = sync.OnceValue(func() []allowlist {

@@ -364,7 +364,9 @@ func prefixes(seq []*syntax.Regexp, acc string, depth int) ([]string, bool) {
 		}
 		got, f := prefixes(rest, acc+string(e.Rune), depth+1)
 		return got, f || e.Flags&syntax.FoldCase != 0
-	case syntax.OpEmptyMatch:
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		// Empty-width: nothing to add to a prefix.
 		return prefixes(rest, acc, depth+1)
 	case syntax.OpCapture, syntax.OpConcat:
 		return prefixes(then(linear(e)), acc, depth+1)
@@ -609,6 +611,7 @@ func writeAllow(b *bytes.Buffer, a *allowlist) {
 			fmt.Fprintf(b, "\t\t\t\t%s,\n", quote(re))
 		}
 		fmt.Fprintf(b, "\t\t\t},\n")
+		writeBranches(b, a.Regexes)
 	}
 	if len(a.StopWords) > 0 {
 		fmt.Fprintf(b, "\t\t\tstopwords: []string{")
@@ -621,6 +624,42 @@ func writeAllow(b *bytes.Buffer, a *allowlist) {
 		fmt.Fprintf(b, "\n\t\t\t},\n")
 	}
 	fmt.Fprintf(b, "\t\t},\n")
+}
+
+// writeBranches writes the allowlist's regexes as the branches of one
+// alternation, each with the literals (lowercase) one of which any match of
+// it holds: the redactor runs a branch only over a target that contains
+// one of them (nil: always). One branch of a hundred alternatives (a
+// case-insensitive NFA) costs milliseconds per target; the literal check
+// costs microseconds.
+func writeBranches(b *bytes.Buffer, regexes []string) {
+	fmt.Fprintf(b, "\t\t\tbranches: []glBranch{\n")
+	for _, src := range regexes {
+		re, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			fail("allowlist regexp %q: %v", src, err)
+		}
+		subs := []*syntax.Regexp{re}
+		if re.Op == syntax.OpAlternate {
+			subs = re.Sub
+		}
+		for _, sub := range subs {
+			var lits []string
+			if got, _ := prefixes(linear(sub), "", 0); minLen(got) >= 3 {
+				for _, l := range got {
+					lits = append(lits, strings.ToLower(l))
+				}
+				slices.Sort(lits)
+				lits = slices.Compact(lits)
+			}
+			pat := sub.String()
+			if _, err := regexp.Compile(pat); err != nil {
+				fail("allowlist branch %q: %v", pat, err)
+			}
+			fmt.Fprintf(b, "\t\t\t\t{lits: %#v, pattern: %s},\n", lits, quote(pat))
+		}
+	}
+	fmt.Fprintf(b, "\t\t\t},\n")
 }
 
 // quote prefers a raw string literal.
