@@ -62,7 +62,7 @@ type glAllow struct {
 	and       bool // every kind of check present must hold, not any
 	regexes   []string
 	branches  []glBranch // the regexes as one alternation
-	stopwords []string // lowercase
+	stopwords []string   // lowercase
 }
 
 // allowlist is a glAllow with its regexes compiled, and its stop words
