@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover redact-rules
+.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -51,6 +51,23 @@ cover:
 # make redact-rules, go mod tidy, then go test ./redact/ (see the README).
 redact-rules:
 	$(GO) generate ./redact
+
+# Mutation testing with gremlins (pinned, installed into .tools/bin): each
+# package on its own, so that a slow one does not hide the others' figures,
+# under MUTATE_TIMEOUT. Slow (one go test per mutant) and not part of make
+# test: `make mutate MUTATE_PKGS=./history` runs one package. Killed share =
+# killed / (killed + lived); timed-out mutants are counted apart.
+GREMLINS        := $(CURDIR)/.tools/bin/gremlins
+GREMLINS_VERSION := v0.6.0
+MUTATE_PKGS     ?= ./stages/framing ./stages/validate ./stages/wire ./stages/dispatch ./stages/writer ./stages/worker ./history ./backpressure ./redact ./runner/agent
+MUTATE_TIMEOUT  ?= 30m
+mutate: $(GREMLINS)
+	@for p in $(MUTATE_PKGS); do echo "== $$p"; \
+	  timeout $(MUTATE_TIMEOUT) $(GREMLINS) unleash --workers 1 --test-cpu 2 --timeout-coefficient 10 -S klt $$p 2>&1 \
+	    | grep -E '^ *(LIVED|TIMED OUT)|^(Killed|Timed out|Test efficacy)' || echo "   $$p: no result within $(MUTATE_TIMEOUT)"; done
+
+$(GREMLINS):
+	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
 demo: build
 	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)
