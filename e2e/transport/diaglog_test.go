@@ -194,3 +194,27 @@ func TestUnusableLogDirChangesNothing(t *testing.T) {
 		t.Fatalf("exit code %d; want 0", wantCode)
 	}
 }
+
+// hasMsg reports whether a log line has message msg.
+func hasMsg(lines []map[string]any, msg string) bool {
+	for _, l := range lines {
+		if l["msg"] == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogLevel: prompts and replies are logged only at log_level = "debug".
+func TestLogLevel(t *testing.T) {
+	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings)
+	session(t, ws)
+	if lines := childLog(t, ws); hasMsg(lines, "turn prompt") || hasMsg(lines, "turn message") || !hasMsg(lines, "turn finished") {
+		t.Fatalf("default level log: %v; want turns without prompts or replies", lines)
+	}
+	debug := clienttest.NewWorkspace(t, clienttest.FixtureSettings+"log_level = \"debug\"\n")
+	session(t, debug)
+	if lines := childLog(t, debug); !hasMsg(lines, "turn prompt") || !hasMsg(lines, "turn message") {
+		t.Fatalf("debug level log: %v; want the prompt and the reply", lines)
+	}
+}

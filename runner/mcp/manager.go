@@ -228,6 +228,10 @@ func (m *Manager) track(s *conn) {
 		if r := s.wg.WaitAndRecover(); r != nil {
 			m.logf("mcp: server %q goroutine panicked: %v", s.name, r.Value)
 		}
+		// Its waitLoop has returned: the process state is set.
+		if ps := s.stdio.cmd.ProcessState; ps != nil {
+			m.logf("mcp: server %q exited: %s", s.name, ps)
+		}
 	})
 }
 

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
@@ -138,6 +139,12 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		Approver:   &approver{pool: p, run: r},
 		NewID:      p.opts.NewID,
 	})
+	if p.opts.Log.Enabled(ctx, slog.LevelDebug) {
+		// Debug only: replies and tool output (redacted by the log).
+		for _, m := range res.Messages {
+			p.opts.Log.Debug("turn message", "run_id", r.id, "role", m.Role, "tool", m.ToolName, "text", m.Text)
+		}
+	}
 	outcome, code := res.Outcome, res.Code
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
