@@ -109,6 +109,21 @@ func (c *checker) command(cmd *command, depth int) (bool, string) {
 		return c.chmodR(rest)
 	case "git":
 		return gitDestructive(rest)
+	case "dd", "shred", "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "blkdiscard", "wipefs", "diskutil":
+		return c.disk(name, rest)
+	case "kill":
+		return killAll(rest)
+	case "shutdown", "reboot", "halt", "poweroff":
+		return true, "shuts down or reboots the machine"
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "eval":
+		return c.nested(name, cmd, rest, depth)
+	}
+	return false, ""
+}
+
+// disk checks the commands that write to, format or wipe a disk.
+func (c *checker) disk(name string, rest []word) (bool, string) {
+	switch name {
 	case "dd":
 		for _, a := range rest {
 			if v, ok := strings.CutPrefix(a.text, "of="); ok {
@@ -140,24 +155,26 @@ func (c *checker) command(cmd *command, depth int) (bool, string) {
 				return true, "formats a disk"
 			}
 		}
-	case "kill":
-		return killAll(rest)
-	case "shutdown", "reboot", "halt", "poweroff":
-		return true, "shuts down or reboots the machine"
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
-		script, ok := shellScript(rest)
-		if !ok && cmd.body != "" {
-			script, ok = cmd.body, true
-		}
-		if ok {
-			return c.line(script, depth+1)
-		}
-	case "eval":
+	}
+	return false, ""
+}
+
+// nested checks the script a shell (sh -c, or a here-document fed to it)
+// or eval runs, one level deeper.
+func (c *checker) nested(name string, cmd *command, rest []word, depth int) (bool, string) {
+	if name == "eval" {
 		texts := make([]string, len(rest))
 		for i, a := range rest {
 			texts[i] = a.text
 		}
 		return c.line(strings.Join(texts, " "), depth+1)
+	}
+	script, ok := shellScript(rest)
+	if !ok && cmd.body != "" {
+		script, ok = cmd.body, true
+	}
+	if ok {
+		return c.line(script, depth+1)
 	}
 	return false, ""
 }
