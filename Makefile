@@ -26,6 +26,14 @@ test: build mcp-everything
 	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	$(GO) vet $(PKGS)
+	$(MAKE) --no-print-directory cross
+
+# The CLI, the interactive mode included, must keep building where serve is
+# refused (Windows) and on macOS.
+.PHONY: cross
+cross:
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
 
 # Coverage of unit and whole-process tests together: the binary is built with
 # -cover and run through a wrapper that gives it GOCOVERDIR (a cover build

@@ -179,6 +179,31 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	return c, nil
 }
 
+// Connect returns a client of a server that is not a child process, such as
+// the pipeline running in this process: the client reads the server's
+// output from out and writes requests to in. It starts the same checking
+// reader goroutine as Start, which ends when out reaches EOF. Kill closes
+// in (EOF for the server) and unblocks the reader; Wait waits for out's EOF
+// and reports exit code 0 (the caller owns the server's real outcome).
+// Options.Bin, Args, Dir and Env are ignored.
+func Connect(out io.Reader, in io.WriteCloser, opts Options) *Client {
+	if opts.EventBuffer <= 0 {
+		opts.EventBuffer = DefaultEventBuffer
+	}
+	c := &Client{
+		opts:     opts,
+		stdin:    in,
+		stderr:   &boundedBuffer{},
+		quit:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		events:   make(chan Event, opts.EventBuffer),
+		waiters:  map[string][]chan *Response{},
+		arrived:  map[string][]*Response{},
+	}
+	go c.read(out) // ends on out's EOF, which the server's end guarantees
+	return c
+}
+
 // read is the reader goroutine: it checks every frame, routes responses to
 // their waiters and events to the Events channel, and records the first
 // violation. After a violation it keeps draining stdout so the child never
@@ -441,6 +466,10 @@ func (c *Client) Frames() []Frame {
 // stalled on a full Events channel. Call Wait afterwards.
 func (c *Client) Kill() {
 	c.quitOnce.Do(func() { close(c.quit) })
+	if c.cmd == nil {
+		_ = c.CloseStdin()
+		return
+	}
 	killProcess(c.cmd)
 }
 
@@ -452,6 +481,10 @@ func (c *Client) Kill() {
 // receive the events, set IgnoreEvents, or Kill first.
 func (c *Client) Wait() (exitCode int, stderr []byte, err error) {
 	<-c.readDone
+	if c.cmd == nil {
+		_ = c.CloseStdin()
+		return 0, nil, c.Err()
+	}
 	werr := c.cmd.Wait()
 	var exit *exec.ExitError
 	switch {

@@ -15,28 +15,17 @@ import (
 	"github.com/magi-code/magi-code/runner"
 )
 
-// interactive is the terminal mode for people: it runs `magi-code serve
-// --stdio` as its own child and drives it like any frontend would, so the
-// terminal and Ma-gi exercise the one protocol path. With a prompt it runs
+// interactive is the terminal mode for people: it runs the serve pipeline
+// in this process (connect) and drives it through the protocol like any
+// frontend would, so the terminal and Ma-gi exercise the one protocol path. With a prompt it runs
 // one turn; without, it reads prompts line by line. Ctrl-C cancels the
 // running turn; /quit or EOF ends the session.
 func interactive(prompt string) int {
 	// Retention: the interactive CLI prunes sessions idle for
 	// session_retention_days (serve never does).
 	pruneSessions()
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "magi-code: cannot find its own executable")
-		return 1
-	}
-	cwd, _ := os.Getwd()
 	ctx := context.Background()
-	c, err := client.Start(ctx, client.Options{Bin: exe, Dir: cwd, Env: os.Environ()})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "magi-code: cannot start the backend")
-		return 1
-	}
-	defer c.Kill()
+	c, end := connect(client.Options{})
 
 	call := func(method string, params any) (json.RawMessage, bool) {
 		resp, err := c.Call(ctx, method, params)
@@ -115,7 +104,9 @@ func interactive(prompt string) int {
 		fmt.Println()
 	}
 	_, _ = c.Call(ctx, "shutdown", map[string]any{})
-	_, _, _ = c.Wait()
+	if end() != exitOK {
+		ok = false
+	}
 	if !ok {
 		return 1
 	}

@@ -107,6 +107,8 @@ func parseArgs(args []string) (launch, error) {
 const usage = `magi-code: a coding-agent backend
 
 Usage:
+  magi-code                      interactive session in this terminal: each line is a turn, /quit ends
+  magi-code --prompt TEXT        run one turn in this terminal (approvals asked), then exit
   magi-code serve --stdio        serve the magi-code.local-agent v1 protocol on stdin/stdout pipes
   magi-code config show          effective settings for this directory (secrets masked) and their sources
   magi-code mcp list             configured MCP servers and their approval state

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,15 @@ func TestParseArgs(t *testing.T) {
 		}
 		if err != nil || l.mode != c.want {
 			t.Errorf("parseArgs(%q) = %v, %v; want mode %v", c.args, l, err, c.want)
+		}
+	}
+}
+
+// --help names every way in, the terminal modes included.
+func TestUsageNamesEveryMode(t *testing.T) {
+	for _, want := range []string{"magi-code                ", "--prompt TEXT", "serve --stdio", "config show", "mcp list", "mcp approve NAME"} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("usage lacks %q:\n%s", want, usage)
 		}
 	}
 }

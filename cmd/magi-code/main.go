@@ -44,7 +44,7 @@ func run(args []string) int {
 		}
 		return serve()
 	case modeInteractive:
-		if !isTerminal(0) || !isTerminal(1) {
+		if !isTerminal() {
 			fmt.Fprintln(os.Stderr, "magi-code: interactive mode needs a terminal on stdin and stdout; use serve --stdio for pipes")
 			return 2
 		}

@@ -22,11 +22,5 @@ func checkPipe(fd int) error {
 	return nil
 }
 
-// isTerminal reports whether fd is a terminal.
-func isTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
-	return err == nil
-}
-
 // serveSupported: the stdio transport runs on Unix pipes.
 const serveSupported = true

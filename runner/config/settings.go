@@ -85,8 +85,9 @@ type Protections struct {
 	AllowProjectConfig    bool `koanf:"allow_project_config"`
 }
 
-// CodeMode is reserved for issue 8: Code Mode's own permissions, independent
-// of the direct tool policy.
+// CodeMode configures Code Mode, the run_code tool (JavaScript that calls
+// tools): whether it is offered and its own permissions, independent of the
+// direct tool policy (KEYS.md, [tools.code_mode]).
 type CodeMode struct {
 	Enabled   bool     `koanf:"enabled"`
 	Allow     []string `koanf:"allow"`
@@ -104,7 +105,8 @@ type AgentSettings struct {
 	Disabled []string `koanf:"disabled"`
 }
 
-// Hook is one command run around tool calls or at turn end (issue 7).
+// Hook is one command run around tool calls or at turn end (KEYS.md,
+// [[hooks]]); global settings only.
 type Hook struct {
 	Event     string `koanf:"event"` // pre_tool_use | post_tool_use | stop
 	Matcher   string `koanf:"matcher"`

@@ -1,7 +1,0 @@
-//go:build darwin || freebsd || netbsd || openbsd || dragonfly
-
-package main
-
-import "golang.org/x/sys/unix"
-
-const ioctlGetTermios = unix.TIOCGETA
