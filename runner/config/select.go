@@ -1,0 +1,130 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// ProviderNames are the values `provider` accepts.
+var ProviderNames = []string{"fixture", "openai", "anthropic"}
+
+// HomeDir returns MC_HOME as Load resolves it: $MC_HOME, else
+// $HOME/.magi-code; it must be absolute.
+func (e Env) HomeDir() (string, error) { return e.homeDir() }
+
+// topKey matches a top-level assignment line and captures its key.
+var topKey = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+
+// SetSelection writes the top-level provider and model keys (model only
+// when model is not empty) into the global settings file, creating it (0600,
+// with schema_version = 2) when missing. Every other line, comments, tables
+// and formatting included, stays as written: the keys' own lines are
+// replaced in place, or added after the last top-level value. The result must
+// parse and carry exactly the new values, else nothing is written. Errors
+// are for a person at a terminal.
+func SetSelection(env Env, provider, model string) error {
+	known := false
+	for _, p := range ProviderNames {
+		known = known || p == provider
+	}
+	if !known {
+		return fmt.Errorf("unknown provider %q (one of %s)", provider, strings.Join(ProviderNames, ", "))
+	}
+	home, err := env.homeDir()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(home, "settings.toml")
+	perm := os.FileMode(0o600)
+	old, err := ReadPrivate(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = []byte("schema_version = 2\n")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		if st, err := os.Stat(path); err == nil {
+			perm = st.Mode().Perm()
+		}
+	}
+	set := map[string]string{"provider": provider}
+	if model != "" {
+		set["model"] = model
+	}
+	data := setTopLevel(old, set, []string{"provider", "model"})
+	var check map[string]any
+	if err := toml.Unmarshal(data, &check); err != nil {
+		return errors.New("the global settings file does not parse; fix it or edit it by hand")
+	}
+	for k, v := range set {
+		if check[k] != v {
+			return errors.New("the global settings file is laid out in a way this command cannot edit safely; edit it by hand")
+		}
+	}
+	return WriteAtomic(path, data, perm)
+}
+
+// setTopLevel returns data with the top-level keys of set assigned (quoted
+// TOML basic strings), in the order of order for added lines.
+func setTopLevel(data []byte, set map[string]string, order []string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	firstTable := len(lines)
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "[") {
+			firstTable = i
+			break
+		}
+	}
+	done := map[string]bool{}
+	for i := range firstTable {
+		m := topKey.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		if v, ok := set[m[1]]; ok && !done[m[1]] {
+			lines[i] = m[1] + " = " + quoteTOML(v) + "\n"
+			done[m[1]] = true
+		}
+	}
+	var added []string
+	for _, k := range order {
+		if v, ok := set[k]; ok && !done[k] {
+			added = append(added, k+" = "+quoteTOML(v)+"\n")
+		}
+	}
+	// Added keys go after the last top-level line that is neither blank nor
+	// a comment (the end of the last value, multi-line arrays included), or
+	// just before the first table when there is none.
+	at := firstTable
+	for i := firstTable - 1; i >= 0; i-- {
+		if t := strings.TrimSpace(lines[i]); t != "" && !strings.HasPrefix(t, "#") {
+			at = i + 1
+			break
+		}
+	}
+	if at > 0 && !strings.HasSuffix(lines[at-1], "\n") {
+		lines[at-1] += "\n"
+	}
+	out := append(append(append([]string{}, lines[:at]...), added...), lines[at:]...)
+	return []byte(strings.Join(out, ""))
+}
+
+// quoteTOML quotes s as a TOML basic string (JSON's escapes are a subset).
+func quoteTOML(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
