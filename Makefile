@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate
+.PHONY: all build test demo bench bench-ref fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -83,6 +83,14 @@ demo: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/... ./redact/... ./chunk/... ./internal/...
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
+	@if [ -n "$(ANCHORS)" ]; then $(MAKE) --no-print-directory bench-ref; fi
+
+# The reference transport and two MCP SDK servers measured beside this build,
+# in the same passes of one driver (see the README, Benchmarks). ANCHORS is a
+# checkout of the bench-anchors programs; PASSES defaults to 3.
+bench-ref: build
+	@test -x "$(ANCHORS)/product.sh" || { echo "make bench-ref ANCHORS=/path/to/bench-anchors"; exit 2; }
+	"$(ANCHORS)/product.sh" $(CURDIR)/$(BIN)
 
 # Each fuzz target runs for FUZZTIME (make fuzz) or a few seconds (make test).
 FUZZ_TARGETS := \
