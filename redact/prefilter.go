@@ -21,13 +21,17 @@ type trigger struct {
 // frequent first: an anchor avoids them.
 const commonBigrams = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc tw ft wn nu af hu nn eo vo rv nf xp gn sm fl iz ok nl my gl aw ju oa eq sy sl ps jo lf nv je nk kn gs dy hy ze ks xt bs ik dd cy rp sk xi oe oy ws lv dl rf eu dg wr xa yi nm eb rb tm xc eh tc gy ja hn yp za gg ym sw bj lm cs ii ix xe oh lk dv lp ax ox uf dm iu sf bt ka yt ek pm ya gt wl rh yl hs ah yc yn rw hm lw hl ae zi az lc py aj iq nj bb nh uo kl lb tb gm"
 
+// letterRank[a][b] is 1 + the place of the letter pair ab in
+// commonBigrams, 0 for a pair not in it; built by init.
+var letterRank [26][26]uint16
+
 // rarity ranks a bigram: its place in commonBigrams, past the end for
 // anything else (digits, punctuation, rare pairs).
 func rarity(a, b byte) int {
-	pair := string([]byte{lower[a], lower[b]})
-	for i := 0; i+1 < len(commonBigrams); i += 3 {
-		if commonBigrams[i:i+2] == pair {
-			return i / 3
+	a, b = lower[a], lower[b]
+	if a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' {
+		if r := letterRank[a-'a'][b-'a']; r > 0 {
+			return int(r) - 1
 		}
 	}
 	return len(commonBigrams) / 3
@@ -80,25 +84,34 @@ func init() {
 	if len(rules) > 1<<16-1 {
 		panic("redact: too many rules")
 	}
+	for i := 0; i+1 < len(commonBigrams); i += 3 {
+		letterRank[commonBigrams[i]-'a'][commonBigrams[i+1]-'a'] = uint16(i/3 + 1)
+	}
 	n, groups := 0, 0
+	for _, r := range rules {
+		n += len(r.triggers)
+	}
+	offs := make([]uint8, 0, n) // each trigger's anchor, in rule order
 	for _, r := range rules {
 		for _, lit := range r.triggers {
 			if len(lit) < 3 {
 				panic("redact: trigger shorter than 3 bytes: " + lit)
 			}
 			a := anchor(lit)
+			offs = append(offs, uint8(a))
 			k := bigram(lit[a], lit[a+1])
 			if bigramList[k] == 0 {
 				groups++
 				bigramList[k] = uint16(groups)
 			}
-			n++
 		}
 	}
 	groupStart = make([]int, groups+2)
+	i := 0
 	for _, r := range rules {
 		for _, lit := range r.triggers {
-			a := anchor(lit)
+			a := offs[i]
+			i++
 			groupStart[bigramList[bigram(lit[a], lit[a+1])]]++
 		}
 	}
@@ -113,7 +126,8 @@ func init() {
 		r := rules[ri]
 		for j := len(r.triggers) - 1; j >= 0; j-- {
 			lit := r.triggers[j]
-			a := anchor(lit)
+			i--
+			a := int(offs[i])
 			t := trigger{lit: lit, fold: r.fold, off: uint8(a), rule: uint16(ri)}
 			if r.fold && strings.ToLower(lit) != lit {
 				t.lit = strings.ToLower(lit)
