@@ -34,8 +34,10 @@ type glRule struct {
 	group   int // 0: the first non-empty group after whole
 	whole   int
 	entropy float64 // the secret's Shannon entropy must exceed it
-	// assign: an assignment operator follows the keyword (rule.assign).
-	assign bool
+	// assign: an assignment operator follows the keyword, then a secret of
+	// at least assignMin value bytes (rule.assign).
+	assign    bool
+	assignMin int
 	allow  []glAllow
 }
 
@@ -203,7 +205,7 @@ func gitleaksTable() []*rule {
 		g := &gitleaksRules[i]
 		r := &slab[i]
 		r.name, r.triggers, r.fold, r.pattern = g.id, g.triggers, g.fold, g.pattern
-		r.back, r.whole, r.group, r.limit, r.assign = g.back, g.whole, g.group, g.limit, g.assign
+		r.back, r.whole, r.group, r.limit, r.assign, r.assignMin = g.back, g.whole, g.group, g.limit, g.assign, g.assignMin
 		r.tail, r.extend, r.gl = extendClass, true, g
 		if g.left {
 			r.left = boundary

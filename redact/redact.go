@@ -90,7 +90,7 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 	} else if r.left != nil && !r.left(before(s, pos)) {
 		return
 	}
-	if r.assign && !assignAhead(s, pos) {
+	if r.assign && !assignAhead(s, pos, r.assignMin) {
 		if open != nil {
 			*open = pos+assignSkip > len(s)
 		}
@@ -159,20 +159,48 @@ const extendMax = 256
 const assignSkip = 64
 
 var (
-	nameByte = class("A-Za-z0-9_.\t\n\v\f\r '\"-")
-	assignOp = class("=:>|?,")
+	nameByte  = class("A-Za-z0-9_.\t\n\v\f\r '\"-")
+	assignOp  = class("=:>|?,")
+	valueLead = class("`'\"\t\n\v\f\r =")
+	valueByte = class("A-Za-z0-9_.=+/~-")
 )
 
 // assignAhead reports whether an assignment operator follows pos past at
-// most assignSkip bytes of name, quotes and space.
-func assignAhead(s string, pos int) bool {
+// most assignSkip bytes of name, quotes and space, and after it (past at
+// most 5 bytes of quotes, space and =) a run of at least value bytes of
+// valueByte. It reports true when s ends before that is decided: the rest
+// may be in the next delta.
+func assignAhead(s string, pos, value int) bool {
 	end := min(len(s), pos+assignSkip)
-	for i := pos; i < end; i++ {
-		if c := s[i]; !nameByte[c] {
-			return assignOp[c]
-		}
+	i := pos
+	for i < end && nameByte[s[i]] {
+		i++
 	}
-	return end == len(s) // the operator may be in the next delta
+	if i == len(s) {
+		return true
+	}
+	if i == end || !assignOp[s[i]] {
+		return false
+	}
+	if value == 0 {
+		return true
+	}
+	// The rest of the operator (:=, =>, ||, ?=) and the quotes, space and
+	// = before the value. Only '=' may also be the value's: counting every
+	// '=' skipped keeps this an upper bound of the value's length.
+	i++
+	eq := 0
+	for n := 0; i < len(s) && (assignOp[s[i]] || valueLead[s[i]]) && n < 8; n++ {
+		if s[i] == '=' {
+			eq++
+		}
+		i++
+	}
+	n := eq
+	for i < len(s) && valueByte[s[i]] && n < value {
+		i, n = i+1, n+1
+	}
+	return n >= value || i == len(s)
 }
 
 // before is the byte before pos, -1 at the start of s.

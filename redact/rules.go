@@ -45,6 +45,9 @@ type rule struct {
 	// space. Checked before the regexp: most keywords in code and prose
 	// ("the token", "keyboard") stop there.
 	assign bool
+	// assignMin, when not 0, is the fewest bytes of valueByte that must
+	// follow the operator (past at most 5 bytes of quotes, space and =).
+	assignMin int
 	// limit is the longest whole match (counted from the start the pattern
 	// runs at), 0 when unbounded: the regexp never reads further.
 	limit int

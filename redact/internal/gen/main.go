@@ -83,7 +83,7 @@ const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\
 
 // reach is how far past its shortest possible match an unbounded pattern
 // may read.
-const reach = 256
+const reach = 64
 
 // maxBack is the furthest a trigger may sit from the start of a match.
 const maxBack = 64
@@ -198,6 +198,9 @@ type glRule struct {
 	group    int  // the group redacted; 0: the first non-empty group after whole
 	whole    int  // the group holding the whole match
 	assign   bool // an assignment operator must follow the keyword
+	// assignMin: the secret after it is a run of at least assignMin bytes
+	// of valueBytes (0: unknown).
+	assignMin int
 }
 
 func analyse(r tomlRule) (*glRule, error) {
@@ -287,6 +290,9 @@ func analyse(r tomlRule) (*glRule, error) {
 	}
 	g.pattern = pat
 	g.assign = strings.Contains(r.Regex, assignTemplate)
+	if g.assign {
+		g.assignMin = valueMin(re)
+	}
 	return g, nil
 }
 
@@ -502,6 +508,68 @@ func width(e *syntax.Regexp) int {
 	return 0 // empty-width assertions
 }
 
+// valueBytes are the bytes a keyword rule's secret may hold for the
+// redactor's quick check before the regexp (redact.valueByte).
+const valueBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.=+/~-"
+
+// valueMin is the fewest bytes the first capture group of re (a keyword
+// rule's secret) matches, when every byte it can match is in valueBytes;
+// 0 otherwise.
+func valueMin(re *syntax.Regexp) int {
+	var group *syntax.Regexp
+	var find func(e *syntax.Regexp)
+	find = func(e *syntax.Regexp) {
+		if group != nil {
+			return
+		}
+		if e.Op == syntax.OpCapture {
+			group = e
+			return
+		}
+		for _, s := range e.Sub {
+			find(s)
+		}
+	}
+	find(re)
+	if group == nil || !within(group) {
+		return 0
+	}
+	return minWidth(group)
+}
+
+// within reports whether every byte e can match is in valueBytes.
+func within(e *syntax.Regexp) bool {
+	switch e.Op {
+	case syntax.OpLiteral:
+		for _, r := range e.Rune {
+			if r >= 0x80 || !strings.ContainsRune(valueBytes, r) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i < len(e.Rune); i += 2 {
+			for r := e.Rune[i]; r <= e.Rune[i+1]; r++ {
+				if r == 0x17f || r == 0x212a {
+					continue // ſ and the Kelvin sign: case folding of s and k
+				}
+				if r >= 0x80 || !strings.ContainsRune(valueBytes, r) {
+					return false
+				}
+			}
+		}
+		return true
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return false
+	}
+	for _, s := range e.Sub {
+		if !within(s) {
+			return false
+		}
+	}
+	return true
+}
+
 // minWidth is the fewest bytes e can match.
 func minWidth(e *syntax.Regexp) int {
 	switch e.Op {
@@ -553,7 +621,7 @@ func writeRule(b *bytes.Buffer, g *glRule, r tomlRule) {
 		fmt.Fprintf(b, "\t\tctx: %q, ctxMax: %d,\n", g.ctx, g.ctxMax)
 	}
 	if g.assign {
-		fmt.Fprintf(b, "\t\tassign: true,\n")
+		fmt.Fprintf(b, "\t\tassign: true, assignMin: %d,\n", g.assignMin)
 	}
 	fmt.Fprintf(b, "\t\tpattern: %s, limit: %d, group: %d, whole: %d, entropy: %v,\n",
 		quote(g.pattern), g.limit, g.group, g.whole, r.Entropy)
