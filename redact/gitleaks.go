@@ -38,7 +38,7 @@ type glRule struct {
 	// at least assignMin value bytes (rule.assign).
 	assign    bool
 	assignMin int
-	allow  []glAllow
+	allow     []glAllow
 }
 
 // glBranch is one alternative of an allowlist's regexes: a target holds a
