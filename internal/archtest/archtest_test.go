@@ -17,7 +17,7 @@ const module = "github.com/magi-code/magi-code"
 // Layers, lowest first.
 const (
 	support    = iota // test helpers: import nothing of ours
-	foundation        // protocol vocabulary, JSON encoding, redaction, chunking, queues
+	foundation        // protocol vocabulary, JSON encoding, the diagnostic log, redaction, chunking, queues
 	middle            // the runner and the session store
 	stage             // the pipeline stages
 	top               // programs and the client side: anything
@@ -39,7 +39,7 @@ func layerOf(p string) (int, bool) {
 	switch {
 	case under("internal/archtest", "internal/benchcpu", "internal/everything", "internal/proctest"):
 		return support, true
-	case under("protocol", "internal/jsonenc", "redact", "chunk", "backpressure"):
+	case under("protocol", "internal/jsonenc", "internal/diaglog", "redact", "chunk", "backpressure"):
 		return foundation, true
 	case under("runner", "history"):
 		return middle, true
@@ -149,9 +149,20 @@ func TestImportDirections(t *testing.T) {
 	}
 }
 
-// Each planted import breaks exactly one rule: the check sees it.
+// Each planted import breaks exactly one rule: the check sees it (and
+// nothing else changes).
 func TestPlantedImportsCaught(t *testing.T) {
 	real := moduleGraph(t)
+	base := violations(real)
+	added := func(got []string) []string {
+		var out []string
+		for _, v := range got {
+			if !slices.Contains(base, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
 	planted := []struct{ from, to string }{
 		{"history", "stages/wire"},         // the store reaching up into the pipeline
 		{"runner/provider", "stages/wire"}, // a runner part reaching up
@@ -183,7 +194,7 @@ func TestPlantedImportsCaught(t *testing.T) {
 		if !found {
 			t.Fatalf("no package %s", pl.from)
 		}
-		got := violations(graph)
+		got := added(violations(graph))
 		want := 1
 		if pl.from == "internal/jsonenc" {
 			want = 0
@@ -193,7 +204,7 @@ func TestPlantedImportsCaught(t *testing.T) {
 		}
 	}
 	// A new package nobody placed in a layer is reported too.
-	if got := violations(append(slices.Clone(real), pkg{Path: "newthing"})); len(got) != 1 {
+	if got := added(violations(append(slices.Clone(real), pkg{Path: "newthing"}))); len(got) != 1 {
 		t.Errorf("an unplaced package: %q", got)
 	}
 }

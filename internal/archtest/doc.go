@@ -4,7 +4,7 @@
 //	cmd, client, conformance, bench, e2e
 //	  -> stages (framing, validate, dispatch, worker, writer, wire)
 //	    -> runner (only through package runner, only from stages/worker), history
-//	      -> foundations (protocol, internal/jsonenc, redact, chunk, backpressure)
+//	      -> foundations (protocol, internal/jsonenc, internal/diaglog, redact, chunk, backpressure)
 //
 // A package imports only its own layer or the layers below it; stages other
 // than worker import neither the runner nor history; history imports no
