@@ -6,9 +6,9 @@
 // what Offer does when the channel is full:
 //
 //   - Drop: never blocks; the value is dropped, counted (Dropped) and Offer
-//     returns ErrDropped. Spec: "best-effort deltas may drop".
+//     returns ErrDropped. docs/protocol.md, Ordering and delivery: "best-effort deltas may drop".
 //   - Wait(d): waits at most d, measured on the injected clock from the
-//     moment Offer is called, for room; then returns ErrDeadline. Spec:
+//     moment Offer is called, for room; then returns ErrDeadline. docs/protocol.md, Ordering and delivery:
 //     "critical events wait at most 2000 ms". A producer that gets
 //     ErrDeadline fails its run with output_unavailable.
 //

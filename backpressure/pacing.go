@@ -4,7 +4,7 @@ import "time"
 
 // Pacing is the policy of a best-effort stream of text (message.delta) on an
 // edge it shares with values that must not drop: grace, then coalesce, then
-// drop. Spec: "Deltas may coalesce/drop under pressure".
+// drop. docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under pressure".
 //
 //   - While the edge has room, every piece of text is offered as it comes:
 //     one delta in, one frame out.

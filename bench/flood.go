@@ -260,7 +260,7 @@ func runFlood(bin string) (*result, error) {
 	return r, nil
 }
 
-// checkTurn notes every way a turn's accounting departs from the spec.
+// checkTurn notes every way a turn's accounting departs from the protocol.
 func checkTurn(r *result, name string, st *turnStats, full, outcome string) {
 	ok := 1.0
 	if st.finished != 1 {

@@ -43,7 +43,7 @@ func runPipelined(bin string) (*result, error) {
 // pipelineOnce keeps exactly 32 status requests in flight on one child:
 // 32 are written, then each response read is answered by writing the next
 // request. It reports requests/s from the first write to the last response,
-// and whether the child exited (it must not: the spec's 32 pending frames
+// and whether the child exited (it must not: the protocol's 32 pending frames
 // race with a client that reads a frame and writes the next request before
 // the child's write(2) returns). It returns the responses read and the
 // time taken; -1 responses when the child exited.

@@ -21,7 +21,7 @@ func violation(format string, args ...any) error {
 }
 
 // eventFields lists the exact data fields of each event beyond session_id
-// and run_id (spec table "Turns, approvals and events").
+// and run_id (docs/protocol.md, Run events).
 var eventFields = map[string][]string{
 	protocol.EventInputPersisted:    {"message_id", "durable", "revision"},
 	protocol.EventMessageDelta:      {"message_id", "part", "text"},
@@ -143,7 +143,7 @@ func (c *checker) frame(line []byte) (resp *Response, ev *Event, err error) {
 	if err := json.Unmarshal(f["seq"], &seq); err != nil || bytes.ContainsAny(f["seq"], ".eE-+") {
 		return nil, nil, violation("seq %s is not an unsigned integer", f["seq"])
 	}
-	// Spec: "Sequence numbers start at 1, strictly increase across all
+	// docs/protocol.md, Events: "Sequence numbers start at 1, strictly increase across all
 	// output frames".
 	if (c.lastSeq == 0 && seq != 1) || seq <= c.lastSeq {
 		return nil, nil, violation("seq %d after %d", seq, c.lastSeq)
@@ -227,7 +227,7 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte) (*Event, error)
 			}
 		}
 	}
-	// Codes in events are the spec's too: clients fail closed on unknown
+	// Codes in events are the protocol's too: clients fail closed on unknown
 	// ones (run.finished's error_code may be null).
 	if v, present := d["code"]; present {
 		if c, ok := str(v); !ok || !protocol.Code(c).Known() {
@@ -239,7 +239,7 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte) (*Event, error)
 			return nil, violation("%s: unknown error_code %s", name, v)
 		}
 	}
-	// Spec: live chunks are at most 4,000 UTF-8 bytes; summaries at most
+	// docs/protocol.md, Bounds: live chunks are at most 4,000 UTF-8 bytes; summaries at most
 	// 1024 after redaction.
 	if t, ok := str(d["text"]); ok && len(t) > protocol.LiveChunkBytes {
 		return nil, violation("%s: text of %d bytes", name, len(t))

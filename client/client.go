@@ -225,7 +225,7 @@ func (c *Client) read(stdout io.Reader) {
 			end(violation("frame longer than %d bytes", protocol.MaxOutputFrameBytes))
 			return
 		case errors.Is(err, io.EOF) && len(line) > 0:
-			// Spec: "Partial output lines are not usable messages."
+			// docs/protocol.md, Frames: "Partial output lines are not usable messages."
 			end(violation("%d bytes without LF at EOF", len(line)))
 			return
 		case errors.Is(err, io.EOF):

@@ -31,7 +31,7 @@ func (c *Client) WaitEvent(ctx context.Context, pred func(Event) bool) (Event, e
 
 // CollectRun receives the events of run runID until its run.finished,
 // which is the last element. An event of another run before it is an
-// error: the spec allows one active run per child.
+// error: the protocol allows one active run per child.
 func (c *Client) CollectRun(ctx context.Context, runID string) ([]Event, error) {
 	var evs []Event
 	for {

@@ -10,7 +10,7 @@ import (
 )
 
 // The stdio serve mode, and with it this store, runs on Linux and macOS only
-// (spec: "Windows serve fails explicitly"). Elsewhere the store refuses every
+// (docs/protocol.md, Launch: "Windows serve fails explicitly"). Elsewhere the store refuses every
 // session so that the rest of the CLI still builds.
 
 var errUnsupported = errors.New("history: unsupported platform")

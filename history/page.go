@@ -88,7 +88,7 @@ func (p *Projection) cursor(start int32) string {
 }
 
 // page finds the page a cursor names: null starts at page 0; a cursor must be
-// one this projection issues. Spec/DESIGN: "A well-formed cursor that this
+// one this projection issues. docs/protocol.md, Choices: "A well-formed cursor that this
 // attachment did not issue, or issued for another revision, is stale_revision".
 func (p *Projection) page(cursor *string) (int, bool) {
 	if cursor == nil {
@@ -142,7 +142,7 @@ func (p *Projection) AppendPage(dst []byte, cursor *string) ([]byte, protocol.Co
 	} else {
 		dst = jsonenc.AppendString(dst, p.cursor(p.starts[j+1]))
 	}
-	// Spec: "complete=true only on last page of a complete projection".
+	// docs/protocol.md, history.page: "complete=true only on last page of a complete projection".
 	if last && p.complete {
 		dst = append(dst, `,"complete":true}`...)
 	} else {

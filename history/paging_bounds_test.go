@@ -636,7 +636,7 @@ func TestProjectionFilters(t *testing.T) {
 // writes known codes (stages/worker/sink_agent.go maps unknown runner codes
 // to execution_failed before persisting), so such a record was not written
 // by this backend; like any other record outside the schema it should make
-// the read session_invalid (spec: "Stored reads reject diagnostics ..."),
+// the read session_invalid (docs/protocol.md, session.open: "Stored reads reject diagnostics ..."),
 // not put an unvetted code on the wire.
 func TestDiagnosticCodeFromDisk(t *testing.T) {
 	e := newEnv(t)
@@ -665,7 +665,7 @@ const reviewFsizeEnv = "MAGI_HISTORY_REVIEW_FSIZE"
 // session creates the file but its write fails (EFBIG here, ENOSPC/EIO in
 // life), Append returns an error and keeps a.file. The next append finds
 // a.file set, so created is false and it fsyncs only the file, never the
-// directory. DESIGN: "input.persisted and persistence=durable mean written
+// directory. docs/protocol.md, Choices: "input.persisted and persistence=durable mean written
 // and fsynced (and the directory fsynced when the file was created)": the
 // acknowledged input can vanish with the directory entry after a crash.
 // The test runs a helper under strace and looks for an fsync of the

@@ -11,7 +11,7 @@ import (
 // Kind is a history entry's kind.
 type Kind uint8
 
-// Entry kinds, spelled as the spec spells them.
+// Entry kinds, spelled as docs/protocol.md spells them (history.page).
 const (
 	KindUser Kind = iota
 	KindAssistant
@@ -102,7 +102,7 @@ func (b *Builder) Add(r *Record) bool {
 		if r.HasText {
 			m.text = r.Text
 		} else {
-			// Spec: "legacy assistant output without text uses its stored chunks".
+			// docs/protocol.md, history.page: "legacy assistant output without text uses its stored chunks".
 			m.text = string(m.pending)
 		}
 		m.pending = nil
@@ -110,7 +110,7 @@ func (b *Builder) Add(r *Record) bool {
 		m.partial = r.Partial
 		b.textBytes += len(m.text)
 	case TypeReasoningSummary:
-		// Spec: "Reasoning summaries require explicit stored
+		// docs/protocol.md, history.page: "Reasoning summaries require explicit stored
 		// provider_summary=true provenance; missing/false provenance is omitted."
 		if !r.ProviderSummary {
 			break
@@ -119,7 +119,7 @@ func (b *Builder) Add(r *Record) bool {
 			b.add(KindReasoningSummary, "", r.Text, false)
 			break
 		}
-		// Spec: "repeated identified summaries replace the earlier entry".
+		// docs/protocol.md, history.page: "repeated identified summaries replace the earlier entry".
 		key := pair{strconv.Itoa(b.turn), r.ID}
 		if i, ok := b.summary[key]; ok {
 			b.textBytes += len(r.Text) - len(b.msgs[i].text)
@@ -207,8 +207,8 @@ func (b *Builder) add(kind Kind, storedID, text string, partial bool) int {
 // lays out the pages. gen and revision name the projection; sessionID is
 // echoed in every page.
 func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Projection, protocol.Code) {
-	// Spec: "Interrupted turns without durable completion include a partial
-	// diagnostic and keep completeness false". DESIGN: a torn last line is
+	// docs/protocol.md, history.page: "Interrupted turns without durable completion include a partial
+	// diagnostic and keep completeness false". docs/protocol.md, Choices: a torn last line is
 	// ignored, adds a partial diagnostic and reports complete=false.
 	if b.turnOpen || torn {
 		b.turnOpen = false
@@ -227,7 +227,7 @@ func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Pr
 		if m.kind == KindAssistant && !m.done {
 			m.text, m.pending, m.partial = string(m.pending), nil, true
 		}
-		// Spec: "Reconcile before redacting and chunking; sanitize all projections."
+		// docs/protocol.md, Run events: "Reconcile before redacting and chunking; sanitize all projections."
 		text := redact.String(m.text)
 		m.text = ""
 		p.msgs = append(p.msgs, pmsg{id: m.id, kind: m.kind, partial: m.partial})
@@ -237,7 +237,7 @@ func (b *Builder) Finish(sessionID, revision string, gen uint64, torn bool) (*Pr
 			pt.size = int32(entryLen(&p.msgs[len(p.msgs)-1], &pt))
 			total += int(pt.size)
 			p.parts = append(p.parts, pt)
-			// Spec: "Snapshot budget: 8 MiB serialized entry projection, at
+			// docs/protocol.md, history.page: "Snapshot budget: 8 MiB serialized entry projection, at
 			// most 10,000 parts; exceeding it → history_limit".
 			if total > protocol.HistorySnapshotBytes || len(p.parts) > protocol.HistorySnapshotParts {
 				return nil, protocol.CodeHistoryLimit

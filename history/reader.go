@@ -54,7 +54,7 @@ func scanFrom(r io.Reader, sessionID string, lean bool, header *Record, done int
 	for {
 		chunk, err := br.ReadSlice('\n')
 		total += int64(len(chunk))
-		// Spec: "Stored history read: 64 MiB original JSONL bytes".
+		// docs/protocol.md, Bounds: "Stored history read: 64 MiB original JSONL bytes".
 		if total > protocol.StoredHistoryBytes {
 			return s, protocol.CodeHistoryLimit
 		}
@@ -74,12 +74,12 @@ func scanFrom(r io.Reader, sessionID string, lean bool, header *Record, done int
 			break // clean EOF
 		}
 		s.lines++
-		// Spec: "at most 100,000 lines".
+		// docs/protocol.md, Bounds: "at most 100,000 lines".
 		if lines+s.lines > protocol.StoredHistoryLines {
 			return s, protocol.CodeHistoryLimit
 		}
 		if err == io.EOF {
-			// DESIGN: a last line without LF (a crash mid-append) is not
+			// docs/protocol.md, Choices: a last line without LF (a crash mid-append) is not
 			// malformed; it is ignored and reported as torn.
 			s.torn = true
 			s.sum = sumWith(s.prefix, line)

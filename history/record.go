@@ -230,9 +230,9 @@ func (r *Record) Validate() error {
 			oneOf(r.State, "started", "completed", "failed") &&
 			len(r.Summary) <= protocol.SummaryBytes && len(r.Name) <= protocol.SummaryBytes
 	case TypeDiagnostic:
-		// Spec: "Stored reads reject diagnostics" that break the diagnostic
+		// docs/protocol.md, session.open: "Stored reads reject diagnostics" that break the diagnostic
 		// bounds: a code in the ID grammar and a summary of at most 1024 bytes.
-		// Its code must be one of the spec's: clients fail closed on others.
+		// Its code must be one of the protocol's (docs/protocol.md, Error codes): clients fail closed on others.
 		ok = protocol.Code(r.Code).Known() && len(r.Summary) <= protocol.SummaryBytes
 	case TypeRunCompleted:
 		ok = r.RunID != "" && oneOf(r.Outcome, "completed", "cancelled", "failed") &&

@@ -192,7 +192,7 @@ func (s *Store) Open(id string, current *Attachment) (*Attachment, OpenInfo, pro
 	a := &Attachment{store: s, id: id, path: s.path(id), lease: l}
 	f, size, code := openSession(a.path)
 	if code == protocol.CodeSessionMissing && borrowed && current.file == nil {
-		// Spec: "Same-child session.open may reopen that handle before persistence."
+		// docs/protocol.md, session.create: "Same-child session.open may reopen that handle before persistence."
 		a.header = current.header
 		a.resetEmptyLocked()
 		current.retireLocked()
@@ -239,7 +239,7 @@ func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.
 		a.header = s.newHeader(a.id, Selection{})
 	}
 	if sc.header == nil || sc.header.Cwd == "" {
-		// Spec: "absent older metadata yields cwd_unverified notice, never
+		// docs/protocol.md, session.open: "absent older metadata yields cwd_unverified notice, never
 		// fabricated verification". An empty file records no cwd either.
 		info.Notices = append(info.Notices, protocol.NoticeCwdUnverified)
 	}
@@ -265,7 +265,7 @@ func (s *Store) scanRecords(a *Attachment, f *os.File, b *Builder) (scanned, pro
 			return protocol.CodeCwdMismatch
 		}
 		if r.Type == TypeTaskScope {
-			// Spec: "Attachment retains stored delegated task-scope ceilings."
+			// docs/protocol.md, session.open: "Attachment retains stored delegated task-scope ceilings."
 			a.scopes = append(a.scopes, r.Ceiling)
 		}
 		if !b.Add(r) {
@@ -317,7 +317,7 @@ func (a *Attachment) closeLocked() {
 }
 
 // Close releases the file and both leases. Call it after runtime teardown
-// (spec: leases survive worker/MCP cleanup). Idempotent.
+// (docs/protocol.md, session.open: leases survive worker/MCP cleanup). Idempotent.
 func (a *Attachment) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -440,7 +440,7 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 		a.scopes = append(a.scopes, rec.Ceiling)
 	}
 	if sync || a.dirPending {
-		// DESIGN: "input.persisted and persistence=durable mean written and
+		// docs/protocol.md, Choices: "input.persisted and persistence=durable mean written and
 		// fsynced (and the directory fsynced when the file was created)".
 		// The directory stays pending until a sync succeeds, even when the
 		// write that created the file failed.
@@ -473,7 +473,7 @@ func (a *Attachment) writeLocked(buf []byte) error {
 		return errChanged
 	}
 	if st.Size() != a.size {
-		// DESIGN: "the writer trims it under its lease before the next append."
+		// docs/protocol.md, Choices: a torn last line is trimmed "under its lease before the next append".
 		if err := a.file.Truncate(a.size); err != nil {
 			return err
 		}

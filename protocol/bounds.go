@@ -2,13 +2,13 @@ package protocol
 
 import "time"
 
-// Protocol identity. Spec: "serves magi-code.local-agent, version 1".
+// Protocol identity. docs/protocol.md, Compatibility: "serves magi-code.local-agent, version 1".
 const (
 	ProtocolName    = "magi-code.local-agent"
 	ProtocolVersion = 1
 )
 
-// Bounds, named after the rows of the spec's bounds table.
+// Bounds, named after the rows of the bounds table of docs/protocol.md.
 const (
 	MaxInputFrameBytes      = 65536 // excluding LF
 	MaxOutputFrameBytes     = 65536 // including LF
@@ -45,7 +45,7 @@ const (
 	ApprovalExpiry    = 60000 * time.Millisecond
 )
 
-// Methods of version 1, in the order the spec lists them. All nine are
+// Methods of version 1, in the order docs/protocol.md lists them. All nine are
 // advertised as capabilities.
 var Methods = [...]string{
 	"initialize", "status", "shutdown",

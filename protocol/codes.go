@@ -61,12 +61,12 @@ const (
 )
 
 // Closes reports whether answering with c ends admission and closes the
-// connection. Spec: "Mismatch/request-limit/oversize close as specified."
+// connection. docs/protocol.md, Error codes: "Mismatch/request-limit/oversize close as specified."
 func (c Code) Closes() bool {
 	return c == CodeProtocolMismatch || c == CodeRequestLimit || c == CodeFrameTooLarge
 }
 
-// Codes lists every code of version 1, in the order the spec lists them.
+// Codes lists every code of version 1, in the order docs/protocol.md lists them.
 var Codes = [...]Code{
 	CodeInvalidFrame, CodeInvalidRequest, CodeInvalidParams, CodeProtocolMismatch, CodeUnsupportedMethod,
 	CodeUnsupportedCapability, CodeNotInitialized, CodeAlreadyInitialized, CodeDuplicateID, CodeRequestLimit,
@@ -78,7 +78,7 @@ var Codes = [...]Code{
 	CodeStaleRun, CodeStaleApproval, CodeExecutionFailed, CodePersistenceFailed, CodeOutputUnavailable,
 }
 
-// Known reports whether c is a code of version 1. Spec: "Clients must fail
+// Known reports whether c is a code of version 1. docs/protocol.md, Compatibility: "Clients must fail
 // closed on unknown ... error code": nothing else goes on the wire.
 func (c Code) Known() bool {
 	for _, k := range Codes {

@@ -11,7 +11,7 @@ const (
 	EventRunFinished       = "run.finished"
 )
 
-// Events lists the event names of version 1, in the order the spec's event
+// Events lists the event names of version 1, in the order docs/protocol.md's event
 // table lists them.
 var Events = [...]string{
 	EventInputPersisted, EventMessageDelta, EventMessageReconcile, EventActivity,

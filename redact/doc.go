@@ -11,7 +11,7 @@
 // README's redaction section) and our own (rules.go) where gitleaks has no
 // equivalent or one less suited to a stream.
 //
-// Spec: "Never return tokens, headers, credential paths/files or raw
+// docs/protocol.md, initialize: "Never return tokens, headers, credential paths/files or raw
 // provider responses"; message.delta is a "best-effort redacted append";
 // activity, approval and diagnostic summaries are "at most 1024 UTF-8 bytes
 // after redaction"; history "reconcile[s] before redacting and chunking".

@@ -40,7 +40,7 @@ func Contains(s string) bool {
 
 // Summary redacts s, then truncates the result to at most max bytes on a
 // UTF-8 rune boundary. Activity, approval and diagnostic summaries use it
-// with protocol.SummaryBytes. Spec: "summary at most 1024 UTF-8 bytes after
+// with protocol.SummaryBytes. docs/protocol.md, Bounds: "summary at most 1024 UTF-8 bytes after
 // redaction". Redacting first means truncation can never cut a secret into
 // a shape the rules no longer recognise.
 func Summary(s string, max int) string {

@@ -93,7 +93,7 @@ type Runtime struct {
 
 // New builds the runtime of an admitted snapshot: the provider (no
 // request yet), the MCP servers (started and connected), the tool set and
-// hooks. Spec: "One failed enabled server fails initialization and cleans
+// hooks. docs/protocol.md, initialize: "One failed enabled server fails initialization and cleans
 // connected resources": the code is then mcp_unavailable, or
 // startup_cancelled when ctx ended first; nothing is left to close.
 func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Code) {
@@ -174,7 +174,7 @@ type Choice struct {
 func (rt *Runtime) StartupChoice() Choice { return Choice{Thinking: rt.snap.Thinking} }
 
 // Restore applies a session's saved selection against the admitted
-// settings, without writing anything. Spec: "Restore saved
+// settings, without writing anything. docs/protocol.md, session.open: "Restore saved
 // provider/model/thinking ... Unavailable selection retains startup
 // selection and saved requested thinking, with saved_selection_unavailable;
 // other restoration notice uses saved_selection_notice."

@@ -7,9 +7,9 @@ import (
 	"github.com/magi-code/magi-code/runner/config"
 )
 
-// Session retention, for the terminal CLI only: serve never prunes (spec:
-// "this endpoint adds no pruning sweep, and attached sessions retain active
-// deletion protection").
+// Session retention, for the terminal CLI only: serve never prunes
+// (docs/protocol.md, Sessions: "this endpoint adds no pruning sweep, and
+// attached sessions retain active deletion protection").
 
 // ListSessions returns the stored sessions of env's MC_HOME, most recently
 // active first (`magi-code sessions list`). It reads the settings to find

@@ -16,7 +16,7 @@ import (
 // newToolbox builds the direct tool set a child offers the model, once at
 // startup from the admitted snapshot: built-in tools with the protections
 // of settings, the tools of every connected MCP server, and run_code when
-// Code Mode is enabled. Spec: "Direct and Code Mode tool permissions stay
+// Code Mode is enabled. docs/protocol.md, initialize: "Direct and Code Mode tool permissions stay
 // independent": the direct set is every tool minus [tools] disabled, under
 // [tools] approval; Code Mode calls only [tools.code_mode] allow, under
 // [tools.code_mode] approval.

@@ -106,7 +106,7 @@ func Replay(records []history.Record) []provider.Message {
 }
 
 // subagents lists the snapshot's enabled subagent profiles for the task
-// tool. config.Load has already left out disabled profiles (spec: disabled
+// tool. config.Load has already left out disabled profiles (docs/protocol.md, initialize: disabled
 // subagent profiles use the shared policy), so none is ever offered.
 func subagents(snap *config.Snapshot) []agent.Subagent {
 	out := make([]agent.Subagent, 0, len(snap.Subagents))

@@ -4,7 +4,7 @@
 // a child through real pipes with a minimal environment (Workspace.Start,
 // Spawn, StartChild) whose every output frame is validated against the
 // published schema (protocol/schema.json), drives it with test-bound helpers (Child), checks
-// each run's events against the spec's order and chunk rules (CheckRun) and
+// each run's events against the protocol's order and chunk rules (CheckRun) and
 // pages through history checking the page bounds (Child.History).
 package clienttest
 

@@ -8,7 +8,7 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 )
 
-// IDGrammar is the spec's grammar of request IDs, cursors, revisions and
+// IDGrammar is the protocol's grammar of request IDs, cursors, revisions and
 // message IDs: 1-64 ASCII bytes of [A-Za-z0-9._-].
 var IDGrammar = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -45,7 +45,7 @@ func (ch *Child) History(sessionID, revision string) (entries []Entry, complete 
 }
 
 // HistoryNoCursor is History with the cursor field left out of the first
-// request, as the spec allows.
+// request, as the protocol allows.
 func (ch *Child) HistoryNoCursor(sessionID, revision string) (entries []Entry, complete bool, pages int) {
 	ch.T.Helper()
 	return ch.history(map[string]any{"session_id": sessionID, "revision": revision})

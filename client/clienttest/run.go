@@ -128,7 +128,7 @@ func (r Run) WantOutcome(t testing.TB, outcome, errorCode string) {
 	}
 }
 
-// CheckRun checks the spec's order and chunk rules on the events of run
+// CheckRun checks the protocol's order and chunk rules on the events of run
 // runID (see checkRun) and returns the run; a violation fails t.
 func CheckRun(t testing.TB, sessionID, runID string, admission *client.Response, evs []client.Event) Run {
 	t.Helper()

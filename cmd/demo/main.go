@@ -280,7 +280,7 @@ func (d *demo) turn(prompt string) (string, error) {
 	return revision, d.waitIdle()
 }
 
-// waitIdle polls status until the run has left it. Spec: "Running state
+// waitIdle polls status until the run has left it. docs/protocol.md, status: "Running state
 // retains the active run ID until worker completion and event draining";
 // until then turn.start and history.page answer busy, and run.finished can
 // arrive a moment earlier.

@@ -48,7 +48,7 @@ func (c cause) Error() string { return string(c) }
 
 // exitCode is the one place that maps serve's exit cause to its exit code:
 // 0 after a shutdown or EOF whose drain completed, 1 for everything else
-// (spec: "Runtime transport failure exits 1 without stderr diagnostics").
+// (docs/protocol.md, Exit status: "Runtime transport failure exits 1 without stderr diagnostics").
 func exitCode(err error) int {
 	switch causeOf(err) {
 	case causeShutdown, causeEOF:

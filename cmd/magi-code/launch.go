@@ -36,7 +36,7 @@ type launch struct {
 
 var errUsage = errors.New("usage")
 
-// parseArgs applies the launch matrix of DESIGN.md to args (without the
+// parseArgs applies the launch rules (docs/protocol.md, Launch) to args (without the
 // program name). It performs no I/O: terminal and pipe checks come after.
 func parseArgs(args []string) (launch, error) {
 	if len(args) == 0 {
@@ -44,7 +44,7 @@ func parseArgs(args []string) (launch, error) {
 	}
 	switch args[0] {
 	case "serve":
-		// Spec: other launch flags cannot accompany serve.
+		// docs/protocol.md, Launch: other launch flags cannot accompany serve.
 		if len(args) == 2 && args[1] == "--stdio" {
 			return launch{mode: modeServe}, nil
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	// DESIGN.md: a write to a closed pipe on fd 1 or 2 would kill us with
+	// A write to a closed pipe on fd 1 or 2 would kill us with
 	// SIGPIPE; ignore it first thing and treat EPIPE as broken output.
 	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:]))
@@ -34,7 +34,7 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "magi-code: serve --stdio is not supported on this platform (Unix pipes only)")
 			return 2
 		}
-		// Spec: "TTYs, regular files and sockets are not supported transport
+		// docs/protocol.md, Launch: "TTYs, regular files and sockets are not supported transport
 		// endpoints"; invalid launch exits 2 before any side effect.
 		for _, fd := range []int{0, 1} {
 			if err := checkPipe(fd); err != nil {

@@ -6,5 +6,5 @@ import "errors"
 
 func checkPipe(fd int) error { return errors.New("unsupported platform") }
 
-// serveSupported: Spec: "Windows serve fails explicitly".
+// serveSupported: docs/protocol.md, Launch: "Windows serve fails explicitly".
 const serveSupported = false

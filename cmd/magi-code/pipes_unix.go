@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// checkPipe reports whether fd is a FIFO. Spec: "TTYs, regular files and
-// sockets are not supported transport endpoints"; DESIGN.md: only FIFOs
+// checkPipe reports whether fd is a FIFO. docs/protocol.md, Launch: "TTYs, regular files and
+// sockets are not supported transport endpoints"; docs/protocol.md, Launch: only FIFOs
 // are (a character device such as /dev/null is refused too).
 func checkPipe(fd int) error {
 	var st unix.Stat_t

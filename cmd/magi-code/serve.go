@@ -38,7 +38,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // Architecture section). Nothing here writes to stderr: runtime failures
 // exit 1 silently.
 func serve() int {
-	// Spec: "Stdout contains protocol bytes only": the writer owns a private
+	// docs/protocol.md, Frames: "Stdout contains protocol bytes only": the writer owns a private
 	// duplicate of fd 1, and fd 0/1 now point at /dev/null.
 	in, out, err := writer.TakeStdio()
 	if err != nil {
@@ -202,13 +202,13 @@ func (p *wiring) readInput() {
 			if p.ctx.Err() != nil {
 				return // cleanup woke us: the child is exiting
 			}
-			// EOF, or a read error, which the spec treats like EOF.
+			// EOF, or a read error, which docs/protocol.md, Exit status, treats like EOF.
 			p.srv.Step(dispatch.EOF{})
 			return
 		case code != "":
 			p.srv.Step(dispatch.FrameError{Code: code})
 			if code == protocol.CodeFrameTooLarge {
-				// Spec: close without unbounded draining: read no more.
+				// docs/protocol.md, Exit status: close without unbounded draining: read no more.
 				return
 			}
 		default:
@@ -229,7 +229,7 @@ func (p *wiring) await() {
 
 // drain finishes after admission stopped: the workers (already cancelled)
 // end and offer their terminal events, then the writer writes everything.
-// Spec: EOF "drains output under a 2000 ms closing deadline; expiration
+// docs/protocol.md, Exit status: EOF "drains output under a 2000 ms closing deadline; expiration
 // before draining/turn completion exits 1, successful drain exits 0".
 func (p *wiring) drain(c dispatch.Close) {
 	closing := causeEOF
@@ -266,7 +266,7 @@ func (p *wiring) drain(c dispatch.Close) {
 // cleanup runs once the cause is set. It tears the runtime down (MCP
 // servers first, session leases last) and waits for every goroutine serve
 // started, all within the one cleanup wait of 2000 ms; what is still
-// running then is left to process exit. Spec: "The child waits at most
+// running then is left to process exit. docs/protocol.md, Exit status: "The child waits at most
 // 2000 ms for cleanup, then detaches slow teardown for process exit."
 //
 // Last, the exit cause is logged and the log synced, within what is left of

@@ -173,7 +173,7 @@ func TestShutdownDuringOpen(t *testing.T) {
 		t.Errorf("session.open after shutdown: %s; want operation_cancelled (or its result)", r.Raw)
 	}
 	t.Logf("session.open answered %s", r.Raw[:min(len(r.Raw), 200)])
-	// Spec: "Selection and session identity reflect the last completed
+	// docs/protocol.md, status: "Selection and session identity reflect the last completed
 	// attachment, including during an operation": a status answered before
 	// the open completed shows no session.
 	sr, err := ch.C.Await(clienttest.Guard(t), "st")

@@ -32,7 +32,7 @@ func (ch *child) rawCall(id, method, params string) *client.Response {
 // TestParamsStrict: "Params reject unknown/duplicate fields" for every
 // session, history and turn operation; session IDs follow
 // "[A-Za-z0-9_-]+, at most 64 ASCII bytes"; "Cursor max 64 ASCII bytes";
-// DESIGN: params outside their grammar are invalid_params. With a session
+// docs/protocol.md, Choices: params outside their grammar are invalid_params. With a session
 // attached so that only the params can be wrong. Also "Duplicate IDs get
 // duplicate_id and never reexecute work": a repeated turn.start ID starts
 // no second run.
@@ -102,7 +102,7 @@ func TestParamsStrict(t *testing.T) {
 		RunID string `json:"run_id"`
 	}
 	if err := jsonUnmarshal(r.Result, &adm); err != nil || !uuidRE.MatchString(adm.RunID) {
-		t.Errorf("run_id %q is not a UUID (spec: UUID run IDs)", adm.RunID)
+		t.Errorf("run_id %q is not a UUID (docs/protocol.md, IDs: UUID run IDs)", adm.RunID)
 	}
 	ch.Finish(s.SessionID, adm.RunID, r, nil)
 	if r := ch.rawCall("t1", "turn.start", `{"session_id":`+sid+`,"prompt":"twice"}`); r.Error == nil || r.Error.Code != "duplicate_id" {
@@ -142,7 +142,7 @@ func copySession(t *testing.T, home, id, newID string, edits ...string) {
 }
 
 // TestStoredSessionChecks: session.open of stored files that break the
-// spec's read rules. "Stored reads reject ... mismatched event session
+// protocol's read rules. "Stored reads reject ... mismatched event session
 // IDs"; "Fixed-workspace resume requires every nonempty recorded cwd to be
 // absolute and canonicalize to canonical child cwd; missing recorded path
 // fails cwd_mismatch; absent older metadata yields cwd_unverified notice";

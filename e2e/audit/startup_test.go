@@ -18,7 +18,7 @@ import (
 // safe startup error code"; session/history/turn commands "after startup
 // failure ... return that safe failure code"; "Another initialization
 // after admission, including failure, → already_initialized"; the child
-// still shuts down cleanly. DESIGN: "No provider configured is
+// still shuts down cleanly. docs/protocol.md, Choices: "No provider configured is
 // provider_unavailable".
 func TestStartupFailures(t *testing.T) {
 	t.Parallel()
@@ -180,7 +180,7 @@ func TestContextIdentity(t *testing.T) {
 }
 
 // TestSettingsPrecedenceAndSnapshot: "Global settings and exact-cwd
-// project settings retain normal precedence" (DESIGN: project settings for
+// project settings retain normal precedence" (README, Configuration: project settings for
 // the exact cwd only override global ones); "Configuration and discovery
 // are one admitted snapshot per child. External settings changes require
 // child restart."

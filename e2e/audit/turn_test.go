@@ -127,7 +127,7 @@ func TestProviderFailure(t *testing.T) {
 	ch.Shutdown()
 }
 
-// TestNoAuxiliaryCalls: DESIGN "Every provider call of the runner consumes
+// TestNoAuxiliaryCalls: docs/protocol.md, Choices: "Every provider call of the runner consumes
 // the next fixture response ...; serve makes no title or other auxiliary
 // calls"; spec "Omit late auxiliary/title UI updates". Two turns get the
 // first and second scripted responses in order.
@@ -157,7 +157,7 @@ func TestNoAuxiliaryCalls(t *testing.T) {
 	ch.Shutdown()
 }
 
-// TestToolEnvironment: DESIGN "MCP servers and tool subprocesses get a
+// TestToolEnvironment: docs/protocol.md, Choices: "MCP servers and tool subprocesses get a
 // minimal environment (PATH, HOME, LANG, TERM and what their own settings
 // add), never the provider credentials". Also "approval.requested ...
 // run-scoped UUID".

@@ -12,10 +12,10 @@ import (
 // bigReply is response k of a compaction script: distinct, about 2 KB.
 func bigReply(k int) string { return fmt.Sprintf("R%d ", k) + strings.Repeat("word ", 400) }
 
-// TestCompaction (issue 7 item 3): with context_window = 2000 (compaction
+// TestCompaction: with context_window = 2000 (compaction
 // at 1,600 estimated tokens) and 2 KB replies, some turn after the first
 // reports a compaction activity started/completed. That compaction's
-// provider call consumed the next fixture response (DESIGN.md), so the
+// provider call consumed the next fixture response (docs/protocol.md, Choices), so the
 // turn's reply is the response after it; the history pages then hold a
 // compaction entry with exactly the consumed response as its summary, the
 // turns before it, and complete=true; the next turn works.

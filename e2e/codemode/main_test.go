@@ -1,7 +1,7 @@
 // Package codemode holds whole-process tests of Code Mode, the tool
 // protections, auto-compaction and subagents: each test drives real
 // `magi-code serve --stdio` children through real pipes with the Go client
-// (issue 8 "What must hold", issue 7 items 3 and 4).
+// (README, The agent runner).
 package codemode
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 )
 
-// TestSubagent (issue 7 item 4): an enabled subagent profile and a disabled
+// TestSubagent: an enabled subagent profile and a disabled
 // one in $MC_HOME/agents. Turn 1: the model calls task with the enabled
 // profile; the subagent (next fixture responses) reads a file and answers.
 // The run reports activity kind subagent started/completed (name = the

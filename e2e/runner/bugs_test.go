@@ -10,7 +10,7 @@ import (
 )
 
 // TestIdleAfterRunFinished sends history.page and turn.start the moment
-// run.finished arrives. Spec: run.finished comes "once, after worker/cleanup
+// run.finished arrives. docs/protocol.md, Run events: run.finished comes "once, after worker/cleanup
 // accounting", and the consumer trace says "Wait for run.finished before
 // another prompt or history request; use its revision for history.page":
 // neither may answer busy then.

@@ -82,7 +82,7 @@ func TestHooks(t *testing.T) {
 			if len(diags) != tc.wantDiag {
 				t.Fatalf("diagnostics %q; want %d", diags, tc.wantDiag)
 			}
-			// Only codes of the spec reach the wire (clients fail closed
+			// Only codes of the protocol reach the wire (clients fail closed
 			// on unknown ones): a hook failure is execution_failed.
 			for _, d := range diags {
 				if d != string(protocol.CodeExecutionFailed) {

@@ -1,5 +1,5 @@
 // Package runner holds whole-process tests of the full agent runner behind
-// the protocol (issue 7, "What must hold"): real `magi-code serve --stdio`
+// the protocol: real `magi-code serve --stdio`
 // children driven through real pipes by the Go client, with MCP servers
 // (a Go one built from testdata/mcpserver, and @modelcontextprotocol/
 // server-everything when node has it), hooks, the fixture provider and the

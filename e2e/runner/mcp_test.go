@@ -65,7 +65,7 @@ func TestMCPReadOnlyTool(t *testing.T) {
 	if got, want := strings.Join(clienttest.Kinds(entries), " "), "user assistant activity assistant"; got != want {
 		t.Fatalf("history kinds %q; want %q (%+v)", got, want, entries)
 	}
-	// Spec: activities carry "no raw params/results"; history "Tool
+	// docs/protocol.md, Run events: activities carry "no raw params/results"; history "Tool
 	// summaries show completion/failure or partial started state, never raw
 	// result bodies".
 	for _, f := range ch.C.Frames() {
@@ -146,7 +146,7 @@ func TestMCPHangCancelled(t *testing.T) {
 	}
 	r := ch.Finish(sid, runID, adm, evs)
 	r.WantOutcome(t, "cancelled", "")
-	// The cancelled call's activity ends: started, then failed (the spec's
+	// The cancelled call's activity ends: started, then failed (the protocol's
 	// states have no "cancelled"), under the same ID.
 	acts := r.Activities
 	if len(acts) != 2 || acts[0].State != "started" || acts[1].State != "failed" ||

@@ -138,7 +138,7 @@ func noKeyUnder(t *testing.T, root string, keys []string) (files int) {
 }
 
 // TestSecretShapedPrompt: a prompt holding a secret-shaped string is stored
-// for the provider, but every projection is sanitized. Spec: "Reconcile
+// for the provider, but every projection is sanitized. docs/protocol.md, Run events: "Reconcile
 // before redacting and chunking; sanitize all projections". The fixture
 // echoes the prompt, so the secret also reaches the assistant's deltas and
 // reconciliation, which must carry the marker instead.

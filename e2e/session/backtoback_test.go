@@ -7,7 +7,7 @@ import (
 )
 
 // TestBackToBackTurns: a client that starts the next turn (or pages
-// history) the moment it reads run.finished is never answered busy. Spec:
+// history) the moment it reads run.finished is never answered busy. docs/protocol.md, Run events:
 // run.finished comes "once, after worker/cleanup accounting".
 func TestBackToBackTurns(t *testing.T) {
 	t.Parallel()

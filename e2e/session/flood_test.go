@@ -18,7 +18,7 @@ import (
 // The child's memory over this flood is a figure of `make bench`
 // (flood.1m.peak_rss), not a test.
 //
-// 100 MB exceeds the spec's 8 MiB of assistant content per run, so the run
+// 100 MB exceeds the protocol's 8 MiB of assistant content per run, so the run
 // must fail with content_limit and truthfully reconcile the accepted prefix
 // as partial: whole 100-byte units, no silent truncation.
 func TestFloodSlowReader(t *testing.T) {

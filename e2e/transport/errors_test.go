@@ -30,8 +30,8 @@ type errCase struct {
 
 func one(code string) []string { return []string{code} }
 
-// TestErrorCodesNoEcho: every non-closing error code of issue 2's scope is
-// produced through the process, with the spec's id rule ("Invalid/
+// TestErrorCodesNoEcho: every non-closing transport error code is
+// produced through the process, with the protocol's id rule ("Invalid/
 // unrecoverable request identity uses id=null; otherwise id equals request
 // ID"), and "Errors do not echo untrusted input": the marker put in each
 // bad field never reaches stdout. The connection stays usable throughout
@@ -138,7 +138,7 @@ func TestErrorCodesNoEcho(t *testing.T) {
 }
 
 // TestClosingErrors: protocol_mismatch closes the connection: "Mismatch ...
-// close as specified", which DESIGN.md defines as EOF: stop admission,
+// close as specified", which docs/protocol.md, Choices, defines as EOF: stop admission,
 // drain, exit 0. A frame sent behind it in the same write is not answered,
 // and the child exits although its stdin stays open. The marker never
 // reaches stdout.

@@ -12,7 +12,7 @@ import (
 	"github.com/magi-code/magi-code/client/clienttest"
 )
 
-// initParams is the initialize params of the spec's example.
+// initParams is the initialize params of the protocol's example.
 const initParams = `{"required_capabilities":["status","shutdown"]}`
 
 // line builds one request frame (LF included) from raw JSON pieces, so that
@@ -34,7 +34,7 @@ func start(t *testing.T) (*client.Client, *clienttest.Workspace) {
 	return c, ws
 }
 
-// initialize sends the spec's initialize request and requires success.
+// initialize sends the protocol's initialize request and requires success.
 func initialize(t *testing.T, c *client.Client) *client.Response {
 	t.Helper()
 	r, err := c.Call(clienttest.Guard(t), "initialize", json.RawMessage(initParams))

@@ -80,7 +80,7 @@ func wantRefused(t *testing.T, r launchResult) {
 	}
 }
 
-// TestLaunchArgs: DESIGN.md launch matrix, argument rows. Stdin and stdout
+// TestLaunchArgs: docs/protocol.md, Launch, the argument rules. Stdin and stdout
 // are pipes, so only the arguments are wrong; no TTY is present, so the
 // default and --prompt modes are refused too.
 func TestLaunchArgs(t *testing.T) {
@@ -123,7 +123,7 @@ func socketpair(t *testing.T) (mine, theirs *os.File) {
 	return mine, theirs
 }
 
-// TestLaunchEndpoints: DESIGN.md "Only FIFOs are transport endpoints: a
+// TestLaunchEndpoints: docs/protocol.md, Choices: "Only FIFOs are transport endpoints: a
 // character device such as /dev/null, a TTY, a regular file or a socket on
 // fd 0 or fd 1 exits 2", before any side effect, and no byte reaches the
 // refused endpoint.
@@ -177,7 +177,7 @@ func TestLaunchEndpoints(t *testing.T) {
 	}
 }
 
-// TestLaunchPipesServe: with pipes on both ends serve runs, and (DESIGN.md)
+// TestLaunchPipesServe: with pipes on both ends serve runs, and (docs/protocol.md, Choices)
 // "serve creates nothing before initialize is admitted": EOF at once exits
 // 0 with nothing on stdout or stderr and no MC_HOME.
 func TestLaunchPipesServe(t *testing.T) {

@@ -32,7 +32,7 @@ func TestEOFIdle(t *testing.T) {
 	}
 }
 
-// TestEOFIdleCreatesNothing: DESIGN.md "serve creates nothing before
+// TestEOFIdleCreatesNothing: docs/protocol.md, Choices: "serve creates nothing before
 // initialize is admitted"; the positive control shows that an admitted
 // initialize does create MC_HOME, so the check can fail.
 func TestEOFIdleCreatesNothing(t *testing.T) {
@@ -77,7 +77,7 @@ func envValue(env []string, key string) string {
 
 // TestShutdown: shutdown is allowed before initialization; its result is
 // exactly {"state":"stopping"}, the child exits 0 with empty stderr, and
-// (DESIGN.md) "After shutdown is accepted, later frames are read and
+// (docs/protocol.md, Choices) "After shutdown is accepted, later frames are read and
 // discarded without a response": valid requests, bad frames and a partial
 // frame at EOF all go unanswered.
 func TestShutdown(t *testing.T) {

@@ -41,7 +41,7 @@ func pipeline(t *testing.T, c *client.Client, n, window int, frame func(i int) (
 
 // TestFrameSize: "Input frame: 65,536 bytes excluding LF"; "CR before LF
 // counts toward byte limits"; "Oversize detection happens on byte 65,537,
-// emits frame_too_large, then closes without unbounded draining" (DESIGN:
+// emits frame_too_large, then closes without unbounded draining" (docs/protocol.md, Choices:
 // close means drain and exit 0).
 func TestFrameSize(t *testing.T) {
 	t.Run("65536 bytes answered", func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestFrameSize(t *testing.T) {
 			c, _ := start(t)
 			initialize(t, c)
 			// stdin stays open: the child must not wait for an LF or EOF.
-			// Spec: oversize "closes without unbounded draining", so the
+			// docs/protocol.md, Frames: oversize "closes without unbounded draining", so the
 			// child may close its stdin before the bytes past 65,537 are
 			// written: EPIPE is the client's share of that close.
 			if err := c.SendLine([]byte(tc.bytes)); err != nil && !errors.Is(err, syscall.EPIPE) {
@@ -140,7 +140,7 @@ func TestIDLength(t *testing.T) {
 
 // TestRequestLimit: "Backend retains at most 4096 IDs (including rejected
 // well-formed requests); the next new ID gets request_limit and closes."
-// DESIGN: id=null frames do not count, an old ID still gets duplicate_id
+// docs/protocol.md, Choices: id=null frames do not count, an old ID still gets duplicate_id
 // once 4096 are retained, and close means drain and exit 0.
 func TestRequestLimit(t *testing.T) {
 	c, _ := start(t)
@@ -212,7 +212,7 @@ func sendAwait(t *testing.T, c *client.Client, id, frames string) (*client.Respo
 }
 
 // TestPipelined: "a client that keeps exactly 32 requests in flight must
-// never cause an overflow" (issue 2), even though it sends its next
+// never cause an overflow" (docs/protocol.md, Choices), even though it sends its next
 // request as soon as it reads a response. 20,000 status requests, all
 // answered; the client checks that seq strictly increases across every
 // frame. A child admits at most 4096 request IDs, so the 20,000 run over

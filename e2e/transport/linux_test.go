@@ -67,7 +67,7 @@ func TestLaunchTTY(t *testing.T) {
 
 // TestStalledReaderAtEOF: EOF while output is stalled. With the pipe
 // shrunk to one page, fewer frames than the 32 pending ones are stuck, so
-// no overflow happens; the closing drain cannot finish. Spec: "expiration
+// no overflow happens; the closing drain cannot finish. docs/protocol.md, Exit status: "expiration
 // before draining/turn completion exits 1" (and each stuck frame is past
 // its 2000 ms output deadline), with empty stderr.
 func TestStalledReaderAtEOF(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package transport holds whole-process tests of `magi-code serve --stdio`
-// through real pipes (issue 2, "What must hold"): the launch matrix, exit
+// through real pipes (docs/protocol.md): the launch matrix, exit
 // codes 0/1/2, stalled and closed readers, every transport error code
 // (never echoing submitted text), byte-exact limits, pipelining and
 // correlation by ID. Everything here runs the real binary; deadlines are

@@ -128,7 +128,7 @@ func (ch *rawChild) flood(n int) (wait func()) {
 }
 
 // TestStalledReader: the reader stops reading stdout while the child has
-// more than 64 KiB to say. Spec: "Queue overflow terminates with exit 1";
+// more than 64 KiB to say. docs/protocol.md, Exit status: "Queue overflow terminates with exit 1";
 // "The oldest output frame exceeding its absolute deadline terminates with
 // exit 1"; "Runtime transport failure exits 1 without stderr diagnostics".
 // The test never reads stdout again, yet keeps the read end open.
@@ -192,7 +192,7 @@ func TestStalledReader(t *testing.T) {
 }
 
 // TestClosedReader: the read end of stdout is closed; the next output
-// frame meets EPIPE. Spec: "Broken output terminates with exit 1", without
+// frame meets EPIPE. docs/protocol.md, Ordering and delivery: "Broken output terminates with exit 1", without
 // stderr, and SIGPIPE must not kill the child.
 func TestClosedReader(t *testing.T) {
 	cases := []struct {

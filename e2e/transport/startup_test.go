@@ -143,7 +143,7 @@ func TestEOFDuringStartup(t *testing.T) {
 }
 
 // TestInitializeResult: the initialize result holds all nine capabilities,
-// the limits exactly as the spec's synthetic trace publishes them, and a
+// the limits exactly as the protocol's synthetic trace publishes them, and a
 // ready idle status with the fixture selection and an opaque context ID.
 func TestInitializeResult(t *testing.T) {
 	c, _ := start(t)

@@ -25,7 +25,7 @@ const (
 )
 
 // DefaultMaxRounds caps provider calls per run when Config.MaxRounds is 0.
-// It sits above protocol.RunSegments so that the spec's 512-segment bound (one
+// It sits above protocol.RunSegments so that the protocol's 512-segment bound (one
 // segment per round at most) is the one a chatty model meets first.
 const DefaultMaxRounds = 1024
 
@@ -106,7 +106,7 @@ const (
 	StateFailed    = "failed"
 )
 
-// DiagHookFailed is the diagnostic code of a hook that failed (spec issue
+// DiagHookFailed is the diagnostic code of a hook that failed (README, The agent runner
 // 7: "A failing hook is a diagnostic, never a crash").
 const DiagHookFailed = "hook_failed"
 
@@ -224,7 +224,7 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 }
 
 // accounting is shared by a run and the subagent runs it starts: the
-// spec's activity-identity bound is per protocol run.
+// protocol's activity-identity bound is per protocol run.
 type accounting struct {
 	activities int
 }
@@ -286,7 +286,7 @@ func (r *run) loop(ctx context.Context) error {
 		perr := r.cfg.Provider.Stream(ctx, req, r.emitFn)
 
 		// Close the segment first: its accepted text is authoritative
-		// whatever happened (spec: failure and cancellation keep partial
+		// whatever happened (docs/protocol.md, Run events: failure and cancellation keep partial
 		// replies).
 		text, endErr := r.endSegment()
 		failure := r.stop
@@ -338,7 +338,7 @@ func (r *run) emit(ev provider.StreamEvent) error {
 				return r.fail(err)
 			}
 		}
-		// Spec: "exceeding limits fails with content_limit ... never silent
+		// docs/protocol.md, Run events: "exceeding limits fails with content_limit ... never silent
 		// truncation": the delta that would cross the bound is refused whole.
 		if r.content+len(ev.Text) > r.maxContent {
 			return r.fail(errContentLimit)
@@ -511,7 +511,7 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 			return tools.Result{Text: TextNotRun, IsError: true, Summary: tool.Name() + ": approval failed"},
 				&Error{Code: CodeOf(err, protocol.CodeExecutionFailed), Err: err}
 		case !allowed:
-			// Spec: "a denied or expired request is reported to the model
+			// docs/protocol.md, approval.answer: "a denied or expired request is reported to the model
 			// as denied and the tool never runs".
 			return tools.Result{Text: TextDenied, IsError: true, Summary: tool.Name() + ": " + TextDenied}, nil
 		}

@@ -51,7 +51,7 @@ func CodeOf(err error, fallback protocol.Code) protocol.Code {
 }
 
 // sinkError wraps an error from the Sink: its own code if it has one,
-// output_unavailable otherwise (spec: "Critical worker-event delivery
+// output_unavailable otherwise (docs/protocol.md, Ordering and delivery: "Critical worker-event delivery
 // failure cancels the run with output_unavailable").
 func sinkError(err error) error {
 	return &Error{Code: CodeOf(err, protocol.CodeOutputUnavailable), Err: err}

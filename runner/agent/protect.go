@@ -7,7 +7,7 @@ import (
 )
 
 // ApprovalForcer is an optional interface of a tools.Tool: the protections
-// hook point (issue 8 item 5). Before a call runs, the runner asks the tool
+// hook point. Before a call runs, the runner asks the tool
 // whether this call must be approved whatever the approval mode. When
 // ForceApproval returns true, the call requests approval even under
 // approval = "auto" (and even for a tool that is not Mutating), and the

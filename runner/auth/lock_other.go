@@ -5,7 +5,7 @@ package auth
 import "context"
 
 // lockFile is a no-op where flock is unavailable: serve runs only on Unix
-// pipes (the spec), so only the in-process mutex serializes refreshes here.
+// pipes (docs/protocol.md, Launch), so only the in-process mutex serializes refreshes here.
 func lockFile(ctx context.Context, path string) (func(), error) {
 	return func() {}, ctx.Err()
 }

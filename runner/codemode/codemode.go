@@ -10,8 +10,8 @@ import (
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
-// Name is the tool's name as offered to the model (DESIGN.md: "Code Mode is
-// the tool run_code (argument code, JavaScript)").
+// Name is the tool's name as offered to the model (README, The agent runner: Code
+// Mode is the tool run_code, argument code, JavaScript).
 const Name = "run_code"
 
 // Defaults for zero Options fields.

@@ -46,7 +46,7 @@
 //     built-ins that amplify memory inside one native call (repeat,
 //     padStart, padEnd, join, fill, Array.from) refuse results over
 //     MaxInternalLen elements. This is a guard rail, not an OS sandbox (the
-//     spec: "Backend tools are not an OS sandbox"): Go cannot stop one
+//     docs/protocol.md, Launch: "Backend tools are not an OS sandbox"): Go cannot stop one
 //     native allocation half way, so the watchdog acts between JavaScript
 //     instructions.
 //

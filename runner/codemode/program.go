@@ -183,7 +183,7 @@ func (p *program) setup() error {
 // Renaming it keeps Go internals out of what the program can observe.
 func (p *program) native(name string, f func(goja.FunctionCall) goja.Value) *goja.Object {
 	fn := p.vm.ToValue(f).(*goja.Object)
-	// Spec: a function's name property is non-writable, non-enumerable,
+	// ECMAScript: a function's name property is non-writable, non-enumerable,
 	// configurable.
 	if err := fn.DefineDataProperty("name", p.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
 		panic("codemode: renaming a native function: " + err.Error()) // a fresh function's name is configurable

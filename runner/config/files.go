@@ -10,7 +10,7 @@ import (
 	"syscall"
 )
 
-// Bounds on what startup reads. Spec: "Each parse is limited"; we bound every
+// Bounds on what startup reads. docs/protocol.md, Bounds: "Each parse is limited"; we bound every
 // file and every directory listing so a hostile workspace cannot make startup
 // slow or large.
 const (

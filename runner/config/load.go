@@ -220,7 +220,7 @@ func Load(ctx context.Context, env Env) (*Snapshot, protocol.Code) {
 			return snap, protocol.CodeStartupFailed
 		}
 	}
-	// Spec: context identity is "captured once after normal runtime
+	// docs/protocol.md, initialize: context identity is "captured once after normal runtime
 	// directory creation", over canonical paths, so aliases agree.
 	var paths [3]string
 	for i, p := range []string{home, sessions, env.Cwd} {

@@ -90,7 +90,7 @@ func (st approvalStore) approved(name, digest string) bool {
 }
 
 // servers lists the effective MCP servers sorted by name, each with its
-// source, digest and approval. Spec: "Global approval of the canonical
+// source, digest and approval. docs/protocol.md, initialize: "Global approval of the canonical
 // definition source remains mandatory; project enabled=true cannot approve
 // itself." A server the project file touches at all is project-defined.
 func servers(s *Settings, global, project *layer, store approvalStore) []MCPServer {
@@ -119,7 +119,7 @@ func servers(s *Settings, global, project *layer, store approvalStore) []MCPServ
 var ErrUnknownServer = errors.New("no MCP server of that name in the effective settings")
 
 // Approve records in $MC_HOME/mcp-approvals.json the approval of server name
-// as the effective settings for env.Cwd define it (DESIGN.md: "records in the
+// as the effective settings for env.Cwd define it (docs/protocol.md, Choices: "records in the
 // global storage the approval of server NAME as the effective settings for
 // that cwd define it"). A server defined only by the global file needs no
 // record and Approve returns nil without writing. It is for the terminal

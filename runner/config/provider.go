@@ -206,7 +206,7 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 		}
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
-	// Spec: readiness checks "available authentication locally, including
+	// docs/protocol.md, initialize: readiness checks "available authentication locally, including
 	// Codex expiry/refreshability": an expired access token is ready only
 	// when a refresh is possible with what is configured (a refresh token
 	// and the provider's token_url), never by trying one.
@@ -218,7 +218,7 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 }
 
 // MaxNameBytes bounds provider and model names reported to the client.
-// Spec: "Provider/model names are bounded to 256 bytes and omitted (null) if
+// docs/protocol.md, initialize: "Provider/model names are bounded to 256 bytes and omitted (null) if
 // secret-like, redacted or control-bearing."
 const MaxNameBytes = 256
 

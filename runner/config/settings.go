@@ -154,7 +154,7 @@ var defaults = map[string]any{
 	},
 }
 
-// Known provider names. Spec: an unknown provider is configuration_invalid.
+// Known provider names. docs/protocol.md, initialize: an unknown provider is configuration_invalid.
 var knownProviders = []string{"fixture", "openai", "anthropic"}
 
 var (
@@ -201,8 +201,8 @@ func merge(global, project map[string]any) (*Settings, error) {
 // project file is written by whoever owns the repository, and may be written
 // by the model itself: it may tighten the user's settings, never loosen
 // them, never choose where the user's credential goes, and never run
-// commands of its own. Like MCP approvals (DESIGN.md: "except what only the
-// global file may grant"), these keys are global-only:
+// commands of its own. Like MCP approvals (README, Configuration:
+// only the global file grants them), these keys are global-only:
 //   - [tools.protections] (any key);
 //   - [providers.*] base_url, api_key_env, token_url, client_id: the
 //     endpoint and the credential source of the user's key;

@@ -35,7 +35,7 @@
 //   - in the session cwd, in its own process group (on timeout, on ctx end
 //     and after the shell exits the whole group gets SIGKILL, so background
 //     children never outlive the hook);
-//   - with the minimal environment of DESIGN.md (tools.MinimalEnv: PATH,
+//   - with the minimal environment (docs/protocol.md, Choices; tools.MinimalEnv: PATH,
 //     HOME, LANG, TERM), never the provider credentials;
 //   - with stdin a JSON document describing the event (see Input), where
 //     arguments and result are bounded by InputFieldBytes;

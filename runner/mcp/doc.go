@@ -12,7 +12,7 @@
 // whole environment, lets the server reach our stderr, reads lines without a
 // bound and can take seconds to close. stdioTransport implements mcp-go's
 // transport.Interface instead:
-//   - the child gets the minimal environment of DESIGN.md (PATH, HOME, LANG,
+//   - the child gets the minimal environment (docs/protocol.md, Choices: PATH, HOME, LANG,
 //     TERM from ours) plus the server's own env entries, never anything else
 //     (no provider credentials);
 //   - it runs in its own process group, so cleanup reaches its children;
@@ -27,7 +27,7 @@
 // (MaxHTTPBodyBytes) and every request, including the session DELETE sent
 // at close, is aborted when cleanup gives up on the server.
 //
-// Tool names: mcp__SERVER__TOOL (DESIGN.md). Each part is sanitized to
+// Tool names: mcp__SERVER__TOOL (README, The agent runner). Each part is sanitized to
 // [A-Za-z0-9_-]: any other byte becomes '_', runs of '_' collapse to one and
 // leading/trailing '_' go, so "__" only ever separates parts (an empty part
 // becomes "x"). Names are cut to MaxToolNameBytes (64, the provider limit)

@@ -16,7 +16,7 @@ import (
 )
 
 // CleanupWait bounds the cleanup Start does after a failed or cancelled
-// startup (the spec's "Cleanup wait"); servers that failed are killed at
+// startup (the protocol's "Cleanup wait"); servers that failed are killed at
 // once, connected ones get this long to exit after shutdown.
 const CleanupWait = 2000 * time.Millisecond
 
@@ -326,7 +326,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	servers := append([]*conn(nil), m.servers...)
 	m.mu.Unlock()
-	// Spec: "All connected MCP servers receive shutdown before their joins
+	// docs/protocol.md, Exit status: "All connected MCP servers receive shutdown before their joins
 	// or HTTP session deletion can wait."
 	for _, s := range servers {
 		s.shutdown(&m.wg)

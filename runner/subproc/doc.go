@@ -3,7 +3,7 @@
 // own process group, cleanup kills the whole group, and its output is
 // captured within a bound without ever blocking the child.
 //
-// DESIGN.md: "MCP servers and tool subprocesses ... run in their own process
+// docs/protocol.md, Choices: "MCP servers and tool subprocesses ... run in their own process
 // group so that cleanup reaches their children." Where process groups do not
 // exist (Windows, where serve refuses to start but the rest still builds),
 // OwnGroup does nothing and KillGroup kills the one process.

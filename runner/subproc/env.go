@@ -1,7 +1,7 @@
 package subproc
 
 // Inherited lists the only variables of ours a subprocess (shell tool call,
-// hook, MCP server) sees, besides what its own settings add. DESIGN.md: "MCP
+// hook, MCP server) sees, besides what its own settings add. docs/protocol.md, Choices: "MCP
 // servers and tool subprocesses get a minimal environment (PATH, HOME, LANG,
 // TERM and what their own settings add), never the provider credentials".
 var Inherited = [...]string{"PATH", "HOME", "LANG", "TERM"}

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Protections are the runner's guard rails for the file tools (issue 8 item
-// 5). They are not an OS sandbox (spec: "Backend tools are not an OS
+// Protections are the runner's guard rails for the file tools. They
+// are not an OS sandbox (docs/protocol.md, Launch: "Backend tools are not an OS
 // sandbox"): a shell command can still do anything. A symlink swapped into
 // a checked path before the open is not followed (openResolved opens the
 // resolved path component by component with O_NOFOLLOW), and no file tool

@@ -80,7 +80,7 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	var wg conc.WaitGroup
 	wg.Go(func() { _, _ = io.Copy(out, pr) })
 	waitErr := cmd.Wait()
-	// Spec (DESIGN): tool subprocesses run in their own process group so
+	// docs/protocol.md, Choices: tool subprocesses run in their own process group so
 	// that cleanup reaches their children.
 	_ = subproc.KillGroup(pgid)
 	drainTimer := time.AfterFunc(pipeCloseWait, func() { _ = pr.Close() })

@@ -1,12 +1,12 @@
 // Package tools holds the agent's tool registry and the built-in tools of
-// DESIGN.md: read_file, write_file, edit_file, list_dir, grep and shell.
+// README, Built-in tools: read_file, write_file, edit_file, list_dir, grep and shell.
 //
 // A Tool is plain Go: a name, a description, a JSON Schema for its
 // arguments, whether it mutates (and so needs approval under
 // tools.approval = "ask"), and Run. MCP tools and run_code plug in by
 // implementing the same interface and being added to a Set.
 //
-// Paths resolve against the session cwd. This is not an OS sandbox (spec:
+// Paths resolve against the session cwd. This is not an OS sandbox (docs/protocol.md, Launch:
 // "Backend tools are not an OS sandbox"), but the file tools have guard
 // rails (protect.go): no writes outside the cwd, into .git internals, into
 // .magi-code project settings or to credential files, and no reads of credential files, unless Options allow

@@ -11,6 +11,6 @@
 // stdin goroutine, completions on worker goroutines), and performs effects in
 // order: responses go to the ordered writer, work goes to the Workers.
 //
-// Check order (DESIGN.md): framing, JSON and envelope (with the ID ledger),
+// Check order (docs/protocol.md, Validation order): framing, JSON and envelope (with the ID ledger),
 // method known, lifecycle, params, then the operation's own rules.
 package dispatch

@@ -224,19 +224,19 @@ func (m *Machine) close(shutdown bool, code protocol.Code) Close {
 }
 
 func (m *Machine) request(ev Request) []Effect {
-	// Spec: after shutdown (or any close) no later input is admitted; such
-	// frames are read and discarded without a response (DESIGN.md).
+	// docs/protocol.md, shutdown: after shutdown (or any close) no later input is admitted; such
+	// frames are read and discarded without a response (docs/protocol.md, Choices).
 	if m.closing {
 		return nil
 	}
 	id := ev.Req.ID
 	if id != "" {
 		if _, dup := m.ids[id]; dup {
-			// Spec: "Duplicate IDs get duplicate_id and never reexecute work."
+			// docs/protocol.md, IDs: "Duplicate IDs get duplicate_id and never reexecute work."
 			return []Effect{fail(id, protocol.CodeDuplicateID)}
 		}
 		if len(m.ids) >= protocol.RequestIDsPerChild {
-			// Spec: "the next new ID gets request_limit and closes."
+			// docs/protocol.md, IDs: "the next new ID gets request_limit and closes."
 			return []Effect{fail(id, protocol.CodeRequestLimit), m.close(false, protocol.CodeRequestLimit)}
 		}
 		m.ids[id] = struct{}{}
@@ -275,7 +275,7 @@ func (m *Machine) admittedCode() protocol.Code {
 	case NotInitialized, Starting:
 		return protocol.CodeNotInitialized
 	case Failed:
-		// Spec: "after startup failure they return that safe failure code."
+		// docs/protocol.md, Sessions: "after startup failure they return that safe failure code."
 		return m.failure
 	}
 	return ""
@@ -291,7 +291,7 @@ func (m *Machine) initialize(req wire.Request) []Effect {
 	}
 	for _, c := range p.RequiredCapabilities {
 		if !protocol.IsCapability(c) {
-			// Spec: before any side effect; a corrected retry stays possible.
+			// docs/protocol.md, initialize: before any side effect; a corrected retry stays possible.
 			return []Effect{fail(req.ID, protocol.CodeUnsupportedCapability)}
 		}
 	}
@@ -308,7 +308,7 @@ func (m *Machine) initDone(ev InitDone) []Effect {
 	m.initID = ""
 	m.sel = ev.Sel
 	if ev.Code == "" && m.closing {
-		// Spec: shutdown "resolves a pending startup ... request with
+		// docs/protocol.md, shutdown: shutdown "resolves a pending startup ... request with
 		// startup_cancelled". A worker can finish between its own ctx check
 		// and this step, so the machine decides, not the worker.
 		ev.Code = protocol.CodeStartupCancelled
@@ -371,7 +371,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 			return []Effect{fail(id, protocol.CodeBusy)}
 		}
 		m.run = m.newID()
-		// Spec: "turn.start admission response precedes its events".
+		// docs/protocol.md, Run events: "turn.start admission response precedes its events".
 		result := append([]byte(`{"run_id":`), jsonenc.AppendString(nil, m.run)...)
 		result = append(result, `,"accepted":true}`...)
 		return []Effect{respond(id, result), StartTurn{ID: id, RunID: m.run, Params: p}}
@@ -398,7 +398,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 			return []Effect{fail(id, code)}
 		}
 		if p.RunID != m.run || m.runFinished() {
-			// DESIGN.md: an answer for a finished run is stale_approval.
+			// docs/protocol.md, Choices: an answer for a finished run is stale_approval.
 			return []Effect{fail(id, protocol.CodeStaleApproval)}
 		}
 		return []Effect{AnswerApproval{ID: id, RunID: m.run, Params: p}}
@@ -406,7 +406,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 }
 
 // busy reports whether a session/history operation or a run owns the
-// child. Spec: "One operation at a time; overlap returns busy without
+// child. docs/protocol.md, Sessions: "One operation at a time; overlap returns busy without
 // implicit cancellation"; "Session/history work also rejects overlap with
 // an active run."
 func (m *Machine) busy() bool { return m.opID != "" || m.run != "" }
@@ -439,7 +439,7 @@ func (m *Machine) opDone(ev OpDone) []Effect {
 	}
 	m.opID = ""
 	if ev.Code == "" && m.closing {
-		// Spec: shutdown resolves a pending session/history request with
+		// docs/protocol.md, shutdown: shutdown resolves a pending session/history request with
 		// operation_cancelled (see initDone for why the machine decides).
 		ev.Code = protocol.CodeOperationCancelled
 	}
@@ -466,7 +466,7 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 	state, readiness := "idle", "ready"
 	switch m.life {
 	case Starting:
-		// Spec: while pending, null provider/model/context.
+		// docs/protocol.md, status: while pending, null provider/model/context.
 		dst = append(dst, `{"state":"starting","readiness":"initializing","provider":null,"model":null,"context_id":null,"session_id":null,"run_id":null}`...)
 		return dst
 	case Failed:
@@ -493,7 +493,7 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// limitsJSON is the published bounds object, exactly as the spec's trace.
+// limitsJSON is the published bounds object, exactly as docs/protocol.md, initialize, shows it.
 var limitsJSON = func() string {
 	kv := []struct {
 		k string

@@ -628,7 +628,7 @@ func TestSessionsAndTurns(t *testing.T) {
 	}
 }
 
-// specTrace is the initialize response of the spec's synthetic consumer
+// specTrace is the initialize response of the protocol's synthetic consumer
 // trace, verbatim.
 const specTrace = `{"protocol":"magi-code.local-agent","version":1,"type":"response","instance_id":"<child-uuid>","seq":1,"id":"r1","result":{"capabilities":["initialize","status","shutdown","session.create","session.open","history.page","turn.start","turn.cancel","approval.answer"],"limits":{"frame_bytes":65536,"json_depth":32,"id_bytes":64,"prompt_bytes":16384,"history_page_bytes":32768,"history_page_entries":100,"content_chunk_bytes":16384,"pending_responses":32,"requests_per_child":4096,"output_deadline_ms":2000},"status":{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"<digest>","session_id":null,"run_id":null}}}`
 

@@ -84,7 +84,7 @@ func (s *Server) Step(ev Event) {
 }
 
 // EventQueued is the writer's notice that a run event entered its queue:
-// run.finished ends the run for status. Spec: running state retains the run
+// run.finished ends the run for status. docs/protocol.md, status: running state retains the run
 // ID until worker completion and event draining.
 func (s *Server) EventQueued(e *wire.Event) {
 	if e.Name == protocol.EventRunFinished {
@@ -128,7 +128,7 @@ func (e AnswerApproval) performLocked(s *Server) {
 }
 
 func (e Close) performLocked(s *Server) {
-	// Spec: EOF and shutdown stop admission and cancel pending work.
+	// docs/protocol.md, shutdown: EOF and shutdown stop admission and cancel pending work.
 	s.cancelWork()
 	select {
 	case s.closed <- e:

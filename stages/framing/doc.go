@@ -9,7 +9,7 @@
 // owns stdin and handles each line inline, so this package starts no
 // goroutines and owns no channels.
 //
-// Spec rules enforced here:
+// Rules of docs/protocol.md (Frames) enforced here:
 //   - "UTF-8 JSON objects, one per LF-terminated line." A line is the bytes
 //     before LF; a CR before LF stays in the line (it is JSON whitespace) and
 //     counts toward the limit.

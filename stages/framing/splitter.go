@@ -45,7 +45,7 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 	lf := bytes.IndexByte(window, '\n')
 	if lf < 0 {
 		if len(window) > room {
-			// Spec: oversize is detected on byte 65,537; send
+			// docs/protocol.md, Frames: oversize is detected on byte 65,537; send
 			// frame_too_large, then close without unbounded draining.
 			s.tooLarge = true
 			s.partial = s.partial[:0]
@@ -67,7 +67,7 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 		s.partial = s.partial[:0]
 	}
 	if len(line) == 0 {
-		// Spec: "Empty lines are invalid."
+		// docs/protocol.md, Frames: "Empty lines are invalid."
 		return lf + 1, nil, protocol.CodeInvalidFrame, true
 	}
 	return lf + 1, line, "", true
@@ -82,7 +82,7 @@ func (s *Splitter) End() protocol.Code {
 		return protocol.CodeFrameTooLarge
 	}
 	if len(s.partial) > 0 {
-		// Spec: "EOF without LF does not execute a partial request."
+		// docs/protocol.md, Frames: "EOF without LF does not execute a partial request."
 		s.partial = s.partial[:0]
 		return protocol.CodeIncompleteFrame
 	}

@@ -9,8 +9,8 @@
 // strict params readers here (Members, String, Bool, IsNull, Strings, Name)
 // on the raw params Parse returns.
 //
-// Spec and DESIGN rules enforced here, in the order Parse checks them:
-//   - "Empty lines are invalid"; DESIGN: a line that is only JSON whitespace
+// Rules of docs/protocol.md (Frames, Requests, IDs, Validation order) enforced here, in the order Parse checks them:
+//   - "Empty lines are invalid"; Choices: a line that is only JSON whitespace
 //     is invalid_frame.
 //   - "JSON nesting: 32 containers": a byte scan refuses depth 33 with
 //     invalid_frame ("depth/framing structure") before anything else reads

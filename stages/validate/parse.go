@@ -79,13 +79,13 @@ type envelope struct {
 // name is shared, not copied).
 func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	if onlySpace(line) {
-		// DESIGN: a line that is empty, or only JSON whitespace, is invalid_frame.
+		// docs/protocol.md, Choices: a line that is empty, or only JSON whitespace, is invalid_frame.
 		return req, protocol.CodeInvalidFrame
 	}
 	if len(line) > protocol.MaxInputFrameBytes {
 		return req, protocol.CodeFrameTooLarge
 	}
-	// Spec: JSON nesting is bounded to 32 containers; "invalid_frame
+	// docs/protocol.md, Frames: JSON nesting is bounded to 32 containers; "invalid_frame
 	// (depth/framing structure)". Checked before anything else reads the
 	// structure.
 	if tooDeep(line, protocol.MaxJSONDepth) {
@@ -96,7 +96,7 @@ func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	}
 	env, ok := readEnvelope(line, false)
 	if !ok {
-		// Spec: "Invalid/unrecoverable request identity uses id=null;
+		// docs/protocol.md, Responses: "Invalid/unrecoverable request identity uses id=null;
 		// otherwise id equals request ID." A lone surrogate escape in
 		// params (or any other member) leaves the identity readable; only
 		// one inside the id itself makes it unrecoverable.
@@ -105,20 +105,20 @@ func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	}
 	id, idOK := "", false
 	if env.counts[fieldID] == 1 {
-		// Spec: "Invalid/unrecoverable request identity uses id=null;
+		// docs/protocol.md, Responses: "Invalid/unrecoverable request identity uses id=null;
 		// otherwise id equals request ID."
 		id, idOK = nameValue(env.values[fieldID], false)
 		req.ID = id
 	}
 	for _, n := range env.counts {
 		if n > 1 {
-			// Spec: "unknown/duplicate top-level fields rejected".
+			// docs/protocol.md, Requests: "unknown/duplicate top-level fields rejected".
 			return req, protocol.CodeInvalidRequest
 		}
 	}
 	if env.counts[fieldProtocol] == 1 && !isProtocol(env.values[fieldProtocol]) ||
 		env.counts[fieldVersion] == 1 && string(env.values[fieldVersion]) != "1" {
-		// DESIGN: any other value or type of protocol or version is
+		// docs/protocol.md, Choices: any other value or type of protocol or version is
 		// protocol_mismatch, then close.
 		return req, protocol.CodeProtocolMismatch
 	}
@@ -127,7 +127,7 @@ func Parse(line []byte) (req wire.Request, code protocol.Code) {
 	}
 	for _, n := range env.counts {
 		if n == 0 {
-			// DESIGN: a missing field is invalid_request (the envelope is exact).
+			// docs/protocol.md, Choices: a missing field is invalid_request (the envelope is exact).
 			return req, protocol.CodeInvalidRequest
 		}
 	}
@@ -196,7 +196,7 @@ func readEnvelope(line []byte, lax bool) (env envelope, ok bool) {
 	if !ok {
 		return env, false
 	}
-	// Spec: one JSON object per line; a second value or trailing bytes is
+	// docs/protocol.md, Frames: one JSON object per line; a second value or trailing bytes is
 	// invalid_request.
 	return env, skipSpace(line, i) == len(line)
 }

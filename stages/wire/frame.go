@@ -65,7 +65,7 @@ type Event struct {
 }
 
 // Critical reports whether the event must never be silently dropped.
-// Spec: "Deltas may coalesce/drop under pressure, authoritative
+// docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under pressure, authoritative
 // reconciliation/terminal never silently drop."
 func (e *Event) Critical() bool { return e.Name != protocol.EventMessageDelta }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
-// approvals is a run's registry of approval requests. Spec: "exactly one
+// approvals is a run's registry of approval requests. docs/protocol.md, approval.answer: "exactly one
 // winning reply"; "Wrong/expired/answered identity → stale_approval; never
 // authorize again"; "expires after 60,000 ms and defaults deny on
 // expiry/cancel/disconnect".
@@ -45,7 +45,7 @@ func (a *approvals) add(id string) *approval {
 	return ap
 }
 
-// answer records the winning reply for id. DESIGN.md: an approval answered
+// answer records the winning reply for id. docs/protocol.md, Choices: an approval answered
 // at 60,000 ms or later after approval.requested was enqueued is expired.
 func (a *approvals) answer(id string, allow bool) protocol.Code {
 	a.mu.Lock()

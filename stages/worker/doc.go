@@ -15,7 +15,7 @@
 // runner.New build the runtime at initialization, Runtime.Run runs a turn
 // whose progress the turn sink turns into run events and session records.
 // The runtime and the attachment are owned here; Teardown closes them after
-// the workers have ended, MCP servers first and session leases last (spec:
+// the workers have ended, MCP servers first and session leases last (docs/protocol.md, Exit status:
 // "session writer/active leases remain held until runtime teardown
 // finishes").
 package worker

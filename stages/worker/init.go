@@ -9,7 +9,7 @@ import (
 	"github.com/magi-code/magi-code/stages/dispatch"
 )
 
-// StartInit starts the one initialization worker. Spec: "Accepted
+// StartInit starts the one initialization worker. docs/protocol.md, initialize: "Accepted
 // initialization starts one worker and returns only after readiness or
 // failure."
 func (p *Pool) StartInit(ctx context.Context, _ []string, done func(dispatch.InitDone)) {

@@ -25,7 +25,7 @@ var (
 	// forever.
 	ErrWorkerPanic = errors.New("worker: panic")
 	// ErrRunFinishedLost: a run's run.finished found no room on the event
-	// edge within its wait. Spec: "authoritative reconciliation/terminal
+	// edge within its wait. docs/protocol.md, Ordering and delivery: "authoritative reconciliation/terminal
 	// never silently drop": the client would wait for it forever.
 	ErrRunFinishedLost = errors.New("worker: run.finished could not be queued")
 )

@@ -24,7 +24,7 @@ import (
 // only after both RunWorkerDone and RunDrained (writer OnEvent of
 // run.finished), so the child stays "running" and answers busy to every
 // later turn.start/session.*/history.page for the rest of its life, and
-// the client waits forever for run.finished. Spec: "authoritative
+// the client waits forever for run.finished. docs/protocol.md, Ordering and delivery: "authoritative
 // reconciliation/terminal never silently drop".
 func TestRunFinishedNeverSilentlyDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

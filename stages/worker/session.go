@@ -37,7 +37,7 @@ func (p *Pool) runtime() *runtime {
 }
 
 // attach makes a the current attachment and releases the previous one.
-// Spec: "session.create/session.open replace the attachment only while
+// docs/protocol.md, session.open: "session.create/session.open replace the attachment only while
 // idle, releasing previous ownership after cleanup".
 func (p *Pool) attach(a *history.Attachment, choice runner.Choice) {
 	p.mu.Lock()
@@ -77,7 +77,7 @@ func (p *Pool) open(id string) dispatch.OpDone {
 	}
 	a, info, code := rt.store.Open(id, p.attachment())
 	if code != "" {
-		// Spec: "Failed opens leave the previous attachment intact."
+		// docs/protocol.md, session.open: "Failed opens leave the previous attachment intact."
 		return dispatch.OpDone{Code: code}
 	}
 	restored, notices, choice := rt.runner.Restore(info)

@@ -151,7 +151,7 @@ const maxCarry = 256 << 10
 const deltaGrace = 500 * time.Microsecond
 
 // deltas offers the carried safe text as best-effort delta parts of at most
-// 4,000 bytes, as s.pacing decides. Spec: "Deltas may coalesce/drop under
+// 4,000 bytes, as s.pacing decides. docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under
 // pressure". A dropped part keeps its part number, so the client sees the
 // gap. With final (the segment ended), everything carried is offered.
 func (s *turnSink) deltas(messageID string, final bool) {
@@ -230,7 +230,7 @@ func (s *turnSink) SegmentEnd(messageID, fullText string) error {
 	return err
 }
 
-// flushPending persists and reconciles the last ended segment. Spec:
+// flushPending persists and reconciles the last ended segment. docs/protocol.md, Ordering and delivery:
 // "authoritative replacement chunks, part starts at 0, final part completes
 // reconciliation"; redaction happens before chunking.
 func (s *turnSink) flushPending(partial bool) error {

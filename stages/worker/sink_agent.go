@@ -8,11 +8,11 @@ import (
 )
 
 // The turn sink's side of the runner's activity kinds, diagnostics,
-// compactions and task scopes (issue 7). Each is persisted as its history
+// compactions and task scopes. Each is persisted as its history
 // record and, where the protocol has an event for it, emitted.
 
 // Activity implements runner.Sink: subagent, compaction and nested tool
-// activities. Spec: activity summary "at most 1024 UTF-8 bytes; no raw
+// activities. docs/protocol.md, Run events: activity summary "at most 1024 UTF-8 bytes; no raw
 // params/results" (redacted by activityOf).
 func (s *turnSink) Activity(activityID, kind, name, state, summary string) error {
 	// The previous segment is complete once something else happens.
@@ -22,7 +22,7 @@ func (s *turnSink) Activity(activityID, kind, name, state, summary string) error
 	return s.activityOf(kind, activityID, name, state, summary)
 }
 
-// Diagnostic implements runner.Sink. Spec: diagnostic "redacted summary at
+// Diagnostic implements runner.Sink. docs/protocol.md, Run events: diagnostic "redacted summary at
 // most 1024 bytes".
 func (s *turnSink) Diagnostic(code, summary string) error {
 	summary = redact.Summary(summary, protocol.SummaryBytes)
@@ -62,7 +62,7 @@ func (s *turnSink) Compaction(summary string, kept []runner.Message) error {
 	return nil
 }
 
-// TaskScope implements runner.Sink. Spec: "Attachment retains stored
+// TaskScope implements runner.Sink. docs/protocol.md, session.open: "Attachment retains stored
 // delegated task-scope ceilings."
 func (s *turnSink) TaskScope(ceiling string) error {
 	return s.persist(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})

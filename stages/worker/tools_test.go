@@ -34,7 +34,7 @@ func toolCall(name string, args any) string {
 	return `{"tool_call":{"name":"` + name + `","arguments":` + string(a) + `}}`
 }
 
-// Spec: "Direct and Code Mode tool permissions stay independent."
+// docs/protocol.md, initialize: "Direct and Code Mode tool permissions stay independent."
 func TestCodeModePermissionsIndependent(t *testing.T) {
 	program := `let out = [];
 		out.push(tools.read_file({path: "a.txt"}).trim());

@@ -46,7 +46,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 			p.run = nil
 		}
 		p.mu.Unlock()
-		// Spec: run.finished comes "once, after worker/cleanup accounting":
+		// docs/protocol.md, Run events: run.finished comes "once, after worker/cleanup accounting":
 		// the worker's end is accounted first, so a client that reads
 		// run.finished and starts the next turn at once is never busy.
 		done()
@@ -116,7 +116,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		return finish(runner.Failed, "not_started", code, "")
 	}
 
-	// Spec: input.persisted only after the required input append succeeds,
+	// docs/protocol.md, Run events: input.persisted only after the required input append succeeds,
 	// before provider execution; its failure is failed/not_started.
 	inputID := p.opts.NewID()
 	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
@@ -151,14 +151,14 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	} else if runErr != nil && outcome == runner.Cancelled {
 		code = ""
 	}
-	// Reconcile the last segment now that its completeness is known. Spec:
+	// Reconcile the last segment now that its completeness is known. docs/protocol.md, Run events:
 	// "A terminal event must follow required reconciliation": a reconcile
 	// that found no room is an output failure of the run.
 	if err := sink.flushPending(outcome != runner.Completed); err != nil {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
 	}
 
-	// Spec: the run's completion record is fsynced before run.finished
+	// docs/protocol.md, Run events: the run's completion record is fsynced before run.finished
 	// claims durable; a failed later append yields degraded.
 	_, err = att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
 		Outcome: string(outcome), ErrorCode: string(code)}, true)

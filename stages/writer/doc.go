@@ -9,7 +9,7 @@
 // os.NewFile, so they park in the runtime poller and support deadlines. No
 // library print, stray log line or subprocess can then write to the
 // protocol stream or read protocol input. On other systems TakeStdio fails
-// (spec: Windows serve fails explicitly).
+// (docs/protocol.md, Launch: Windows serve fails explicitly).
 //
 // # Input and output
 //
@@ -20,7 +20,7 @@
 // anything: the event producer closes events, and the owner of the output
 // file closes it after Run has returned.
 //
-// # How it works (see shared/PERFORMANCE.md)
+// # How it works (README, Architecture and Benchmarks)
 //
 //   - One queue, one seq: a frame gets its seq when it enters the pending
 //     buffer (Respond for responses, Run for events), from 1, strictly
@@ -39,7 +39,7 @@
 //     is decremented in the same critical section. A peer that reads a
 //     frame and sends its next request at once cannot make the child count
 //     that frame as still pending: a client with exactly 32 requests in
-//     flight never overflows (issue 6, pipelined).
+//     flight never overflows (the pipelined benchmark).
 //   - Waiting for writability happens outside the mutex, in the poller, via
 //     RawConn.Write with SetWriteDeadline set to the enqueue time of the
 //     oldest frame not yet fully written plus 2000 ms. After any progress
@@ -76,5 +76,5 @@
 //   - With 16 event frames pending the guaranteed response headroom is 16
 //     frames, not 32: a client that keeps more than 16 responses unread
 //     while a run floods events to it can still overflow the 32-frame
-//     bound. The spec's 32 is a total; we keep it a total.
+//     bound. The protocol's 32 (docs/protocol.md, Bounds) is a total; we keep it a total.
 package writer

@@ -4,7 +4,7 @@ package writer
 
 import "errors"
 
-// errUnsupported: the stdio transport is Unix-only. Spec: "Windows serve
+// errUnsupported: the stdio transport is Unix-only. docs/protocol.md, Launch: "Windows serve
 // fails explicitly".
 var errUnsupported = errors.New("writer: the stdio transport needs a Unix pipe")
 

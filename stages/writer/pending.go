@@ -39,7 +39,7 @@ func (p *pending) full() bool { return p.count == len(p.ring) }
 // unwritten is the bytes to hand to the next write(2): every pending frame.
 func (p *pending) unwritten() []byte { return p.buf[p.off:] }
 
-// nextSeq assigns the next sequence number. Spec: "Sequence numbers start at
+// nextSeq assigns the next sequence number. docs/protocol.md, Events: "Sequence numbers start at
 // 1, strictly increase across all output frames".
 func (p *pending) nextSeq() uint64 {
 	p.seq++
@@ -73,7 +73,7 @@ func (p *pending) commit(enq time.Time) {
 }
 
 // advance accounts n bytes written by write(2) and returns how many frames
-// became fully written. Spec: a frame leaves the pending count when its last
+// became fully written. docs/protocol.md, Ordering and delivery: a frame leaves the pending count when its last
 // byte is in the kernel.
 func (p *pending) advance(n int) (done int) {
 	if n < 0 || n > len(p.buf)-p.off {
@@ -93,7 +93,7 @@ func (p *pending) advance(n int) (done int) {
 }
 
 // deadline is the absolute output deadline of the oldest frame not yet fully
-// written: its enqueue time plus 2000 ms. Spec: "Output deadline: 2000 ms
+// written: its enqueue time plus 2000 ms. docs/protocol.md, Bounds: "Output deadline: 2000 ms
 // from enqueue, not reset by partial progress". ok is false when nothing is
 // pending.
 func (p *pending) deadline() (d time.Time, ok bool) {

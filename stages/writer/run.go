@@ -103,7 +103,7 @@ func (w *Writer) finish() bool {
 
 // take moves events into the pending buffer without blocking, while fewer
 // than EventWatermark frames are pending. It returns nil once events is
-// closed. Spec: "Turn events use a separate bounded 32-event channel"; what
+// closed. docs/protocol.md, Ordering and delivery: "Turn events use a separate bounded 32-event channel"; what
 // stays in that channel is the producers' backpressure, not ours.
 func (w *Writer) take(events <-chan wire.Event) <-chan wire.Event {
 	for events != nil || w.held {
@@ -152,7 +152,7 @@ func (w *Writer) flush(ctx context.Context) error {
 	if expired {
 		return ErrOutputDeadline
 	}
-	// Spec: "Output deadline: 2000 ms from enqueue, not reset by partial
+	// docs/protocol.md, Bounds: "Output deadline: 2000 ms from enqueue, not reset by partial
 	// progress". The poller runs on the wall clock: convert.
 	if err := w.out.SetWriteDeadline(time.Now().Add(deadline.Sub(now))); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutputBroken, err)

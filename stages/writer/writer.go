@@ -15,14 +15,14 @@ import (
 // cmd/ maps them to an exit code. Test with errors.Is.
 var (
 	// ErrOverflow: a frame was enqueued while 32 were already pending.
-	// Spec: "Queue overflow terminates with exit 1".
+	// docs/protocol.md, Ordering and delivery: "Queue overflow terminates with exit 1".
 	ErrOverflow = errors.New("writer: pending output overflow")
 	// ErrOutputDeadline: the oldest frame not yet fully written reached
-	// 2000 ms after its enqueue. Spec: "The oldest output frame exceeding
+	// 2000 ms after its enqueue. docs/protocol.md, Ordering and delivery: "The oldest output frame exceeding
 	// its absolute deadline terminates with exit 1."
 	ErrOutputDeadline = errors.New("writer: output deadline exceeded")
 	// ErrOutputBroken: write(2) failed with EPIPE or any other error, or the
-	// output file is closed. Spec: "Broken output terminates with exit 1."
+	// output file is closed. docs/protocol.md, Ordering and delivery: "Broken output terminates with exit 1."
 	// The returned error also wraps the underlying errno, for logs only.
 	ErrOutputBroken = errors.New("writer: output broken")
 	// ErrStopped: Respond after Run returned nil (everything drained).
@@ -30,7 +30,7 @@ var (
 )
 
 // EventWatermark is how many frames may be pending before Run stops taking
-// run events. Spec: pending output is 32 frames; keeping events to the lower
+// run events. docs/protocol.md, Bounds: pending output is 32 frames; keeping events to the lower
 // half leaves at least 16 frames of headroom for responses (a turn.cancel
 // during an event flood to a slow reader must never overflow).
 const EventWatermark = protocol.PendingOutputFrames / 2
@@ -180,7 +180,7 @@ func (w *Writer) Respond(r *wire.Response) error {
 		return ErrStopped
 	}
 	if w.q.full() {
-		// Spec: "Queue overflow terminates with exit 1: no silent
+		// docs/protocol.md, Ordering and delivery: "Queue overflow terminates with exit 1: no silent
 		// authoritative drop."
 		w.failLocked(ErrOverflow)
 		return ErrOverflow
@@ -188,7 +188,7 @@ func (w *Writer) Respond(r *wire.Response) error {
 	wasEmpty := w.q.count == 0
 	w.appendResponseLocked(r)
 	if wasEmpty {
-		// PERFORMANCE lesson 4: no goroutine hop on the request path.
+		// No goroutine hop on the request path (README, Architecture).
 		// Control only pins the fd; it does not wait for Run's poller wait
 		// (which only happens while something is pending, so not now).
 		// inlineWrite runs with mu held (see New).

@@ -123,7 +123,7 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 		switch b.kind {
 		case blockThinking:
 			r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewThinkingBlock(b.signature, b.thinking.String()))
-			// Spec: no raw chain-of-thought. Only a provider summary
+			// docs/protocol.md, Run events: no raw chain-of-thought. Only a provider summary
 			// passes, whole, once its block is complete.
 			if r.summaries && strings.TrimSpace(b.thinking.String()) != "" {
 				return provider.StreamEvent{Kind: provider.ReasoningSummary, Text: b.thinking.String()}, nil

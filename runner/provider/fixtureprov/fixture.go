@@ -1,4 +1,4 @@
-// Package fixtureprov is the offline fixture provider of DESIGN.md: a real
+// Package fixtureprov is the offline fixture provider (README, The fixture provider): a real
 // provider.Provider that replays a parsed fixture.Script, deterministically.
 //
 // Each Stream call consumes the next scripted response, whatever happens to
@@ -64,7 +64,7 @@ func (p *Provider) take() (resp fixture.Response, firstCall int, ok bool) {
 
 // Stream replays the next response. See provider.Provider.
 //
-// DESIGN.md: "Every provider call of the runner consumes the next fixture
+// docs/protocol.md, Choices: "Every provider call of the runner consumes the next fixture
 // response": a call consumes its response even when ctx has already ended
 // (then it streams nothing), so a script's positions never depend on how a
 // cancellation raced with the call.
