@@ -37,7 +37,10 @@ func TestFramesMatchSchema(t *testing.T) {
 			e.ApprovalID, e.Summary, e.ExpiresInMs = run, "shell: echo hi", int64(protocol.ApprovalExpiry.Milliseconds())
 		}),
 		with(protocol.EventDiagnostic, func(e *Event) { e.Code, e.Summary = string(protocol.CodePersistenceFailed), "x" }),
-		with(protocol.EventRunFinished, func(e *Event) { e.Outcome, e.Persistence = "completed", "durable"; e.HasRevision, e.Revision = true, "v3" }),
+		with(protocol.EventRunFinished, func(e *Event) {
+			e.Outcome, e.Persistence = "completed", "durable"
+			e.HasRevision, e.Revision = true, "v3"
+		}),
 		with(protocol.EventRunFinished, func(e *Event) {
 			e.Outcome, e.Persistence, e.ErrorCode = "failed", "not_started", protocol.CodePersistenceFailed
 		}),
