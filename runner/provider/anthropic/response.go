@@ -55,82 +55,11 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 	case "message_start":
 		r.started = true
 	case "content_block_start":
-		b, err := r.open(ev.Index)
-		if err != nil {
-			return provider.StreamEvent{}, err
-		}
-		cb := &ev.ContentBlock
-		switch cb.Type {
-		case "text":
-			b.kind = blockText
-			if cb.Text != "" {
-				return provider.StreamEvent{Kind: provider.TextDelta, Text: cb.Text}, nil
-			}
-		case "tool_use":
-			if r.tools++; r.tools > MaxToolCalls {
-				return provider.StreamEvent{}, errTooLarge
-			}
-			b.kind, b.id, b.name = blockToolUse, cb.ID, cb.Name
-			if raw := cb.JSON.Input.Raw(); raw != "" && raw != "null" {
-				b.startJSON = raw
-			}
-		case "thinking":
-			b.kind = blockThinking
-			b.signature = cb.Signature
-			if err := r.think(b, cb.Thinking, len(cb.Signature)); err != nil {
-				return provider.StreamEvent{}, err
-			}
-		case "redacted_thinking":
-			b.kind, b.data = blockRedacted, cb.Data
-			if err := r.think(b, "", len(cb.Data)); err != nil {
-				return provider.StreamEvent{}, err
-			}
-		}
+		return r.blockStart(ev)
 	case "content_block_delta":
-		b, err := r.at(ev.Index)
-		if err != nil {
-			return provider.StreamEvent{}, err
-		}
-		d := &ev.Delta
-		switch {
-		case d.Type == "text_delta" && b.kind == blockText:
-			if d.Text != "" {
-				return provider.StreamEvent{Kind: provider.TextDelta, Text: d.Text}, nil
-			}
-		case d.Type == "input_json_delta" && b.kind == blockToolUse:
-			r.argsBytes += len(d.PartialJSON)
-			if r.argsBytes > MaxToolArgsBytes {
-				return provider.StreamEvent{}, errTooLarge
-			}
-			b.sawDelta = true
-			b.args.WriteString(d.PartialJSON)
-		case d.Type == "thinking_delta" && b.kind == blockThinking:
-			if err := r.think(b, d.Thinking, 0); err != nil {
-				return provider.StreamEvent{}, err
-			}
-		case d.Type == "signature_delta" && b.kind == blockThinking:
-			b.signature += d.Signature
-			if err := r.think(b, "", len(d.Signature)); err != nil {
-				return provider.StreamEvent{}, err
-			}
-		}
+		return r.blockDelta(ev)
 	case "content_block_stop":
-		b, err := r.at(ev.Index)
-		if err != nil {
-			return provider.StreamEvent{}, err
-		}
-		b.closed = true
-		switch b.kind {
-		case blockThinking:
-			r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewThinkingBlock(b.signature, b.thinking.String()))
-			// docs/protocol.md, Run events: no raw chain-of-thought. Only a provider summary
-			// passes, whole, once its block is complete.
-			if r.summaries && strings.TrimSpace(b.thinking.String()) != "" {
-				return provider.StreamEvent{Kind: provider.ReasoningSummary, Text: b.thinking.String()}, nil
-			}
-		case blockRedacted:
-			r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewRedactedThinkingBlock(b.data))
-		}
+		return r.blockStop(ev)
 	case "message_delta":
 		// stop_reason (end_turn, tool_use, max_tokens, ...) needs no
 		// action: calls are emitted from their blocks after message_stop.
@@ -139,6 +68,101 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 			return provider.StreamEvent{}, errEvent
 		}
 		r.stopped = true
+	}
+	return provider.StreamEvent{}, nil
+}
+
+// blockStart opens a content block: text (its first text, if any, is a
+// delta), tool_use (counted against MaxToolCalls), thinking or redacted
+// thinking (kept for the replay of a tool loop).
+func (r *response) blockStart(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, error) {
+	b, err := r.open(ev.Index)
+	if err != nil {
+		return provider.StreamEvent{}, err
+	}
+	cb := &ev.ContentBlock
+	switch cb.Type {
+	case "text":
+		b.kind = blockText
+		if cb.Text != "" {
+			return provider.StreamEvent{Kind: provider.TextDelta, Text: cb.Text}, nil
+		}
+	case "tool_use":
+		if r.tools++; r.tools > MaxToolCalls {
+			return provider.StreamEvent{}, errTooLarge
+		}
+		b.kind, b.id, b.name = blockToolUse, cb.ID, cb.Name
+		if raw := cb.JSON.Input.Raw(); raw != "" && raw != "null" {
+			b.startJSON = raw
+		}
+	case "thinking":
+		b.kind = blockThinking
+		b.signature = cb.Signature
+		if err := r.think(b, cb.Thinking, len(cb.Signature)); err != nil {
+			return provider.StreamEvent{}, err
+		}
+	case "redacted_thinking":
+		b.kind, b.data = blockRedacted, cb.Data
+		if err := r.think(b, "", len(cb.Data)); err != nil {
+			return provider.StreamEvent{}, err
+		}
+	}
+	return provider.StreamEvent{}, nil
+}
+
+// blockDelta adds to the open block of its kind: text is a delta, tool
+// arguments accumulate (bounded by MaxToolArgsBytes), thinking and its
+// signature are kept.
+func (r *response) blockDelta(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, error) {
+	b, err := r.at(ev.Index)
+	if err != nil {
+		return provider.StreamEvent{}, err
+	}
+	d := &ev.Delta
+	switch {
+	case d.Type == "text_delta" && b.kind == blockText:
+		if d.Text != "" {
+			return provider.StreamEvent{Kind: provider.TextDelta, Text: d.Text}, nil
+		}
+	case d.Type == "input_json_delta" && b.kind == blockToolUse:
+		r.argsBytes += len(d.PartialJSON)
+		if r.argsBytes > MaxToolArgsBytes {
+			return provider.StreamEvent{}, errTooLarge
+		}
+		b.sawDelta = true
+		b.args.WriteString(d.PartialJSON)
+	case d.Type == "thinking_delta" && b.kind == blockThinking:
+		if err := r.think(b, d.Thinking, 0); err != nil {
+			return provider.StreamEvent{}, err
+		}
+	case d.Type == "signature_delta" && b.kind == blockThinking:
+		b.signature += d.Signature
+		if err := r.think(b, "", len(d.Signature)); err != nil {
+			return provider.StreamEvent{}, err
+		}
+	}
+	return provider.StreamEvent{}, nil
+}
+
+// blockStop closes a block; a completed thinking block is kept for the
+// replay and, when the model's thinking blocks are provider summaries
+// (r.summaries), emitted whole.
+func (r *response) blockStop(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, error) {
+	b, err := r.at(ev.Index)
+	if err != nil {
+		return provider.StreamEvent{}, err
+	}
+	b.closed = true
+	switch b.kind {
+	case blockThinking:
+		r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewThinkingBlock(b.signature, b.thinking.String()))
+		// docs/protocol.md, Run events: no raw chain-of-thought. Only a
+		// provider summary passes, whole, once its block is complete.
+		if r.summaries && strings.TrimSpace(b.thinking.String()) != "" {
+			return provider.StreamEvent{Kind: provider.ReasoningSummary, Text: b.thinking.String()}, nil
+		}
+	case blockRedacted:
+		r.thinkingBlocks = append(r.thinkingBlocks, sdk.NewRedactedThinkingBlock(b.data))
 	}
 	return provider.StreamEvent{}, nil
 }
