@@ -115,7 +115,7 @@ Usage:
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
   magi-code logs [--follow] [INSTANCE]
                                  print the latest child's diagnostic log (or INSTANCE's; --follow keeps printing)
-  magi-code sessions list        stored sessions: id, workspace, last activity, size
+  magi-code sessions list        stored sessions: id, last activity, size, workspace
   magi-code sessions prune       delete sessions idle for session_retention_days (default 30; 0 never)
   magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
   magi-code conformance --server "COMMAND ARGS..."
