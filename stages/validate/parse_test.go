@@ -283,6 +283,14 @@ func fuzzLine(t *testing.T, line []byte) {
 		if theirs && !mine && !surrogateEscape.Match(line) && !tooDeep(line, maxScanDepth) {
 			t.Fatalf("scanner refuses valid JSON %q", line)
 		}
+		// The lax scan (ID recovery) differs only on lone surrogates.
+		laxEnd, laxOK := scanValue(line, i, true)
+		if !surrogateEscape.Match(line) && (laxOK != ok || ok && laxEnd != end) {
+			t.Fatalf("lax scan disagrees without surrogate escapes on %q", line)
+		}
+		if laxOK && skipSpace(line, laxEnd) == len(line) && !json.Valid(line) && !surrogateEscape.Match(line) {
+			t.Fatalf("lax scan accepts invalid JSON %q", line)
+		}
 	}
 
 	if code != "" {
