@@ -2,115 +2,100 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/client/console"
+	"github.com/magi-code/magi-code/client/mission"
 	"github.com/magi-code/magi-code/runner"
 )
 
-// interactive is the terminal mode for people: it runs the serve pipeline
-// in this process (connect) and drives it through the protocol like any
-// frontend would, so the terminal and Ma-gi exercise the one protocol path. With a prompt it runs
-// one turn; without, it reads prompts line by line. Ctrl-C cancels the
-// running turn; /quit or EOF ends the session.
-func interactive(prompt string) int {
+// interactive runs Mission Control: the serve pipeline runs in this
+// process (connect) and the terminal app drives it through the protocol
+// like any frontend, so the terminal and Ma-gi exercise the one protocol
+// path. With --prompt it runs one turn and exits 0 on completed, 1
+// otherwise.
+func interactive(l launch) int {
 	// Retention: the interactive CLI prunes sessions idle for
 	// session_retention_days (serve never does).
 	pruneSessions()
-	ctx := context.Background()
+	env := runner.ProcessEnv()
+	opts := mission.Options{
+		Cwd:      env.Cwd,
+		Prompt:   l.prompt,
+		Resume:   l.resume,
+		Login:    func(provider, key string) error { return storeKey(env, provider, key) },
+		SetModel: func(provider, model string) error { return setModel(env, provider, model) },
+		Sessions: func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
+	}
+	if l.continueIt || l.resumeAsk {
+		list, err := cwdSessions(env)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: sessions:", err)
+			return 1
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(os.Stderr, "magi-code: no sessions in this directory")
+			return 1
+		}
+		opts.Resume = list[0].ID
+		if l.resumeAsk {
+			id, ok := pickSession(list)
+			if !ok {
+				return 1
+			}
+			opts.Resume = id
+		}
+	}
 	c, end := connect(client.Options{})
+	opts.Backend = c
+	code := mission.Run(opts, os.Stdin, os.Stdout)
+	if end() != exitOK && code == 0 {
+		code = 1
+	}
+	return code
+}
 
-	call := func(method string, params any) (json.RawMessage, bool) {
-		resp, err := c.Call(ctx, method, params)
-		switch {
-		case err != nil:
-			fmt.Fprintln(os.Stderr, "magi-code: the backend stopped")
-			return nil, false
-		case resp.Error != nil:
-			fmt.Fprintf(os.Stderr, "magi-code: %s failed: %s\n", method, resp.Error.Code)
-			return nil, false
-		}
-		return resp.Result, true
+// pickSession prints the list numbered and reads a choice from the
+// terminal.
+func pickSession(list []mission.SessionInfo) (string, bool) {
+	for i, line := range strings.Split(mission.SessionsText(list), "\n") {
+		fmt.Printf("%3d  %s\n", i+1, line)
 	}
-	if _, ok := call("initialize", map[string]any{"required_capabilities": []string{"session.create", "turn.start", "turn.cancel", "approval.answer"}}); !ok {
-		return 1
-	}
-	res, ok := call("session.create", map[string]any{})
-	if !ok {
-		return 1
-	}
-	var sess struct {
-		SessionID string `json:"session_id"`
-	}
-	_ = json.Unmarshal(res, &sess)
-
+	fmt.Print("session number (Enter for 1): ")
 	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 0, 4096), 64<<10)
-	approve := func(string) bool {
-		fmt.Print("  allow? [y/N] ")
-		if !in.Scan() {
-			return false
-		}
-		a := strings.ToLower(strings.TrimSpace(in.Text()))
-		return a == "y" || a == "yes"
+	if !in.Scan() {
+		return "", false
 	}
-	turn := func(text string) bool {
-		res, ok := call("turn.start", map[string]any{"session_id": sess.SessionID, "prompt": text})
-		if !ok {
-			return false
-		}
-		var t struct {
-			RunID string `json:"run_id"`
-		}
-		_ = json.Unmarshal(res, &t)
-		interrupts := make(chan os.Signal, 1)
-		signal.Notify(interrupts, os.Interrupt)
-		done, stopped := make(chan struct{}), make(chan struct{})
-		go func() { // ends with the turn; waited for below
-			defer close(stopped)
-			select {
-			case <-interrupts:
-				_, _ = c.Call(ctx, "turn.cancel", map[string]any{"session_id": sess.SessionID, "run_id": t.RunID})
-			case <-done:
-			}
-		}()
-		_, _, err := console.Show(ctx, c, os.Stdout, sess.SessionID, t.RunID, approve)
-		signal.Stop(interrupts)
-		close(done)
-		<-stopped
-		return err == nil
+	choice := strings.TrimSpace(in.Text())
+	if choice == "" {
+		return list[0].ID, true
 	}
+	n, err := strconv.Atoi(choice)
+	if err != nil || n < 1 || n > len(list) {
+		fmt.Fprintln(os.Stderr, "magi-code: no such session")
+		return "", false
+	}
+	return list[n-1].ID, true
+}
 
-	if prompt != "" {
-		ok = turn(prompt)
-	} else {
-		for fmt.Print("you> "); in.Scan(); fmt.Print("you> ") {
-			line := strings.TrimSpace(in.Text())
-			if line == "/quit" {
-				break
-			}
-			if line != "" && !turn(line) {
-				ok = false
-				break
-			}
+// cwdSessions lists the sessions whose header records this cwd, most
+// recently active first.
+func cwdSessions(env runner.Env) ([]mission.SessionInfo, error) {
+	all, err := runner.ListSessions(env)
+	if err != nil {
+		return nil, err
+	}
+	var out []mission.SessionInfo
+	for _, s := range all {
+		if s.Cwd == env.Cwd {
+			out = append(out, mission.SessionInfo{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size})
 		}
-		fmt.Println()
 	}
-	_, _ = c.Call(ctx, "shutdown", map[string]any{})
-	if end() != exitOK {
-		ok = false
-	}
-	if !ok {
-		return 1
-	}
-	return 0
+	return out, nil
 }
 
 // pruneSessions applies session_retention_days at the start of an

@@ -23,6 +23,9 @@ const (
 	modeLogs
 	modeSessionsList
 	modeSessionsPrune
+	modeLogin
+	modeLogout
+	modeModel
 )
 
 // launch is a validated command line.
@@ -32,6 +35,12 @@ type launch struct {
 	name   string // mcp approve NAME
 	server string // conformance --server COMMAND
 	follow bool   // logs --follow
+	// Mission Control: resume ID (resume without ID asks), --continue
+	// (the latest session of this cwd), model [PROVIDER] NAME.
+	resume     string
+	resumeAsk  bool
+	continueIt bool
+	provider   string
 }
 
 var errUsage = errors.New("usage")
@@ -51,6 +60,38 @@ func parseArgs(args []string) (launch, error) {
 		return launch{}, fmt.Errorf("%w: serve takes exactly --stdio", errUsage)
 	case "--app", "daemon":
 		return launch{}, fmt.Errorf("%w: %s is a legacy mode and is no longer supported", errUsage, args[0])
+	case "--continue":
+		if len(args) == 1 {
+			return launch{mode: modeInteractive, continueIt: true}, nil
+		}
+	case "resume":
+		switch len(args) {
+		case 1:
+			return launch{mode: modeInteractive, resumeAsk: true}, nil
+		case 2:
+			return launch{mode: modeInteractive, resume: args[1]}, nil
+		}
+	case "login":
+		if len(args) <= 2 {
+			l := launch{mode: modeLogin}
+			if len(args) == 2 {
+				l.provider = args[1]
+			}
+			return l, nil
+		}
+	case "logout":
+		if len(args) == 2 {
+			return launch{mode: modeLogout, provider: args[1]}, nil
+		}
+	case "model":
+		switch len(args) {
+		case 1:
+			return launch{mode: modeModel}, nil
+		case 2:
+			return launch{mode: modeModel, name: args[1]}, nil
+		case 3:
+			return launch{mode: modeModel, provider: args[1], name: args[2]}, nil
+		}
 	case "--prompt":
 		if len(args) == 2 {
 			return launch{mode: modeInteractive, prompt: args[1]}, nil
@@ -107,8 +148,14 @@ func parseArgs(args []string) (launch, error) {
 const usage = `magi-code: a coding-agent backend
 
 Usage:
-  magi-code                      interactive session in this terminal: each line is a turn, /quit ends
+  magi-code                      Mission Control: the interactive session in this terminal (/help inside)
   magi-code --prompt TEXT        run one turn in this terminal (approvals asked), then exit
+  magi-code --continue           reopen this directory's latest session
+  magi-code resume [ID]          reopen a session of this directory (without ID: pick from a list)
+  magi-code login [PROVIDER]     store an API key for openai or anthropic (asked without echo)
+  magi-code logout PROVIDER      remove that provider's stored credential
+  magi-code model [[PROVIDER] NAME]
+                                 show, or store in the global settings, the provider and model
   magi-code serve --stdio        serve the magi-code.local-agent v1 protocol on stdin/stdout pipes
   magi-code config show          effective settings for this directory (secrets masked) and their sources
   magi-code mcp list             configured MCP servers and their approval state

@@ -48,7 +48,9 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "magi-code: interactive mode needs a terminal on stdin and stdout; use serve --stdio for pipes")
 			return 2
 		}
-		return interactive(l.prompt)
+		return interactive(l)
+	case modeLogin, modeLogout, modeModel:
+		return account(l)
 	case modeHelp:
 		fmt.Print(usage)
 		return 0

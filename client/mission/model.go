@@ -1,0 +1,518 @@
+// Package mission is Mission Control, the terminal app of magi-code: a
+// Bubble Tea program that drives the serve pipeline through the
+// magi-code.local-agent protocol exactly as a frontend does (initialize,
+// session.create or session.open, history.page, turn.start, turn.cancel,
+// approval.answer). The pipeline runs in the same process (see the
+// magi-code command); this package only sees a Backend.
+//
+// The Model is pure Bubble Tea: messages in, view out. Protocol calls run
+// as commands; each event arrives as one message. Finished turns leave the
+// live view and go to the terminal's scrollback (tea.Println), so the
+// conversation stays in the terminal after the app ends; Printed keeps the
+// same blocks for tests.
+package mission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client"
+)
+
+// Backend is the protocol connection: client.Client satisfies it.
+type Backend interface {
+	Call(ctx context.Context, method string, params any) (*client.Response, error)
+	Events() <-chan client.Event
+}
+
+// SessionInfo is one stored session for /sessions and resume.
+type SessionInfo struct {
+	ID           string
+	LastActivity time.Time
+	Size         int64
+	FirstPrompt  string
+}
+
+// Options configure a Model.
+type Options struct {
+	Backend Backend
+	Cwd     string
+	// Prompt, when set, runs that one turn and quits: exit 0 on completed,
+	// 1 on failed or cancelled (and on any failure before the turn).
+	Prompt string
+	// Resume opens that session (replaying its history) instead of
+	// creating one.
+	Resume string
+	// Login stores an API key for a provider (/login); SetModel stores the
+	// provider and model in the global settings (/model); Sessions lists
+	// this cwd's sessions, most recent first (/sessions). Nil disables the
+	// command.
+	Login    func(provider, key string) error
+	SetModel func(provider, model string) error
+	Sessions func() ([]SessionInfo, error)
+	// Now is the clock of the approval countdown; nil is time.Now.
+	Now func() time.Time
+}
+
+// Messages of the model.
+type (
+	// eventMsg is one run event.
+	eventMsg client.Event
+	// eventsEnded: the backend's output ended.
+	eventsEnded struct{}
+	// callMsg is the outcome of one protocol call.
+	callMsg struct {
+		method string
+		resp   *client.Response
+		err    error
+	}
+	// tickMsg drives the approval countdown.
+	tickMsg time.Time
+)
+
+// liveMessage is one assistant message of the running turn.
+type liveMessage struct {
+	id       string
+	streamed strings.Builder // deltas as they came
+	parts    []string        // reconcile parts received so far
+	final    string          // set once last_part arrived
+	done     bool
+	partial  bool
+	missing  bool // a delta part was skipped: the display is incomplete
+	nextPart int
+}
+
+// text is what the message shows now: the reconciled text once complete
+// (it replaces what streamed), else the streamed text.
+func (m *liveMessage) text() string {
+	if m.done {
+		return m.final
+	}
+	return m.streamed.String()
+}
+
+// activity is one tool, subagent or compaction line of the running turn.
+type activity struct {
+	id, kind, name, state, summary string
+}
+
+// approval is a pending approval request.
+type approval struct {
+	id, summary string
+	deadline    time.Time
+}
+
+// inputMode says what the input line is for.
+type inputMode int
+
+const (
+	modePrompt inputMode = iota
+	modeLoginProvider
+	modeLoginKey
+)
+
+// Model is the Bubble Tea model of Mission Control.
+type Model struct {
+	opts  Options
+	now   func() time.Time
+	input textinput.Model
+	width int
+
+	// Status bar.
+	provider, model, readiness string
+	sessionID                  string
+	ready                      bool // initialized and a session attached
+
+	// The running turn.
+	runID      string
+	running    bool
+	cancelling bool
+	messages   []*liveMessage
+	byID       map[string]*liveMessage
+	activities []*activity
+	actByID    map[string]*activity
+	approval   *approval
+	notes      []string // diagnostics and notices of the turn
+
+	mode          inputMode
+	loginProvider string
+
+	// Printed holds every block sent to the scrollback, in order.
+	Printed []string
+	// ExitCode is the process exit code once the program quit.
+	ExitCode int
+	quitting bool
+}
+
+// New returns the model; Init starts the session.
+func New(opts Options) *Model {
+	in := textinput.New()
+	in.Prompt = "› "
+	in.Placeholder = "ask anything; /help for commands"
+	in.Focus()
+	m := &Model{opts: opts, now: opts.Now, input: in, width: 80,
+		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	return m
+}
+
+// call runs one protocol call as a command.
+func (m *Model) call(method string, params any) tea.Cmd {
+	b := m.opts.Backend
+	return func() tea.Msg {
+		resp, err := b.Call(context.Background(), method, params)
+		return callMsg{method: method, resp: resp, err: err}
+	}
+}
+
+// nextEvent waits for the next run event.
+func (m *Model) nextEvent() tea.Cmd {
+	events := m.opts.Backend.Events()
+	return func() tea.Msg {
+		ev, ok := <-events
+		if !ok {
+			return eventsEnded{}
+		}
+		return eventMsg(ev)
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Init initializes the backend; the session follows its answer.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.input.Focus(), m.nextEvent(), m.call("initialize", map[string]any{
+		"required_capabilities": []string{"session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer"},
+	}))
+}
+
+// print sends blocks to the scrollback and records them.
+func (m *Model) print(blocks ...string) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, b := range blocks {
+		if b == "" {
+			continue
+		}
+		m.Printed = append(m.Printed, b)
+		cmds = append(cmds, tea.Println(b))
+	}
+	return tea.Sequence(cmds...)
+}
+
+// quit ends the program with code.
+func (m *Model) quit(code int) tea.Cmd {
+	m.ExitCode, m.quitting = code, true
+	return tea.Quit
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width = msg.Width
+		m.input.SetWidth(max(10, msg.Width-4))
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case callMsg:
+		return m, m.answered(msg)
+	case eventMsg:
+		cmd := m.event(client.Event(msg))
+		return m, tea.Batch(cmd, m.nextEvent())
+	case eventsEnded:
+		if m.quitting {
+			return m, nil
+		}
+		return m, tea.Sequence(m.print(styleError.Render("the backend stopped")), m.quit(1))
+	case tickMsg:
+		return m, m.countdown()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+// failed reports a failed call and, in one-turn mode, quits with 1.
+func (m *Model) failed(what string) tea.Cmd {
+	cmd := m.print(styleError.Render(what))
+	if m.opts.Prompt != "" {
+		return tea.Sequence(cmd, m.quit(1))
+	}
+	return cmd
+}
+
+// answered handles the response of a protocol call.
+func (m *Model) answered(c callMsg) tea.Cmd {
+	if c.err != nil {
+		return m.failed(c.method + ": the backend stopped")
+	}
+	if c.resp.Error != nil {
+		if c.method == "initialize" {
+			m.readiness = c.resp.Error.Code
+		}
+		if c.method == "turn.start" {
+			m.running = false
+		}
+		return m.failed(fmt.Sprintf("%s failed: %s", c.method, c.resp.Error.Code))
+	}
+	switch c.method {
+	case "initialize":
+		var r struct {
+			Status struct {
+				Readiness string `json:"readiness"`
+				Provider  string `json:"provider"`
+				Model     string `json:"model"`
+			} `json:"status"`
+		}
+		_ = json.Unmarshal(c.resp.Result, &r)
+		m.provider, m.model, m.readiness = r.Status.Provider, r.Status.Model, r.Status.Readiness
+		if m.opts.Resume != "" {
+			return m.call("session.open", map[string]string{"session_id": m.opts.Resume})
+		}
+		return m.call("session.create", map[string]any{})
+	case "session.create", "session.open":
+		var r struct {
+			SessionID string   `json:"session_id"`
+			Revision  string   `json:"revision"`
+			Durable   bool     `json:"durable"`
+			Notices   []string `json:"notices"`
+		}
+		_ = json.Unmarshal(c.resp.Result, &r)
+		m.sessionID, m.ready = r.SessionID, true
+		var cmds []tea.Cmd
+		for _, n := range r.Notices {
+			cmds = append(cmds, m.print(styleDim.Render("notice: "+n)))
+		}
+		if c.method == "session.open" {
+			cmds = append(cmds, m.print(styleDim.Render("resumed session "+r.SessionID)))
+			cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
+		}
+		if m.opts.Prompt != "" {
+			cmds = append(cmds, m.startTurn(m.opts.Prompt))
+		}
+		return tea.Sequence(cmds...)
+	case "history.page":
+		return m.replay(c.resp.Result)
+	case "turn.start":
+		var r struct {
+			RunID string `json:"run_id"`
+		}
+		_ = json.Unmarshal(c.resp.Result, &r)
+		m.runID = r.RunID
+	}
+	return nil
+}
+
+// replay prints one history page and asks for the next.
+func (m *Model) replay(raw json.RawMessage) tea.Cmd {
+	var page struct {
+		SessionID string  `json:"session_id"`
+		Revision  string  `json:"revision"`
+		Next      *string `json:"next_cursor"`
+		Entries   []struct {
+			MessageID string `json:"message_id"`
+			Kind      string `json:"kind"`
+			Text      string `json:"text"`
+			Partial   bool   `json:"partial"`
+			LastPart  bool   `json:"last_part"`
+		} `json:"entries"`
+	}
+	_ = json.Unmarshal(raw, &page)
+	var blocks []string
+	var cur strings.Builder
+	for _, e := range page.Entries {
+		// Spec: concatenate contiguous parts of the same message only.
+		cur.WriteString(e.Text)
+		if !e.LastPart {
+			continue
+		}
+		text := cur.String()
+		cur.Reset()
+		if e.Partial {
+			text += " " + styleDim.Render("(partial)")
+		}
+		blocks = append(blocks, renderEntry(e.Kind, text, m.width))
+	}
+	cmd := m.print(blocks...)
+	if page.Next != nil {
+		return tea.Sequence(cmd, m.call("history.page", map[string]any{"session_id": page.SessionID, "revision": page.Revision, "cursor": *page.Next}))
+	}
+	return cmd
+}
+
+// startTurn sends the prompt.
+func (m *Model) startTurn(prompt string) tea.Cmd {
+	m.running, m.cancelling = true, false
+	m.messages, m.byID = nil, map[string]*liveMessage{}
+	m.activities, m.actByID = nil, map[string]*activity{}
+	m.notes = nil
+	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)),
+		m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt}))
+}
+
+// event applies one run event.
+func (m *Model) event(ev client.Event) tea.Cmd {
+	if !m.running || (m.runID != "" && ev.RunID != m.runID) {
+		return nil
+	}
+	m.runID = ev.RunID
+	var d struct {
+		MessageID   string  `json:"message_id"`
+		Part        int     `json:"part"`
+		Text        string  `json:"text"`
+		LastPart    bool    `json:"last_part"`
+		Partial     bool    `json:"partial"`
+		ActivityID  string  `json:"activity_id"`
+		Kind        string  `json:"kind"`
+		State       string  `json:"state"`
+		Name        string  `json:"name"`
+		Summary     string  `json:"summary"`
+		Code        string  `json:"code"`
+		ApprovalID  string  `json:"approval_id"`
+		ExpiresInMs int64   `json:"expires_in_ms"`
+		Outcome     string  `json:"outcome"`
+		Persistence string  `json:"persistence"`
+		ErrorCode   *string `json:"error_code"`
+	}
+	if ev.Decode(&d) != nil {
+		return nil
+	}
+	switch ev.Name {
+	case "message.delta":
+		lm := m.message(d.MessageID)
+		if lm.done {
+			return nil
+		}
+		if d.Part != lm.nextPart {
+			lm.missing = true // spec: missing parts mark the display incomplete
+		}
+		lm.nextPart = d.Part + 1
+		lm.streamed.WriteString(d.Text)
+	case "message.reconcile":
+		lm := m.message(d.MessageID)
+		lm.parts = append(lm.parts, d.Text)
+		if d.LastPart {
+			// Spec: reconciliation replaces accumulated deltas, once all
+			// parts arrived.
+			lm.final, lm.done, lm.partial, lm.parts = strings.Join(lm.parts, ""), true, d.Partial, nil
+		}
+	case "activity":
+		a, ok := m.actByID[d.ActivityID]
+		if !ok {
+			a = &activity{id: d.ActivityID}
+			m.actByID[d.ActivityID] = a
+			m.activities = append(m.activities, a)
+		}
+		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
+	case "approval.requested":
+		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
+		return tick()
+	case "diagnostic":
+		m.notes = append(m.notes, fmt.Sprintf("diagnostic %s: %s", d.Code, d.Summary))
+	case "run.finished":
+		return m.finished(d.Outcome, d.Persistence, d.ErrorCode)
+	}
+	return nil
+}
+
+func (m *Model) message(id string) *liveMessage {
+	lm, ok := m.byID[id]
+	if !ok {
+		lm = &liveMessage{id: id}
+		m.byID[id] = lm
+		m.messages = append(m.messages, lm)
+	}
+	return lm
+}
+
+// finished moves the turn to the scrollback.
+func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
+	blocks := m.turnBlocks()
+	line := "turn " + outcome
+	if code != nil {
+		line += " (" + *code + ")"
+	}
+	if persistence != "durable" {
+		line += ", history " + persistence
+	}
+	style := styleDim
+	if outcome != "completed" {
+		style = styleError
+	}
+	blocks = append(blocks, style.Render(line))
+	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
+	m.messages, m.activities, m.notes = nil, nil, nil
+	cmd := m.print(blocks...)
+	if m.opts.Prompt != "" {
+		code := 1
+		if outcome == "completed" {
+			code = 0
+		}
+		return tea.Sequence(cmd, m.quit(code))
+	}
+	return cmd
+}
+
+// turnBlocks renders the running turn: activities and messages in the
+// order they began, then notes.
+func (m *Model) turnBlocks() []string {
+	var blocks []string
+	for _, a := range m.activities {
+		blocks = append(blocks, renderActivity(a))
+	}
+	for _, lm := range m.messages {
+		t := lm.text()
+		if t == "" {
+			continue
+		}
+		b := renderMarkdown(t, m.width)
+		switch {
+		case lm.done && lm.partial:
+			b += "\n" + styleDim.Render("(partial reply)")
+		case !lm.done && lm.missing:
+			b += "\n" + styleDim.Render("(incomplete: parts were dropped)")
+		}
+		blocks = append(blocks, b)
+	}
+	for _, n := range m.notes {
+		blocks = append(blocks, styleWarn.Render(n))
+	}
+	return blocks
+}
+
+// countdown expires the pending approval at its deadline. Spec: approvals
+// expire after 60,000 ms and default to deny; the backend decides, this
+// only shows it.
+func (m *Model) countdown() tea.Cmd {
+	if m.approval == nil {
+		return nil
+	}
+	if !m.now().Before(m.approval.deadline) {
+		m.notes = append(m.notes, "approval expired: denied ("+m.approval.summary+")")
+		m.approval = nil
+		return nil
+	}
+	return tick()
+}
+
+// answer replies to the pending approval.
+func (m *Model) answer(allow bool) tea.Cmd {
+	a := m.approval
+	m.approval = nil
+	verdict := "denied"
+	if allow {
+		verdict = "allowed"
+	}
+	m.notes = append(m.notes, verdict+": "+a.summary)
+	return m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow})
+}

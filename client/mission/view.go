@@ -1,0 +1,176 @@
+package mission
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+var (
+	styleDim    = lipgloss.NewStyle().Faint(true)
+	styleError  = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
+	styleWarn   = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
+	styleUser   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
+	styleHead   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("13"))
+	styleCode   = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+	styleBold   = lipgloss.NewStyle().Bold(true)
+	styleAsk    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("11"))
+	styleStatus = lipgloss.NewStyle().Reverse(true)
+)
+
+// View renders the live part: the running turn, a pending approval, the
+// input line and the status bar.
+func (m *Model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
+	var b strings.Builder
+	for _, blk := range m.turnBlocks() {
+		b.WriteString(blk)
+		b.WriteByte('\n')
+	}
+	switch {
+	case m.approval != nil:
+		left := max(0, m.approval.deadline.Sub(m.now()).Round(time.Second))
+		fmt.Fprintf(&b, "%s %s\n  %s  %s\n", styleAsk.Render("approve?"), m.approval.summary,
+			styleBold.Render("[y] allow  [n/Enter] deny"), styleDim.Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second))))
+	case m.running && m.cancelling:
+		b.WriteString(styleDim.Render("cancelling… (Ctrl-C again leaves)") + "\n")
+	case m.running:
+		b.WriteString(styleDim.Render("working… (Ctrl-C cancels)") + "\n")
+	default:
+		b.WriteString(m.input.View() + "\n")
+	}
+	b.WriteString(m.statusLine())
+	return tea.NewView(b.String())
+}
+
+// statusLine is provider · model · session · cwd · readiness.
+func (m *Model) statusLine() string {
+	session := "no session"
+	if m.sessionID != "" {
+		session = "session " + short(m.sessionID)
+	}
+	cwd := m.opts.Cwd
+	if cwd != "" {
+		cwd = filepath.Base(cwd)
+	}
+	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), m.readiness)
+	return styleStatus.Render(s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// renderActivity is one tool/MCP/subagent line: ● started, ✓ completed,
+// ✗ failed.
+func renderActivity(a *activity) string {
+	mark := "●"
+	style := styleDim
+	switch a.state {
+	case "completed":
+		mark, style = "✓", styleCode
+	case "failed":
+		mark, style = "✗", styleError
+	}
+	name := a.name
+	if name == "" {
+		name = a.kind
+	}
+	return style.Render(mark+" "+name) + " " + a.summary
+}
+
+// renderEntry renders a history entry or the user's prompt.
+func renderEntry(kind, text string, width int) string {
+	switch kind {
+	case "user":
+		return styleUser.Render("you› ") + text
+	case "assistant":
+		return renderMarkdown(text, width)
+	case "reasoning_summary":
+		return styleDim.Render("thinking: " + text)
+	case "activity":
+		return styleDim.Render("• " + text)
+	case "diagnostic":
+		return styleWarn.Render(text)
+	case "compaction":
+		return styleDim.Render("(compacted) " + text)
+	}
+	return text
+}
+
+// renderMarkdown styles the Markdown people see most in replies: headings,
+// fenced code blocks, bullets, **bold** and `code`. A small renderer
+// rather than glamour: glamour's syntax highlighter registers hundreds of
+// lexers at package init, which every `serve --stdio` start would pay.
+func renderMarkdown(text string, width int) string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			fenced = !fenced
+			out = append(out, styleDim.Render(strings.Repeat("─", min(40, max(width-2, 4)))))
+			continue
+		}
+		if fenced {
+			out = append(out, styleCode.Render("  "+line))
+			continue
+		}
+		switch {
+		case strings.HasPrefix(trimmed, "#"):
+			out = append(out, styleHead.Render(strings.TrimSpace(strings.TrimLeft(trimmed, "#"))))
+		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* "):
+			indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			out = append(out, indent+"• "+inline(trimmed[2:]))
+		default:
+			out = append(out, inline(line))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// inline styles **bold** and `code` spans; unmatched markers stay as typed.
+func inline(s string) string {
+	var b strings.Builder
+	for s != "" {
+		i := strings.IndexAny(s, "*`")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		if strings.HasPrefix(s, "**") {
+			if j := strings.Index(s[2:], "**"); j > 0 {
+				b.WriteString(styleBold.Render(s[2 : 2+j]))
+				s = s[4+j:]
+				continue
+			}
+		} else if s[0] == '`' {
+			if j := strings.IndexByte(s[1:], '`'); j > 0 {
+				b.WriteString(styleCode.Render(s[1 : 1+j]))
+				s = s[2+j:]
+				continue
+			}
+		}
+		b.WriteByte(s[0])
+		s = s[1:]
+	}
+	return b.String()
+}

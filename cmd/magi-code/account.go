@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/magi-code/magi-code/runner"
+	"github.com/magi-code/magi-code/runner/auth"
+	"github.com/magi-code/magi-code/runner/config"
+)
+
+// account runs login, logout and model: the credential and model
+// choices the protocol leaves to Mission Control.
+func account(l launch) int {
+	env := runner.ProcessEnv()
+	switch l.mode {
+	case modeLogin:
+		provider := l.provider
+		if provider == "" {
+			fmt.Print("provider (openai or anthropic): ")
+			provider = strings.TrimSpace(readLine())
+		}
+		if provider != "openai" && provider != "anthropic" {
+			fmt.Fprintln(os.Stderr, "magi-code: login: the provider is openai or anthropic")
+			return 2
+		}
+		key, err := readSecret(provider + " API key (not shown): ")
+		if err != nil || key == "" {
+			fmt.Fprintln(os.Stderr, "magi-code: login: no key read; nothing stored")
+			return 1
+		}
+		if err := storeKey(env, provider, key); err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: login:", err)
+			return 1
+		}
+		fmt.Printf("stored the %s API key in auth.json (mode 0600)\n", provider)
+	case modeLogout:
+		home, err := config.Env(env).HomeDir()
+		if err == nil {
+			err = auth.Remove(context.Background(), home, l.provider)
+		}
+		if errors.Is(err, auth.ErrNoEntry) {
+			fmt.Fprintf(os.Stderr, "magi-code: logout: no stored credential for %s\n", l.provider)
+			return 1
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: logout:", err)
+			return 1
+		}
+		fmt.Printf("removed the stored %s credential\n", l.provider)
+	case modeModel:
+		if l.name != "" {
+			if err := setModel(env, l.provider, l.name); err != nil {
+				fmt.Fprintln(os.Stderr, "magi-code: model:", err)
+				return 1
+			}
+		}
+		d, err := config.Describe(config.Env(env))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "magi-code: model:", err)
+			return 1
+		}
+		fmt.Println(selectionText(d))
+	}
+	return 0
+}
+
+// selectionText is the effective provider and model and whether a turn
+// could start with them.
+func selectionText(d config.Description) string {
+	get := func(key string) string {
+		for _, v := range d.Values {
+			if v.Key == key {
+				return strings.Trim(v.Value, `"`) + " (" + v.Source + ")"
+			}
+		}
+		return "none"
+	}
+	ready := "ready"
+	if d.Readiness != "" {
+		ready = "not ready: " + string(d.Readiness)
+	}
+	return fmt.Sprintf("provider %s, model %s: %s", get("provider"), get("model"), ready)
+}
+
+// storeKey stores an API key in $MC_HOME/auth.json.
+func storeKey(env runner.Env, provider, key string) error {
+	home, err := config.Env(env).HomeDir()
+	if err != nil {
+		return err
+	}
+	return auth.SetKey(context.Background(), home, provider, key)
+}
+
+// setModel stores the selection; an empty provider keeps the effective
+// one.
+func setModel(env runner.Env, provider, model string) error {
+	if provider == "" {
+		d, err := config.Describe(config.Env(env))
+		if err != nil {
+			return err
+		}
+		for _, v := range d.Values {
+			if v.Key == "provider" {
+				provider = strings.Trim(v.Value, `"`)
+			}
+		}
+		if provider == "" {
+			return errors.New("no provider configured: name one (model PROVIDER NAME)")
+		}
+	}
+	return config.SetSelection(config.Env(env), provider, model)
+}
+
+var stdinLines = bufio.NewReader(os.Stdin)
+
+func readLine() string {
+	s, _ := stdinLines.ReadString('\n')
+	return strings.TrimRight(s, "\r\n")
+}
+
+// readSecret reads a line without echo on a terminal; from a pipe (a
+// script) it reads one line as is. The secret is never printed.
+func readSecret(prompt string) (string, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		return strings.TrimSpace(readLine()), nil
+	}
+	fmt.Print(prompt)
+	b, err := term.ReadPassword(fd)
+	fmt.Println()
+	return strings.TrimSpace(string(b)), err
+}
