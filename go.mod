@@ -3,7 +3,6 @@ module github.com/magi-code/magi-code
 go 1.26.8
 
 require (
-	charm.land/bubbles/v2 v2.2.1
 	charm.land/bubbletea/v2 v2.1.1
 	charm.land/lipgloss/v2 v2.1.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
@@ -28,7 +27,6 @@ require (
 
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
-	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/charmbracelet/colorprofile v0.4.3 // indirect

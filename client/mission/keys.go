@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -48,9 +47,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "enter" {
 		return m.submit(strings.TrimSpace(m.input.Value()))
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	return cmd
+	m.input.Update(k)
+	return nil
 }
 
 // exitFor is the exit code of leaving now: one-turn mode never ran to
@@ -99,7 +97,7 @@ func (m *Model) submit(line string) tea.Cmd {
 
 func (m *Model) askKey(provider string) {
 	m.mode, m.loginProvider = modeLoginKey, provider
-	m.input.EchoMode = textinput.EchoNone
+	m.input.Hidden = true
 	m.input.Prompt = provider + " API key (not shown): "
 	m.input.Placeholder = ""
 }
@@ -107,8 +105,8 @@ func (m *Model) askKey(provider string) {
 func (m *Model) leaveLogin() {
 	m.mode, m.loginProvider = modePrompt, ""
 	m.input.Reset()
-	m.input.EchoMode = textinput.EchoNormal
-	m.input.Prompt = "› "
+	m.input.Hidden = false
+	m.input.Prompt, m.input.Placeholder = "› ", "ask anything; /help for commands"
 }
 
 // command runs a slash command.

@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/magi-code/magi-code/client"
@@ -121,7 +120,7 @@ const (
 type Model struct {
 	opts  Options
 	now   func() time.Time
-	input textinput.Model
+	input lineInput
 	width int
 
 	// Status bar.
@@ -152,10 +151,7 @@ type Model struct {
 
 // New returns the model; Init starts the session.
 func New(opts Options) *Model {
-	in := textinput.New()
-	in.Prompt = "› "
-	in.Placeholder = "ask anything; /help for commands"
-	in.Focus()
+	in := lineInput{Prompt: "› ", Placeholder: "ask anything; /help for commands"}
 	m := &Model{opts: opts, now: opts.Now, input: in, width: 80,
 		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
 	if m.now == nil {
@@ -191,7 +187,7 @@ func tick() tea.Cmd {
 
 // Init initializes the backend; the session follows its answer.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.input.Focus(), m.nextEvent(), m.call("initialize", map[string]any{
+	return tea.Batch(m.nextEvent(), m.call("initialize", map[string]any{
 		"required_capabilities": []string{"session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer"},
 	}))
 }
@@ -220,7 +216,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width = msg.Width
-		m.input.SetWidth(max(10, msg.Width-4))
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -237,9 +232,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		return m, m.countdown()
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
-	return m, cmd
+	if paste, ok := msg.(tea.PasteMsg); ok && m.approval == nil {
+		m.input.Update(paste)
+	}
+	return m, nil
 }
 
 // failed reports a failed call and, in one-turn mode, quits with 1.
