@@ -29,6 +29,18 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"conformance"}, 0},
 		{[]string{"conformance", "--server"}, 0},
 		{[]string{"conformance", "--server", ""}, 0},
+		{[]string{"--continue"}, modeInteractive},
+		{[]string{"resume"}, modeInteractive},
+		{[]string{"resume", "0f8fad5b-d9cb-469f-a165-70867728950e"}, modeInteractive},
+		{[]string{"login"}, modeLogin},
+		{[]string{"login", "openai"}, modeLogin},
+		{[]string{"logout", "openai"}, modeLogout},
+		{[]string{"model"}, modeModel},
+		{[]string{"model", "gpt-x"}, modeModel},
+		{[]string{"model", "openai", "gpt-x"}, modeModel},
+		{[]string{"logout"}, 0},
+		{[]string{"login", "a", "b"}, 0},
+		{[]string{"--continue", "x"}, 0},
 		{[]string{"serve"}, 0},
 		{[]string{"serve", "--stdio", "--verbose"}, 0},
 		{[]string{"serve", "--verbose", "--stdio"}, 0},
@@ -54,7 +66,7 @@ func TestParseArgs(t *testing.T) {
 
 // --help names every way in, the terminal modes included.
 func TestUsageNamesEveryMode(t *testing.T) {
-	for _, want := range []string{"magi-code                ", "--prompt TEXT", "serve --stdio", "config show", "mcp list", "mcp approve NAME"} {
+	for _, want := range []string{"magi-code                ", "--prompt TEXT", "--continue", "resume [ID]", "login [PROVIDER]", "logout PROVIDER", "model [[PROVIDER] NAME]", "serve --stdio", "config show", "mcp list", "mcp approve NAME"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("usage lacks %q:\n%s", want, usage)
 		}
