@@ -1,0 +1,203 @@
+//go:build unix
+
+// Package mission tests Mission Control, the terminal app, as a person uses
+// it: the real binary on a pseudo-terminal.
+package mission
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+func TestMain(m *testing.M) { clienttest.Main(m) }
+
+// term is the binary running on a pseudo-terminal, with everything it
+// wrote so far.
+type term struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func start(t *testing.T, ws *clienttest.Workspace, args ...string) *term {
+	t.Helper()
+	cmd := exec.Command(clienttest.Binary(t), args...)
+	cmd.Dir = ws.Cwd
+	cmd.Env = append(ws.Env(), "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	go func() { // ends when the terminal closes (the child exits)
+		defer close(tm.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			tm.mu.Lock()
+			tm.out.Write(buf[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		tty.Close()
+		<-tm.done
+	})
+	return tm
+}
+
+// screen is everything written, without escape sequences.
+func (tm *term) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return ansi.Strip(tm.out.String())
+}
+
+// waitFor waits until the screen shows s.
+func (tm *term) waitFor(s string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for !strings.Contains(tm.screen(), s) {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen never showed %q:\n%s", s, tm.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (tm *term) typeText(s string) {
+	tm.t.Helper()
+	if _, err := io.WriteString(tm.tty, s); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// exit waits for the process and returns its exit code.
+func (tm *term) exit() int {
+	tm.t.Helper()
+	waited := make(chan error, 1)
+	go func() { waited <- tm.cmd.Wait() }()
+	select {
+	case err := <-waited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			tm.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(clienttest.HangGuard):
+		tm.t.Fatalf("did not exit:\n%s", tm.screen())
+		return -1
+	}
+}
+
+// A person logs in with a key, then works with the fixture model: a turn
+// with a tool call that asks for approval, answered with a key.
+func TestLoginThenATurnWithApproval(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
+		Responses: [][]clienttest.Step{
+			clienttest.Response(clienttest.Shell("echo approved-and-ran")),
+			clienttest.Response(clienttest.Text("All **done**.")),
+		},
+	})
+	const key = "sk-pty-test-0123456789abcdefghijkl"
+	login := start(t, ws, "login", "openai")
+	login.waitFor("openai API key (not shown)")
+	login.typeText(key + "\r")
+	login.waitFor("stored the openai API key")
+	if code := login.exit(); code != 0 {
+		t.Fatalf("login exit %d:\n%s", code, login.screen())
+	}
+	st, err := os.Stat(filepath.Join(ws.Home, "auth.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("auth.json: %v, mode %v; want 0600", err, st.Mode().Perm())
+	}
+	data, _ := os.ReadFile(filepath.Join(ws.Home, "auth.json"))
+	if !strings.Contains(string(data), key) {
+		t.Fatalf("auth.json lacks the key:\n%s", data)
+	}
+
+	mc := start(t, ws)
+	mc.waitFor("fixture-model")
+	mc.typeText("run the tool\r")
+	mc.waitFor("approve?")
+	mc.typeText("y")
+	mc.waitFor("turn completed")
+	screen := mc.screen()
+	for _, want := range []string{"you› run the tool", "All done.", "✓ shell", "allowed: "} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q", want)
+		}
+	}
+	mc.typeText("/quit\r")
+	if code := mc.exit(); code != 0 {
+		t.Fatalf("exit %d after /quit:\n%s", code, mc.screen())
+	}
+	for _, s := range []string{login.screen(), mc.screen()} {
+		if strings.Contains(s, key) || strings.Contains(s, key[:12]) {
+			t.Fatalf("the key appeared on the screen:\n%s", s)
+		}
+	}
+	if t.Failed() || os.Getenv("MISSION_TRANSCRIPT") != "" {
+		t.Logf("screen:\n%s", screen)
+	}
+}
+
+// --prompt runs one turn in the same UI: exit 0 on completed, 1 on failed.
+func TestPromptExitCodes(t *testing.T) {
+	ok := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	tm := start(t, ok, "--prompt", "hello")
+	tm.waitFor("echo: hello")
+	if code := tm.exit(); code != 0 {
+		t.Fatalf("completed turn: exit %d; want 0:\n%s", code, tm.screen())
+	}
+	bad := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
+		Responses: [][]clienttest.Step{clienttest.Response(clienttest.Text("partial "), clienttest.Step{"error": "provider_unavailable"})},
+	})
+	tm = start(t, bad, "--prompt", "hello")
+	tm.waitFor("turn failed")
+	if code := tm.exit(); code != 1 {
+		t.Fatalf("failed turn: exit %d; want 1:\n%s", code, tm.screen())
+	}
+}
+
+// --prompt through pipes keeps the launch rule: exit 2, nothing started.
+func TestPromptThroughPipesExits2(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	cmd := exec.Command(clienttest.Binary(t), "--prompt", "hello")
+	cmd.Dir, cmd.Env = ws.Cwd, ws.Env()
+	cmd.Stdin = strings.NewReader("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "terminal") {
+		t.Fatalf("--prompt through pipes: %v, stdout %q, stderr %q; want exit 2 with one line", err, stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws.Home, "sessions")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused launch created the sessions directory (%v)", err)
+	}
+}
