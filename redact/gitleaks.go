@@ -30,7 +30,7 @@ type glRule struct {
 	ctx     string
 	ctxMax  int
 	pattern string
-	limit   int // the longest match looked for (unbounded patterns: their shortest match + 256)
+	limit   int // the longest match looked for (unbounded patterns: their shortest match + 64)
 	group   int // 0: the first non-empty group after whole
 	whole   int
 	entropy float64 // the secret's Shannon entropy must exceed it
