@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -75,6 +76,9 @@ type conn struct {
 	// reaped and both pipes are drained, for HTTP when the session DELETE
 	// returned.
 	done chan struct{}
+	// stderrLogged: its stderr tail went to the log at a startup failure;
+	// its exit does not log it again.
+	stderrLogged atomic.Bool
 }
 
 // shutdown starts the MCP shutdown: stdin closed, or the session DELETE on
@@ -198,6 +202,7 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	s.client = client.NewClient(tr)
 	tools, err := initialize(ctx, s.client)
 	if err != nil {
+		s.stderrLogged.Store(true) // logged below, before its exit is
 		s.kill(&m.wg)
 		serr := &StartError{Server: def.Name, Err: err}
 		if s.stdio != nil {
@@ -231,6 +236,10 @@ func (m *Manager) track(s *conn) {
 		// Its waitLoop has returned: the process state is set.
 		if ps := s.stdio.cmd.ProcessState; ps != nil {
 			m.logf("mcp: server %q exited: %s", s.name, ps)
+		}
+		if !s.stderrLogged.Load() {
+			tail, _ := s.stdio.tail.Bytes()
+			logStderr(m.logf, s.name, tail)
 		}
 	})
 }
