@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/magi-code/magi-code/protocol"
@@ -105,7 +104,7 @@ func Run(ctx context.Context, t *Transcript, srv Server) (Stats, error) {
 	if srv.Isolate {
 		cmd.Env = []string{"MC_HOME=" + home, "HOME=" + root, "PATH=" + os.Getenv("PATH")}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	p := &proc{cmd: cmd, srv: srv, s: newStream(), b: bindings{}}
 	if err := p.start(); err != nil {
 		return Stats{}, err
@@ -182,7 +181,7 @@ func (p *proc) setReadErr(v *Violation) {
 
 func (p *proc) kill() {
 	if p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killProcessGroup(p.cmd)
 	}
 	_ = p.stdin.Close()
 	select {
