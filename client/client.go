@@ -50,9 +50,12 @@ type Options struct {
 	// rest is read and counted so the child never blocks on stderr.
 	StderrLimit int
 	// CheckFrame, when set, is called with every output frame (LF
-	// included) after the client's own checks; an error is a protocol
-	// violation like theirs. Tests set it to schemacheck.Validate so that
-	// every frame is held to the published schema.
+	// included) that passed the client's own checks, in order, on a
+	// goroutine of its own so that a slow check never slows the reading of
+	// the pipe (up to checkBacklog frames behind). Its first error is a
+	// protocol violation reported by CheckErr, Err and Wait. Tests set it to
+	// schemacheck.Validate so that every frame is held to the published
+	// schema.
 	CheckFrame func(frame []byte) error
 }
 
@@ -109,6 +112,11 @@ type Client struct {
 	// the protocol (the reader then only drains stdout).
 	readDone chan struct{}
 	events   chan Event
+	// checks carries frames to the CheckFrame goroutine (nil without
+	// CheckFrame); the reader closes it when it ends. checkDone closes when
+	// that goroutine has checked the last frame.
+	checks    chan []byte
+	checkDone chan struct{}
 
 	// mu guards the fields below.
 	mu         sync.Mutex
@@ -119,6 +127,7 @@ type Client struct {
 	nullWait   []chan *Response
 	ended      bool  // the output ended: no more responses
 	readErr    error // first protocol violation or read error; nil on clean EOF
+	checkErr   error // first CheckFrame error
 	frames     []Frame
 	instanceID string
 }
@@ -175,6 +184,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	}
 	// The reader ends on EOF, which the child's exit guarantees (Kill
 	// forces it); Wait waits for it before reaping.
+	c.startChecks()
 	go c.read(stdout)
 	return c, nil
 }
@@ -200,6 +210,7 @@ func Connect(out io.Reader, in io.WriteCloser, opts Options) *Client {
 		waiters:  map[string][]chan *Response{},
 		arrived:  map[string][]*Response{},
 	}
+	c.startChecks()
 	go c.read(out) // ends on out's EOF, which the server's end guarantees
 	return c
 }
@@ -210,6 +221,9 @@ func Connect(out io.Reader, in io.WriteCloser, opts Options) *Client {
 // blocks on a full pipe because of the test.
 func (c *Client) read(stdout io.Reader) {
 	defer close(c.readDone)
+	if c.checks != nil {
+		defer close(c.checks)
+	}
 	br := bufio.NewReaderSize(stdout, protocol.MaxOutputFrameBytes+1)
 	var chk checker
 	end := func(err error) {
@@ -236,14 +250,21 @@ func (c *Client) read(stdout io.Reader) {
 			return
 		}
 		resp, ev, err := chk.frame(line)
-		if err == nil && c.opts.CheckFrame != nil {
-			if cerr := c.opts.CheckFrame(line); cerr != nil {
-				err = violation("frame seq %d: %v: %.300q", chk.lastSeq, cerr, line)
-			}
-		}
 		if err != nil {
 			end(err)
 			return
+		}
+		if c.checks != nil {
+			var raw []byte
+			if ev != nil {
+				raw = ev.Raw
+			} else {
+				raw = resp.Raw
+			}
+			select {
+			case c.checks <- raw:
+			case <-c.quit:
+			}
 		}
 		if chk.lastSeq == 1 {
 			c.mu.Lock()
@@ -273,6 +294,44 @@ func (c *Client) read(stdout io.Reader) {
 		case <-c.quit:
 		}
 	}
+}
+
+// checkBacklog is how many frames the CheckFrame goroutine may fall behind
+// the reader before the reader waits for it.
+const checkBacklog = 1 << 16
+
+// startChecks starts the CheckFrame goroutine when Options.CheckFrame is
+// set. It ends when the reader has closed checks and every frame is checked.
+func (c *Client) startChecks() {
+	c.checkDone = make(chan struct{})
+	if c.opts.CheckFrame == nil {
+		close(c.checkDone)
+		return
+	}
+	c.checks = make(chan []byte, checkBacklog)
+	go func() {
+		defer close(c.checkDone)
+		seq := 0
+		for frame := range c.checks {
+			seq++
+			if c.CheckErr() != nil {
+				continue
+			}
+			if err := c.opts.CheckFrame(frame); err != nil {
+				c.mu.Lock()
+				c.checkErr = violation("frame %d: %v: %.300q", seq, err, frame)
+				c.mu.Unlock()
+			}
+		}
+	}()
+}
+
+// CheckErr returns the first error of Options.CheckFrame so far, nil if
+// none.
+func (c *Client) CheckErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.checkErr
 }
 
 // fail records the end of the output: err is nil on a clean EOF. Every
@@ -448,11 +507,14 @@ func (c *Client) CloseStdin() error {
 func (c *Client) Events() <-chan Event { return c.events }
 
 // Err returns the first protocol violation or read error seen so far, nil
-// if none (a clean EOF is not an error).
+// if none (a clean EOF is not an error); then the first CheckFrame error.
 func (c *Client) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.readErr
+	if c.readErr != nil {
+		return c.readErr
+	}
+	return c.checkErr
 }
 
 // Frames returns a copy of the frame log (Options.RecordFrames).
@@ -481,6 +543,7 @@ func (c *Client) Kill() {
 // receive the events, set IgnoreEvents, or Kill first.
 func (c *Client) Wait() (exitCode int, stderr []byte, err error) {
 	<-c.readDone
+	<-c.checkDone
 	if c.cmd == nil {
 		_ = c.CloseStdin()
 		return 0, nil, c.Err()

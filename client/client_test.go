@@ -284,8 +284,8 @@ func resp(seq int, id string) string {
 	return string(wire.AppendResponse(nil, fakeInstance, uint64(seq), &wire.Response{ID: id, Result: []byte(`{}`)}))
 }
 
-// TestCheckFrame: Options.CheckFrame sees every frame, LF included, and its
-// error is a protocol violation like the client's own checks.
+// TestCheckFrame: Options.CheckFrame sees every frame, LF included, in
+// order, and its first error is a protocol violation.
 func TestCheckFrame(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
@@ -302,11 +302,18 @@ func TestCheckFrame(t *testing.T) {
 	if err := c.Send("r", "raw", map[string]any{"frames": frames}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Await(t.Context(), "never"); !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "planted") {
-		t.Fatalf("Await = %v; want ErrProtocol from CheckFrame", err)
+	// The check runs beside the reader: the frames are delivered, and the
+	// violation is reported by CheckErr, Err and Wait.
+	if r, err := c.Await(t.Context(), "bad"); err != nil || r.Seq != 2 {
+		t.Fatalf("Await(bad) = %v, %v; want the frame", r, err)
 	}
 	_ = c.CloseStdin()
-	_, _, _ = c.Wait()
+	if _, _, err := c.Wait(); !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "planted") {
+		t.Fatalf("Wait() err = %v; want ErrProtocol from CheckFrame", err)
+	}
+	if err := c.CheckErr(); !errors.Is(err, ErrProtocol) {
+		t.Fatalf("CheckErr() = %v", err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 2 || seen[0] != frames[0] || seen[1] != frames[1] {

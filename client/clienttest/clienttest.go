@@ -183,6 +183,9 @@ func (w *Workspace) Start(t testing.TB, opts client.Options) *client.Client {
 	t.Cleanup(func() {
 		c.Kill()
 		_, _, _ = c.Wait()
+		if err := c.CheckErr(); err != nil {
+			t.Errorf("child output: %v", err)
+		}
 	})
 	return c
 }
