@@ -47,12 +47,14 @@ cover:
 	CGO_ENABLED=0 $(GO) build -trimpath -cover -covermode=atomic -coverpkg=./... -o $(COVERDIR)/magi-code.cover ./cmd/magi-code
 	printf '#!/bin/sh\nGOCOVERDIR=%s exec %s "$$@"\n' $(COVERDIR)/e2e $(COVERDIR)/magi-code.cover > $(COVERDIR)/magi-code
 	chmod +x $(COVERDIR)/magi-code
-	MAGI_CODE_BIN=$(COVERDIR)/magi-code $(GO) test -count=1 -timeout 15m -covermode=atomic -coverpkg=./... $(PKGS) -args -test.gocoverdir=$(COVERDIR)/unit >$(COVERDIR)/test.log 2>&1 \
-	  || { tail -50 $(COVERDIR)/test.log; exit 1; }
+	MAGI_CODE_BIN=$(COVERDIR)/magi-code $(GO) test -count=1 -timeout 15m -covermode=atomic -coverpkg=./... $(PKGS) -args -test.gocoverdir=$(COVERDIR)/unit >$(COVERDIR)/test.log 2>&1; \
+	  echo $$? >$(COVERDIR)/test.rc
 	$(GO) tool covdata merge -i=$(COVERDIR)/unit,$(COVERDIR)/e2e -o $(COVERDIR)/merged
 	$(GO) tool covdata textfmt -i=$(COVERDIR)/merged -o $(COVERDIR)/cover.out
 	$(GO) tool covdata percent -i=$(COVERDIR)/merged | sed 's,github.com/magi-code/magi-code/\?,./,' | sort
 	@echo "total: $$($(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1 | awk '{print $$NF}') (details: go tool cover -html=$(COVERDIR)/cover.out)"
+	@if [ "$$(cat $(COVERDIR)/test.rc)" != 0 ]; then grep -E '^(--- FAIL|FAIL|panic)' $(COVERDIR)/test.log; \
+	  echo "some tests failed (log: $(COVERDIR)/test.log); the figures above count the tests that ran"; exit 1; fi
 
 # Regenerate redact/gitleaks_rules.go from the gitleaks release pinned in
 # go.mod. To move to a newer release: go get github.com/zricethezav/gitleaks/v8@vX.Y.Z,
