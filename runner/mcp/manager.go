@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -76,9 +75,6 @@ type conn struct {
 	// reaped and both pipes are drained, for HTTP when the session DELETE
 	// returned.
 	done chan struct{}
-	// stderrLogged: its stderr tail went to the log at a startup failure;
-	// its exit does not log it again.
-	stderrLogged atomic.Bool
 }
 
 // shutdown starts the MCP shutdown: stdin closed, or the session DELETE on
@@ -202,7 +198,6 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	s.client = client.NewClient(tr)
 	tools, err := initialize(ctx, s.client)
 	if err != nil {
-		s.stderrLogged.Store(true) // logged below, before its exit is
 		s.kill(&m.wg)
 		serr := &StartError{Server: def.Name, Err: err}
 		if s.stdio != nil {
@@ -212,7 +207,6 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 			}
 		}
 		m.logf("mcp: server %q failed at startup after %v: %v", def.Name, time.Since(began).Round(time.Millisecond), serr.Err)
-		logStderr(m.logf, def.Name, serr.Stderr)
 		return nil, nil, serr
 	}
 	m.logf("mcp: server %q connected in %v, %d tools", def.Name, time.Since(began).Round(time.Millisecond), len(tools))
@@ -237,10 +231,11 @@ func (m *Manager) track(s *conn) {
 		if ps := s.stdio.cmd.ProcessState; ps != nil {
 			m.logf("mcp: server %q exited: %s", s.name, ps)
 		}
-		if !s.stderrLogged.Load() {
-			tail, _ := s.stdio.tail.Bytes()
-			logStderr(m.logf, s.name, tail)
-		}
+		// Its stderr drain has returned too: the tail is complete. (Close
+		// waits for done, so a failed start logs this before initialize
+		// answers.)
+		tail, _ := s.stdio.tail.Bytes()
+		logStderr(m.logf, s.name, tail)
 	})
 }
 

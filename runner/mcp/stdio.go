@@ -424,5 +424,14 @@ func (t *stdioTransport) kill() {
 		_ = subproc.KillGroup(t.pid)
 	}
 	t.stdout.Close()
-	t.stderr.Close()
+	// The stderr drain gets a moment to read what the server already wrote
+	// (its last words are for the log), then returns and closes its end;
+	// a pipe without deadlines is closed at once.
+	if t.stderr.SetReadDeadline(time.Now().Add(stderrGrace)) != nil {
+		t.stderr.Close()
+	}
 }
+
+// stderrGrace is how long kill lets the stderr drain read what is already
+// in the pipe.
+const stderrGrace = 50 * time.Millisecond
