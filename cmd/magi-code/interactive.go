@@ -10,7 +10,9 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/mission"
+	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner"
+	"github.com/magi-code/magi-code/runner/config"
 )
 
 // interactive runs Mission Control: the serve pipeline runs in this
@@ -89,10 +91,15 @@ func cwdSessions(env runner.Env) ([]mission.SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir, _, err := config.Retention(config.Env(env))
+	if err != nil {
+		return nil, err
+	}
 	var out []mission.SessionInfo
 	for _, s := range all {
 		if s.Cwd == env.Cwd {
-			out = append(out, mission.SessionInfo{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size})
+			out = append(out, mission.SessionInfo{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size,
+				FirstPrompt: history.FirstInput(dir, s.ID)})
 		}
 	}
 	return out, nil

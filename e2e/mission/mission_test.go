@@ -201,3 +201,23 @@ func TestPromptThroughPipesExits2(t *testing.T) {
 		t.Fatalf("a refused launch created the sessions directory (%v)", err)
 	}
 }
+
+// --continue reopens this directory's latest session and replays its
+// history; /sessions lists it with its first prompt.
+func TestContinueReplaysHistory(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	first := start(t, ws, "--prompt", "remember the walrus")
+	first.waitFor("turn completed")
+	if code := first.exit(); code != 0 {
+		t.Fatalf("first turn: exit %d", code)
+	}
+	tm := start(t, ws, "--continue")
+	tm.waitFor("resumed session")
+	tm.waitFor("echo: remember the walrus")
+	tm.typeText("/sessions\r")
+	tm.waitFor("B  remember the walrus")
+	tm.typeText("/quit\r")
+	if code := tm.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tm.screen())
+	}
+}
