@@ -39,7 +39,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case "y", "Y":
 			return m.answer(true)
 		case "n", "N", "enter", "esc":
-			// Spec: default deny.
+			// docs/protocol.md, approval.answer: default deny.
 			return m.answer(false)
 		}
 		return nil

@@ -327,7 +327,7 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 	var blocks []string
 	var cur strings.Builder
 	for _, e := range page.Entries {
-		// Spec: concatenate contiguous parts of the same message only.
+		// docs/protocol.md, history.page: concatenate contiguous parts of the same message only.
 		cur.WriteString(e.Text)
 		if !e.LastPart {
 			continue
@@ -390,7 +390,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 			return nil
 		}
 		if d.Part != lm.nextPart {
-			lm.missing = true // spec: missing parts mark the display incomplete
+			lm.missing = true // docs/protocol.md, Run events: missing parts mark the display incomplete
 		}
 		lm.nextPart = d.Part + 1
 		lm.streamed.WriteString(d.Text)
@@ -398,7 +398,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		lm := m.message(d.MessageID)
 		lm.parts = append(lm.parts, d.Text)
 		if d.LastPart {
-			// Spec: reconciliation replaces accumulated deltas, once all
+			// docs/protocol.md, Run events: reconciliation replaces accumulated deltas, once all
 			// parts arrived.
 			lm.final, lm.done, lm.partial, lm.parts = strings.Join(lm.parts, ""), true, d.Partial, nil
 		}
@@ -486,7 +486,7 @@ func (m *Model) turnBlocks() []string {
 	return blocks
 }
 
-// countdown expires the pending approval at its deadline. Spec: approvals
+// countdown expires the pending approval at its deadline. docs/protocol.md, approval.answer: approvals
 // expire after 60,000 ms and default to deny; the backend decides, this
 // only shows it.
 func (m *Model) countdown() tea.Cmd {

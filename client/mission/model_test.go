@@ -99,7 +99,7 @@ func TestStreamingThenReconcileReplaces(t *testing.T) {
 	if v := view(m); !strings.Contains(v, "Hello wrld") {
 		t.Fatalf("streamed text not shown:\n%s", v)
 	}
-	// Spec: concatenate reconcile parts only after last_part; until then
+	// docs/protocol.md, Run events: concatenate reconcile parts only after last_part; until then
 	// the streamed text stays.
 	send(m, "message.reconcile", map[string]any{"message_id": "m1", "part": 0, "text": "Hello, **brave** ", "last_part": false, "partial": false})
 	if v := view(m); !strings.Contains(v, "Hello wrld") || strings.Contains(v, "brave") {
