@@ -25,9 +25,11 @@ type Workers interface {
 	StartOp(ctx context.Context, op StartOp, done func(OpDone))
 	StartTurn(ctx context.Context, runID string, p TurnParams, done func())
 	CancelRun(runID string)
-	// Answer hands an approval reply to the active run: "" when it won,
-	// protocol.CodeStaleApproval otherwise.
-	Answer(p AnswerParams) protocol.Code
+	// Answer records an approval reply for the active run: "" when it won,
+	// protocol.CodeStaleApproval otherwise. A winning reply reaches the run
+	// only when deliver is called, which the Server does after queueing the
+	// response: the answer's response precedes every event it causes.
+	Answer(p AnswerParams) (code protocol.Code, deliver func())
 }
 
 // Server is the shell around Machine. Its methods are safe for concurrent
@@ -120,11 +122,13 @@ func (e StartTurn) performLocked(s *Server) {
 func (e CancelRun) performLocked(s *Server) { s.workers.CancelRun(e.RunID) }
 
 func (e AnswerApproval) performLocked(s *Server) {
-	if code := s.workers.Answer(e.Params); code != "" {
+	code, deliver := s.workers.Answer(e.Params)
+	if code != "" {
 		s.respondLocked(fail(e.ID, code).Response)
-	} else {
-		s.respondLocked(respond(e.ID, []byte(`{"recorded":true}`)).Response)
+		return
 	}
+	s.respondLocked(respond(e.ID, []byte(`{"recorded":true}`)).Response)
+	deliver()
 }
 
 func (e Close) performLocked(s *Server) {

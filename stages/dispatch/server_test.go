@@ -92,9 +92,9 @@ func (w *fakeWorkers) StartTurn(_ context.Context, runID string, p TurnParams, d
 
 func (w *fakeWorkers) CancelRun(runID string) { w.j.add("worker cancel_run " + runID) }
 
-func (w *fakeWorkers) Answer(p AnswerParams) protocol.Code {
+func (w *fakeWorkers) Answer(p AnswerParams) (protocol.Code, func()) {
 	w.j.add(fmt.Sprintf("worker answer %+v", p))
-	return w.verdict
+	return w.verdict, func() { w.j.add("worker deliver " + p.ApprovalID) }
 }
 
 // fromGoroutine runs fn on a goroutine of its own and waits for it: worker
@@ -168,6 +168,7 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 		"worker cancel_run run-1",
 		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:true}",
 		`respond p1 {"recorded":true}`,
+		"worker deliver ap", // after the response: it precedes what the reply causes
 		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:false}",
 		"respond p2 error=stale_approval",
 		`respond x {"state":"stopping"}`,

@@ -47,16 +47,19 @@ func (a *approvals) add(id string) *approval {
 
 // answer records the winning reply for id. docs/protocol.md, Choices: an approval answered
 // at 60,000 ms or later after approval.requested was enqueued is expired.
-func (a *approvals) answer(id string, allow bool) protocol.Code {
+//
+// The reply is settled at once (expiry and cancellation can no longer win)
+// but sent to the waiting call only by deliver, so that the caller can put
+// the answer's response on the wire before anything the reply causes.
+func (a *approvals) answer(id string, allow bool) (protocol.Code, func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ap := a.pending[id]
 	if ap == nil || ap.settled || a.closed || a.now().Sub(ap.enqueued) >= protocol.ApprovalExpiry {
-		return protocol.CodeStaleApproval
+		return protocol.CodeStaleApproval, nil
 	}
 	ap.settled = true
-	ap.reply <- allow
-	return ""
+	return "", func() { ap.reply <- allow }
 }
 
 // settle marks id as no longer answerable and reports whether it was still

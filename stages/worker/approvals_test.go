@@ -13,19 +13,35 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time { return c.t }
 
+// answerNow answers and, when the reply won, delivers it at once.
+func answerNow(a *approvals, id string, allow bool) protocol.Code {
+	code, deliver := a.answer(id, allow)
+	if code == "" {
+		deliver()
+	}
+	return code
+}
+
 func TestApprovalsOneWinner(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1000, 0)}
 	a := newApprovals(clk.now)
 	ap := a.add("a1")
-	if code := a.answer("nope", true); code != protocol.CodeStaleApproval {
+	if code := answerNow(a, "nope", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer(unknown) = %q; want stale_approval", code)
 	}
-	if code := a.answer("a1", false); code != "" {
+	code, deliver := a.answer("a1", false)
+	if code != "" {
 		t.Fatalf("first answer = %q; want recorded", code)
 	}
-	if code := a.answer("a1", true); code != protocol.CodeStaleApproval {
+	if code := answerNow(a, "a1", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("second answer = %q; want stale_approval", code)
 	}
+	select {
+	case <-ap.reply:
+		t.Fatal("the reply reached the call before deliver")
+	default:
+	}
+	deliver()
 	if got := <-ap.reply; got {
 		t.Fatalf("winning reply = %v; want the first (deny)", got)
 	}
@@ -37,11 +53,11 @@ func TestApprovalsExpireAtExactly60000ms(t *testing.T) {
 	a.add("early")
 	a.add("late")
 	clk.t = clk.t.Add(protocol.ApprovalExpiry - time.Millisecond)
-	if code := a.answer("early", true); code != "" {
+	if code := answerNow(a, "early", true); code != "" {
 		t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
 	}
 	clk.t = clk.t.Add(time.Millisecond)
-	if code := a.answer("late", true); code != protocol.CodeStaleApproval {
+	if code := answerNow(a, "late", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer at 60,000 ms = %q; want stale_approval", code)
 	}
 }
@@ -51,7 +67,7 @@ func TestApprovalsClosedRunIsStale(t *testing.T) {
 	a := newApprovals(clk.now)
 	a.add("a1")
 	a.closeAll()
-	if code := a.answer("a1", true); code != protocol.CodeStaleApproval {
+	if code := answerNow(a, "a1", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer after the run = %q; want stale_approval", code)
 	}
 	if a.add("a2") != nil {
@@ -75,7 +91,7 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		if ev.Name != protocol.EventApprovalRequested || ev.ExpiresInMs != 60000 {
 			t.Fatalf("event = %+v; want approval.requested with expires_in_ms 60000", ev)
 		}
-		if code := r.approvals.answer(ev.ApprovalID, true); code != protocol.CodeStaleApproval {
+		if code := answerNow(r.approvals, ev.ApprovalID, true); code != protocol.CodeStaleApproval {
 			t.Fatalf("answer after expiry = %q; want stale_approval", code)
 		}
 
@@ -90,7 +106,7 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		if <-done {
 			t.Fatal("cancelled Approve allowed the call")
 		}
-		if code := r.approvals.answer(ev.ApprovalID, true); code != protocol.CodeStaleApproval {
+		if code := answerNow(r.approvals, ev.ApprovalID, true); code != protocol.CodeStaleApproval {
 			t.Fatalf("answer after cancel = %q; want stale_approval", code)
 		}
 
@@ -100,7 +116,7 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		}()
 		ev = <-events.C()
 		time.Sleep(protocol.ApprovalExpiry - time.Millisecond)
-		if code := r.approvals.answer(ev.ApprovalID, true); code != "" {
+		if code := answerNow(r.approvals, ev.ApprovalID, true); code != "" {
 			t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
 		}
 		if !<-done {

@@ -71,15 +71,16 @@ func (p *Pool) CancelRun(string) {
 	}
 }
 
-// Answer hands an approval reply to the active run, which the machine has
-// checked a.RunID names. The run's registry decides whether the approval
-// is still open (stale_approval otherwise, also once the worker ended).
-func (p *Pool) Answer(a dispatch.AnswerParams) protocol.Code {
+// Answer records an approval reply for the active run, which the machine
+// has checked a.RunID names. The run's registry decides whether the
+// approval is still open (stale_approval otherwise, also once the worker
+// ended); a winning reply reaches the waiting tool call when deliver runs.
+func (p *Pool) Answer(a dispatch.AnswerParams) (protocol.Code, func()) {
 	p.mu.Lock()
 	r := p.run
 	p.mu.Unlock()
 	if r == nil {
-		return protocol.CodeStaleApproval
+		return protocol.CodeStaleApproval, nil
 	}
 	return r.approvals.answer(a.ApprovalID, a.Allow)
 }

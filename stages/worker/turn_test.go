@@ -163,12 +163,14 @@ func TestTurnDeniedApprovalNeverRuns(t *testing.T) {
 	for e := range events {
 		switch e.Name {
 		case protocol.EventApprovalRequested:
-			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: false}); code != "" {
+			code, deliver := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: false})
+			if code != "" {
 				t.Fatalf("answer = %q", code)
 			}
-			if code := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: true}); code != protocol.CodeStaleApproval {
+			if code, _ := p.Answer(dispatch.AnswerParams{SessionID: sid, RunID: "run-1", ApprovalID: e.ApprovalID, Allow: true}); code != protocol.CodeStaleApproval {
 				t.Fatalf("second answer = %q; want stale_approval", code)
 			}
+			deliver()
 		case protocol.EventActivity:
 			states = append(states, e.State)
 		}
