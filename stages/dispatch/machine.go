@@ -307,10 +307,12 @@ func (m *Machine) initDone(ev InitDone) []Effect {
 	id := m.initID
 	m.initID = ""
 	m.sel = ev.Sel
-	if ev.Code == "" && m.closing {
+	if m.closing {
 		// docs/protocol.md, shutdown: shutdown "resolves a pending startup ... request with
-		// startup_cancelled". A worker can finish between its own ctx check
-		// and this step, so the machine decides, not the worker.
+		// startup_cancelled", whatever the cancelled work ended with (a
+		// success that raced the cancel, or the error the cancel caused).
+		// A worker can finish between its own ctx check and this step, so
+		// the machine decides, not the worker.
 		ev.Code = protocol.CodeStartupCancelled
 	}
 	if ev.Code != "" {
@@ -438,9 +440,10 @@ func (m *Machine) opDone(ev OpDone) []Effect {
 		return nil
 	}
 	m.opID = ""
-	if ev.Code == "" && m.closing {
+	if m.closing {
 		// docs/protocol.md, shutdown: shutdown resolves a pending session/history request with
-		// operation_cancelled (see initDone for why the machine decides).
+		// operation_cancelled, whatever the cancelled work ended with (see
+		// initDone for why the machine decides).
 		ev.Code = protocol.CodeOperationCancelled
 	}
 	if ev.Code != "" {

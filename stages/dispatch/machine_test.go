@@ -312,6 +312,15 @@ func TestLifecycle(t *testing.T) {
 			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
 			{OpDone{ID: "c1", Result: []byte(createResult), Attached: "s1"}, want("respond c1 error=operation_cancelled")},
 		})},
+		{"shutdown while starting: the error the cancel caused is startup_cancelled", seq(starting, []step{
+			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
+			{InitDone{Code: protocol.CodeMCPUnavailable}, want("respond i1 error=startup_cancelled")},
+		})},
+		{"shutdown during a session op: the error the cancel caused is operation_cancelled", seq(ready, []step{
+			{line("o1", "session.open", `{"session_id":"s9"}`), want("start_op o1 open {SessionID:s9}")},
+			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
+			{OpDone{ID: "o1", Code: protocol.CodeSessionInvalid}, want("respond o1 error=operation_cancelled")},
+		})},
 		{"shutdown during a run", seq(running, []step{
 			{line("x", "shutdown", `{}`), want(`respond x {"state":"stopping"}`, "close shutdown")},
 			{RunWorkerDone{RunID: "run-1"}, nil},
