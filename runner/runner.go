@@ -54,6 +54,14 @@ func (a *Admitted) LogLevel() string {
 	return a.snap.Settings.LogLevel
 }
 
+// Sources names the settings files that were read ("global", "project").
+func (a *Admitted) Sources() []string {
+	if a == nil || a.snap == nil {
+		return nil
+	}
+	return a.snap.Sources
+}
+
 // Selection is the status-safe startup selection (empty when unknown).
 func (a *Admitted) Selection() Selection {
 	if a == nil || a.snap == nil {

@@ -212,6 +212,16 @@ func TestLogLevel(t *testing.T) {
 	if lines := childLog(t, ws); hasMsg(lines, "turn prompt") || hasMsg(lines, "turn message") || !hasMsg(lines, "turn finished") {
 		t.Fatalf("default level log: %v; want turns without prompts or replies", lines)
 	}
+	// The startup records where the settings came from.
+	var sources any = "(no settings line)"
+	for _, l := range childLog(t, ws) {
+		if l["msg"] == "settings" {
+			sources = l["sources"]
+		}
+	}
+	if sources != "global" {
+		t.Fatalf("settings line sources = %v; want global (the workspace has only the global file)", sources)
+	}
 	debug := clienttest.NewWorkspace(t, clienttest.FixtureSettings+"log_level = \"debug\"\n")
 	session(t, debug)
 	if lines := childLog(t, debug); !hasMsg(lines, "turn prompt") || !hasMsg(lines, "turn message") {

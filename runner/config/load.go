@@ -97,6 +97,9 @@ type Snapshot struct {
 	// MCPUnapproved are enabled servers that lack a global approval: they
 	// are not started (log them; `magi-code mcp approve NAME` fixes it).
 	MCPUnapproved []MCPServer
+	// Sources names the settings files that exist, in precedence order
+	// (SourceGlobal, SourceProject), for the diagnostic log.
+	Sources []string
 }
 
 // contextID digests the canonical cwd and storage roots. A fixed domain
@@ -236,6 +239,11 @@ func Load(ctx context.Context, env Env) (*Snapshot, protocol.Code) {
 		return snap, protocol.CodeStartupCancelled
 	}
 	st, err := loadSettingsAt(&env, snap.Home, snap.Cwd, true)
+	for _, l := range []*layer{st.global, st.project} {
+		if l != nil && l.present {
+			snap.Sources = append(snap.Sources, l.source)
+		}
+	}
 	if err != nil {
 		return snap, protocol.CodeConfigurationInvalid
 	}

@@ -82,6 +82,8 @@ func TestLoadCodes(t *testing.T) {
 		{"mcp env_headers from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[mcp_servers.b]\nurl = \"http://127.0.0.1:1/mcp\"\nenv_headers = {\"X-Key\" = \"MCP_KEY\"}\n")}, map[string]string{"MCP_KEY": "k"}, protocol.CodeConfigurationInvalid},
 		{"retention 0", []file{f("home/settings.toml", fixtureGlobal+"session_retention_days = 0\n")}, nil, ""},
 		{"retention negative", []file{f("home/settings.toml", fixtureGlobal+"session_retention_days = -1\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"log_level from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "log_level = \"debug\"\n")}, nil, protocol.CodeConfigurationInvalid},
+		{"log_level from the global file", []file{f("home/settings.toml", fixtureGlobal+"log_level = \"debug\"\n")}, nil, ""},
 		{"retention from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "session_retention_days = 1\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"mcp unknown key", []file{f("home/settings.toml", fixtureGlobal+"[mcp_servers.a]\ncommand = \"x\"\nheaders = {}\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"fixture script good", []file{f("home/settings.toml", fixtureGlobal+"[providers.fixture]\nscript = \"script.json\"\n"), f("home/script.json", `{"responses":[{"steps":[{"text":"hi"}]}]}`)}, nil, ""},

@@ -210,6 +210,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - [mcp_servers.*] bearer_token_env, env_headers: which of the user's
 //     variables is sent to which server;
 //   - session_retention_days: pruning deletes sessions of every workspace;
+//   - log_level: at debug the log records prompts and replies;
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
 //     unless the global side already says "auto".
 func checkProjectGrants(global, project map[string]any) error {
@@ -229,6 +230,9 @@ func checkProjectGrants(global, project map[string]any) error {
 				}
 			}
 		}
+	}
+	if _, ok := project["log_level"]; ok {
+		return errors.New("log_level: only the global settings may choose what the diagnostic log records")
 	}
 	if _, ok := project["session_retention_days"]; ok {
 		return errors.New("session_retention_days: only the global settings may choose when sessions are deleted")

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"strings"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/internal/diaglog"
@@ -35,6 +36,7 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	if level, ok := diaglog.ParseLevel(adm.LogLevel()); ok && !p.opts.LogLevelSet {
 		p.opts.Log.SetLevel(level)
 	}
+	p.opts.Log.Info("settings", "sources", strings.Join(adm.Sources(), ","), "code", string(code))
 	sel := dispatch.Selection(adm.Selection())
 	if code != "" {
 		return dispatch.InitDone{Code: code, Sel: sel}
