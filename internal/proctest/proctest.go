@@ -18,15 +18,19 @@ import (
 // process really survived.
 const Guard = 30 * time.Second
 
+// procRoot is where proc(5) is mounted (a variable for the tests of the
+// fallbacks).
+var procRoot = "/proc"
+
 // Gone reports whether pid no longer runs: kill(pid, 0) fails with ESRCH,
 // or /proc shows it as a zombie (or dead).
 func Gone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	state, ok := stat(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	state, ok := stat(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 	if !ok {
-		_, err := os.Stat("/proc/self/stat")
+		_, err := os.Stat(filepath.Join(procRoot, "self", "stat"))
 		return err == nil // /proc works, and pid is not in it
 	}
 	return state.zombie()
@@ -36,7 +40,7 @@ func Gone(pid int) bool {
 // zombies). Without /proc it falls back to kill(-pgid, 0), which counts
 // zombies as members.
 func GroupLive(pgid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	stats, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "stat"))
 	if len(stats) == 0 {
 		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 			return nil
@@ -58,12 +62,17 @@ func GroupLive(pgid int) []int {
 // (killing the survivors) otherwise.
 func WaitGone(t testing.TB, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(Guard)
+	waitGone(t, Guard, pids...)
+}
+
+func waitGone(t testing.TB, guard time.Duration, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
 	for _, pid := range pids {
 		for !Gone(pid) {
 			if time.Now().After(deadline) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("process %d still runs %v later", pid, Guard)
+				t.Fatalf("process %d still runs %v later", pid, guard)
 			}
 			time.Sleep(5 * time.Millisecond) // polling the kernel; not a timing assertion
 		}
@@ -74,7 +83,12 @@ func WaitGone(t testing.TB, pids ...int) {
 // pgid runs, and fails t (killing the group) otherwise.
 func WaitGroupGone(t testing.TB, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(Guard)
+	waitGroupGone(t, Guard, pgid)
+}
+
+func waitGroupGone(t testing.TB, guard time.Duration, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
 	for {
 		live := GroupLive(pgid)
 		if len(live) == 0 {
@@ -82,7 +96,7 @@ func WaitGroupGone(t testing.TB, pgid int) {
 		}
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Fatalf("process group %d still has live members %v, %v later", pgid, live, Guard)
+			t.Fatalf("process group %d still has live members %v, %v later", pgid, live, guard)
 		}
 		time.Sleep(5 * time.Millisecond) // polling the kernel; not a timing assertion
 	}
