@@ -2,7 +2,6 @@ package redact
 
 import (
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -235,103 +234,4 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("Stream(%q) = %q: invalid UTF-8", in, got)
 		}
 	})
-}
-
-func BenchmarkString(b *testing.B) {
-	clean := "The quick brown fox jumps over the lazy dog, then writes a function to parse the input file.\n"
-	dirty := "export OPENAI_API_KEY=sk-proj-" + rep(an, 40) + " and Authorization: Bearer abc123DEF456ghi789JKL"
-	b.Run("clean-100B", func(b *testing.B) {
-		b.SetBytes(int64(len(clean)))
-		b.ReportAllocs()
-		loop(b, func() { String(clean) })
-	})
-	b.Run("prose-triggers-100B", func(b *testing.B) {
-		s := "Set the token limit and the password reset secret; the bearer sends a basic request.\n"
-		b.SetBytes(int64(len(s)))
-		b.ReportAllocs()
-		loop(b, func() { String(s) })
-	})
-	b.Run("clean-4000B-prose", func(b *testing.B) {
-		s := cleanProse(4000)
-		b.SetBytes(int64(len(s)))
-		b.ReportAllocs()
-		loop(b, func() { String(s) })
-	})
-	b.Run("clean-4000B-code", func(b *testing.B) {
-		s := cleanCode(b, 4000)
-		b.SetBytes(int64(len(s)))
-		b.ReportAllocs()
-		loop(b, func() { String(s) })
-	})
-	b.Run("secrets", func(b *testing.B) {
-		b.SetBytes(int64(len(dirty)))
-		b.ReportAllocs()
-		loop(b, func() { String(dirty) })
-	})
-}
-
-func BenchmarkStreamPush(b *testing.B) {
-	clean := "The quick brown fox jumps over the lazy dog, then writes a function to parse the input file.\n"
-	b.Run("clean-100B", func(b *testing.B) {
-		var s Stream
-		b.SetBytes(int64(len(clean)))
-		b.ReportAllocs()
-		loop(b, func() { s.Push(clean) })
-	})
-	b.Run("clean-4000B-code", func(b *testing.B) {
-		var s Stream
-		d := cleanCode(b, 4000)
-		b.SetBytes(int64(len(d)))
-		b.ReportAllocs()
-		loop(b, func() { s.Push(d) })
-	})
-	b.Run("code-4000B-in-4B-deltas", func(b *testing.B) {
-		// Model-sized deltas: a window with a trigger is matched again at
-		// every Push.
-		var s Stream
-		d := cleanCode(b, 4000)
-		b.SetBytes(int64(len(d)))
-		b.ReportAllocs()
-		loop(b, func() {
-			for i := 0; i < len(d); i += 4 {
-				s.Push(d[i:min(i+4, len(d))])
-			}
-			s.Flush()
-		})
-	})
-	b.Run("secret-every-10-deltas", func(b *testing.B) {
-		var s Stream
-		key := "token ghp_" + rep(an, 36) + " "
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if i++; i%10 == 0 {
-				s.Push(key)
-			} else {
-				s.Push(clean)
-			}
-		}
-	})
-}
-
-// cleanProse returns n bytes of English prose without a secret.
-func cleanProse(n int) string {
-	const line = "The quick brown fox jumps over the lazy dog, then writes a function to parse the input file.\n"
-	return strings.Repeat(line, n/len(line)+1)[:n]
-}
-
-// cleanCode returns n bytes of the look-alike corpus (code, logs, diffs
-// full of trigger words, no secret).
-func cleanCode(tb testing.TB, n int) string {
-	tb.Helper()
-	data, err := os.ReadFile("testdata/lookalikes.txt")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := strings.Repeat(string(data), n/len(data)+1)[:n]
-	for !utf8.ValidString(s) {
-		n--
-		s = s[:n]
-	}
-	return s
 }
