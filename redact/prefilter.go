@@ -1,13 +1,17 @@
 package redact
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // The prefilter finds trigger substrings in one pass over the text so that
 // clean text, the common case on the delta hot path, never reaches a
 // regexp. Each trigger is indexed by an anchor: the two bigrams at an
 // offset of it chosen to be rare in prose and code (ASCII-lowercased). The
-// scan tests every second byte pair against a bitmap of the anchors, then
-// a trigram bit, and only then compares literals.
+// scan tests every second byte pair against a bitmap of the anchors'
+// bigrams, then the trigram bits of the two anchors the pair may belong
+// to, and only then compares literals.
 
 // trigger is one literal of a rule.
 type trigger struct {
@@ -52,12 +56,10 @@ func anchor(lit string) int {
 
 var (
 	lower [256]byte
-	// firstBits has bit k set when bigram k starts some trigger's anchor,
-	// and triBits bit trigram(t) for the anchor's three bytes t: a position
-	// passes only when both hold, so common English bigrams and trigrams
-	// made of two triggers' halves rarely reach the literals.
-	firstBits [1 << 16 / 64]uint64
-	triBits   [1 << 16 / 64]uint64
+	// triBits has bit trigram(t) set for every anchor's three bytes t: a
+	// sampled bigram hit reaches the literals only where an anchor's
+	// trigram may start, next to it.
+	triBits [1 << 16 / 64]uint64
 	// eitherBits holds the two bigrams of every anchor: one of them is on
 	// an even position, so scan samples every second position against it.
 	eitherBits [1 << 16 / 64]uint64
@@ -136,7 +138,6 @@ func init() {
 			g := bigramList[k]
 			groupStart[g]--
 			triggers[groupStart[g]] = t
-			firstBits[k>>6] |= 1 << (k & 63)
 			k2 := bigram(lit[a+1], lit[a+2])
 			k3 := trigram(lit[a], lit[a+1], lit[a+2])
 			triBits[k3>>6] |= 1 << (k3 & 63)
@@ -145,14 +146,18 @@ func init() {
 			maxTrigger = max(maxTrigger, len(lit))
 		}
 	}
+	buildRaw()
 }
 
 func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
 
-// trigram hashes three bytes, ASCII-lowercased, to 16 bits.
-func trigram(a, b, c byte) uint16 {
-	return uint16((uint32(lower[a])<<16 | uint32(lower[b])<<8 | uint32(lower[c])) * 2654435761 >> 16)
-}
+// trigram hashes three bytes to 16 bits, folding case by setting bit 5 of
+// each (which folds a few punctuation pairs too: a collision only costs a
+// literal comparison).
+func trigram(a, b, c byte) uint16 { return tri3(uint32(a) | uint32(b)<<8 | uint32(c)<<16) }
+
+// tri3 is trigram of the low three bytes of w, first byte lowest.
+func tri3(w uint32) uint16 { return uint16((w|0x202020)&0xffffff*2654435761>>16) }
 
 // hit is one trigger occurrence: rule rules[rule] may match at pos.
 type hit struct {
@@ -160,36 +165,121 @@ type hit struct {
 	rule uint16
 }
 
-// scan appends to dst every trigger occurrence starting at or after from.
-// Hits come in the order of their anchors, so their positions may be out of
-// order by less than maxTrigger. It does not allocate while dst has room.
+// rawSample is eitherBits as a byte table (1 for a set bit) keyed by the
+// two raw bytes of a sample read as a little-endian uint16 (first byte
+// low), every case of a letter included: the sampling loop needs no
+// lowercasing and no shifts. Clean text touches a few kilobytes of it.
+var rawSample [1 << 16]uint8
+
+// buildRaw fills rawSample from eitherBits.
+func buildRaw() {
+	for w, b := range eitherBits {
+		for ; b != 0; b &= b - 1 {
+			k := w<<6 | bits.TrailingZeros64(b)
+			xs, ys := cases(byte(k>>8)), cases(byte(k))
+			for _, x := range xs {
+				for _, y := range ys {
+					rawSample[uint16(x)|uint16(y)<<8] = 1
+				}
+			}
+		}
+	}
+}
+
+// cases returns the raw bytes that lowercase to the (lowercase) byte c:
+// c itself, and its capital for a letter.
+func cases(c byte) []byte {
+	if 'a' <= c && c <= 'z' {
+		return []byte{c, c - 'a' + 'A'}[:2:2]
+	}
+	return []byte{c, c}[:1:1]
+}
+
+// scan appends to dst every trigger occurrence in s whose anchor is at or
+// after from. Hits come in the order of their anchors, so their positions
+// may be out of order by less than maxTrigger. It does not allocate while
+// dst has room.
 func scan(s string, from int, dst []hit) []hit {
+	dst, _ = scanNew(s, from, 0, dst)
+	return dst
+}
+
+// scanNew is scan reporting only the triggers that end after oldEnd (the
+// ones not yet seen when s was oldEnd bytes long). next is where the next
+// scan of a longer s must start: the first anchor not examined, or one
+// whose trigger ran past the end of s.
+func scanNew(s string, from, oldEnd int, dst []hit) (_ []hit, next int) {
 	// A trigger's anchor at a has its bigrams at a and a+1, and one of
 	// them is sampled; each sampled hit q checks anchors at q-1 and q.
-	for q := from; q+1 < len(s); q += 2 {
-		if k := bigram(s[q], s[q+1]); eitherBits[k>>6]&(1<<(k&63)) == 0 {
+	// Four samples are tested at once: on clean text most eight-byte
+	// blocks pass with one branch, and the rest branch once per hit.
+	next = max(from, len(s)-2)
+	q := from
+	for ; q+8 <= len(s); q += 8 {
+		b := s[q : q+8]
+		k0 := uint16(b[0]) | uint16(b[1])<<8
+		k1 := uint16(b[2]) | uint16(b[3])<<8
+		k2 := uint16(b[4]) | uint16(b[5])<<8
+		k3 := uint16(b[6]) | uint16(b[7])<<8
+		if rawSample[k0]|rawSample[k1]|rawSample[k2]|rawSample[k3] == 0 {
 			continue
 		}
-		for a := max(q-1, from); a <= q && a+2 < len(s); a++ {
-			dst = scanAt(s, a, from, dst)
+		m := uint(rawSample[k0]) | uint(rawSample[k1])<<1 | uint(rawSample[k2])<<2 | uint(rawSample[k3])<<3
+		for ; m != 0; m &= m - 1 {
+			p := q + 2*bits.TrailingZeros(m)
+			if p == from || p+3 > len(s) {
+				dst = sampleHit(s, p, from, oldEnd, dst, &next)
+				continue
+			}
+			// The anchors at p-1 and p, from the four bytes around p.
+			w := uint32(s[p-1]) | uint32(s[p])<<8 | uint32(s[p+1])<<16 | uint32(s[p+2])<<24
+			if t := tri3(w); triBits[t>>6]&(1<<(t&63)) != 0 {
+				dst = scanAt(s, p-1, oldEnd, dst, &next)
+			}
+			if t := tri3(w >> 8); triBits[t>>6]&(1<<(t&63)) != 0 {
+				dst = scanAt(s, p, oldEnd, dst, &next)
+			}
 		}
+	}
+	for ; q+1 < len(s); q += 2 {
+		if rawSample[uint16(s[q])|uint16(s[q+1])<<8] != 0 {
+			dst = sampleHit(s, q, from, oldEnd, dst, &next)
+		}
+	}
+	return dst, next
+}
+
+// sampleHit checks the anchors at q-1 (not before from) and q, whose
+// bigram at q is one of an anchor's; q+1 < len(s).
+func sampleHit(s string, q, from, oldEnd int, dst []hit, next *int) []hit {
+	if a := q - 1; a >= from && anchorAt(s, a) {
+		dst = scanAt(s, a, oldEnd, dst, next)
+	}
+	if q+2 < len(s) && anchorAt(s, q) {
+		dst = scanAt(s, q, oldEnd, dst, next)
 	}
 	return dst
 }
 
-// scanAt appends the triggers, starting at or after from, whose anchor is
-// at a; a+2 < len(s).
-func scanAt(s string, a, from int, dst []hit) []hit {
-	k := bigram(s[a], s[a+1])
-	if firstBits[k>>6]&(1<<(k&63)) == 0 {
-		return dst
-	}
-	if k3 := trigram(s[a], s[a+1], s[a+2]); triBits[k3>>6]&(1<<(k3&63)) == 0 {
-		return dst
-	}
-	g := bigramList[k]
+// anchorAt reports whether a trigger's anchor may be at a: its trigram is
+// (up to the hash) some anchor's; a+2 < len(s).
+func anchorAt(s string, a int) bool {
+	k3 := trigram(s[a], s[a+1], s[a+2])
+	return triBits[k3>>6]&(1<<(k3&63)) != 0
+}
+
+// scanAt appends the triggers, ending after oldEnd, whose anchor is at a
+// (anchorAt holds). A trigger that runs past the end of s moves *next back
+// to a.
+func scanAt(s string, a, oldEnd int, dst []hit, next *int) []hit {
+	g := bigramList[bigram(s[a], s[a+1])]
 	for _, t := range triggers[groupStart[g]:groupStart[g+1]] {
-		if i := a - int(t.off); i >= from && hasTrigger(s, i, t) {
+		i := a - int(t.off)
+		switch end := i + len(t.lit); {
+		case i < 0 || end <= oldEnd:
+		case end > len(s):
+			*next = min(*next, a)
+		case hasTrigger(s, i, t):
 			dst = append(dst, hit{i, t.rule})
 		}
 	}
@@ -197,9 +287,6 @@ func scanAt(s string, a, from int, dst []hit) []hit {
 }
 
 func hasTrigger(s string, i int, t trigger) bool {
-	if len(s)-i < len(t.lit) {
-		return false
-	}
 	if !t.fold {
 		return s[i:i+len(t.lit)] == t.lit
 	}
@@ -209,13 +296,4 @@ func hasTrigger(s string, i int, t trigger) bool {
 		}
 	}
 	return true
-}
-
-// lastHit is 1 + the start of the last trigger among hits, 0 for none.
-func lastHit(hits []hit) int {
-	last := 0
-	for _, h := range hits {
-		last = max(last, h.pos+1)
-	}
-	return last
 }

@@ -213,20 +213,22 @@ func before(s string, pos int) int {
 
 // find returns the merged secret spans of s at the trigger hits, sorted by
 // start. Overlapping or touching spans merge; a merged span keeps the rule
-// of the part that ends last. m, when not nil, remembers the outcomes that
-// more text cannot change (Stream).
-func find(s string, hits []hit, dst []span, m *memo) []span {
-	for _, h := range hits {
-		if m != nil {
-			if sp, found, secret := m.lookup(h); found {
-				if secret {
-					dst = append(dst, sp)
-				}
+// of the part that ends last. outs, when not nil, holds one outcome per hit
+// (Stream): an outcome more text cannot change is recorded there and not
+// matched again.
+func find(s string, hits []hit, dst []span, outs []outcome) []span {
+	for i, h := range hits {
+		if outs != nil {
+			switch outs[i].state {
+			case outSecret:
+				dst = append(dst, outs[i].sp)
+				continue
+			case outNone:
 				continue
 			}
 		}
 		r := rules[h.rule]
-		if m == nil {
+		if outs == nil {
 			if _, sp, ok, valid := match(s, h.pos, r); ok && valid {
 				dst = append(dst, sp)
 			}
@@ -238,7 +240,10 @@ func find(s string, hits []hit, dst []span, m *memo) []span {
 			dst = append(dst, sp)
 		}
 		if !open && final(s, r, whole, sp, ok) {
-			m.add(h, sp, ok && valid)
+			outs[i] = outcome{state: outNone}
+			if ok && valid {
+				outs[i] = outcome{state: outSecret, sp: sp}
+			}
 		}
 	}
 	if len(dst) < 2 {
@@ -293,49 +298,17 @@ func (rd *runeReader) ReadRune() (rune, int, error) {
 	return c, n, nil
 }
 
-// memo remembers final match outcomes of a Stream's window by absolute
-// position, so that a trigger is matched once, not at every Push.
-type memo struct {
-	base    int // the absolute position of the window's first byte
-	entries []memoEntry
+// outcome is what a Stream knows of one trigger hit in its window.
+type outcome struct {
+	state uint8 // outOpen, outNone or outSecret
+	sp    span  // the secret, when outSecret
 }
 
-type memoEntry struct {
-	pos    int // absolute
-	rule   uint16
-	secret bool
-	sp     span // absolute; when secret
-}
-
-func (m *memo) lookup(h hit) (sp span, found, secret bool) {
-	for _, e := range m.entries {
-		if e.pos == m.base+h.pos && e.rule == h.rule {
-			sp = e.sp
-			sp.start, sp.end = sp.start-m.base, sp.end-m.base
-			return sp, true, e.secret
-		}
-	}
-	return span{}, false, false
-}
-
-func (m *memo) add(h hit, sp span, secret bool) {
-	sp.start, sp.end = sp.start+m.base, sp.end+m.base
-	m.entries = append(m.entries, memoEntry{pos: m.base + h.pos, rule: h.rule, secret: secret, sp: sp})
-}
-
-// shift moves the window k bytes on and forgets triggers now outside it.
-func (m *memo) shift(k int) {
-	m.base += k
-	out := m.entries[:0]
-	for _, e := range m.entries {
-		if e.pos >= m.base {
-			out = append(out, e)
-		}
-	}
-	m.entries = out
-}
-
-func (m *memo) reset() { m.entries = m.entries[:0] }
+const (
+	outOpen   = iota // not decided: more text may change the outcome
+	outNone          // no secret at this hit, whatever follows
+	outSecret        // the secret sp, whatever follows
+)
 
 // render returns s[from:to] with every span, clipped to that range,
 // replaced by Marker. Spans are sorted and disjoint.

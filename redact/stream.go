@@ -44,9 +44,13 @@ type Stream struct {
 	// context; buf[ctx:] is held back.
 	buf []byte
 	ctx int
-	// trig is 1 + the start of the last trigger in buf, 0 for none. With no
-	// trigger in the window, no rule can match and the text goes out as is.
-	trig int
+	// hits are the triggers in buf, each scanned once, and outs what is
+	// known of each. With no trigger in the window, no rule can match and
+	// the text goes out as is. next is where the scan of the next delta
+	// starts (a trigger may straddle the boundary).
+	hits []hit
+	outs []outcome
+	next int
 
 	// While an open secret is being dropped: tail is the byte class of its
 	// run, or pem is set and carry holds its last bytes.
@@ -55,8 +59,6 @@ type Stream struct {
 	carry []byte
 	// last is the last byte dropped, kept as context afterwards.
 	last byte
-	// memo holds the match outcomes more text cannot change.
-	memo memo
 }
 
 // Push adds delta to the segment and returns the text now safe to emit,
@@ -71,7 +73,7 @@ func (s *Stream) Push(delta string) string {
 	if cut < 0 {
 		return ""
 	}
-	if s.trig == 0 {
+	if len(s.hits) == 0 {
 		out := string(s.buf[s.ctx:cut])
 		s.shift(cut)
 		return out
@@ -91,7 +93,7 @@ func (s *Stream) PushTo(dst []byte, delta string) []byte {
 	if cut < 0 {
 		return dst
 	}
-	if s.trig == 0 {
+	if len(s.hits) == 0 {
 		dst = append(dst, s.buf[s.ctx:cut]...)
 		s.shift(cut)
 		return dst
@@ -99,16 +101,16 @@ func (s *Stream) PushTo(dst []byte, delta string) []byte {
 	return append(dst, s.slow(cut)...)
 }
 
-// add appends delta to the window, notes its last trigger, and returns
-// where the window may be cut for output (never inside a UTF-8 sequence),
-// or -1 while no more than Holdback bytes are held back.
+// add appends delta to the window, notes the triggers it completes, and
+// returns where the window may be cut for output (never inside a UTF-8
+// sequence), or -1 while no more than Holdback bytes are held back.
 func (s *Stream) add(delta string) int {
-	old := len(s.buf)
+	old, n := len(s.buf), len(s.hits)
 	s.buf = append(s.buf, delta...)
 	// The window is only read while the string view is alive.
-	var hits [8]hit
-	if h := scan(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), max(0, old-maxTrigger+1), hits[:0]); len(h) > 0 {
-		s.trig = lastHit(h)
+	s.hits, s.next = scanNew(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), s.next, old, s.hits)
+	for range len(s.hits) - n {
+		s.outs = append(s.outs, outcome{})
 	}
 	if len(s.buf)-s.ctx <= Holdback {
 		return -1
@@ -124,11 +126,8 @@ func (s *Stream) slow(cut int) string {
 	// A view of the window, read only until the window changes below
 	// (render copies what it emits).
 	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
-	var hits [8]hit
-	h := scan(w, 0, hits[:0])
-	s.trig = lastHit(h)
 	var buf [8]span
-	spans := find(w, h, buf[:0], &s.memo)
+	spans := find(w, s.hits, buf[:0], s.outs)
 	for i, sp := range spans {
 		if sp.end <= s.ctx {
 			continue
@@ -172,14 +171,14 @@ func (s *Stream) slow(cut int) string {
 func (s *Stream) Flush() string {
 	out := ""
 	if s.tail == nil && !s.pem && len(s.buf) > s.ctx {
-		w := string(s.buf)
-		var hits [8]hit
+		// A view of the window: render copies what it emits.
+		w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 		var buf [8]span
-		out = render(w, s.ctx, len(w), find(w, scan(w, 0, hits[:0]), buf[:0], &s.memo))
+		out = render(w, s.ctx, len(w), find(w, s.hits, buf[:0], s.outs))
 	}
-	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
+	s.buf, s.ctx = s.buf[:0], 0
 	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
-	s.memo.reset()
+	s.forget()
 	return out
 }
 
@@ -192,8 +191,13 @@ func (s *Stream) startDrop(w string, sp span) {
 		s.tail = sp.r.tail
 	}
 	s.last = w[len(w)-1]
-	s.buf, s.ctx, s.trig = s.buf[:0], 0, 0
-	s.memo.reset()
+	s.buf, s.ctx = s.buf[:0], 0
+	s.forget()
+}
+
+// forget drops the window's triggers when the window is emptied.
+func (s *Stream) forget() {
+	s.hits, s.outs, s.next = s.hits[:0], s.outs[:0], 0
 }
 
 // drop discards the continuation of an open secret from delta and returns
@@ -231,7 +235,7 @@ func (s *Stream) drop(delta string) string {
 	}
 	s.buf = append(s.buf[:0], s.last)
 	s.ctx = 1
-	s.memo.reset()
+	s.forget()
 	return delta[i:]
 }
 
@@ -239,11 +243,23 @@ func (s *Stream) drop(delta string) string {
 func (s *Stream) shift(cut int) {
 	k := runeStart(s.buf, max(0, cut-contextBytes), 0)
 	s.buf = s.buf[:copy(s.buf, s.buf[k:])]
-	s.memo.shift(k)
 	s.ctx = cut - k
-	if s.trig -= k; s.trig < 0 {
-		s.trig = 0
+	s.next = max(0, s.next-k)
+	if len(s.hits) == 0 {
+		return
 	}
+	// Triggers now outside the window go, with what is known of them.
+	n := 0
+	for i, h := range s.hits {
+		if h.pos < k {
+			continue
+		}
+		o := s.outs[i]
+		o.sp.start, o.sp.end = o.sp.start-k, o.sp.end-k
+		s.hits[n], s.outs[n] = hit{h.pos - k, h.rule}, o
+		n++
+	}
+	s.hits, s.outs = s.hits[:n], s.outs[:n]
 }
 
 // nextRuneStart moves i forward to the start of the next UTF-8 sequence
