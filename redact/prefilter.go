@@ -157,7 +157,7 @@ func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
 func trigram(a, b, c byte) uint16 { return tri3(uint32(a) | uint32(b)<<8 | uint32(c)<<16) }
 
 // tri3 is trigram of the low three bytes of w, first byte lowest.
-func tri3(w uint32) uint16 { return uint16((w|0x202020)&0xffffff*2654435761>>16) }
+func tri3(w uint32) uint16 { return uint16((w | 0x202020) & 0xffffff * 2654435761 >> 16) }
 
 // hit is one trigger occurrence: rule rules[rule] may match at pos.
 type hit struct {
