@@ -3,58 +3,62 @@
 // normative companion. It is for tests, the conformance kit and client
 // authors, never for the serving path: the validator is compiled on first
 // use, once per process, and package initialization does nothing.
+//
+// It validates with github.com/google/jsonschema-go (JSON Schema 2020-12),
+// which the binary links anyway through mcp-go and which costs almost
+// nothing at start; a validator that compiles its meta-schemas during
+// package initialization would cost every launch of the binary, serve
+// included, several milliseconds (see the README, Benchmarks).
 package schemacheck
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
+	"io"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/magi-code/magi-code/protocol"
 )
 
 // location is the URL the schema is registered under; $defs entries are
-// compiled as location#/$defs/NAME.
+// resolved as location#/$defs/NAME.
 const location = "https://github.com/magi-code/magi-code/protocol/schema.json"
 
 var (
-	// mu guards compiled, compiler and compileErr.
-	mu         sync.Mutex
-	compiler   *jsonschema.Compiler
-	compiled   map[string]*jsonschema.Schema // by fragment; made on first use
-	compileErr error
+	// mu guards compiled.
+	mu       sync.Mutex
+	compiled map[string]*jsonschema.Resolved // by fragment; made on first use
 )
 
-// schema returns the compiled schema at fragment ("" for the root).
-func schema(fragment string) (*jsonschema.Schema, error) {
+// schema returns the resolved schema at fragment ("" for the root).
+func schema(fragment string) (*jsonschema.Resolved, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if s, ok := compiled[fragment]; ok {
 		return s, nil
 	}
-	if compiled == nil {
-		compiled = map[string]*jsonschema.Schema{}
+	// Each fragment gets its own copy of the document: the root's oneOf is
+	// replaced by a $ref to the fragment, so the copy validates exactly
+	// that $defs entry, with every $ref inside it resolved in the same
+	// document.
+	var doc jsonschema.Schema
+	if err := json.Unmarshal([]byte(protocol.Schema), &doc); err != nil {
+		return nil, fmt.Errorf("schemacheck: loading the schema: %w", err)
 	}
-	if compiler == nil && compileErr == nil {
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(protocol.Schema))
-		if err == nil {
-			c := jsonschema.NewCompiler()
-			c.DefaultDraft(jsonschema.Draft2020)
-			if err = c.AddResource(location, doc); err == nil {
-				compiler = c
-			}
-		}
-		compileErr = err
+	if fragment != "" {
+		doc.OneOf = nil
+		doc.Ref = fragment
 	}
-	if compileErr != nil {
-		return nil, fmt.Errorf("schemacheck: loading the schema: %w", compileErr)
-	}
-	s, err := compiler.Compile(location + fragment)
+	s, err := doc.Resolve(&jsonschema.ResolveOptions{BaseURI: location})
 	if err != nil {
 		return nil, fmt.Errorf("schemacheck: compiling %s: %w", location+fragment, err)
+	}
+	if compiled == nil {
+		compiled = map[string]*jsonschema.Resolved{}
 	}
 	compiled[fragment] = s
 	return s, nil
@@ -65,7 +69,7 @@ func schema(fragment string) (*jsonschema.Schema, error) {
 // version 1. It validates the one $defs branch of the root that the
 // frame's own discriminator names (type, then event, method or the keys of
 // result), which is equivalent to the root because the branches exclude
-// each other (the schema's tests check that), and some 30 times faster than
+// each other (the schema's tests check that), and many times faster than
 // trying every branch; a frame that names no branch is validated against
 // the root, whose error then says why. It is safe for concurrent use.
 func Validate(frame []byte) error {
@@ -126,8 +130,20 @@ func branch(v any) string {
 	return ""
 }
 
+// errTrailing reports bytes after the frame's one JSON value.
+var errTrailing = errors.New("more than one JSON value")
+
+// parse decodes the frame into the generic form the validator walks
+// (numbers as float64: the schema's integers all fit in 2^53).
 func parse(frame []byte) (any, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.TrimSuffix(frame, []byte{'\n'})))
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSuffix(frame, []byte{'\n'})))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, next := dec.Token(); next != io.EOF {
+			err = errTrailing
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("schemacheck: not one JSON value: %w", err)
 	}
