@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/magi-code/magi-code/runner/tools"
 )
@@ -269,12 +270,12 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 // propName is name as a property name: bare if it is an identifier,
 // quoted otherwise.
 func propName(name string) string {
-	if identifier.MatchString(name) {
+	if identifier().MatchString(name) {
 		return name
 	}
 	out, _ := json.Marshal(name)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // splitFrontMatter separates a leading "---" block from the Markdown body.
@@ -31,7 +32,7 @@ func splitFrontMatter(doc []byte) (fm string, body []byte, has bool, err error) 
 	return "", nil, true, errors.New("front matter not closed")
 }
 
-var fmKey = regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`)
+var fmKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`) })
 
 // parseFrontMatter reads the YAML subset that agent profiles and skills use:
 // "key: scalar", "key: [a, b]", a block list ("key:" then "  - item" lines),
@@ -46,7 +47,7 @@ func parseFrontMatter(fm string) (map[string]any, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		m := fmKey.FindStringSubmatch(line)
+		m := fmKey().FindStringSubmatch(line)
 		if m == nil {
 			return nil, errors.New("front matter: expected key: value")
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -21,7 +22,7 @@ var ProviderNames = []string{"fixture", "openai", "anthropic"}
 func (e Env) HomeDir() (string, error) { return e.homeDir() }
 
 // topKey matches a top-level assignment line and captures its key.
-var topKey = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+var topKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`) })
 
 // SetSelection writes the top-level provider and model keys (model only
 // when model is not empty) into the global settings file, creating it (0600,
@@ -91,7 +92,7 @@ func setTopLevel(data []byte, set map[string]string, order []string) []byte {
 	}
 	done := map[string]bool{}
 	for i := range firstTable {
-		m := topKey.FindStringSubmatch(lines[i])
+		m := topKey().FindStringSubmatch(lines[i])
 		if m == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/v2"
@@ -157,9 +158,9 @@ var defaults = map[string]any{
 // Known provider names. docs/protocol.md, initialize: an unknown provider is configuration_invalid.
 var knownProviders = []string{"fixture", "openai", "anthropic"}
 
-var (
-	envGrammar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// envGrammar is an environment variable name. Patterns compile on first
+// use: every start of the binary runs package initialization.
+var envGrammar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // mapProvider feeds an already parsed and migrated map to koanf.
 type mapProvider map[string]any
@@ -324,7 +325,7 @@ func (s *Settings) validateProviders() error {
 		if p.BaseURL != "" && !httpURL(p.BaseURL) {
 			return fmt.Errorf("providers.%s.base_url: not an http(s) URL", name)
 		}
-		if p.APIKeyEnv != "" && !envGrammar.MatchString(p.APIKeyEnv) {
+		if p.APIKeyEnv != "" && !envGrammar().MatchString(p.APIKeyEnv) {
 			return fmt.Errorf("providers.%s.api_key_env: not an environment variable name", name)
 		}
 		if p.TokenURL != "" && !httpURL(p.TokenURL) {
@@ -425,7 +426,7 @@ func (s *Settings) validateMCPServers() error {
 			return err
 		}
 		for k := range m.Env {
-			if !envGrammar.MatchString(k) {
+			if !envGrammar().MatchString(k) {
 				return errors.New("mcp_servers: invalid env variable name")
 			}
 		}
@@ -434,7 +435,7 @@ func (s *Settings) validateMCPServers() error {
 }
 
 // headerName is an HTTP field name (RFC 9110 token).
-var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+var headerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") })
 
 // transportHeaders are set by the MCP HTTP transport itself; a setting may
 // not replace them.
@@ -445,14 +446,14 @@ var transportHeaders = []string{"host", "content-length", "content-type", "trans
 // header names (not one the transport sets), and at most one source of
 // Authorization.
 func checkHeaderEnv(bearer string, headers map[string]string) error {
-	if bearer != "" && !envGrammar.MatchString(bearer) {
+	if bearer != "" && !envGrammar().MatchString(bearer) {
 		return errors.New("mcp_servers: bearer_token_env is not an environment variable name")
 	}
 	for name, v := range headers {
-		if !headerName.MatchString(name) || slices.Contains(transportHeaders, strings.ToLower(name)) {
+		if !headerName().MatchString(name) || slices.Contains(transportHeaders, strings.ToLower(name)) {
 			return errors.New("mcp_servers: env_headers: invalid or reserved header name")
 		}
-		if !envGrammar.MatchString(v) {
+		if !envGrammar().MatchString(v) {
 			return errors.New("mcp_servers: env_headers: value is not an environment variable name")
 		}
 		if bearer != "" && strings.EqualFold(name, "authorization") {

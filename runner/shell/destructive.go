@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Destructive reports whether the shell command line would, as far as a
@@ -234,7 +235,7 @@ var keywords = map[string]bool{
 	"until": true, "!": true, "{": true, "}": true, "fi": true, "done": true, "esac": true,
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // unwrap drops keywords, VAR=value prefixes and wrappers with their options
 // and returns the command that runs. command -v and -V only look up.
@@ -245,7 +246,7 @@ func unwrap(args []word) []word {
 		case keywords[a.text] && !a.quoted:
 			args = args[1:]
 			continue
-		case assignment.MatchString(a.text) && !a.quoted:
+		case assignment().MatchString(a.text) && !a.quoted:
 			args = args[1:]
 			continue
 		}
@@ -666,7 +667,9 @@ func device(p string) bool {
 
 var (
 	// funcDef finds "NAME()" or "function NAME" openings.
-	funcDef = regexp.MustCompile(`(?:^|[\s;&|(){}])(?:function\s+)?([^\s;&|(){}<>'"` + "`" + `$]+)\s*(?:\(\s*\))?\s*\{`)
+	funcDef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s;&|(){}])(?:function\s+)?([^\s;&|(){}<>'"` + "`" + `$]+)\s*(?:\(\s*\))?\s*\{`)
+	})
 )
 
 // maxBombBody bounds how much of a function body forkBomb reads.
@@ -675,7 +678,7 @@ const maxBombBody = 256
 // forkBomb reports whether s defines a function whose body pipes it into
 // itself, as in :(){ :|:& };: or bomb() { bomb | bomb & }; bomb.
 func forkBomb(s string) bool {
-	for _, m := range funcDef.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range funcDef().FindAllStringSubmatchIndex(s, -1) {
 		name := s[m[2]:m[3]]
 		if name == "function" {
 			continue
