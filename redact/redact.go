@@ -96,6 +96,10 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 		}
 		return
 	}
+	// The cheap checks before the regexp (precheck.go): a false is final.
+	if !skipPrechecks && (r.pre != nil && !r.pre(s, pos) || r.gl != nil && r.assign && r.back == 0 && !r.gl.mayHold(s, pos)) {
+		return
+	}
 	end := len(s)
 	if r.limit > 0 && start+r.limit+1 < end {
 		// One byte past the longest match keeps a trailing \b or $ honest.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/base64"
 	"regexp"
 	"strings"
@@ -45,6 +46,9 @@ type rule struct {
 	// space. Checked before the regexp: most keywords in code and prose
 	// ("the token", "keyboard") stop there.
 	assign bool
+	// pre, when set, is a cheap necessary condition for a secret at the
+	// trigger, checked before the regexp (precheck.go).
+	pre func(s string, pos int) bool
 	// assignMin, when not 0, is the fewest bytes of valueByte that must
 	// follow the operator (past at most 5 bytes of quotes, space and =).
 	assignMin int
@@ -179,7 +183,7 @@ var ownRules = []*rule{
 		triggers: []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
 			"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"},
 		pattern: `(?i)(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)(?:[_.-]?(?:key|value))?["']?[ \t]*(?::=|=>|[:=])[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;&]+))`,
-		valid:   secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true},
+		valid:   secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true, pre: assignPre},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
 	{name: "connection-string", fold: true, left: boundary,
@@ -285,9 +289,8 @@ func placeholder(v string) bool {
 		l[i] = lower[v[i]]
 		same = same && l[i] == l[0]
 	}
-	lv := string(l) // one small allocation, only for a candidate value
-	return same || placeholders[lv] || strings.HasPrefix(lv, "your") || strings.HasPrefix(lv, "<") ||
-		strings.Contains(lv, "xxxx") || strings.Contains(lv, "changeme") || strings.Contains(lv, "placeholder")
+	return same || placeholders[string(l)] || bytes.HasPrefix(l, []byte("your")) || bytes.HasPrefix(l, []byte("<")) ||
+		bytes.Contains(l, []byte("xxxx")) || bytes.Contains(l, []byte("changeme")) || bytes.Contains(l, []byte("placeholder"))
 }
 
 // reference reports a dotted name such as settings.SECRET_KEY or
