@@ -127,3 +127,16 @@ func BenchmarkNextASCII(b *testing.B) {
 		Next(s, protocol.LiveChunkBytes, 16000)
 	}
 }
+
+// BenchmarkNextLive is the live case as the turn sink calls it: a part of
+// at most 4,000 bytes of a frame whose escaped budget cannot bind.
+func BenchmarkNextLive(b *testing.B) {
+	s := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz .", 110)
+	const liveEsc = protocol.MaxOutputFrameBytes - 4*192 - 3*protocol.ActivityInternalIDBytes
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	defer benchcpu.Start(b)()
+	for b.Loop() {
+		Next(s, protocol.LiveChunkBytes, liveEsc)
+	}
+}

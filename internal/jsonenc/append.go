@@ -115,6 +115,15 @@ func PlainPrefix(s string) int {
 	i := 0
 	if len(s) >= 8 {
 		b := unsafe.Slice(unsafe.StringData(s), len(s))
+		// Four words per step while they are all plain (the common case
+		// of long text), then one word at a time to find where it stops.
+		for ; i+32 <= len(b); i += 32 {
+			w := b[i : i+32 : i+32]
+			if notPlain(binary.LittleEndian.Uint64(w[0:]))|notPlain(binary.LittleEndian.Uint64(w[8:]))|
+				notPlain(binary.LittleEndian.Uint64(w[16:]))|notPlain(binary.LittleEndian.Uint64(w[24:])) != 0 {
+				break
+			}
+		}
 		for ; i+8 <= len(b); i += 8 {
 			if m := notPlain(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				return i + bits.TrailingZeros64(m)/8

@@ -116,3 +116,15 @@ func appendStringSlow(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// BenchmarkAppendString4000 is one reconcile part: 4,000 plain bytes.
+func BenchmarkAppendString4000(b *testing.B) {
+	s := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz .", 110)[:4000]
+	dst := make([]byte, 0, 8192)
+	b.ReportAllocs()
+	defer benchcpu.Start(b)()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendString(dst[:0], s)
+	}
+}
