@@ -2,63 +2,61 @@ package worker
 
 import "unsafe"
 
-// slabBytes is the size of the blocks that delta texts are cut from: one
-// allocation per 64 KiB of streamed text instead of one per delta.
+// slabBytes is the size of the blocks that a segment's safe text is
+// written into: one allocation per 64 KiB of streamed text instead of one
+// per delta.
 const slabBytes = 64 << 10
 
-// textCarry is a segment's safe text not yet offered as a delta, plus the
-// arena that the texts of offered deltas are cut from. It is plain data,
-// owned by the turn worker's goroutine.
+// textCarry is a segment's safe text not yet offered as a delta. The text
+// is written once, by the redactor, into an append-only slab, and the texts
+// of offered deltas are views of it: no copy between redaction and the
+// frame encoder. It is plain data, owned by the turn worker's goroutine.
+//
+// Invariant: slab[off:] is the carried text. Bytes before off were handed
+// out (Text) or dropped and are never written again, so the strings Text
+// returned stay valid after the slab is replaced (the garbage collector
+// keeps a slab alive while a string points into it).
 type textCarry struct {
-	buf []byte // the carried text is buf[off:]
-	off int
-	// slab is append-only: bytes handed out by Text are never written
-	// again, so the strings stay valid after the slab is replaced (the
-	// garbage collector keeps a slab alive while a string points into it).
 	slab []byte
+	off  int
 }
 
 // Len is the number of carried bytes.
-func (c *textCarry) Len() int { return len(c.buf) - c.off }
+func (c *textCarry) Len() int { return len(c.slab) - c.off }
 
-// Bytes is the carried text, valid until the next Push, Consume or Reset.
-func (c *textCarry) Bytes() []byte { return c.buf[c.off:] }
+// Bytes is the carried text, valid until the next Append or Consume.
+func (c *textCarry) Bytes() []byte { return c.slab[c.off:] }
 
 // Push appends b to the carry.
-func (c *textCarry) Push(b string) { c.Append(func(dst []byte) []byte { return append(dst, b...) }) }
-
-// Append lets add append to the carry's buffer (redact.Stream.PushTo). The
-// consumed prefix is reclaimed first when that is cheap relative to what is
-// kept.
-func (c *textCarry) Append(add func(dst []byte) []byte) {
-	if c.off > 0 && (c.off == len(c.buf) || c.off >= len(c.buf)/2) {
-		c.buf = c.buf[:copy(c.buf, c.buf[c.off:])]
-		c.off = 0
-	}
-	c.buf = add(c.buf)
+func (c *textCarry) Push(b string) {
+	c.Append(len(b), func(dst []byte) []byte { return append(dst, b...) })
 }
 
-// Consume drops the first n carried bytes.
-func (c *textCarry) Consume(n int) {
-	c.off += n
-	if c.off == len(c.buf) {
-		c.buf, c.off = c.buf[:0], 0
+// Append lets add append to the carry (redact.Stream.PushTo); need is
+// about how many bytes add appends. When the slab has less room than that,
+// the carried text moves to a new slab first; an add that appends more
+// than need only costs append's own reallocation, never a handed-out text.
+func (c *textCarry) Append(need int, add func(dst []byte) []byte) {
+	if cap(c.slab)-len(c.slab) < need {
+		n := c.Len()
+		slab := make([]byte, n, max(slabBytes, 2*(n+need)))
+		copy(slab, c.slab[c.off:])
+		c.slab, c.off = slab, 0
 	}
+	c.slab = add(c.slab)
 }
 
-// Reset empties the carry (a new segment).
-func (c *textCarry) Reset() { c.buf, c.off = c.buf[:0], 0 }
-
-// Text returns an immutable copy of the first n carried bytes, cut from the
-// slab.
+// Text returns the first n carried bytes as an immutable string (a view of
+// the slab) without consuming them.
 func (c *textCarry) Text(n int) string {
 	if n == 0 {
 		return ""
 	}
-	if cap(c.slab)-len(c.slab) < n {
-		c.slab = make([]byte, 0, max(slabBytes, n))
-	}
-	start := len(c.slab)
-	c.slab = append(c.slab, c.buf[c.off:c.off+n]...)
-	return unsafe.String(&c.slab[start], n)
+	return unsafe.String(&c.slab[c.off], n)
 }
+
+// Consume drops the first n carried bytes (offered or dropped).
+func (c *textCarry) Consume(n int) { c.off += n }
+
+// Reset empties the carry (a new segment). The slab's room is kept.
+func (c *textCarry) Reset() { c.off = len(c.slab) }

@@ -90,7 +90,8 @@ func (s *turnSink) SegmentStart(messageID string) {
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
-	s.carry.Append(func(dst []byte) []byte { return s.stream.PushTo(dst, text) })
+	// The stream releases at most the delta plus what it held back.
+	s.carry.Append(len(text)+2*redact.Holdback, func(dst []byte) []byte { return s.stream.PushTo(dst, text) })
 	s.deltas(messageID, false)
 	s.unsaved = append(s.unsaved, text...)
 	if len(s.unsaved) >= chunkBytes {
