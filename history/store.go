@@ -95,14 +95,17 @@ type Attachment struct {
 	// dirPending: this attachment created the file and the directory entry
 	// has not been fsynced yet.
 	dirPending bool
-	prefix     hash.Hash // SHA-256 of the file's first size bytes
-	sum        [sha256.Size]byte
-	gen        uint64
-	revision   string
-	proj       *Projection
-	scopes     []string
-	syncErr    error // sticky: a failed fsync is never retried as success
-	closed     bool
+	// written is the offset up to which the kernel was asked to start
+	// writing the file to disk (startWriteback) or fsynced it.
+	written  int64
+	prefix   hash.Hash // SHA-256 of the file's first size bytes
+	sum      [sha256.Size]byte
+	gen      uint64
+	revision string
+	proj     *Projection
+	scopes   []string
+	syncErr  error // sticky: a failed fsync is never retried as success
+	closed   bool
 	// replay is the provider conversation folded so far (nil: not yet, or
 	// the file changed behind the lease); Replay extends it.
 	replay *replayLog
@@ -244,6 +247,7 @@ func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.
 		info.Notices = append(info.Notices, protocol.NoticeCwdUnverified)
 	}
 	a.file, a.size, a.prefix, a.sum = f, sc.valid, sc.prefix, sc.sum
+	a.written = sc.valid
 	a.trimmable = size - sc.valid
 	a.gen = s.gen.Add(1)
 	a.revision = revisionOf(a.gen, a.sum)
@@ -439,6 +443,13 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	if rec.Type == TypeTaskScope {
 		a.scopes = append(a.scopes, rec.Ceiling)
 	}
+	if !sync && !a.dirPending && a.size-a.written >= writebackBytes {
+		// A long reply streams megabytes into the file: have the kernel
+		// write them out as they come, so that the fsync before a
+		// durable run.finished has only the tail left to wait for.
+		startWriteback(a.file, a.written, a.size-a.written)
+		a.written = a.size
+	}
 	if sync || a.dirPending {
 		// docs/protocol.md, Choices: "input.persisted and persistence=durable mean written and
 		// fsynced (and the directory fsynced when the file was created)".
@@ -453,9 +464,14 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 			return "", a.syncErr
 		}
 		a.dirPending = false
+		a.written = a.size
 	}
 	return a.revision, nil
 }
+
+// writebackBytes is how much unsynced text an attachment lets accumulate
+// before it asks the kernel to start writing it out.
+const writebackBytes = 1 << 20
 
 // errChanged reports a session file changed behind the lease.
 var errChanged = errors.New("history: session file changed behind the lease")
