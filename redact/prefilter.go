@@ -215,15 +215,15 @@ func scanNew(s string, from, oldEnd int, dst []hit) (_ []hit, next int) {
 	// blocks pass with one branch, and the rest branch once per hit.
 	next = max(from, len(s)-2)
 	q := from
-	for ; q+8 <= len(s); q += 8 {
+	for ; ; q += 8 {
+		if q = cleanBlocks(s, q); q+8 > len(s) {
+			break
+		}
 		b := s[q : q+8]
 		k0 := uint16(b[0]) | uint16(b[1])<<8
 		k1 := uint16(b[2]) | uint16(b[3])<<8
 		k2 := uint16(b[4]) | uint16(b[5])<<8
 		k3 := uint16(b[6]) | uint16(b[7])<<8
-		if rawSample[k0]|rawSample[k1]|rawSample[k2]|rawSample[k3] == 0 {
-			continue
-		}
 		m := uint(rawSample[k0]) | uint(rawSample[k1])<<1 | uint(rawSample[k2])<<2 | uint(rawSample[k3])<<3
 		for ; m != 0; m &= m - 1 {
 			p := q + 2*bits.TrailingZeros(m)
@@ -247,6 +247,21 @@ func scanNew(s string, from, oldEnd int, dst []hit) (_ []hit, next int) {
 		}
 	}
 	return dst, next
+}
+
+// cleanBlocks skips the eight-byte blocks from q on whose four samples all
+// miss, and returns the start of the first block with a hit, or where
+// fewer than eight bytes remain. It calls nothing, so its loop keeps
+// everything in registers.
+func cleanBlocks(s string, q int) int {
+	for ; q+8 <= len(s); q += 8 {
+		b := s[q : q+8]
+		if rawSample[uint16(b[0])|uint16(b[1])<<8]|rawSample[uint16(b[2])|uint16(b[3])<<8]|
+			rawSample[uint16(b[4])|uint16(b[5])<<8]|rawSample[uint16(b[6])|uint16(b[7])<<8] != 0 {
+			return q
+		}
+	}
+	return q
 }
 
 // sampleHit checks the anchors at q-1 (not before from) and q, whose

@@ -41,9 +41,11 @@ const (
 // become one Marker and the rest of their run is dropped as it arrives.
 type Stream struct {
 	// buf is the window: buf[:ctx] was emitted already and is kept as
-	// context; buf[ctx:] is held back.
-	buf []byte
-	ctx int
+	// context; buf[ctx:] is held back. It lies in store, and moves to the
+	// front of it only when it reaches the end (room), not at every Push.
+	buf   []byte
+	store []byte
+	ctx   int
 	// hits are the triggers in buf, each scanned once, and outs what is
 	// known of each. With no trigger in the window, no rule can match and
 	// the text goes out as is. next is where the scan of the next delta
@@ -106,6 +108,7 @@ func (s *Stream) PushTo(dst []byte, delta string) []byte {
 // sequence), or -1 while no more than Holdback bytes are held back.
 func (s *Stream) add(delta string) int {
 	old, n := len(s.buf), len(s.hits)
+	s.room(len(delta))
 	s.buf = append(s.buf, delta...)
 	// The window is only read while the string view is alive.
 	s.hits, s.next = scanNew(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), s.next, old, s.hits)
@@ -176,7 +179,7 @@ func (s *Stream) Flush() string {
 		var buf [8]span
 		out = render(w, s.ctx, len(w), find(w, s.hits, buf[:0], s.outs))
 	}
-	s.buf, s.ctx = s.buf[:0], 0
+	s.buf, s.ctx = s.store[:0], 0
 	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
 	s.forget()
 	return out
@@ -191,7 +194,7 @@ func (s *Stream) startDrop(w string, sp span) {
 		s.tail = sp.r.tail
 	}
 	s.last = w[len(w)-1]
-	s.buf, s.ctx = s.buf[:0], 0
+	s.buf, s.ctx = s.store[:0], 0
 	s.forget()
 }
 
@@ -233,7 +236,9 @@ func (s *Stream) drop(delta string) string {
 	if i > 0 {
 		s.last = delta[i-1]
 	}
-	s.buf = append(s.buf[:0], s.last)
+	s.buf = s.store[:0]
+	s.room(1)
+	s.buf = append(s.buf, s.last)
 	s.ctx = 1
 	s.forget()
 	return delta[i:]
@@ -242,7 +247,7 @@ func (s *Stream) drop(delta string) string {
 // shift drops emitted text from the window, keeping contextBytes of it.
 func (s *Stream) shift(cut int) {
 	k := runeStart(s.buf, max(0, cut-contextBytes), 0)
-	s.buf = s.buf[:copy(s.buf, s.buf[k:])]
+	s.buf = s.buf[k:]
 	s.ctx = cut - k
 	s.next = max(0, s.next-k)
 	if len(s.hits) == 0 {
@@ -260,6 +265,22 @@ func (s *Stream) shift(cut int) {
 		n++
 	}
 	s.hits, s.outs = s.hits[:n], s.outs[:n]
+}
+
+// room makes room for n more bytes after the window: in store past it
+// when there is, else by moving the window to the front of store, or to a
+// new store of twice what it needs.
+func (s *Stream) room(n int) {
+	if cap(s.buf)-len(s.buf) >= n {
+		return
+	}
+	need := len(s.buf) + n
+	if cap(s.store) < 2*need {
+		store := make([]byte, 0, max(2*need, 1024))
+		s.buf, s.store = append(store, s.buf...), store
+		return
+	}
+	s.buf = s.store[:copy(s.store[:cap(s.store)], s.buf)]
 }
 
 // nextRuneStart moves i forward to the start of the next UTF-8 sequence
