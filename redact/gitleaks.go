@@ -5,6 +5,7 @@ package redact
 import (
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,7 @@ type glAllow struct {
 type allowlist struct {
 	*glAllow
 	res   func() []*regexp.Regexp // a.branches, compiled
+	need  func() [][][]string     // each branch's required literals
 	words func() map[uint16][]string
 }
 
@@ -81,6 +83,15 @@ func newAllowlist(a *glAllow) allowlist {
 			out := make([]*regexp.Regexp, len(a.branches))
 			for i, br := range a.branches {
 				out[i] = regexp.MustCompile(br.pattern)
+			}
+			return out
+		}),
+		need: sync.OnceValue(func() [][][]string {
+			out := make([][][]string, len(a.branches))
+			for i, br := range a.branches {
+				if re, err := syntax.Parse(br.pattern, syntax.Perl); err == nil {
+					out[i] = required(re)
+				}
 			}
 			return out
 		}),
@@ -151,29 +162,100 @@ func (a allowlist) regexMatches(target string) bool {
 	if len(a.branches) == 0 {
 		return false
 	}
-	res := a.res()
-	lowered := ""
+	res, need := a.res(), a.need()
+	lowered := strings.ToLower(target)
 	for i, br := range a.branches {
-		if br.lits != nil {
-			if lowered == "" {
-				lowered = strings.ToLower(target)
-			}
-			found := false
-			for _, l := range br.lits {
-				if strings.Contains(lowered, l) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				continue
-			}
+		if br.lits != nil && !containsAny(lowered, br.lits) {
+			continue
+		}
+		if !holdsAll(lowered, need[i]) {
+			continue
 		}
 		if res[i].MatchString(target) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsAny reports whether s holds one of lits.
+func containsAny(s string, lits []string) bool {
+	for _, l := range lits {
+		if strings.Contains(s, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsAll reports whether s holds one literal of each set.
+func holdsAll(s string, sets [][]string) bool {
+	for _, set := range sets {
+		if !containsAny(s, set) {
+			return false
+		}
+	}
+	return true
+}
+
+// required returns sets of lowercase literals such that any text re
+// matches holds one literal of each set (ASCII case folded: a lowercased
+// text is searched). Nil when nothing is known. A branch runs only where
+// its sets all hold: "api" and one of "id", "name", "version" for
+// API[-._]?(?:ID|NAME|VERSION), not wherever "api" occurs.
+func required(re *syntax.Regexp) [][]string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		b := make([]byte, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			if r >= utf8.RuneSelf {
+				return nil
+			}
+			b = append(b, lower[r])
+		}
+		if len(b) < 2 {
+			return nil
+		}
+		return [][]string{{string(b)}}
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var out [][]string
+		for _, sub := range re.Sub {
+			out = append(out, required(sub)...)
+		}
+		return out
+	case syntax.OpAlternate:
+		// One alternative matches: the union of one set of each.
+		var set []string
+		for _, sub := range re.Sub {
+			r := required(sub)
+			if len(r) == 0 {
+				return nil
+			}
+			best := r[0]
+			for _, x := range r[1:] {
+				if shortest(x) > shortest(best) {
+					best = x
+				}
+			}
+			set = append(set, best...)
+		}
+		return [][]string{set}
+	}
+	return nil
+}
+
+func shortest(set []string) int {
+	n := math.MaxInt
+	for _, l := range set {
+		n = min(n, len(l))
+	}
+	return n
 }
 
 var globalAllow = sync.OnceValue(func() []allowlist {
