@@ -10,6 +10,7 @@ import (
 const helpText = `commands:
   /login [openai|anthropic]   store an API key (asked without echo) in auth.json
   /model [PROVIDER] NAME      store the provider and model in the global settings
+  /new                        start a new session
   /sessions                   this directory's sessions, most recent first
   /resume ID                  reopen a session and replay its history
   /quit                       leave (Ctrl-C twice does too)
@@ -80,7 +81,7 @@ func (m *Model) submit(line string) tea.Cmd {
 		if err := m.opts.Login(provider, key); err != nil {
 			return m.print(styleError.Render("login: " + err.Error()))
 		}
-		return m.print(styleDim.Render("stored the " + provider + " API key in auth.json; it is used from the next start of magi-code"))
+		return m.changed("stored the " + provider + " API key in auth.json")
 	}
 	m.input.Reset()
 	if line == "" {
@@ -89,8 +90,11 @@ func (m *Model) submit(line string) tea.Cmd {
 	if strings.HasPrefix(line, "/") {
 		return m.command(strings.Fields(line))
 	}
-	if !m.ready || m.running {
+	switch {
+	case m.running:
 		return m.print(styleError.Render("wait for the current turn to finish"))
+	case !m.ready:
+		return m.print(styleError.Render("not ready (" + m.readiness + ")"))
 	}
 	return m.startTurn(line)
 }
@@ -117,6 +121,9 @@ func (m *Model) command(f []string) tea.Cmd {
 	case "/help":
 		return m.print(styleDim.Render(helpText))
 	case "/login":
+		if m.restarting {
+			return m.print(styleError.Render("wait: the backend is restarting"))
+		}
 		if m.opts.Login == nil {
 			return m.print(styleError.Render("login is not available here"))
 		}
@@ -131,6 +138,9 @@ func (m *Model) command(f []string) tea.Cmd {
 		m.input.Prompt = "provider (openai or anthropic): "
 		return nil
 	case "/model":
+		if m.restarting {
+			return m.print(styleError.Render("wait: the backend is restarting"))
+		}
 		if m.opts.SetModel == nil || len(f) < 2 || len(f) > 3 {
 			return m.print(styleDim.Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", m.provider, m.model, m.readiness)))
 		}
@@ -141,7 +151,14 @@ func (m *Model) command(f []string) tea.Cmd {
 		if err := m.opts.SetModel(provider, model); err != nil {
 			return m.print(styleError.Render("model: " + err.Error()))
 		}
-		return m.print(styleDim.Render("stored provider " + provider + ", model " + model + " in the global settings; used from the next start of magi-code"))
+		m.wantModel = model
+		return m.changed("stored provider " + provider + ", model " + model + " in the global settings")
+	case "/new":
+		if m.running || m.restarting || m.readiness != "ready" {
+			return m.print(styleError.Render("new: not now (" + m.readiness + ")"))
+		}
+		m.shown = ""
+		return tea.Sequence(m.print(styleDim.Render("new session")), m.call("session.create", map[string]any{}))
 	case "/sessions":
 		if m.opts.Sessions == nil {
 			return nil

@@ -55,24 +55,46 @@ type Options struct {
 	Login    func(provider, key string) error
 	SetModel func(provider, model string) error
 	Sessions func() ([]SessionInfo, error)
+	// Restart, when set, ends the backend and starts a new one that reads
+	// the settings and credentials again (a backend reads them once, at
+	// initialize). After /login or /model the model calls it once no turn
+	// is running, initializes the new backend and reopens this session.
+	// Nil: a new key or model is used from the next start.
+	Restart func() (Backend, error)
 	// Now is the clock of the approval countdown; nil is time.Now.
 	Now func() time.Time
 }
 
 // Messages of the model.
 type (
+	// Every message from a backend carries the generation of that
+	// backend (0 for Options.Backend, one more at each restart): what an
+	// ended backend still delivers is ignored.
+
 	// eventMsg is one run event.
-	eventMsg client.Event
+	eventMsg struct {
+		gen int
+		ev  client.Event
+	}
 	// eventsEnded: the backend's output ended.
-	eventsEnded struct{}
+	eventsEnded struct{ gen int }
 	// callMsg is the outcome of one protocol call.
 	callMsg struct {
+		gen    int
 		method string
 		resp   *client.Response
 		err    error
 	}
 	// tickMsg drives the approval countdown.
 	tickMsg time.Time
+	// restartedMsg: Options.Restart returned.
+	restartedMsg struct {
+		gen     int
+		backend Backend
+		err     error
+	}
+	// reopenMsg: try session.open again after session_busy.
+	reopenMsg struct{ gen int }
 )
 
 // liveMessage is one assistant message of the running turn.
@@ -118,8 +140,10 @@ const (
 
 // Model is the Bubble Tea model of Mission Control.
 type Model struct {
-	opts  Options
-	now   func() time.Time
+	opts    Options
+	backend Backend
+	gen     int // generation of backend
+	now     func() time.Time
 	input lineInput
 	width int
 
@@ -127,6 +151,14 @@ type Model struct {
 	provider, model, readiness string
 	sessionID                  string
 	ready                      bool // initialized and a session attached
+	durable                    bool // the attached session is on disk (session.open can reopen it)
+	shown                      string
+
+	// Restarting the backend after /login or /model.
+	restartPending bool   // restart once the running turn ends
+	restarting     bool   // from the restart until the session is attached again
+	wantModel      string // the model /model stored, to say when the session keeps its own
+	reopenTries    int
 
 	// The running turn.
 	runID      string
@@ -152,7 +184,7 @@ type Model struct {
 // New returns the model; Init starts the session.
 func New(opts Options) *Model {
 	in := lineInput{Prompt: "› ", Placeholder: "ask anything; /help for commands"}
-	m := &Model{opts: opts, now: opts.Now, input: in, width: 80,
+	m := &Model{opts: opts, backend: opts.Backend, now: opts.Now, input: in, width: 80,
 		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
 	if m.now == nil {
 		m.now = time.Now
@@ -162,22 +194,22 @@ func New(opts Options) *Model {
 
 // call runs one protocol call as a command.
 func (m *Model) call(method string, params any) tea.Cmd {
-	b := m.opts.Backend
+	b, gen := m.backend, m.gen
 	return func() tea.Msg {
 		resp, err := b.Call(context.Background(), method, params)
-		return callMsg{method: method, resp: resp, err: err}
+		return callMsg{gen: gen, method: method, resp: resp, err: err}
 	}
 }
 
 // nextEvent waits for the next run event.
 func (m *Model) nextEvent() tea.Cmd {
-	events := m.opts.Backend.Events()
+	events, gen := m.backend.Events(), m.gen
 	return func() tea.Msg {
 		ev, ok := <-events
 		if !ok {
-			return eventsEnded{}
+			return eventsEnded{gen: gen}
 		}
-		return eventMsg(ev)
+		return eventMsg{gen: gen, ev: ev}
 	}
 }
 
@@ -187,9 +219,13 @@ func tick() tea.Cmd {
 
 // Init initializes the backend; the session follows its answer.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.nextEvent(), m.call("initialize", map[string]any{
-		"required_capabilities": []string{"session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer"},
-	}))
+	return tea.Batch(m.nextEvent(), m.initialize())
+}
+
+func (m *Model) initialize() tea.Cmd {
+	return m.call("initialize", map[string]any{
+		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer"},
+	})
 }
 
 // print sends blocks to the scrollback and records them.
@@ -220,17 +256,32 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case callMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
 		return m, m.answered(msg)
 	case eventMsg:
-		cmd := m.event(client.Event(msg))
+		if msg.gen != m.gen {
+			// An ended backend's reader: no new reader for it (the
+			// current backend's has been started).
+			return m, nil
+		}
+		cmd := m.event(msg.ev)
 		return m, tea.Batch(cmd, m.nextEvent())
 	case eventsEnded:
-		if m.quitting {
+		if m.quitting || msg.gen != m.gen {
 			return m, nil
 		}
 		return m, tea.Sequence(m.print(styleError.Render("the backend stopped")), m.quit(1))
 	case tickMsg:
 		return m, m.countdown()
+	case restartedMsg:
+		return m, m.restarted(msg)
+	case reopenMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.call("session.open", map[string]string{"session_id": m.sessionID})
 	}
 	if paste, ok := msg.(tea.PasteMsg); ok && m.approval == nil {
 		m.input.Update(paste)
@@ -253,13 +304,29 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		return m.failed(c.method + ": the backend stopped")
 	}
 	if c.resp.Error != nil {
-		if c.method == "initialize" {
-			m.readiness = c.resp.Error.Code
-		}
-		if c.method == "turn.start" {
+		code := c.resp.Error.Code
+		switch c.method {
+		case "initialize":
+			m.readiness, m.restarting = code, false
+			if m.opts.Prompt == "" && m.opts.Restart != nil {
+				return m.print(styleError.Render("not ready: " + code + "; /login or /model fixes the settings and restarts the backend"))
+			}
+		case "turn.start":
 			m.running = false
+		case "session.open":
+			if m.restarting && code == "session_busy" && m.reopenTries < reopenTries {
+				// The ended backend's cleanup still holds the session's
+				// lease for a moment.
+				m.reopenTries++
+				gen := m.gen
+				return tea.Tick(reopenDelay, func(time.Time) tea.Msg { return reopenMsg{gen: gen} })
+			}
+			if m.restarting {
+				m.restarting, m.sessionID, m.durable = false, "", false
+				return m.print(styleError.Render("could not reopen the session after the restart (" + code + "); /new starts a new one, /resume ID reopens one"))
+			}
 		}
-		return m.failed(fmt.Sprintf("%s failed: %s", c.method, c.resp.Error.Code))
+		return m.failed(fmt.Sprintf("%s failed: %s", c.method, code))
 	}
 	switch c.method {
 	case "initialize":
@@ -272,10 +339,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
 		m.provider, m.model, m.readiness = r.Status.Provider, r.Status.Model, r.Status.Readiness
-		if m.opts.Resume != "" {
-			return m.call("session.open", map[string]string{"session_id": m.opts.Resume})
-		}
-		return m.call("session.create", map[string]any{})
+		return m.attach()
 	case "session.create", "session.open":
 		var r struct {
 			SessionID string   `json:"session_id"`
@@ -284,21 +348,34 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			Notices   []string `json:"notices"`
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
-		m.sessionID, m.ready = r.SessionID, true
+		m.sessionID, m.ready, m.durable = r.SessionID, true, r.Durable
 		var cmds []tea.Cmd
 		for _, n := range r.Notices {
 			cmds = append(cmds, m.print(styleDim.Render("notice: "+n)))
 		}
-		if c.method == "session.open" {
+		switch {
+		case m.restarting:
+			// The conversation is on the screen already; it is replayed
+			// only when it is not (the first start could not open it).
+			m.restarting = false
+			cmds = append(cmds, m.call("status", map[string]any{}))
+			if c.method == "session.open" && m.shown != r.SessionID {
+				cmds = append(cmds, m.print(styleDim.Render("resumed session "+r.SessionID)))
+				cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
+			}
+		case c.method == "session.open":
 			cmds = append(cmds, m.print(styleDim.Render("resumed session "+r.SessionID)))
 			cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
 		}
+		m.shown = r.SessionID
 		if m.opts.Prompt != "" {
 			cmds = append(cmds, m.startTurn(m.opts.Prompt))
 		}
 		return tea.Sequence(cmds...)
 	case "history.page":
 		return m.replay(c.resp.Result)
+	case "status":
+		return m.statusAfterRestart(c.resp.Result)
 	case "turn.start":
 		var r struct {
 			RunID string `json:"run_id"`
@@ -415,6 +492,8 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		return tick()
 	case "diagnostic":
 		m.notes = append(m.notes, fmt.Sprintf("diagnostic %s: %s", d.Code, d.Summary))
+	case "input.persisted":
+		m.durable = true
 	case "run.finished":
 		return m.finished(d.Outcome, d.Persistence, d.ErrorCode)
 	}
@@ -455,6 +534,9 @@ func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
 			code = 0
 		}
 		return tea.Sequence(cmd, m.quit(code))
+	}
+	if m.restartPending {
+		return tea.Sequence(cmd, m.restart())
 	}
 	return cmd
 }

@@ -61,7 +61,7 @@ func started(t *testing.T, opts Options) (*Model, *fakeBackend, *clock) {
 func send(m *Model, name string, data map[string]any) {
 	data["session_id"], data["run_id"] = sess, run
 	b, _ := json.Marshal(data)
-	m.Update(eventMsg(client.Event{Name: name, SessionID: sess, RunID: run, Data: b}))
+	m.Update(eventMsg{ev: client.Event{Name: name, SessionID: sess, RunID: run, Data: b}})
 }
 
 func view(m *Model) string { return ansi.Strip(m.View().Content) }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/magi-code/magi-code/client"
@@ -52,13 +54,49 @@ func interactive(l launch) int {
 			opts.Resume = id
 		}
 	}
-	c, end := connect(client.Options{})
-	opts.Backend = c
+	p := &inProcessBackend{}
+	p.c, p.end = connect(client.Options{})
+	opts.Backend, opts.Restart = p.c, p.restart
 	code := mission.Run(opts, os.Stdin, os.Stdout)
-	if end() != exitOK && code == 0 {
+	if p.close() != exitOK && code == 0 {
 		code = 1
 	}
 	return code
+}
+
+// inProcessBackend is the pipeline Mission Control drives. restart replaces
+// it with a new one, which reads the settings and credentials again: what
+// /login and /model stored is used from the next turn.
+type inProcessBackend struct {
+	// mu guards c and end: restart runs on a Bubble Tea command's
+	// goroutine, close on the main one.
+	mu  sync.Mutex
+	c   *client.Client
+	end func() int
+}
+
+// shutdownWait bounds the shutdown request of a restart; the pipeline ends
+// on EOF all the same.
+const shutdownWait = 5 * time.Second
+
+// restart shuts the pipeline down (shutdown, then EOF), waits for it to
+// end, and starts a new one.
+func (p *inProcessBackend) restart() (mission.Backend, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	_, _ = p.c.Call(ctx, "shutdown", map[string]any{})
+	cancel()
+	p.end()
+	p.c, p.end = connect(client.Options{})
+	return p.c, nil
+}
+
+// close ends the pipeline and returns its exit code.
+func (p *inProcessBackend) close() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.end()
 }
 
 // pickSession prints the list numbered and reads a choice from the

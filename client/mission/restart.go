@@ -1,0 +1,103 @@
+package mission
+
+import (
+	"encoding/json"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// A backend reads the settings and credentials once, when it initializes
+// (docs/protocol.md, "one admitted snapshot per child"). So that a key
+// stored with /login or a model chosen with /model is used from the next
+// turn, Mission Control restarts its backend (Options.Restart), initializes
+// the new one and reopens the same session there.
+
+// Reopening after a restart retries session_busy this many times, this far
+// apart: the ended backend releases the session's lease during its
+// cleanup, which may end a moment after it returned.
+const (
+	reopenTries = 10
+	reopenDelay = 200 * time.Millisecond
+)
+
+// changed follows a stored key or model: restart now, or once the running
+// turn has ended. what says what changed, for the message.
+func (m *Model) changed(what string) tea.Cmd {
+	if m.opts.Restart == nil {
+		return m.print(styleDim.Render(what + "; it is used from the next start of magi-code"))
+	}
+	if m.running {
+		m.restartPending = true
+		return m.print(styleDim.Render(what + "; the backend restarts with it when this turn ends"))
+	}
+	return tea.Sequence(m.print(styleDim.Render(what+"; restarting the backend with it")), m.restart())
+}
+
+// restart ends the backend and starts a new one. Until it answers, the
+// model is not ready; what the old backend still delivers is ignored.
+func (m *Model) restart() tea.Cmd {
+	m.restartPending, m.restarting, m.ready, m.reopenTries = false, true, false, 0
+	m.readiness = "restarting"
+	m.gen++
+	restart, gen := m.opts.Restart, m.gen
+	return func() tea.Msg {
+		b, err := restart()
+		return restartedMsg{gen: gen, backend: b, err: err}
+	}
+}
+
+// restarted initializes the new backend; attach follows its answer.
+func (m *Model) restarted(r restartedMsg) tea.Cmd {
+	if r.gen != m.gen {
+		return nil
+	}
+	if r.err != nil {
+		return tea.Sequence(m.print(styleError.Render("restarting the backend failed: "+r.err.Error())), m.quit(1))
+	}
+	m.backend = r.backend
+	return tea.Batch(m.nextEvent(), m.initialize())
+}
+
+// attach attaches a session once the backend is initialized: after a
+// restart the session of this app when it is on disk (a session that has
+// no turn yet is not, and is replaced by a new one, losing nothing), else
+// the session asked to resume, else a new one.
+func (m *Model) attach() tea.Cmd {
+	switch {
+	case m.sessionID != "" && m.durable:
+		return m.call("session.open", map[string]string{"session_id": m.sessionID})
+	case m.sessionID == "" && m.opts.Resume != "":
+		return m.call("session.open", map[string]string{"session_id": m.opts.Resume})
+	}
+	return m.call("session.create", map[string]any{})
+}
+
+// statusAfterRestart shows the selection the reopened session uses. A
+// session keeps the model it was started with when its provider is still
+// the configured one (docs/protocol.md, session.open restores the saved
+// selection), so a model stored with /model may apply to new sessions only.
+func (m *Model) statusAfterRestart(raw json.RawMessage) tea.Cmd {
+	var st struct {
+		Readiness string  `json:"readiness"`
+		Provider  *string `json:"provider"`
+		Model     *string `json:"model"`
+	}
+	if json.Unmarshal(raw, &st) != nil {
+		return nil
+	}
+	if st.Provider != nil {
+		m.provider = *st.Provider
+	}
+	if st.Model != nil {
+		m.model = *st.Model
+	}
+	m.readiness = st.Readiness
+	line := styleDim.Render("backend restarted: " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
+	want := m.wantModel
+	m.wantModel = ""
+	if want != "" && want != m.model {
+		return m.print(line, styleWarn.Render("this session keeps the model it was started with ("+m.model+"); /new starts a session with "+want))
+	}
+	return m.print(line)
+}

@@ -1,0 +1,223 @@
+package mission
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client"
+)
+
+// msgs runs cmd and every command of the batches and sequences it returns,
+// and returns the other messages. Only for commands that do not wait (no
+// nextEvent, no tick).
+func msgs(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	v := reflect.ValueOf(msg)
+	if v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+		var out []tea.Msg
+		for i := range v.Len() {
+			out = append(out, msgs(v.Index(i).Interface().(tea.Cmd))...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+// restartMsg is the restartedMsg among the messages of cmd.
+func restartMsg(t *testing.T, cmd tea.Cmd) restartedMsg {
+	t.Helper()
+	for _, msg := range msgs(cmd) {
+		if r, ok := msg.(restartedMsg); ok {
+			return r
+		}
+	}
+	t.Fatal("no restart")
+	return restartedMsg{}
+}
+
+func result(gen int, method, js string) callMsg {
+	return callMsg{gen: gen, method: method, resp: &client.Response{Result: json.RawMessage(js)}}
+}
+
+func failure(gen int, method, code string) callMsg {
+	return callMsg{gen: gen, method: method, resp: &client.Response{Error: &client.Error{Code: code}}}
+}
+
+const readyStatus = `{"status":{"readiness":"ready","provider":"fixture","model":"fixture-model"}}`
+
+func typeLine(m *Model, s string) tea.Cmd {
+	for _, r := range s {
+		key(m, string(r))
+	}
+	return key(m, "enter")
+}
+
+func (f *fakeBackend) last() (string, map[string]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) == 0 {
+		return "", nil
+	}
+	p, _ := f.params[len(f.params)-1].(map[string]string)
+	return f.calls[len(f.calls)-1], p
+}
+
+// A key stored with /login is used from the next turn: the backend
+// restarts, initializes again, and the same (durable) session is reopened
+// without replaying what the screen already shows. What the ended backend
+// still delivers is ignored.
+func TestLoginRestartsTheBackendAndReopens(t *testing.T) {
+	next := &fakeBackend{events: make(chan client.Event)}
+	restarts := 0
+	m, _, _ := started(t, Options{
+		Login:   func(string, string) error { return nil },
+		Restart: func() (Backend, error) { restarts++; return next, nil },
+	})
+	send(m, "input.persisted", map[string]any{"message_id": "u1", "durable": true, "revision": "r2"})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r3", "error_code": nil})
+	typeLine(m, "/login openai")
+	cmd := typeLine(m, "sk-key-0123456789")
+	if m.ready || m.readiness != "restarting" {
+		t.Fatalf("during the restart: ready %v readiness %q", m.ready, m.readiness)
+	}
+	if v := view(m); !strings.Contains(v, "restarting") {
+		t.Fatalf("the status bar does not show the restart:\n%s", v)
+	}
+	r := restartMsg(t, cmd)
+	if restarts != 1 || r.backend != next {
+		t.Fatalf("restarts %d", restarts)
+	}
+	// Late messages of the ended backend change nothing.
+	m.Update(eventsEnded{gen: 0})
+	m.Update(failure(0, "initialize", "startup_failed"))
+	if m.quitting || m.readiness != "restarting" {
+		t.Fatalf("a message of the ended backend was handled: quitting %v readiness %q", m.quitting, m.readiness)
+	}
+	m.Update(r)
+	_, cmd = m.Update(result(m.gen, "initialize", readyStatus))
+	msgs(cmd)
+	if method, p := next.last(); method != "session.open" || p["session_id"] != sess {
+		t.Fatalf("after initialize the new backend got %s %v; want session.open of %s", method, p, sess)
+	}
+	before := len(m.Printed)
+	_, cmd = m.Update(result(m.gen, "session.open", `{"session_id":"`+sess+`","revision":"r4","durable":true,"notices":[]}`))
+	msgs(cmd)
+	if method, _ := next.last(); method != "status" {
+		t.Fatalf("after the reopen the new backend got %s; want status", method)
+	}
+	for _, p := range m.Printed[before:] {
+		if strings.Contains(p, "resumed session") {
+			t.Fatalf("the conversation on screen was replayed again: %q", p)
+		}
+	}
+	m.Update(result(m.gen, "status", `{"state":"idle","readiness":"ready","provider":"openai","model":"gpt-x","context_id":"c","session_id":"`+sess+`","run_id":null}`))
+	if !m.ready || !strings.Contains(view(m), "openai · gpt-x") || !strings.Contains(printed(m), "backend restarted: openai · gpt-x · ready") {
+		t.Fatalf("readiness not shown again:\n%s\n%s", view(m), printed(m))
+	}
+	if cmd := typeLine(m, "next question"); cmd == nil || !m.running {
+		t.Fatal("no turn after the restart")
+	}
+}
+
+// /model while a turn runs restarts once it has ended; a session that has
+// no turn on disk is replaced by a new one; the model the session keeps is
+// said.
+func TestModelRestartsAfterTheTurn(t *testing.T) {
+	next := &fakeBackend{events: make(chan client.Event)}
+	restarts := 0
+	var stored [2]string
+	m, _, _ := started(t, Options{
+		SetModel: func(p, mo string) error { stored = [2]string{p, mo}; return nil },
+		Restart:  func() (Backend, error) { restarts++; return next, nil },
+	})
+	if cmd := typeLine(m, "/model fixture bigger"); cmd != nil {
+		for _, msg := range msgs(cmd) {
+			if _, ok := msg.(restartedMsg); ok {
+				t.Fatal("restarted during a turn")
+			}
+		}
+	}
+	if stored != [2]string{"fixture", "bigger"} || !m.restartPending {
+		t.Fatalf("stored %v, pending %v", stored, m.restartPending)
+	}
+	// The event itself (Update also starts the next event's reader).
+	cmd := m.event(client.Event{Name: "run.finished", SessionID: sess, RunID: run,
+		Data: json.RawMessage(`{"session_id":"` + sess + `","run_id":"` + run + `","outcome":"failed","persistence":"not_started","revision":null,"error_code":"execution_failed"}`)})
+	m.Update(restartMsg(t, cmd))
+	_, cmd = m.Update(result(m.gen, "initialize", readyStatus))
+	msgs(cmd)
+	// input.persisted never came: nothing on disk to reopen.
+	if method, _ := next.last(); method != "session.create" {
+		t.Fatalf("after initialize: %s; want session.create", method)
+	}
+	_, cmd = m.Update(result(m.gen, "session.create", `{"session_id":"new-session","revision":"r1","durable":false,"notices":[]}`))
+	msgs(cmd)
+	m.Update(result(m.gen, "status", `{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"c","session_id":"new-session","run_id":null}`))
+	if !strings.Contains(printed(m), "this session keeps the model it was started with (fixture-model); /new starts a session with bigger") {
+		t.Fatalf("the kept model is not said:\n%s", printed(m))
+	}
+	if restarts != 1 {
+		t.Fatalf("restarts %d", restarts)
+	}
+}
+
+// A backend that could not start (no credential) says so; a prompt is
+// refused as not ready; /login restarts it and a session follows.
+func TestNotReadyUntilLogin(t *testing.T) {
+	fb := &fakeBackend{events: make(chan client.Event)}
+	next := &fakeBackend{events: make(chan client.Event)}
+	m := New(Options{Backend: fb,
+		Login:   func(string, string) error { return nil },
+		Restart: func() (Backend, error) { return next, nil }})
+	m.Update(failure(0, "initialize", "provider_unavailable"))
+	if v := view(m); !strings.Contains(v, "provider_unavailable") {
+		t.Fatalf("readiness not shown:\n%s", v)
+	}
+	typeLine(m, "hello")
+	if m.running || !strings.Contains(printed(m), "not ready (provider_unavailable)") {
+		t.Fatalf("a prompt went out without a ready backend:\n%s", printed(m))
+	}
+	typeLine(m, "/login anthropic")
+	m.Update(restartMsg(t, typeLine(m, "sk-ant-0123456789")))
+	_, cmd := m.Update(result(m.gen, "initialize", readyStatus))
+	msgs(cmd)
+	if method, _ := next.last(); method != "session.create" {
+		t.Fatalf("after initialize: %s; want session.create", method)
+	}
+}
+
+// A reopen refused with session_busy (the ended backend is releasing the
+// session) is retried; any other refusal leaves the app usable without a
+// session.
+func TestReopenRetriesSessionBusy(t *testing.T) {
+	next := &fakeBackend{events: make(chan client.Event)}
+	m, _, _ := started(t, Options{
+		Login:   func(string, string) error { return nil },
+		Restart: func() (Backend, error) { return next, nil },
+	})
+	send(m, "input.persisted", map[string]any{"message_id": "u1", "durable": true, "revision": "r2"})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r3", "error_code": nil})
+	typeLine(m, "/login openai")
+	m.Update(restartMsg(t, typeLine(m, "sk-key-0123456789")))
+	m.Update(result(m.gen, "initialize", readyStatus))
+	_, cmd := m.Update(failure(m.gen, "session.open", "session_busy"))
+	if cmd == nil || m.reopenTries != 1 || !m.restarting {
+		t.Fatalf("session_busy not retried: tries %d", m.reopenTries)
+	}
+	_, cmd = m.Update(reopenMsg{gen: m.gen})
+	msgs(cmd)
+	if method, p := next.last(); method != "session.open" || p["session_id"] != sess {
+		t.Fatalf("retry sent %s %v", method, p)
+	}
+	m.Update(failure(m.gen, "session.open", "session_invalid"))
+	if m.restarting || m.sessionID != "" || !strings.Contains(printed(m), "could not reopen the session") {
+		t.Fatalf("a failed reopen: restarting %v session %q\n%s", m.restarting, m.sessionID, printed(m))
+	}
+}
