@@ -144,8 +144,8 @@ type Model struct {
 	backend Backend
 	gen     int // generation of backend
 	now     func() time.Time
-	input lineInput
-	width int
+	input   lineInput
+	width   int
 
 	// Status bar.
 	provider, model, readiness string
