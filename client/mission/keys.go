@@ -30,6 +30,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			if m.approval != nil {
 				m.approval = nil
 			}
+			if m.runID == "" {
+				m.cancelQueued = true // turn.start's answer sends it (answered)
+				return nil
+			}
 			return m.call("turn.cancel", map[string]string{"session_id": m.sessionID, "run_id": m.runID})
 		default:
 			return m.quit(exitFor(m))

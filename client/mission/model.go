@@ -164,12 +164,14 @@ type Model struct {
 	runID      string
 	running    bool
 	cancelling bool
-	messages   []*liveMessage
-	byID       map[string]*liveMessage
-	activities []*activity
-	actByID    map[string]*activity
-	approval   *approval
-	notes      []string // diagnostics and notices of the turn
+	// cancelQueued: Ctrl-C came before turn.start answered.
+	cancelQueued bool
+	messages     []*liveMessage
+	byID         map[string]*liveMessage
+	activities   []*activity
+	actByID      map[string]*activity
+	approval     *approval
+	notes        []string // diagnostics and notices of the turn
 
 	mode          inputMode
 	loginProvider string
@@ -382,6 +384,11 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
 		m.runID = r.RunID
+		if m.cancelQueued && m.running {
+			// Ctrl-C came before the run had an ID.
+			m.cancelQueued = false
+			return m.call("turn.cancel", map[string]string{"session_id": m.sessionID, "run_id": m.runID})
+		}
 	}
 	return nil
 }
@@ -425,7 +432,7 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 
 // startTurn sends the prompt.
 func (m *Model) startTurn(prompt string) tea.Cmd {
-	m.running, m.cancelling = true, false
+	m.running, m.cancelling, m.cancelQueued = true, false, false
 	m.messages, m.byID = nil, map[string]*liveMessage{}
 	m.activities, m.actByID = nil, map[string]*activity{}
 	m.notes = nil

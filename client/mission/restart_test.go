@@ -221,3 +221,21 @@ func TestReopenRetriesSessionBusy(t *testing.T) {
 		t.Fatalf("a failed reopen: restarting %v session %q\n%s", m.restarting, m.sessionID, printed(m))
 	}
 }
+
+// Ctrl-C before turn.start has answered: the cancel goes out with the
+// answer's run ID.
+func TestCtrlCBeforeTheRunID(t *testing.T) {
+	fb := &fakeBackend{events: make(chan client.Event)}
+	m := New(Options{Backend: fb})
+	m.Update(result(0, "initialize", readyStatus))
+	m.Update(result(0, "session.create", `{"session_id":"`+sess+`","revision":"r1","durable":false,"notices":[]}`))
+	typeLine(m, "go")
+	if cmd := key(m, "ctrl+c"); cmd != nil || !m.cancelling || m.quitting {
+		t.Fatalf("Ctrl-C without a run ID: cmd %v cancelling %v quitting %v", cmd != nil, m.cancelling, m.quitting)
+	}
+	_, cmd := m.Update(result(0, "turn.start", `{"run_id":"`+run+`","accepted":true}`))
+	msgs(cmd)
+	if method, p := fb.last(); method != "turn.cancel" || p["run_id"] != run {
+		t.Fatalf("after turn.start: %s %v; want turn.cancel of the run", method, p)
+	}
+}

@@ -132,8 +132,5 @@ func readSecret(prompt string) (string, error) {
 	if !term.IsTerminal(fd) {
 		return strings.TrimSpace(readLine()), nil
 	}
-	fmt.Print(prompt)
-	b, err := term.ReadPassword(fd)
-	fmt.Println()
-	return strings.TrimSpace(string(b)), err
+	return readSecretTTY(fd, prompt)
 }
