@@ -105,13 +105,22 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 		// One byte past the longest match keeps a trailing \b or $ honest.
 		end = start + r.limit + 1
 	}
+	re := r.re()
+	if r.oneLine {
+		// The newline ends any match; the regexp still sees it, as it would
+		// in the whole text, for a trailing \b or $.
+		if nl := strings.IndexByte(s[start:end], '\n'); nl >= 0 {
+			end = start + nl + 1
+		}
+	}
 	var m []int
 	if open == nil || end < len(s) {
-		// Bounded by the rule's limit: no more text can reach the regexp.
-		m = r.re().FindStringSubmatchIndex(s[start:end])
+		// Bounded by the rule's limit or the line: no more text can reach
+		// the regexp.
+		m = re.FindStringSubmatchIndex(s[start:end])
 	} else {
 		rd := runeReader{s: s[start:end]}
-		m = r.re().FindReaderSubmatchIndex(&rd)
+		m = re.FindReaderSubmatchIndex(&rd)
 		*open = rd.eof && end == len(s)
 	}
 	if m == nil {

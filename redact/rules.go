@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -20,6 +22,9 @@ type rule struct {
 	pattern  string
 	once     sync.Once
 	compiled *regexp.Regexp
+	// oneLine: the pattern cannot match a newline, so no match reads past
+	// the end of the line it starts on (set when the pattern compiles).
+	oneLine bool
 	// left, when set, must accept the byte before the trigger (-1 at the
 	// start of the text): a word boundary, a URL scheme.
 	left func(b int) bool
@@ -80,8 +85,29 @@ func (r *rule) re() *regexp.Regexp {
 			flags, pattern = "(?i)", pattern[4:]
 		}
 		r.compiled = regexp.MustCompile(flags + `^(?:` + pattern + `)`)
+		if re, err := syntax.Parse(r.pattern, syntax.Perl); err == nil {
+			r.oneLine = !matchesNL(re)
+		}
 	})
 	return r.compiled
+}
+
+// matchesNL reports whether re may match a newline.
+func matchesNL(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		return true
+	case syntax.OpLiteral:
+		return slices.Contains(re.Rune, '\n')
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(re.Sub, matchesNL)
 }
 
 var word = class("A-Za-z0-9_")
