@@ -61,10 +61,19 @@ type Stream struct {
 	carry []byte
 	// last is the last byte dropped, kept as context afterwards.
 	last byte
+	// slab holds the text Push returned without a trigger in sight; what
+	// it returned is never written again.
+	slab []byte
 }
 
+// slabSize bounds the memory one retained result of Push may keep alive.
+const slabSize = 4 << 10
+
 // Push adds delta to the segment and returns the text now safe to emit,
-// possibly empty. It never cuts inside a UTF-8 sequence.
+// possibly empty. It never cuts inside a UTF-8 sequence. Clean text is
+// returned from a 4 KiB slab the Stream fills, one allocation per slab
+// rather than per Push (a result kept keeps its slab alive); PushTo
+// allocates nothing.
 func (s *Stream) Push(delta string) string {
 	if s.tail != nil || s.pem {
 		if delta = s.drop(delta); delta == "" {
@@ -76,11 +85,28 @@ func (s *Stream) Push(delta string) string {
 		return ""
 	}
 	if len(s.hits) == 0 {
-		out := string(s.buf[s.ctx:cut])
+		out := s.emit(s.buf[s.ctx:cut])
 		s.shift(cut)
 		return out
 	}
 	return s.slow(cut)
+}
+
+// emit returns a copy of b, cut from the slab when it fits in a quarter
+// of one.
+func (s *Stream) emit(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > slabSize/4 {
+		return string(b)
+	}
+	if cap(s.slab)-len(s.slab) < len(b) {
+		s.slab = make([]byte, 0, slabSize)
+	}
+	n := len(s.slab)
+	s.slab = append(s.slab, b...)
+	return unsafe.String(&s.slab[n], len(b))
 }
 
 // PushTo is Push appending the text now safe to emit to dst: a text without
