@@ -152,14 +152,6 @@ func TestStalledReader(t *testing.T) {
 	t.Run("pipelined errors before initialize", func(t *testing.T) {
 		ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings)
 		ch := startRaw(t, ws)
-		// One answer first: the child has taken its stdout by then.
-		if _, err := io.WriteString(ch.stdin, reqLine("probe", "status", "{}")); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ch.lines.ReadBytes('\n'); err != nil {
-			t.Fatal(err)
-		}
-		ch.shrinkStdout(t)
 		wait := ch.flood(20000)
 		if code := ch.exit(t); code != 1 {
 			t.Errorf("exit code %d; want 1", code)

@@ -58,7 +58,6 @@ func TakeStdio() (in, out *os.File, err error) {
 	if err := unix.SetNonblock(outFD, true); err != nil {
 		return fail("nonblocking stdout", err)
 	}
-	growPipe(outFD)
 	// os.NewFile registers a nonblocking descriptor with the poller.
 	return os.NewFile(uintptr(inFD), "protocol-stdin"), os.NewFile(uintptr(outFD), "protocol-stdout"), nil
 }
