@@ -25,11 +25,16 @@
 // How it stays fast on a flood of deltas: every rule has trigger literals
 // (for a gitleaks rule, literals its pattern holds within 64 bytes of the
 // start of a match). One pass over the text (prefilter.go) samples every
-// second byte pair against a bitmap of the triggers' leading pairs; only at
-// a hit does it check the trigram and compare literals, and only at a found
-// trigger does the rule's regexp run, anchored there (or a bounded skip
-// before it), over a bounded stretch of text. Patterns compile on first
-// use. Clean text costs that one pass and no allocation.
+// second byte pair, four per branch, against a table of the triggers'
+// anchor bigrams; only at a hit does it check the trigram hash of the two
+// anchors the pair may belong to and compare literals. At a found trigger
+// the cheap checks run first (precheck.go: an assignment operator, the
+// shape of the value, enough distinct bytes for the entropy threshold),
+// and only when they pass does the rule's regexp run, anchored there (or a
+// bounded skip before it), over a bounded stretch of text (the rest of the
+// line, for a pattern that cannot cross one). Patterns compile on first
+// use. Clean text costs that one pass and no allocation; a Stream scans
+// each delta once and matches each trigger once it is settled.
 //
 // Stream holds back at most Holdback bytes at the end of each Push (never
 // cutting a UTF-8 sequence), so a secret split across deltas at any offset
