@@ -49,7 +49,7 @@ func (in *lineInput) View() string {
 	case in.Hidden:
 		return in.Prompt
 	case len(in.value) == 0 && in.Placeholder != "":
-		return in.Prompt + styleDim.Render(in.Placeholder)
+		return in.Prompt + styleDim().Render(in.Placeholder)
 	}
 	return in.Prompt + string(in.value) + "█"
 }

@@ -71,7 +71,7 @@ func (m *Model) submit(line string) tea.Cmd {
 	case modeLoginProvider:
 		m.input.Reset()
 		if line != "openai" && line != "anthropic" {
-			return m.print(styleError.Render("login: the provider is openai or anthropic"))
+			return m.print(styleError().Render("login: the provider is openai or anthropic"))
 		}
 		m.askKey(line)
 		return nil
@@ -80,10 +80,10 @@ func (m *Model) submit(line string) tea.Cmd {
 		provider := m.loginProvider
 		m.leaveLogin()
 		if key == "" {
-			return m.print(styleError.Render("login: no key entered; nothing stored"))
+			return m.print(styleError().Render("login: no key entered; nothing stored"))
 		}
 		if err := m.opts.Login(provider, key); err != nil {
-			return m.print(styleError.Render("login: " + err.Error()))
+			return m.print(styleError().Render("login: " + err.Error()))
 		}
 		return m.changed("stored the " + provider + " API key in auth.json")
 	}
@@ -96,9 +96,9 @@ func (m *Model) submit(line string) tea.Cmd {
 	}
 	switch {
 	case m.running:
-		return m.print(styleError.Render("wait for the current turn to finish"))
+		return m.print(styleError().Render("wait for the current turn to finish"))
 	case !m.ready:
-		return m.print(styleError.Render("not ready (" + m.readiness + ")"))
+		return m.print(styleError().Render("not ready (" + m.readiness + ")"))
 	}
 	return m.startTurn(line)
 }
@@ -123,17 +123,17 @@ func (m *Model) command(f []string) tea.Cmd {
 	case "/quit", "/exit":
 		return m.quit(exitFor(m))
 	case "/help":
-		return m.print(styleDim.Render(helpText))
+		return m.print(styleDim().Render(helpText))
 	case "/login":
 		if m.restarting {
-			return m.print(styleError.Render("wait: the backend is restarting"))
+			return m.print(styleError().Render("wait: the backend is restarting"))
 		}
 		if m.opts.Login == nil {
-			return m.print(styleError.Render("login is not available here"))
+			return m.print(styleError().Render("login is not available here"))
 		}
 		if len(f) > 1 {
 			if f[1] != "openai" && f[1] != "anthropic" {
-				return m.print(styleError.Render("login: the provider is openai or anthropic"))
+				return m.print(styleError().Render("login: the provider is openai or anthropic"))
 			}
 			m.askKey(f[1])
 			return nil
@@ -143,45 +143,45 @@ func (m *Model) command(f []string) tea.Cmd {
 		return nil
 	case "/model":
 		if m.restarting {
-			return m.print(styleError.Render("wait: the backend is restarting"))
+			return m.print(styleError().Render("wait: the backend is restarting"))
 		}
 		if m.opts.SetModel == nil || len(f) < 2 || len(f) > 3 {
-			return m.print(styleDim.Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", m.provider, m.model, m.readiness)))
+			return m.print(styleDim().Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", m.provider, m.model, m.readiness)))
 		}
 		provider, model := m.provider, f[1]
 		if len(f) == 3 {
 			provider, model = f[1], f[2]
 		}
 		if err := m.opts.SetModel(provider, model); err != nil {
-			return m.print(styleError.Render("model: " + err.Error()))
+			return m.print(styleError().Render("model: " + err.Error()))
 		}
 		m.wantModel = model
 		return m.changed("stored provider " + provider + ", model " + model + " in the global settings")
 	case "/new":
 		if m.running || m.restarting || m.readiness != "ready" {
-			return m.print(styleError.Render("new: not now (" + m.readiness + ")"))
+			return m.print(styleError().Render("new: not now (" + m.readiness + ")"))
 		}
 		m.shown = ""
-		return tea.Sequence(m.print(styleDim.Render("new session")), m.call("session.create", map[string]any{}))
+		return tea.Sequence(m.print(styleDim().Render("new session")), m.call("session.create", map[string]any{}))
 	case "/sessions":
 		if m.opts.Sessions == nil {
 			return nil
 		}
 		list, err := m.opts.Sessions()
 		if err != nil {
-			return m.print(styleError.Render("sessions: " + err.Error()))
+			return m.print(styleError().Render("sessions: " + err.Error()))
 		}
 		return m.print(SessionsText(list))
 	case "/resume":
 		if len(f) != 2 {
-			return m.print(styleError.Render("resume: /resume ID (see /sessions)"))
+			return m.print(styleError().Render("resume: /resume ID (see /sessions)"))
 		}
 		if m.running {
-			return m.print(styleError.Render("wait for the current turn to finish"))
+			return m.print(styleError().Render("wait for the current turn to finish"))
 		}
 		return m.call("session.open", map[string]string{"session_id": f[1]})
 	}
-	return m.print(styleError.Render("unknown command " + f[0] + "; /help lists them"))
+	return m.print(styleError().Render("unknown command " + f[0] + "; /help lists them"))
 }
 
 // SessionsText renders a session list for people.

@@ -274,7 +274,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.quitting || msg.gen != m.gen {
 			return m, nil
 		}
-		return m, tea.Sequence(m.print(styleError.Render("the backend stopped")), m.quit(1))
+		return m, tea.Sequence(m.print(styleError().Render("the backend stopped")), m.quit(1))
 	case tickMsg:
 		return m, m.countdown()
 	case restartedMsg:
@@ -293,7 +293,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // failed reports a failed call and, in one-turn mode, quits with 1.
 func (m *Model) failed(what string) tea.Cmd {
-	cmd := m.print(styleError.Render(what))
+	cmd := m.print(styleError().Render(what))
 	if m.opts.Prompt != "" {
 		return tea.Sequence(cmd, m.quit(1))
 	}
@@ -311,7 +311,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		case "initialize":
 			m.readiness, m.restarting = code, false
 			if m.opts.Prompt == "" && m.opts.Restart != nil {
-				return m.print(styleError.Render("not ready: " + code + "; /login or /model fixes the settings and restarts the backend"))
+				return m.print(styleError().Render("not ready: " + code + "; /login or /model fixes the settings and restarts the backend"))
 			}
 		case "turn.start":
 			m.running = false
@@ -325,7 +325,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			}
 			if m.restarting {
 				m.restarting, m.sessionID, m.durable = false, "", false
-				return m.print(styleError.Render("could not reopen the session after the restart (" + code + "); /new starts a new one, /resume ID reopens one"))
+				return m.print(styleError().Render("could not reopen the session after the restart (" + code + "); /new starts a new one, /resume ID reopens one"))
 			}
 		}
 		return m.failed(fmt.Sprintf("%s failed: %s", c.method, code))
@@ -353,7 +353,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		m.sessionID, m.ready, m.durable = r.SessionID, true, r.Durable
 		var cmds []tea.Cmd
 		for _, n := range r.Notices {
-			cmds = append(cmds, m.print(styleDim.Render("notice: "+n)))
+			cmds = append(cmds, m.print(styleDim().Render("notice: "+n)))
 		}
 		switch {
 		case m.restarting:
@@ -362,11 +362,11 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			m.restarting = false
 			cmds = append(cmds, m.call("status", map[string]any{}))
 			if c.method == "session.open" && m.shown != r.SessionID {
-				cmds = append(cmds, m.print(styleDim.Render("resumed session "+r.SessionID)))
+				cmds = append(cmds, m.print(styleDim().Render("resumed session "+r.SessionID)))
 				cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
 			}
 		case c.method == "session.open":
-			cmds = append(cmds, m.print(styleDim.Render("resumed session "+r.SessionID)))
+			cmds = append(cmds, m.print(styleDim().Render("resumed session "+r.SessionID)))
 			cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
 		}
 		m.shown = r.SessionID
@@ -419,7 +419,7 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 		text := cur.String()
 		cur.Reset()
 		if e.Partial {
-			text += " " + styleDim.Render("(partial)")
+			text += " " + styleDim().Render("(partial)")
 		}
 		blocks = append(blocks, renderEntry(e.Kind, text, m.width))
 	}
@@ -527,9 +527,9 @@ func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
 	if persistence != "durable" {
 		line += ", history " + persistence
 	}
-	style := styleDim
+	style := styleDim()
 	if outcome != "completed" {
-		style = styleError
+		style = styleError()
 	}
 	blocks = append(blocks, style.Render(line))
 	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
@@ -563,14 +563,14 @@ func (m *Model) turnBlocks() []string {
 		b := renderMarkdown(t, m.width)
 		switch {
 		case lm.done && lm.partial:
-			b += "\n" + styleDim.Render("(partial reply)")
+			b += "\n" + styleDim().Render("(partial reply)")
 		case !lm.done && lm.missing:
-			b += "\n" + styleDim.Render("(incomplete: parts were dropped)")
+			b += "\n" + styleDim().Render("(incomplete: parts were dropped)")
 		}
 		blocks = append(blocks, b)
 	}
 	for _, n := range m.notes {
-		blocks = append(blocks, styleWarn.Render(n))
+		blocks = append(blocks, styleWarn().Render(n))
 	}
 	return blocks
 }

@@ -25,13 +25,13 @@ const (
 // turn has ended. what says what changed, for the message.
 func (m *Model) changed(what string) tea.Cmd {
 	if m.opts.Restart == nil {
-		return m.print(styleDim.Render(what + "; it is used from the next start of magi-code"))
+		return m.print(styleDim().Render(what + "; it is used from the next start of magi-code"))
 	}
 	if m.running {
 		m.restartPending = true
-		return m.print(styleDim.Render(what + "; the backend restarts with it when this turn ends"))
+		return m.print(styleDim().Render(what + "; the backend restarts with it when this turn ends"))
 	}
-	return tea.Sequence(m.print(styleDim.Render(what+"; restarting the backend with it")), m.restart())
+	return tea.Sequence(m.print(styleDim().Render(what+"; restarting the backend with it")), m.restart())
 }
 
 // restart ends the backend and starts a new one. Until it answers, the
@@ -53,7 +53,7 @@ func (m *Model) restarted(r restartedMsg) tea.Cmd {
 		return nil
 	}
 	if r.err != nil {
-		return tea.Sequence(m.print(styleError.Render("restarting the backend failed: "+r.err.Error())), m.quit(1))
+		return tea.Sequence(m.print(styleError().Render("restarting the backend failed: "+r.err.Error())), m.quit(1))
 	}
 	m.backend = r.backend
 	return tea.Batch(m.nextEvent(), m.initialize())
@@ -93,11 +93,11 @@ func (m *Model) statusAfterRestart(raw json.RawMessage) tea.Cmd {
 		m.model = *st.Model
 	}
 	m.readiness = st.Readiness
-	line := styleDim.Render("backend restarted: " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
+	line := styleDim().Render("backend restarted: " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
 	want := m.wantModel
 	m.wantModel = ""
 	if want != "" && want != m.model {
-		return m.print(line, styleWarn.Render("this session keeps the model it was started with ("+m.model+"); /new starts a session with "+want))
+		return m.print(line, styleWarn().Render("this session keeps the model it was started with ("+m.model+"); /new starts a session with "+want))
 	}
 	return m.print(line)
 }

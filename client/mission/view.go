@@ -10,17 +10,24 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-var (
-	styleDim    = lipgloss.NewStyle().Faint(true)
-	styleError  = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
-	styleWarn   = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
-	styleUser   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
-	styleHead   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("13"))
-	styleCode   = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
-	styleBold   = lipgloss.NewStyle().Bold(true)
-	styleAsk    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("11"))
-	styleStatus = lipgloss.NewStyle().Reverse(true)
-)
+// The styles are functions, not package variables: a package variable
+// set by a call is set at init, in every process of this binary, `serve
+// --stdio` included, which never draws anything.
+func styleDim() lipgloss.Style   { return lipgloss.NewStyle().Faint(true) }
+func styleError() lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color("9")) }
+func styleWarn() lipgloss.Style  { return lipgloss.NewStyle().Foreground(lipgloss.Color("11")) }
+func styleUser() lipgloss.Style {
+	return lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
+}
+func styleHead() lipgloss.Style {
+	return lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("13"))
+}
+func styleCode() lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color("10")) }
+func styleBold() lipgloss.Style { return lipgloss.NewStyle().Bold(true) }
+func styleAsk() lipgloss.Style {
+	return lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("11"))
+}
+func styleStatus() lipgloss.Style { return lipgloss.NewStyle().Reverse(true) }
 
 // View renders the live part: the running turn, a pending approval, the
 // input line and the status bar.
@@ -36,12 +43,12 @@ func (m *Model) View() tea.View {
 	switch {
 	case m.approval != nil:
 		left := max(0, m.approval.deadline.Sub(m.now()).Round(time.Second))
-		fmt.Fprintf(&b, "%s %s\n  %s  %s\n", styleAsk.Render("approve?"), m.approval.summary,
-			styleBold.Render("[y] allow  [n/Enter] deny"), styleDim.Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second))))
+		fmt.Fprintf(&b, "%s %s\n  %s  %s\n", styleAsk().Render("approve?"), m.approval.summary,
+			styleBold().Render("[y] allow  [n/Enter] deny"), styleDim().Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second))))
 	case m.running && m.cancelling:
-		b.WriteString(styleDim.Render("cancelling… (Ctrl-C again leaves)") + "\n")
+		b.WriteString(styleDim().Render("cancelling… (Ctrl-C again leaves)") + "\n")
 	case m.running:
-		b.WriteString(styleDim.Render("working… (Ctrl-C cancels)") + "\n")
+		b.WriteString(styleDim().Render("working… (Ctrl-C cancels)") + "\n")
 	default:
 		b.WriteString(m.input.View() + "\n")
 	}
@@ -60,7 +67,7 @@ func (m *Model) statusLine() string {
 		cwd = filepath.Base(cwd)
 	}
 	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), m.readiness)
-	return styleStatus.Render(s)
+	return styleStatus().Render(s)
 }
 
 func orDash(s string) string {
@@ -81,12 +88,12 @@ func short(id string) string {
 // ✗ failed.
 func renderActivity(a *activity) string {
 	mark := "●"
-	style := styleDim
+	style := styleDim()
 	switch a.state {
 	case "completed":
-		mark, style = "✓", styleCode
+		mark, style = "✓", styleCode()
 	case "failed":
-		mark, style = "✗", styleError
+		mark, style = "✗", styleError()
 	}
 	name := a.name
 	if name == "" {
@@ -99,17 +106,17 @@ func renderActivity(a *activity) string {
 func renderEntry(kind, text string, width int) string {
 	switch kind {
 	case "user":
-		return styleUser.Render("you› ") + text
+		return styleUser().Render("you› ") + text
 	case "assistant":
 		return renderMarkdown(text, width)
 	case "reasoning_summary":
-		return styleDim.Render("thinking: " + text)
+		return styleDim().Render("thinking: " + text)
 	case "activity":
-		return styleDim.Render("• " + text)
+		return styleDim().Render("• " + text)
 	case "diagnostic":
-		return styleWarn.Render(text)
+		return styleWarn().Render(text)
 	case "compaction":
-		return styleDim.Render("(compacted) " + text)
+		return styleDim().Render("(compacted) " + text)
 	}
 	return text
 }
@@ -125,16 +132,16 @@ func renderMarkdown(text string, width int) string {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") {
 			fenced = !fenced
-			out = append(out, styleDim.Render(strings.Repeat("─", min(40, max(width-2, 4)))))
+			out = append(out, styleDim().Render(strings.Repeat("─", min(40, max(width-2, 4)))))
 			continue
 		}
 		if fenced {
-			out = append(out, styleCode.Render("  "+line))
+			out = append(out, styleCode().Render("  "+line))
 			continue
 		}
 		switch {
 		case strings.HasPrefix(trimmed, "#"):
-			out = append(out, styleHead.Render(strings.TrimSpace(strings.TrimLeft(trimmed, "#"))))
+			out = append(out, styleHead().Render(strings.TrimSpace(strings.TrimLeft(trimmed, "#"))))
 		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* "):
 			indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
 			out = append(out, indent+"• "+inline(trimmed[2:]))
@@ -158,13 +165,13 @@ func inline(s string) string {
 		s = s[i:]
 		if strings.HasPrefix(s, "**") {
 			if j := strings.Index(s[2:], "**"); j > 0 {
-				b.WriteString(styleBold.Render(s[2 : 2+j]))
+				b.WriteString(styleBold().Render(s[2 : 2+j]))
 				s = s[4+j:]
 				continue
 			}
 		} else if s[0] == '`' {
 			if j := strings.IndexByte(s[1:], '`'); j > 0 {
-				b.WriteString(styleCode.Render(s[1 : 1+j]))
+				b.WriteString(styleCode().Render(s[1 : 1+j]))
 				s = s[2+j:]
 				continue
 			}

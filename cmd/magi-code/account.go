@@ -118,9 +118,15 @@ func setModel(env runner.Env, provider, model string) error {
 	return config.SetSelection(config.Env(env), provider, model)
 }
 
-var stdinLines = bufio.NewReader(os.Stdin)
+// stdinLines reads the answers of login from stdin. Made on first use: a
+// package variable set by a call would be set (and its buffer allocated)
+// at every start, serve's included.
+var stdinLines *bufio.Reader
 
 func readLine() string {
+	if stdinLines == nil {
+		stdinLines = bufio.NewReader(os.Stdin)
+	}
 	s, _ := stdinLines.ReadString('\n')
 	return strings.TrimRight(s, "\r\n")
 }
