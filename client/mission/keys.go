@@ -161,8 +161,8 @@ func (m *Model) command(f []string) tea.Cmd {
 		if m.running || m.restarting || m.readiness != "ready" {
 			return m.print(styleError().Render("new: not now (" + m.readiness + ")"))
 		}
-		m.shown = ""
-		return tea.Sequence(m.print(styleDim().Render("new session")), m.call("session.create", map[string]any{}))
+		m.shown, m.announce = "", "new session"
+		return m.call("session.create", map[string]any{})
 	case "/sessions":
 		if m.opts.Sessions == nil {
 			return nil

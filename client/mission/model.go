@@ -157,6 +157,7 @@ type Model struct {
 	// Restarting the backend after /login or /model.
 	restartPending bool   // restart once the running turn ends
 	restarting     bool   // from the restart until the session is attached again
+	announce       string // said with the selection the next status reports
 	wantModel      string // the model /model stored, to say when the session keeps its own
 	reopenTries    int
 
@@ -360,7 +361,6 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			// The conversation is on the screen already; it is replayed
 			// only when it is not (the first start could not open it).
 			m.restarting = false
-			cmds = append(cmds, m.call("status", map[string]any{}))
 			if c.method == "session.open" && m.shown != r.SessionID {
 				cmds = append(cmds, m.print(styleDim().Render("resumed session "+r.SessionID)))
 				cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
@@ -370,6 +370,9 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			cmds = append(cmds, m.call("history.page", map[string]any{"session_id": r.SessionID, "revision": r.Revision, "cursor": nil}))
 		}
 		m.shown = r.SessionID
+		// The selection may differ from initialize's: session.open
+		// restores the session's own.
+		cmds = append(cmds, m.call("status", map[string]any{}))
 		if m.opts.Prompt != "" {
 			cmds = append(cmds, m.startTurn(m.opts.Prompt))
 		}
@@ -377,7 +380,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 	case "history.page":
 		return m.replay(c.resp.Result)
 	case "status":
-		return m.statusAfterRestart(c.resp.Result)
+		return m.status(c.resp.Result)
 	case "turn.start":
 		var r struct {
 			RunID string `json:"run_id"`

@@ -38,6 +38,7 @@ func (m *Model) changed(what string) tea.Cmd {
 // model is not ready; what the old backend still delivers is ignored.
 func (m *Model) restart() tea.Cmd {
 	m.restartPending, m.restarting, m.ready, m.reopenTries = false, true, false, 0
+	m.announce = "backend restarted"
 	m.readiness = "restarting"
 	m.gen++
 	restart, gen := m.opts.Restart, m.gen
@@ -73,11 +74,12 @@ func (m *Model) attach() tea.Cmd {
 	return m.call("session.create", map[string]any{})
 }
 
-// statusAfterRestart shows the selection the reopened session uses. A
-// session keeps the model it was started with when its provider is still
-// the configured one (docs/protocol.md, session.open restores the saved
-// selection), so a model stored with /model may apply to new sessions only.
-func (m *Model) statusAfterRestart(raw json.RawMessage) tea.Cmd {
+// status shows the selection the attached session uses, and after a
+// restart says so. A session keeps the model it was started with when its
+// provider is still the configured one (docs/protocol.md, session.open
+// restores the saved selection), so a model stored with /model may apply to
+// new sessions only.
+func (m *Model) status(raw json.RawMessage) tea.Cmd {
 	var st struct {
 		Readiness string  `json:"readiness"`
 		Provider  *string `json:"provider"`
@@ -93,9 +95,12 @@ func (m *Model) statusAfterRestart(raw json.RawMessage) tea.Cmd {
 		m.model = *st.Model
 	}
 	m.readiness = st.Readiness
-	line := styleDim().Render("backend restarted: " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
+	if m.announce == "" {
+		return nil
+	}
+	line := styleDim().Render(m.announce + ": " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
 	want := m.wantModel
-	m.wantModel = ""
+	m.announce, m.wantModel = "", ""
 	if want != "" && want != m.model {
 		return m.print(line, styleWarn().Render("this session keeps the model it was started with ("+m.model+"); /new starts a session with "+want))
 	}

@@ -211,6 +211,8 @@ func TestModelInsideTheAppRestarts(t *testing.T) {
 	wantSettings(t, ws, "fixture", "fixture-four")
 	tm.typeText("again\r")
 	tm.waitFor("echo: again")
+	tm.typeText("/new\r")
+	tm.waitFor("new session: fixture · fixture-four · ready")
 	tm.typeText("/quit\r")
 	if code := tm.exit(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, tm.screen())
