@@ -73,7 +73,7 @@ type glAllow struct {
 type allowlist struct {
 	*glAllow
 	res   func() []*regexp.Regexp // a.branches, compiled
-	need  func() [][][]string     // each branch's required literals
+	need  func() []branchNeed     // what each branch's matches need
 	words func() map[uint16][]string
 }
 
@@ -86,11 +86,11 @@ func newAllowlist(a *glAllow) allowlist {
 			}
 			return out
 		}),
-		need: sync.OnceValue(func() [][][]string {
-			out := make([][][]string, len(a.branches))
+		need: sync.OnceValue(func() []branchNeed {
+			out := make([]branchNeed, len(a.branches))
 			for i, br := range a.branches {
 				if re, err := syntax.Parse(br.pattern, syntax.Perl); err == nil {
-					out[i] = required(re)
+					out[i] = branchNeed{lits: required(re), first: anchoredFirst(re)}
 				}
 			}
 			return out
@@ -168,12 +168,85 @@ func (a allowlist) regexMatches(target string) bool {
 		if br.lits != nil && !containsAny(lowered, br.lits) {
 			continue
 		}
-		if !holdsAll(lowered, need[i]) {
+		if !holdsAll(lowered, need[i].lits) || need[i].first != nil && (target == "" || !need[i].first[target[0]]) {
 			continue
 		}
 		if res[i].MatchString(target) {
 			return true
 		}
+	}
+	return false
+}
+
+// branchNeed is what any text a branch matches holds: one literal of each
+// set in lits, and, for a branch anchored at the start, a first byte in
+// first (nil: unknown).
+type branchNeed struct {
+	lits  [][]string
+	first *[256]bool
+}
+
+// anchoredFirst returns the bytes a match of re, anchored at the start of
+// the text (\A), may begin with; nil when re is not so anchored or they
+// are not known.
+func anchoredFirst(re *syntax.Regexp) *[256]bool {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	var set [256]bool
+	if !firstBytes(re.Sub[1], &set) {
+		return nil
+	}
+	return &set
+}
+
+// firstBytes adds to set the bytes a match of re may begin with, and
+// reports false when re may match empty text or they are not known.
+func firstBytes(re *syntax.Regexp, set *[256]bool) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		r := re.Rune[0]
+		if r >= utf8.RuneSelf {
+			return false
+		}
+		set[r] = true
+		if re.Flags&syntax.FoldCase != 0 {
+			// ASCII letters fold to ASCII letters, and k and s also to
+			// U+212A and U+017F: any non-ASCII lead byte.
+			set[lower[r]], set[upper(r)] = true, true
+			for b := 0x80; b < 0x100; b++ {
+				set[b] = true
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1] && r < utf8.RuneSelf; r++ {
+				set[r] = true
+			}
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				for b := 0x80; b < 0x100; b++ {
+					set[b] = true
+				}
+			}
+		}
+		return len(re.Rune) > 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0], set)
+	case syntax.OpRepeat:
+		return re.Min >= 1 && firstBytes(re.Sub[0], set)
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && minWidth(re.Sub[0]) > 0 && firstBytes(re.Sub[0], set)
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !firstBytes(sub, set) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
