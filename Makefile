@@ -63,26 +63,29 @@ redact-rules:
 	$(GO) generate ./redact
 
 # Mutation testing with gremlins (pinned, installed into .tools/bin): each
-# package on its own, so that a slow one does not hide the others' figures,
-# under MUTATE_TIMEOUT, niced, one mutant at a time. Slow (one go test per
-# mutant) and not part of make test: `make mutate PKG=./history` runs one
-# package. Only mutants that the package's own tests cover are run (gremlins'
-# coverage-based selection); each run may take 10x the covered test run before
-# it counts as timed out. The full report of each package is written to
-# .mutate/<package>.log. Killed share = killed / (killed + lived); timed-out
-# and uncovered mutants are counted apart. (No --test-cpu: gremlins v0.6.0
-# passes it as one argument "-cpu N", go test fails to start, and every
-# mutant would count as killed.)
+# package on its own, niced, one mutant at a time, under MUTATE_TIMEOUT. Slow
+# (one go test per mutant) and not part of make test: `make mutate
+# PKG=./history` runs one package; MUTATE_FLAGS adds gremlins flags (e.g.
+# -E '^run\.go$$' to leave a file out). Only mutants that the package's own
+# tests cover are run (gremlins' coverage-based selection); a run may take
+# MUTATE_COEFF times the covered test run before it counts as timed out
+# (GOFLAGS=-count=1: a cached coverage run would make that a fraction of a
+# second). The full report goes to .mutate/<package>.log. Killed share =
+# killed / (killed + lived); timed-out and uncovered mutants are counted
+# apart. No --test-cpu: gremlins v0.6.0 passes it as one argument "-cpu N",
+# go test then fails to start, and every mutant counts as killed.
 GREMLINS        := $(CURDIR)/.tools/bin/gremlins
 GREMLINS_VERSION := v0.6.0
 MUTATE_PKGS     ?= ./stages/framing ./stages/validate ./stages/wire ./stages/dispatch ./stages/writer ./stages/worker ./history ./backpressure ./redact ./runner/agent
 PKG             ?= $(MUTATE_PKGS)
 MUTATE_TIMEOUT  ?= 60m
+MUTATE_COEFF    ?= 10
+MUTATE_FLAGS    ?=
 MUTATE_OUT      := $(CURDIR)/.mutate
 mutate: $(GREMLINS)
 	@mkdir -p $(MUTATE_OUT); for p in $(PKG); do echo "== $$p"; \
 	  log=$(MUTATE_OUT)/$$(echo $$p | sed 's|^\./||; s|/|_|g').log; \
-	  timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 $$p >$$log 2>&1; \
+	  GOFLAGS=-count=1 timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient $(MUTATE_COEFF) $(MUTATE_FLAGS) $$p >$$log 2>&1; \
 	  grep -E '^ *(LIVED|TIMED OUT)|^(Killed|Timed out|Test efficacy)' $$log || echo "   $$p: no result within $(MUTATE_TIMEOUT) ($$log)"; done
 
 $(GREMLINS):
