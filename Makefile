@@ -18,8 +18,14 @@ all: build
 
 # A static, stripped binary: no libc mapping and no symbol table to page in
 # (idle RSS about 5 MiB lower; stack traces keep their file:line).
+# The linked file is then copied into place, as an installer would: the
+# linker writes through a memory mapping, which leaves the file's pages in
+# the page cache in a shape that makes every child map about 5 MiB more of
+# it (idle RSS 28 MiB instead of 22.6 for the same bytes; see the README,
+# Start-up and idle memory). The rename keeps running children intact.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./cmd/magi-code
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN).link ./cmd/magi-code
+	cp $(BIN).link $(BIN).new && mv -f $(BIN).new $(BIN) && rm -f $(BIN).link
 
 # Whole-process tests find the binary through MAGI_CODE_BIN.
 test: build mcp-everything
