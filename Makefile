@@ -57,7 +57,8 @@ cover:
 	  echo $$? >$(COVERDIR)/test.rc
 	$(GO) tool covdata merge -i=$(COVERDIR)/unit,$(COVERDIR)/e2e -o $(COVERDIR)/merged
 	$(GO) tool covdata textfmt -i=$(COVERDIR)/merged -o $(COVERDIR)/cover.out
-	$(GO) tool covdata percent -i=$(COVERDIR)/merged | sed 's,github.com/magi-code/magi-code/\?,./,' | sort
+	$(GO) tool covdata percent -i=$(COVERDIR)/merged | sed 's,\t\t\t,\t\t(no statements)\n\t,g' \
+	  | sed 's,github.com/magi-code/magi-code/\?,./,' | sort
 	@echo "total: $$($(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1 | awk '{print $$NF}') (details: go tool cover -html=$(COVERDIR)/cover.out)"
 	@if [ "$$(cat $(COVERDIR)/test.rc)" != 0 ]; then grep -E '^(--- FAIL|FAIL|panic)' $(COVERDIR)/test.log; \
 	  echo "some tests failed (log: $(COVERDIR)/test.log); the figures above count the tests that ran"; exit 1; fi
