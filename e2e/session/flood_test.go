@@ -34,6 +34,13 @@ func TestFloodSlowReader(t *testing.T) {
 	ctx := clienttest.Guard(t)
 	for {
 		ev, err := ch.C.WaitEvent(ctx, func(client.Event) bool { return true })
+		if err != nil && ctx.Err() == nil {
+			// The stream ended: only the output deadline may end it, and
+			// what arrived before must still be text of the reply.
+			endedAtOutputDeadline(t, ch, ws)
+			checkFloodDeltas(t, unit, evs)
+			return
+		}
 		if err != nil {
 			t.Fatalf("after %d events: %v", len(evs), err)
 		}
@@ -98,4 +105,36 @@ func TestFloodSlowReader(t *testing.T) {
 		t.Fatalf("run.finished %s; want failed with content_limit (100 MB > 8 MiB)", run.Events[len(run.Events)-1].Data)
 	}
 	ch.noEventsAfter()
+}
+
+// checkFloodDeltas checks the deltas of a flood the output deadline cut
+// short: no reconcile came, but every delta is whole text of the reply
+// (the unit repeated), and until the first gap they join into its prefix.
+func checkFloodDeltas(t *testing.T, unit string, evs []client.Event) {
+	t.Helper()
+	var joined strings.Builder
+	lastPart, gap := -1, false
+	for _, ev := range evs {
+		if ev.Name != protocol.EventMessageDelta {
+			continue
+		}
+		var te clienttest.TextEvent
+		if err := ev.Decode(&te); err != nil {
+			t.Fatal(err)
+		}
+		if te.Part <= lastPart {
+			t.Fatalf("delta part %d after part %d", te.Part, lastPart)
+		}
+		gap = gap || te.Part != lastPart+1
+		lastPart = te.Part
+		if !strings.Contains(strings.Repeat(unit, len(te.Text)/len(unit)+2), te.Text) {
+			t.Fatalf("delta part %d %q is not text of the reply", te.Part, te.Text)
+		}
+		if !gap {
+			joined.WriteString(te.Text)
+		}
+	}
+	if got := joined.String(); got != strings.Repeat(unit, len(got)/len(unit))+unit[:len(got)%len(unit)] {
+		t.Fatalf("the deltas before the first gap (%d bytes) are not the reply's prefix", len(got))
+	}
 }
