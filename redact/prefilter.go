@@ -254,6 +254,17 @@ func scanNew(s string, from, oldEnd int, dst []hit) (_ []hit, next int) {
 // fewer than eight bytes remain. It calls nothing, so its loop keeps
 // everything in registers.
 func cleanBlocks(s string, q int) int {
+	for ; q+16 <= len(s); q += 16 {
+		b := s[q : q+16]
+		if rawSample[uint16(b[0])|uint16(b[1])<<8]|rawSample[uint16(b[2])|uint16(b[3])<<8]|
+			rawSample[uint16(b[4])|uint16(b[5])<<8]|rawSample[uint16(b[6])|uint16(b[7])<<8] != 0 {
+			return q
+		}
+		if rawSample[uint16(b[8])|uint16(b[9])<<8]|rawSample[uint16(b[10])|uint16(b[11])<<8]|
+			rawSample[uint16(b[12])|uint16(b[13])<<8]|rawSample[uint16(b[14])|uint16(b[15])<<8] != 0 {
+			return q + 8
+		}
+	}
 	for ; q+8 <= len(s); q += 8 {
 		b := s[q : q+8]
 		if rawSample[uint16(b[0])|uint16(b[1])<<8]|rawSample[uint16(b[2])|uint16(b[3])<<8]|
