@@ -55,14 +55,11 @@ func anchor(lit string) int {
 }
 
 var (
-	lower [256]byte
+	lower, capital [256]byte
 	// triBits has bit trigram(t) set for every anchor's three bytes t: a
 	// sampled bigram hit reaches the literals only where an anchor's
 	// trigram may start, next to it.
 	triBits [1 << 16 / 64]uint64
-	// eitherBits holds the two bigrams of every anchor: one of them is on
-	// an even position, so scan samples every second position against it.
-	eitherBits [1 << 16 / 64]uint64
 	// bigramList[k] is the group (from 1) of the triggers whose anchor
 	// starts with bigram k, 0 for none; group g is
 	// triggers[groupStart[g]:groupStart[g+1]].
@@ -78,9 +75,12 @@ var (
 // allocations, so that the package costs next to nothing at start-up.
 func init() {
 	for i := range lower {
-		lower[i] = byte(i)
+		lower[i], capital[i] = byte(i), byte(i)
 		if 'A' <= i && i <= 'Z' {
 			lower[i] = byte(i + 'a' - 'A')
+		}
+		if 'a' <= i && i <= 'z' {
+			capital[i] = byte(i - 'a' + 'A')
 		}
 	}
 	if len(rules) > 1<<16-1 {
@@ -138,15 +138,13 @@ func init() {
 			g := bigramList[k]
 			groupStart[g]--
 			triggers[groupStart[g]] = t
-			k2 := bigram(lit[a+1], lit[a+2])
 			k3 := trigram(lit[a], lit[a+1], lit[a+2])
 			triBits[k3>>6] |= 1 << (k3 & 63)
-			eitherBits[k>>6] |= 1 << (k & 63)
-			eitherBits[k2>>6] |= 1 << (k2 & 63)
+			sampled(lit[a], lit[a+1], r.fold)
+			sampled(lit[a+1], lit[a+2], r.fold)
 			maxTrigger = max(maxTrigger, len(lit))
 		}
 	}
-	buildRaw()
 }
 
 func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }
@@ -165,34 +163,26 @@ type hit struct {
 	rule uint16
 }
 
-// rawSample is eitherBits as a byte table (1 for a set bit) keyed by the
-// two raw bytes of a sample read as a little-endian uint16 (first byte
-// low), every case of a letter included: the sampling loop needs no
-// lowercasing and no shifts. Clean text touches a few kilobytes of it.
+// rawSample holds the two bigrams of every anchor (one of them is on an
+// even position, so scan samples every second position against it), as a
+// byte table (1 for a bigram) keyed by the two raw bytes of a sample read
+// as a little-endian uint16 (first byte low): every case of a letter for a
+// trigger that folds case, the trigger's own bytes for one that does not.
+// The sampling loop needs no lowercasing and no shifts; clean text touches
+// a few kilobytes of it.
 var rawSample [1 << 16]uint8
 
-// buildRaw fills rawSample from eitherBits.
-func buildRaw() {
-	for w, b := range eitherBits {
-		for ; b != 0; b &= b - 1 {
-			k := w<<6 | bits.TrailingZeros64(b)
-			xs, ys := cases(byte(k>>8)), cases(byte(k))
-			for _, x := range xs {
-				for _, y := range ys {
-					rawSample[uint16(x)|uint16(y)<<8] = 1
-				}
-			}
+// sampled puts the bigram xy of an anchor into rawSample.
+func sampled(x, y byte, fold bool) {
+	if !fold {
+		rawSample[uint16(x)|uint16(y)<<8] = 1
+		return
+	}
+	for _, a := range [2]byte{lower[x], capital[lower[x]]} {
+		for _, b := range [2]byte{lower[y], capital[lower[y]]} {
+			rawSample[uint16(a)|uint16(b)<<8] = 1
 		}
 	}
-}
-
-// cases returns the raw bytes that lowercase to the (lowercase) byte c:
-// c itself, and its capital for a letter.
-func cases(c byte) []byte {
-	if 'a' <= c && c <= 'z' {
-		return []byte{c, c - 'a' + 'A'}[:2:2]
-	}
-	return []byte{c, c}[:1:1]
 }
 
 // scan appends to dst every trigger occurrence in s whose anchor is at or
