@@ -222,7 +222,8 @@ func scanNew(s string, from, oldEnd int, dst []hit) (_ []hit, next int) {
 				continue
 			}
 			// The anchors at p-1 and p, from the four bytes around p.
-			w := uint32(s[p-1]) | uint32(s[p])<<8 | uint32(s[p+1])<<16 | uint32(s[p+2])<<24
+			b4 := s[p-1 : p+3]
+			w := uint32(b4[0]) | uint32(b4[1])<<8 | uint32(b4[2])<<16 | uint32(b4[3])<<24
 			if t := tri3(w); triBits[t>>6]&(1<<(t&63)) != 0 {
 				dst = scanAt(s, p-1, oldEnd, dst, &next)
 			}
