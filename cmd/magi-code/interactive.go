@@ -92,11 +92,14 @@ func (p *inProcessBackend) restart() (mission.Backend, error) {
 	return p.c, nil
 }
 
-// close ends the pipeline and returns its exit code.
+// close ends the pipeline and returns its exit code. It may be called
+// again: it then returns the same code.
 func (p *inProcessBackend) close() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.end()
+	code := p.end()
+	p.end = func() int { return code }
+	return code
 }
 
 // pickSession prints the list numbered and reads a choice from the
