@@ -239,3 +239,27 @@ func TestCtrlCBeforeTheRunID(t *testing.T) {
 		t.Fatalf("after turn.start: %s %v; want turn.cancel of the run", method, p)
 	}
 }
+
+// A resumed session runs on the selection session.open restored, which
+// status reports: the status bar shows that one, not initialize's.
+func TestResumeShowsTheRestoredModel(t *testing.T) {
+	fb := &fakeBackend{events: make(chan client.Event)}
+	m := New(Options{Backend: fb, Resume: sess})
+	_, cmd := m.Update(result(0, "initialize", readyStatus))
+	msgs(cmd)
+	_, cmd = m.Update(result(0, "session.open", `{"session_id":"`+sess+`","revision":"r1","durable":true,"notices":["saved_selection_notice"]}`))
+	msgs(cmd)
+	fb.mu.Lock()
+	calls := strings.Join(fb.calls, " ")
+	fb.mu.Unlock()
+	if !strings.Contains(calls, "session.open history.page status") && !strings.Contains(calls, "session.open status") {
+		t.Fatalf("calls %s; want status after session.open", calls)
+	}
+	m.Update(result(0, "status", `{"state":"idle","readiness":"ready","provider":"fixture","model":"saved-model","context_id":"c","session_id":"`+sess+`","run_id":null}`))
+	if v := view(m); !strings.Contains(v, "fixture · saved-model") {
+		t.Fatalf("status bar:\n%s", v)
+	}
+	if strings.Contains(printed(m), "backend restarted") {
+		t.Fatal("a start was announced as a restart")
+	}
+}
