@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math"
+	"strings"
 	"regexp/syntax"
 	"sync"
 )
@@ -172,6 +173,11 @@ var runByte = class("A-Za-z0-9_.=+/~-")
 // ^[a-zA-Z_.-]+$.
 var letterish = class("A-Za-z_.-")
 
+// semiLead is what gitleaks' generated keyword rules put between the
+// assignment operator and the secret's group: at most 5 bytes of quotes,
+// space and =. mayHold applies to the rules that hold it once.
+const semiLead = "(?:[=>]|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\t\\n\\f\\r \"'=`]{0,5}("
+
 // holdCheck is what mayHold knows of one gitleaks rule.
 type holdCheck struct {
 	ok       bool // every capture group holds runByte bytes only (or non-ASCII)
@@ -186,7 +192,7 @@ func (g *glRule) hold() holdCheck {
 	if h, ok := holdChecks.Load(g); ok {
 		return h.(holdCheck)
 	}
-	h := holdCheck{ok: capturesInRun(g.pattern)}
+	h := holdCheck{ok: strings.Count(g.pattern, semiLead) == 1 && capturesInRun(g.pattern)}
 	if g.entropy > 0 {
 		// Shannon entropy is at most log2 of the number of distinct runes.
 		h.distinct = int(math.Floor(math.Exp2(g.entropy))) + 1

@@ -138,6 +138,18 @@ func TestCapturesInRun(t *testing.T) {
 			t.Errorf("capturesInRun(%q) = %v; want %v", pattern, got, want)
 		}
 	}
+	n, eligible := 0, 0
+	for _, r := range rules {
+		if r.gl != nil && r.assign {
+			n++
+			if r.gl.hold().ok {
+				eligible++
+			}
+		}
+	}
+	if eligible < n*9/10 {
+		t.Errorf("mayHold applies to %d of %d keyword rules", eligible, n)
+	}
 	for _, r := range rules {
 		// Its secret holds a ':'.
 		if r.name == "telegram-bot-api-token" && r.gl.hold().ok {
