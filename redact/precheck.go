@@ -2,8 +2,8 @@ package redact
 
 import (
 	"math"
-	"strings"
 	"regexp/syntax"
+	"strings"
 	"sync"
 )
 
