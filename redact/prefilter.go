@@ -9,7 +9,7 @@ import (
 // clean text, the common case on the delta hot path, never reaches a
 // regexp. Each trigger is indexed by an anchor: the two bigrams at an
 // offset of it chosen to be rare in prose and code (ASCII-lowercased). The
-// scan tests every second byte pair against a bitmap of the anchors'
+// scan tests every second byte pair against a table of the anchors'
 // bigrams, then the trigram bits of the two anchors the pair may belong
 // to, and only then compares literals.
 
