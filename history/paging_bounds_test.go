@@ -681,15 +681,23 @@ func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
 	}
 	dirSynced := func(mode string) bool {
 		e := newEnv(t)
+		// -ff: one file per thread, so that no call is split into
+		// "<unfinished ...>" and "<... resumed>" lines by another thread's
+		// (which a loaded machine makes likely).
 		trace := filepath.Join(t.TempDir(), "trace")
-		cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
+		cmd := exec.Command(strace, "-ff", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
 			os.Args[0], "-test.run=^TestDirSyncAfterFailedFirstWrite$")
 		cmd.Env = append(os.Environ(), reviewFsizeEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
 		out, err := cmd.CombinedOutput()
 		if err != nil || !bytes.Contains(out, []byte("helper ok")) {
 			t.Fatalf("helper %s: %v\n%s", mode, err, out)
 		}
-		tr, _ := os.ReadFile(trace)
+		files, _ := filepath.Glob(trace + ".*")
+		var tr []byte
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			tr = append(tr, b...)
+		}
 		// openat(AT_FDCWD, "<dir>", O_RDONLY|O_CLOEXEC|O_DIRECTORY) = N, then fsync(N)
 		open := regexp.MustCompile(`openat\(AT_FDCWD, "` + regexp.QuoteMeta(e.dir) + `", [^)]*O_DIRECTORY[^)]*\) = (\d+)`)
 		for _, m := range open.FindAllSubmatch(tr, -1) {
