@@ -117,7 +117,9 @@ type wiring struct {
 //     events, per-event policy worker.EventPolicy: message.delta Drop,
 //     every other event Wait(protocol.CriticalEventWait); the writer takes
 //     events only while fewer than writer.EventWatermark (16) frames are
-//     pending.
+//     pending. Deltas are paced on it (backpressure.Pacing): one that finds
+//     it full waits a short grace for room, or none while the writer reports
+//     the output full (writer.Writer.OutputFull), then text coalesces.
 func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	now, newID := time.Now, uuid.NewString
@@ -129,8 +131,6 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error)
 
 	p.events = backpressure.NewMixed("run-events", protocol.WorkerEvents, worker.EventPolicy, backpressure.System)
 
-	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
-		Events: p.events, Output: ctx, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
 	w, err := writer.New(out, writer.Options{InstanceID: instanceID, Now: now, Logf: p.logf})
 	if err != nil {
 		stop(err)
@@ -138,6 +138,8 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error)
 		return nil, err
 	}
 	p.w = w
+	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
+		Events: p.events, Output: ctx, OutputFull: w.OutputFull, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
 	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
 	return p, nil
 }

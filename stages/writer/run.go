@@ -106,6 +106,9 @@ func (w *Writer) finish() bool {
 // closed. docs/protocol.md, Ordering and delivery: "Turn events use a separate bounded 32-event channel"; what
 // stays in that channel is the producers' backpressure, not ours.
 func (w *Writer) take(events <-chan wire.Event) <-chan wire.Event {
+	// One clock reading for the batch: an enqueue time taken a few
+	// microseconds early only brings a frame's deadline forward.
+	var now time.Time
 	for events != nil || w.held {
 		w.mu.Lock()
 		if w.q.count >= EventWatermark || w.err != nil {
@@ -127,7 +130,10 @@ func (w *Writer) take(events <-chan wire.Event) <-chan wire.Event {
 				return nil
 			}
 		}
-		w.appendEventLocked(&w.cur)
+		if now.IsZero() {
+			now = w.now()
+		}
+		w.appendEventLocked(&w.cur, now)
 		w.mu.Unlock()
 		if w.onEvent != nil {
 			w.onEvent(&w.cur)

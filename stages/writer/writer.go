@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -85,6 +86,8 @@ type Writer struct {
 	// yet (responses may have filled the queue meanwhile). Run's goroutine
 	// only.
 	held bool
+	// full: the last write(2) found the output full (see OutputFull).
+	full atomic.Bool
 
 	// mu guards the fields below. Every write(2) on out happens with mu
 	// held, and the pending count is decremented in the same critical
@@ -222,6 +225,12 @@ func (w *Writer) Progress() Progress {
 	return p
 }
 
+// OutputFull reports whether the last write(2) found the output full: the
+// reader is behind by at least what the pipe holds. It is false again once
+// a write empties the pending frames. Safe for concurrent use; a hint for
+// pacing best-effort output, never for a protocol rule.
+func (w *Writer) OutputFull() bool { return w.full.Load() }
+
 // Stats returns a snapshot of the counters.
 func (w *Writer) Stats() Stats {
 	w.mu.Lock()
@@ -264,7 +273,8 @@ func (w *Writer) appendResponseLocked(r *wire.Response) {
 	w.stats.Frames++
 }
 
-func (w *Writer) appendEventLocked(e *wire.Event) {
+// appendEventLocked encodes e as the next frame, enqueued at now.
+func (w *Writer) appendEventLocked(e *wire.Event, now time.Time) {
 	start := w.q.begin()
 	seq := w.q.nextSeq()
 	w.q.buf = wire.AppendEvent(w.q.buf, w.instanceID, seq, e)
@@ -280,7 +290,7 @@ func (w *Writer) appendEventLocked(e *wire.Event) {
 		}
 		w.q.buf = wire.AppendEvent(w.q.buf[:start], w.instanceID, seq, &sub)
 	}
-	w.q.commit(w.now())
+	w.q.commit(now)
 	w.stats.Frames++
 }
 
@@ -289,6 +299,7 @@ func (w *Writer) appendEventLocked(e *wire.Event) {
 // critical section. It reports whether any byte was written and whether
 // the fd would block. A write error other than EAGAIN is fatal.
 func (w *Writer) writeLocked(fd uintptr) (progressed, wouldBlock bool) {
+	defer func() { w.full.Store(wouldBlock) }()
 	for w.q.count > 0 && w.err == nil {
 		b := w.q.unwritten()
 		n, err := w.write(fd, b)
