@@ -72,3 +72,26 @@ func TestStalledReaderWaitLastsUntilDeadline(t *testing.T) {
 		t.Fatalf("Run = %v; want the cancellation", err)
 	}
 }
+
+// TestStalledReaderWallClock is TestStalledReaderWaitEndsAtDeadline with
+// the production clock (Options.Now nil: the deadline goes to the poller
+// unconverted) and a deadline shortened to 10 ms: Run returns
+// ErrOutputDeadline, not before the deadline and long before the 500 ms
+// guard.
+func TestStalledReaderWallClock(t *testing.T) {
+	_, out := newPipe(t)
+	w := newWriter(t, out, Options{})
+	w.q.limit = 10 * time.Millisecond
+	fill(t, out)
+	start := time.Now()
+	w.Respond(status("stuck"))
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 500*time.Millisecond, errWaitedPastDeadline)
+	defer cancel()
+	err := w.Run(ctx, make(chan wire.Event), nil)
+	if !errors.Is(err, ErrOutputDeadline) {
+		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
+	}
+	if waited := time.Since(start); waited < w.q.limit {
+		t.Fatalf("Run gave up %v after the enqueue; want at least %v", waited, w.q.limit)
+	}
+}

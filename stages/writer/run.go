@@ -159,8 +159,12 @@ func (w *Writer) flush(ctx context.Context) error {
 		return ErrOutputDeadline
 	}
 	// docs/protocol.md, Bounds: "Output deadline: 2000 ms from enqueue, not reset by partial
-	// progress". The poller runs on the wall clock: convert.
-	if err := w.out.SetWriteDeadline(time.Now().Add(deadline.Sub(now))); err != nil {
+	// progress". The poller runs on the wall clock: convert, unless Now is it.
+	wall := deadline
+	if !w.wallClock {
+		wall = time.Now().Add(deadline.Sub(now))
+	}
+	if err := w.out.SetWriteDeadline(wall); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutputBroken, err)
 	}
 	// Checked after setting the deadline: if ctx ended before, we see it
@@ -171,7 +175,6 @@ func (w *Writer) flush(ctx context.Context) error {
 	err := w.raw.Write(w.flushWrite)
 	w.mu.Lock()
 	fatal := w.err
-	expired = w.q.expired(w.now())
 	w.mu.Unlock()
 	switch {
 	case fatal != nil:
@@ -182,6 +185,9 @@ func (w *Writer) flush(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+		w.mu.Lock()
+		expired = w.q.expired(w.now())
+		w.mu.Unlock()
 		if expired {
 			return ErrOutputDeadline
 		}

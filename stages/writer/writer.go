@@ -70,6 +70,7 @@ type Writer struct {
 	write      func(fd uintptr, b []byte) (int, error)
 	instanceID string
 	now        func() time.Time
+	wallClock  bool // now is time.Now: its deadlines need no conversion
 	onEvent    func(e *wire.Event) // Run's queued argument; Run's goroutine only
 	logf       func(format string, args ...any)
 	// wake holds one token when Respond left bytes pending or failed.
@@ -138,7 +139,7 @@ func New(out Output, opts Options) (*Writer, error) {
 		w.write = p.writeNonblock
 	}
 	if w.now == nil {
-		w.now = time.Now
+		w.now, w.wallClock = time.Now, true
 	}
 	if w.logf == nil {
 		w.logf = func(string, ...any) {}
