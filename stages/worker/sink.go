@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/chunk"
 	"github.com/magi-code/magi-code/history"
@@ -27,12 +29,24 @@ type turnSink struct {
 	r   *activeRun
 	att *history.Attachment
 
-	stream    redact.Stream
-	carry     textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
-	pacing    backpressure.Pacing
-	unsaved   []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
-	chunked   bool   // the open segment has stored chunks
-	deltaPart int    // next delta part of the open segment
+	stream  redact.Stream
+	carry   textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
+	pacing  backpressure.Pacing
+	unsaved []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
+	chunked bool   // the open segment has stored chunks
+
+	// The assistant_chunk append in flight, off the delta path: it reads
+	// storing (the other half of unsaved's double buffer) and leaves its
+	// error in storeErr. settle waits for it; every other use of the
+	// attachment, and the next chunk, come after settle.
+	store    conc.WaitGroup
+	storing  []byte
+	storeErr error
+	inFlight bool
+	// storeGate, when set (tests only), runs in the chunk append's
+	// goroutine before the append.
+	storeGate func()
+	deltaPart int // next delta part of the open segment
 
 	// pending is the last ended segment: it is reconciled when the next
 	// segment or tool starts (complete) or when the run ends (partial
@@ -57,23 +71,48 @@ func (s *turnSink) event(name string) wire.Event {
 	return wire.Event{Name: name, SessionID: s.r.sessionID, RunID: s.r.id}
 }
 
-// persist appends a record; a failure degrades the run's persistence once
-// and is reported as a diagnostic.
+// persist appends a record after the chunk append in flight, if any; a
+// failure degrades the run's persistence once and is reported as a
+// diagnostic.
 func (s *turnSink) persist(rec history.Record) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	rec.RunID = s.r.id
 	if s.degraded {
 		return nil
 	}
-	if _, err := s.att.Append(rec, false); err != nil {
-		s.degraded = true
-		if !s.diagnosed {
-			s.diagnosed = true
-			d := s.event(protocol.EventDiagnostic)
-			d.Code, d.Summary = string(protocol.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
-			return s.p.offer(d)
-		}
+	_, err := s.att.Append(rec, false)
+	return s.appended(err)
+}
+
+// appended accounts the result of an append: the first failure degrades
+// the run's persistence and is reported as a diagnostic.
+func (s *turnSink) appended(err error) error {
+	if err == nil || s.degraded {
+		return nil
+	}
+	s.degraded = true
+	if !s.diagnosed {
+		s.diagnosed = true
+		d := s.event(protocol.EventDiagnostic)
+		d.Code, d.Summary = string(protocol.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
+		return s.p.offer(d)
 	}
 	return nil
+}
+
+// settle waits for the chunk append in flight and accounts its result. It
+// is idempotent; the turn worker calls it before its own appends.
+func (s *turnSink) settle() error {
+	if !s.inFlight {
+		return nil
+	}
+	s.store.Wait()
+	s.inFlight = false
+	err := s.storeErr
+	s.storeErr = nil
+	return s.appended(err)
 }
 
 func (s *turnSink) SegmentStart(messageID string) {
@@ -102,8 +141,9 @@ func (s *turnSink) TextDelta(messageID, text string) error {
 
 // chunkBytes is how much accepted text of a segment is stored as an
 // assistant_chunk record while the segment streams: a child that dies
-// mid-reply leaves at most this much of it unstored (history then shows the
-// stored part as a partial reply of the interrupted turn). A segment that
+// mid-reply leaves at most twice this much of it unstored, the chunk being
+// written and the one filling (history then shows the stored part as a
+// partial reply of the interrupted turn). A segment that
 // ends shorter than this is stored whole in its completion record; a longer
 // one is stored once, in its chunks: its completion record has no text, and
 // readers join the chunks (see the history package).
@@ -124,12 +164,29 @@ func (s *turnSink) saveChunk(messageID string) error {
 	if cut == 0 {
 		return nil
 	}
-	// A view, not a copy: Append encodes the record before it returns and
-	// keeps none of it.
-	err := s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: unsafe.String(unsafe.SliceData(s.unsaved), cut)})
-	s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
+	if err := s.settle(); err != nil {
+		return err
+	}
 	s.chunked = true
-	return err
+	if s.degraded {
+		s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
+		return nil
+	}
+	// The chunk is stored off the delta path, while the next one fills the
+	// other buffer: the record's text is a view of storing, which nothing
+	// writes until settle (Append keeps none of it).
+	s.storing, s.unsaved = s.unsaved, append(s.storing[:0], s.unsaved[cut:]...)
+	rec := history.Record{Type: history.TypeAssistantChunk, RunID: s.r.id, MessageID: messageID,
+		Text: unsafe.String(unsafe.SliceData(s.storing), cut)}
+	s.inFlight = true
+	gate := s.storeGate
+	s.store.Go(func() {
+		if gate != nil {
+			gate()
+		}
+		_, s.storeErr = s.att.Append(rec, false)
+	})
+	return nil
 }
 
 // deltaPacing is the pacing policy of a segment's deltas on the run-event

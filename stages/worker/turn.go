@@ -152,6 +152,11 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	} else if runErr != nil && outcome == runner.Cancelled {
 		code = ""
 	}
+	// The sink's chunk append in flight lands before anything else; a
+	// failure it reports needs the diagnostic event, which found no room.
+	if err := sink.settle(); err != nil {
+		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
+	}
 	// Reconcile the last segment now that its completeness is known. docs/protocol.md, Run events:
 	// "A terminal event must follow required reconciliation": a reconcile
 	// that found no room is an output failure of the run.

@@ -70,7 +70,7 @@ type Writer struct {
 	write      func(fd uintptr, b []byte) (int, error)
 	instanceID string
 	now        func() time.Time
-	wallClock  bool // now is time.Now: its deadlines need no conversion
+	wallClock  bool                // now is time.Now: its deadlines need no conversion
 	onEvent    func(e *wire.Event) // Run's queued argument; Run's goroutine only
 	logf       func(format string, args ...any)
 	// wake holds one token when Respond left bytes pending or failed.
