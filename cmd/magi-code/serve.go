@@ -118,8 +118,7 @@ type wiring struct {
 //     every other event Wait(protocol.CriticalEventWait); the writer takes
 //     events only while fewer than writer.EventWatermark (16) frames are
 //     pending. Deltas are paced on it (backpressure.Pacing): one that finds
-//     it full waits a short grace for room, or none while the writer reports
-//     the output full (writer.Writer.OutputFull), then text coalesces.
+//     it full waits a grace for room, then text coalesces.
 func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	now, newID := time.Now, uuid.NewString
@@ -139,7 +138,7 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error)
 	}
 	p.w = w
 	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
-		Events: p.events, Output: ctx, OutputFull: w.OutputFull, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
+		Events: p.events, Output: ctx, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
 	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
 	return p, nil
 }

@@ -68,7 +68,7 @@ func TestFailedChunkStoreDegrades(t *testing.T) {
 // running, the next chunk waits for it (one append in flight, records in
 // order), and the deltas in between go on.
 func TestChunkStoreWaitsForThePreviousOne(t *testing.T) {
-	s, events := pacingSink(t, false)
+	s, events := pacingSink(t)
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)

@@ -14,12 +14,11 @@ import (
 )
 
 // pacingSink returns a turn sink whose event edge is full (nothing reads
-// it) and whose output reports full as told.
-func pacingSink(t *testing.T, full bool) (*turnSink, *backpressure.Queue[wire.Event]) {
+// it).
+func pacingSink(t *testing.T) (*turnSink, *backpressure.Queue[wire.Event]) {
 	t.Helper()
 	events := backpressure.NewMixed("run-events", protocol.WorkerEvents, EventPolicy, backpressure.System)
-	p := NewPool(Options{NewID: func() string { return "id" }, Now: time.Now, Events: events,
-		OutputFull: func() bool { return full }})
+	p := NewPool(Options{NewID: func() string { return "id" }, Now: time.Now, Events: events})
 	store := history.NewStore(t.TempDir(), t.TempDir(), time.Now)
 	att, code := store.Create("pacing-session", history.Selection{Provider: "fixture", Model: "fixture-model"})
 	if code != "" {
@@ -47,26 +46,13 @@ func pacingSink(t *testing.T, full bool) (*turnSink, *backpressure.Queue[wire.Ev
 var text = strings.Repeat("0123456789", 100)
 
 // TestDeltaPacing: a delta that finds the event edge full waits deltaGrace
-// for room while the output is not full (the writer has not run yet), and
-// is sent as its own frame when room comes; while the output is full (the
-// reader is behind by a whole pipe) it coalesces at once.
+// for room, and is sent as its own frame when room comes (a reader that
+// keeps reading paces the provider); with no room within the grace it
+// coalesces.
 func TestDeltaPacing(t *testing.T) {
-	t.Run("output full: coalesce without waiting", func(t *testing.T) {
+	t.Run("no room: wait the grace, then coalesce", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s, events := pacingSink(t, true)
-			start := time.Now()
-			if err := s.TextDelta("msg-1", text); err != nil {
-				t.Fatal(err)
-			}
-			if waited := time.Since(start); waited != 0 || !s.pacing.Behind() || s.carry.Len() == 0 || events.Expired() != 0 {
-				t.Fatalf("waited %v, behind %v, carried %d, expired offers %d; want 0, true, some, 0",
-					waited, s.pacing.Behind(), s.carry.Len(), events.Expired())
-			}
-		})
-	})
-	t.Run("output not full, no room: wait the grace, then coalesce", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			s, _ := pacingSink(t, false)
+			s, _ := pacingSink(t)
 			start := time.Now()
 			if err := s.TextDelta("msg-1", text); err != nil {
 				t.Fatal(err)
@@ -76,9 +62,9 @@ func TestDeltaPacing(t *testing.T) {
 			}
 		})
 	})
-	t.Run("output not full, room within the grace: one frame per delta", func(t *testing.T) {
+	t.Run("room within the grace: one frame per delta", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s, events := pacingSink(t, false)
+			s, events := pacingSink(t)
 			go func() {
 				time.Sleep(deltaGrace - time.Millisecond) // the writer runs late
 				<-events.C()

@@ -58,11 +58,6 @@ type Options struct {
 	// Output ends when the process is exiting: a critical event waiting
 	// for room on Events stops waiting then. nil means never.
 	Output context.Context
-	// OutputFull reports that the protocol output is full: the reader is
-	// behind by a whole pipe (writer.Writer.OutputFull). A delta that finds
-	// Events full then coalesces at once instead of waiting for room. nil
-	// means never full.
-	OutputFull func() bool
 	// Fail reports a failure that ends the process (ErrWorkerPanic,
 	// ErrRunFinishedLost, wrapped). It must not block; nil ignores.
 	Fail func(error)
@@ -114,9 +109,6 @@ func NewPool(opts Options) *Pool {
 	}
 	if opts.Fail == nil {
 		opts.Fail = func(error) {}
-	}
-	if opts.OutputFull == nil {
-		opts.OutputFull = func() bool { return false }
 	}
 	if opts.Log == nil {
 		opts.Log = diaglog.Discard()

@@ -191,9 +191,9 @@ func (s *turnSink) saveChunk(messageID string) error {
 
 // deltaPacing is the pacing policy of a segment's deltas on the run-event
 // edge (see backpressure.Pacing): a delta that finds the edge full waits
-// deltaGrace for room, unless the output is full; if no room comes, the
-// reader is behind and text coalesces, up to maxCarry, until the edge
-// drains to half; past that the older half of the carry is dropped.
+// deltaGrace for room; if none comes, the reader is behind and text
+// coalesces, up to maxCarry, until the edge drains to half; past that the
+// older half of the carry is dropped.
 func deltaPacing() backpressure.Pacing {
 	return backpressure.Pacing{Grace: deltaGrace, MaxCarry: maxCarry}
 }
@@ -201,14 +201,14 @@ func deltaPacing() backpressure.Pacing {
 // maxCarry bounds the text coalesced while the reader is behind.
 const maxCarry = 256 << 10
 
-// deltaGrace is how long a delta waits for room in a full event edge,
-// while the output is not full, before the reader counts as behind. The
-// edge is then full only because the writer has not run yet (the writer
-// takes events whenever it is not waiting for the reader): a fast provider
-// is paced by a reader that keeps up, one frame per delta, however busy
-// the machine. A reader that falls behind fills the output (a whole pipe),
-// and deltas coalesce from then on without waiting.
-const deltaGrace = 10 * time.Millisecond
+// deltaGrace is how long a delta waits for room in a full event edge before
+// the reader counts as behind. A reader that keeps reading frees room
+// within it, even on a busy machine where the reader or the writer waits
+// several milliseconds for a core: the provider is then paced by the
+// reader, one frame per delta, as a flood's reader expects. A reader that
+// stops costs the provider this once per stall; from then on text
+// coalesces.
+const deltaGrace = 20 * time.Millisecond
 
 // deltas offers the carried safe text as best-effort delta parts of at most
 // 4,000 bytes, as s.pacing decides. docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under
@@ -228,12 +228,6 @@ func (s *turnSink) deltas(messageID string, final bool) {
 			s.deltaPart++
 			continue
 		case backpressure.SendWaiting:
-			if s.p.opts.OutputFull() {
-				// The reader is behind by a whole pipe: no room will
-				// come within the grace.
-				s.pacing.Missed()
-				continue
-			}
 			e := s.nextPart(messageID)
 			if events.OfferWith(context.Background(), e, s.pacing.WaitPolicy()) != nil {
 				// No room within the grace: the reader is behind. The part

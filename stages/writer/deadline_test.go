@@ -76,8 +76,8 @@ func TestStalledReaderWaitLastsUntilDeadline(t *testing.T) {
 // TestStalledReaderWallClock is TestStalledReaderWaitEndsAtDeadline with
 // the production clock (Options.Now nil: the deadline goes to the poller
 // unconverted) and a deadline shortened to 10 ms: Run returns
-// ErrOutputDeadline, not before the deadline and long before the 500 ms
-// guard.
+// ErrOutputDeadline, not before the deadline and long before the 1.5 s
+// guard (150 times the wait, as above).
 func TestStalledReaderWallClock(t *testing.T) {
 	_, out := newPipe(t)
 	w := newWriter(t, out, Options{})
@@ -85,7 +85,7 @@ func TestStalledReaderWallClock(t *testing.T) {
 	fill(t, out)
 	start := time.Now()
 	w.Respond(status("stuck"))
-	ctx, cancel := context.WithTimeoutCause(context.Background(), 500*time.Millisecond, errWaitedPastDeadline)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 1500*time.Millisecond, errWaitedPastDeadline)
 	defer cancel()
 	err := w.Run(ctx, make(chan wire.Event), nil)
 	if !errors.Is(err, ErrOutputDeadline) {

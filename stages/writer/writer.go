@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -87,8 +86,6 @@ type Writer struct {
 	// yet (responses may have filled the queue meanwhile). Run's goroutine
 	// only.
 	held bool
-	// full: the last write(2) found the output full (see OutputFull).
-	full atomic.Bool
 
 	// mu guards the fields below. Every write(2) on out happens with mu
 	// held, and the pending count is decremented in the same critical
@@ -226,12 +223,6 @@ func (w *Writer) Progress() Progress {
 	return p
 }
 
-// OutputFull reports whether the last write(2) found the output full: the
-// reader is behind by at least what the pipe holds. It is false again once
-// a write empties the pending frames. Safe for concurrent use; a hint for
-// pacing best-effort output, never for a protocol rule.
-func (w *Writer) OutputFull() bool { return w.full.Load() }
-
 // Stats returns a snapshot of the counters.
 func (w *Writer) Stats() Stats {
 	w.mu.Lock()
@@ -300,7 +291,6 @@ func (w *Writer) appendEventLocked(e *wire.Event, now time.Time) {
 // critical section. It reports whether any byte was written and whether
 // the fd would block. A write error other than EAGAIN is fatal.
 func (w *Writer) writeLocked(fd uintptr) (progressed, wouldBlock bool) {
-	defer func() { w.full.Store(wouldBlock) }()
 	for w.q.count > 0 && w.err == nil {
 		b := w.q.unwritten()
 		n, err := w.write(fd, b)
