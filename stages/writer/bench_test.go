@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/benchcpu"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -63,6 +64,7 @@ func BenchmarkEventFlood(b *testing.B) {
 	stop := benchRun(b, w, events)
 	e := wire.Event{Name: protocol.EventMessageDelta, SessionID: "0f8fad5b-d9cb-469f-a165-70867728950e", RunID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", MessageID: "m-0001", Text: strings.Repeat("abcdefghij", 10)}
 	b.ReportAllocs()
+	defer benchcpu.Start(b)() // the reader's CPU included
 	for b.Loop() {
 		e.Part++
 		events <- e
