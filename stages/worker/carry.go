@@ -12,13 +12,17 @@ const slabBytes = 64 << 10
 // of offered deltas are views of it: no copy between redaction and the
 // frame encoder. It is plain data, owned by the turn worker's goroutine.
 //
-// Invariant: slab[off:] is the carried text. Bytes before off were handed
-// out (Text) or dropped and are never written again, so the strings Text
-// returned stay valid after the slab is replaced (the garbage collector
-// keeps a slab alive while a string points into it).
+// Invariant: slab[off:] is the carried text. Bytes before kept may have been
+// handed out (Text, then Consume) and are never written again, so the
+// strings Text returned stay valid after the slab is replaced (the garbage
+// collector keeps a slab alive while a string points into it). Bytes from
+// kept to off were dropped without being handed out: while the reader is
+// behind, text is carried and dropped, never handed out, and the carry
+// moves back over the dropped bytes instead of filling new slabs.
 type textCarry struct {
 	slab []byte
 	off  int
+	kept int
 }
 
 // Len is the number of carried bytes.
@@ -39,9 +43,16 @@ func (c *textCarry) Push(b string) {
 func (c *textCarry) Append(need int, add func(dst []byte) []byte) {
 	if cap(c.slab)-len(c.slab) < need {
 		n := c.Len()
-		slab := make([]byte, n, max(slabBytes, 2*(n+need)))
-		copy(slab, c.slab[c.off:])
-		c.slab, c.off = slab, 0
+		if dropped := c.off - c.kept; dropped >= need && dropped >= n/2 {
+			// Reclaim what was dropped: only never handed-out bytes are
+			// written (copy moves the carry back, to kept).
+			c.slab = c.slab[:c.kept+copy(c.slab[c.kept:], c.slab[c.off:])]
+			c.off = c.kept
+		} else {
+			slab := make([]byte, n, max(slabBytes, 2*(n+need)))
+			copy(slab, c.slab[c.off:])
+			c.slab, c.off, c.kept = slab, 0, 0
+		}
 	}
 	c.slab = add(c.slab)
 }
@@ -55,8 +66,14 @@ func (c *textCarry) Text(n int) string {
 	return unsafe.String(&c.slab[c.off], n)
 }
 
-// Consume drops the first n carried bytes (offered or dropped).
-func (c *textCarry) Consume(n int) { c.off += n }
+// Consume ends the carry of the first n bytes, handed out as Text(n).
+func (c *textCarry) Consume(n int) {
+	c.off += n
+	c.kept = c.off
+}
 
-// Reset empties the carry (a new segment). The slab's room is kept.
+// Drop drops the first n carried bytes, never handed out.
+func (c *textCarry) Drop(n int) { c.off += n }
+
+// Reset empties the carry (a new segment): what it held is dropped.
 func (c *textCarry) Reset() { c.off = len(c.slab) }

@@ -25,7 +25,7 @@ func TestCarryTextsStayValid(t *testing.T) {
 		case i%97 == 0:
 			c.Reset()
 		case i%13 == 0:
-			c.Consume(c.Len() / 2) // dropped
+			c.Drop(c.Len() / 2)
 		default:
 			n := min(c.Len(), 4000)
 			text := c.Text(n)
@@ -58,5 +58,32 @@ func TestCarryKeepsOrder(t *testing.T) {
 	got.Write(c.Bytes())
 	if got.String() != in.String() {
 		t.Fatal("carried text out of order or altered")
+	}
+}
+
+// TestCarryBehindReusesItsSlab: while the reader is behind, text is carried
+// and dropped, never handed out; the carry then moves back over what was
+// dropped instead of filling new slabs (a stalled reader must not turn a
+// long reply into garbage).
+func TestCarryBehindReusesItsSlab(t *testing.T) {
+	var c textCarry
+	c.Push(strings.Repeat("a", 2*maxCarry)) // a slab as large as the stall below needs
+	handed := c.Text(50)
+	c.Consume(50)
+	c.Drop(c.Len())
+	piece := strings.Repeat("z", 100)
+	allocs := testing.AllocsPerRun(1, func() {
+		for range 100_000 { // 10 MB through a carry bounded at 256 KiB
+			c.Push(piece)
+			if c.Len() >= maxCarry {
+				c.Drop(c.Len() - maxCarry/2)
+			}
+		}
+	})
+	if allocs > 2 || cap(c.slab) > 4*maxCarry {
+		t.Fatalf("%v allocations, a %d-byte slab for 10 MB carried and dropped; want at most 2, %d", allocs, cap(c.slab), 4*maxCarry)
+	}
+	if handed != strings.Repeat("a", 50) {
+		t.Fatal("a handed-out text changed")
 	}
 }

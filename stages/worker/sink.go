@@ -224,7 +224,7 @@ func (s *turnSink) deltas(messageID string, final bool) {
 			// Drop the older half as one part, without building it. The
 			// part number is spent, so the client sees the gap.
 			c := s.carry.Bytes()
-			s.carry.Consume(runeStart(c, len(c)-maxCarry/2))
+			s.carry.Drop(runeStart(c, len(c)-maxCarry/2))
 			s.deltaPart++
 			continue
 		case backpressure.SendWaiting:
