@@ -198,9 +198,15 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	s.client = client.NewClient(tr)
 	tools, err := initialize(ctx, s.client)
 	if err != nil {
+		if s.stdio != nil {
+			s.stdio.lastWords(ctx)
+		}
 		s.kill(&m.wg)
 		serr := &StartError{Server: def.Name, Err: err}
 		if s.stdio != nil {
+			// kill ends the drain (EOF, or its short read deadline): the
+			// tail is complete only once the drain has returned.
+			<-s.stdio.drained
 			serr.Stderr, _ = s.stdio.tail.Bytes()
 			if e := s.stdio.err(); e != nil && ctx.Err() == nil {
 				serr.Err = e // the server's own failure says more than the client's

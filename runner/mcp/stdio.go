@@ -84,6 +84,8 @@ type stdioTransport struct {
 	exited chan struct{}
 	// failed is closed, once, when the server becomes unusable; failErr says why.
 	failed chan struct{}
+	// drained is closed when drainStderr returns: tail is complete.
+	drained chan struct{}
 
 	// writing holds one token while a whole line is written to stdin
 	// (capacity 1). A channel, not a mutex, so that a writer waiting for
@@ -154,6 +156,7 @@ func spawnStdio(def ServerDef, maxMsg int) (*stdioTransport, error) {
 		maxMsg:  maxMsg,
 		exited:  make(chan struct{}),
 		failed:  make(chan struct{}),
+		drained: make(chan struct{}),
 		writing: make(chan struct{}, 1),
 		pending: make(map[string]chan *transport.JSONRPCResponse),
 	}, nil
@@ -187,8 +190,27 @@ func (t *stdioTransport) waitLoop() {
 // drainStderr keeps the stderr pipe empty (a full pipe would stall the
 // server) into the bounded tail, until EOF or until kill closes it.
 func (t *stdioTransport) drainStderr() {
+	defer close(t.drained)
 	defer t.stderr.Close()
 	_, _ = io.Copy(t.tail, t.stderr)
+}
+
+// lastWords waits, when the server ended its stdout (it exited, as a
+// rule), until its stderr is drained to EOF too, so that what it wrote
+// before exiting is in the tail before kill closes the pipe; at most
+// CleanupWait (a process it left behind may hold the pipe open) or until
+// ctx ends.
+func (t *stdioTransport) lastWords(ctx context.Context) {
+	if !errors.Is(t.err(), ErrServerExited) {
+		return
+	}
+	wait := time.NewTimer(CleanupWait)
+	defer wait.Stop()
+	select {
+	case <-t.drained:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
 }
 
 // readLoop reads LF-terminated messages from stdout, each at most maxMsg
