@@ -192,7 +192,18 @@ func (t *stdioTransport) waitLoop() {
 func (t *stdioTransport) drainStderr() {
 	defer close(t.drained)
 	defer t.stderr.Close()
-	_, _ = io.Copy(t.tail, t.stderr)
+	drain(t.tail, t.stderr)
+}
+
+// drain copies r into w until EOF or an error. When kill's grace deadline
+// ends the copy, which on a busy machine can happen before this goroutine
+// ran at all, what the server wrote before it was killed is still in the
+// pipe: it is read without waiting (readReady), so the last words are not
+// lost to scheduling.
+func drain(w io.Writer, r *os.File) {
+	if _, err := io.Copy(w, r); errors.Is(err, os.ErrDeadlineExceeded) {
+		readReady(w, r)
+	}
 }
 
 // lastWords waits, when the server ended its stdout (it exited, as a
