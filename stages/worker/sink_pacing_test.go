@@ -160,3 +160,53 @@ func TestSinkDeltasSplitInsideRunes(t *testing.T) {
 		t.Fatalf("%d chunks holding %d bytes; want at least 2 holding the whole %d-byte reply", n, chunks.Len(), len(text))
 	}
 }
+
+// TestSinkChunkAtExactlyChunkBytes: a segment of exactly 16 KiB is not
+// shorter than a chunk, so it is stored as a chunk record and its
+// completion record carries no second copy of the text.
+func TestSinkChunkAtExactlyChunkBytes(t *testing.T) {
+	s, q, path := testSink(t)
+	evs := drain(q)
+	text := strings.Repeat("z", chunkBytes)
+	s.SegmentStart("m1")
+	if err := s.TextDelta("m1", text); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SegmentEnd("m1", text); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.flushPending(false); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	<-evs
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, completions := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Type string
+			Text *string
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch rec.Type {
+		case "assistant_chunk":
+			chunks++
+			if rec.Text == nil || *rec.Text != text {
+				t.Fatal("the chunk does not hold the whole segment")
+			}
+		case "assistant":
+			completions++
+			if rec.Text != nil {
+				t.Fatal("the completion record of a chunked segment holds the text again")
+			}
+		}
+	}
+	if chunks != 1 || completions != 1 {
+		t.Fatalf("%d chunk and %d completion records; want 1 and 1", chunks, completions)
+	}
+}
