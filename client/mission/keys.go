@@ -97,6 +97,13 @@ func (m *Model) submit(line string) tea.Cmd {
 	switch {
 	case m.running:
 		return m.print(styleError().Render("wait for the current turn to finish"))
+	case !m.ready && m.starting() && m.pending == "":
+		// Typed while the backend starts or the session attaches: sent
+		// as soon as the session is open rather than lost.
+		m.pending = line
+		return m.print(renderEntry("user", line, m.width))
+	case !m.ready && m.starting():
+		return m.print(styleError().Render("wait: the session is opening"))
 	case !m.ready:
 		return m.print(styleError().Render("not ready (" + m.readiness + ")"))
 	}

@@ -153,6 +153,9 @@ type Model struct {
 	ready                      bool // initialized and a session attached
 	durable                    bool // the attached session is on disk (session.open can reopen it)
 	shown                      string
+	// pending is a prompt entered before the session was attached; it
+	// starts once it is (and is dropped if the backend is not ready).
+	pending string
 
 	// Restarting the backend after /login or /model.
 	restartPending bool   // restart once the running turn ends
@@ -311,8 +314,16 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		switch c.method {
 		case "initialize":
 			m.readiness, m.restarting = code, false
+			var dropped tea.Cmd
+			if m.pending != "" {
+				m.pending = ""
+				dropped = m.print(styleError().Render("the prompt typed while starting was not sent"))
+			}
 			if m.opts.Prompt == "" && m.opts.Restart != nil {
-				return m.print(styleError().Render("not ready: " + code + "; /login or /model fixes the settings and restarts the backend"))
+				return tea.Sequence(dropped, m.print(styleError().Render("not ready: "+code+"; /login or /model fixes the settings and restarts the backend")))
+			}
+			if dropped != nil {
+				return tea.Sequence(dropped, m.failed(fmt.Sprintf("%s failed: %s", c.method, code)))
 			}
 		case "turn.start":
 			m.running = false
@@ -328,6 +339,9 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				m.restarting, m.sessionID, m.durable = false, "", false
 				return m.print(styleError().Render("could not reopen the session after the restart (" + code + "); /new starts a new one, /resume ID reopens one"))
 			}
+		}
+		if c.method == "session.create" || c.method == "session.open" {
+			m.pending = ""
 		}
 		return m.failed(fmt.Sprintf("%s failed: %s", c.method, code))
 	}
@@ -373,8 +387,11 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		// The selection may differ from initialize's: session.open
 		// restores the session's own.
 		cmds = append(cmds, m.call("status", map[string]any{}))
-		if m.opts.Prompt != "" {
+		switch {
+		case m.opts.Prompt != "":
 			cmds = append(cmds, m.startTurn(m.opts.Prompt))
+		case m.pending != "" && !m.running:
+			cmds = append(cmds, m.startPending())
 		}
 		return tea.Sequence(cmds...)
 	case "history.page":
@@ -441,6 +458,25 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.notes = nil
 	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)),
 		m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt}))
+}
+
+// starting reports whether the backend is still starting or attaching a
+// session with every chance of becoming ready: initialize has not
+// answered, or answered ready, or a restart is under way.
+func (m *Model) starting() bool {
+	return m.readiness == "" || m.readiness == "starting" || m.readiness == "ready" || m.restarting
+}
+
+// startPending starts the prompt entered while the session was opening;
+// it is on the screen already.
+func (m *Model) startPending() tea.Cmd {
+	prompt := m.pending
+	m.pending = ""
+	m.running, m.cancelling, m.cancelQueued = true, false, false
+	m.messages, m.byID = nil, map[string]*liveMessage{}
+	m.activities, m.actByID = nil, map[string]*activity{}
+	m.notes = nil
+	return m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt})
 }
 
 // event applies one run event.
