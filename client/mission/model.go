@@ -452,12 +452,17 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 
 // startTurn sends the prompt.
 func (m *Model) startTurn(prompt string) tea.Cmd {
+	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)), m.begin(prompt))
+}
+
+// begin resets the turn's state and sends turn.start of prompt, which is
+// on the screen already.
+func (m *Model) begin(prompt string) tea.Cmd {
 	m.running, m.cancelling, m.cancelQueued = true, false, false
 	m.messages, m.byID = nil, map[string]*liveMessage{}
 	m.activities, m.actByID = nil, map[string]*activity{}
 	m.notes = nil
-	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)),
-		m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt}))
+	return m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt})
 }
 
 // starting reports whether the backend is still starting or attaching a
@@ -467,16 +472,11 @@ func (m *Model) starting() bool {
 	return m.readiness == "" || m.readiness == "starting" || m.readiness == "ready" || m.restarting
 }
 
-// startPending starts the prompt entered while the session was opening;
-// it is on the screen already.
+// startPending starts the prompt entered while the session was opening.
 func (m *Model) startPending() tea.Cmd {
 	prompt := m.pending
 	m.pending = ""
-	m.running, m.cancelling, m.cancelQueued = true, false, false
-	m.messages, m.byID = nil, map[string]*liveMessage{}
-	m.activities, m.actByID = nil, map[string]*activity{}
-	m.notes = nil
-	return m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt})
+	return m.begin(prompt)
 }
 
 // event applies one run event.
