@@ -49,12 +49,9 @@ func TestRestartReadsANewKey(t *testing.T) {
 	}
 	p.mustRestart(t)
 	ch = p.child(t, ws)
-	var init struct {
-		Status clienttest.StatusResult `json:"status"`
-	}
-	ch.Result("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities}, &init)
-	if init.Status.Readiness != "ready" || init.Status.Provider == nil || *init.Status.Provider != "openai" {
-		t.Fatalf("after the restart: readiness %q provider %v; want ready openai", init.Status.Readiness, init.Status.Provider)
+	init := initialized(ch)
+	if init.Readiness != "ready" || init.Provider == nil || *init.Provider != "openai" {
+		t.Fatalf("after the restart: readiness %q provider %v; want ready openai", init.Readiness, init.Provider)
 	}
 }
 
@@ -76,12 +73,9 @@ func TestRestartReopensTheSession(t *testing.T) {
 	}
 	p.mustRestart(t)
 	ch = p.child(t, ws)
-	var init struct {
-		Status clienttest.StatusResult `json:"status"`
-	}
-	ch.Result("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities}, &init)
-	if init.Status.Model == nil || *init.Status.Model != "fixture-next" {
-		t.Fatalf("restarted backend model %v; want fixture-next", init.Status.Model)
+	init := initialized(ch)
+	if init.Model == nil || *init.Model != "fixture-next" {
+		t.Fatalf("restarted backend model %v; want fixture-next", init.Model)
 	}
 	again := ch.Open(s.SessionID)
 	if !again.Durable || !slices.Contains(again.Notices, protocol.NoticeSavedSelectionNotice) {
@@ -98,4 +92,15 @@ func TestRestartReopensTheSession(t *testing.T) {
 	if st := ch.Status(); st.Model == nil || *st.Model != "fixture-next" {
 		t.Fatalf("new session model %v; want fixture-next", st.Model)
 	}
+}
+
+// initialized sends initialize with every capability and returns the
+// status it reports.
+func initialized(ch *clienttest.Child) clienttest.StatusResult {
+	ch.T.Helper()
+	var init struct {
+		Status clienttest.StatusResult `json:"status"`
+	}
+	ch.Result("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities}, &init)
+	return init.Status
 }
