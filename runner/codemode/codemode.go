@@ -3,6 +3,8 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -196,8 +198,24 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	if ctx.Err() != nil {
 		return fail("cancelled", "cancelled")
 	}
+	res, runaway := t.run(ctx, a.Code)
+	if runaway {
+		// A runaway leaves its heap behind (often far more than the
+		// budget: Go cannot stop one native allocation half way). Give it
+		// back now rather than keep a long-lived backend at that size
+		// until the scavenger gets to it, and so that the next program's
+		// watchdog does not start over it.
+		debug.FreeOSMemory()
+	}
+	return res
+}
+
+// run runs one program; runaway reports a memory-limit stop. The program
+// is unreachable once run returns.
+func (t *Tool) run(ctx context.Context, code string) (res tools.Result, runaway bool) {
 	p := newProgram(ctx, t)
-	return p.run(a.Code)
+	res = p.run(code)
+	return res, errors.Is(context.Cause(p.ctx), errHeapLimit)
 }
 
 // fail is an error result with text for the model and a safe summary.

@@ -42,7 +42,10 @@
 //     (tool arguments, tool results, console.log, the returned value); a
 //     watchdog samples the live heap (runtime/metrics) every few
 //     milliseconds and interrupts the program once it grew by more than
-//     MaxHeapBytes; the call stack is bounded (MaxCallStackSize); and the
+//     MaxHeapBytes above the lowest sample since the program started (so
+//     a previous program's garbage, not yet swept, is not counted as
+//     room), after which Run collects the program's heap and returns it
+//     to the operating system before it returns; the call stack is bounded (MaxCallStackSize); and the
 //     built-ins that amplify memory inside one native call (repeat,
 //     padStart, padEnd, join, fill, Array.from) refuse results over
 //     MaxInternalLen elements. This is a guard rail, not an OS sandbox (the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/dop251/goja"
 	"github.com/sourcegraph/conc"
@@ -76,10 +77,26 @@ func (p *program) run(code string) tools.Result {
 	// The time limit and the heap watchdog cancel p.ctx; ending p.ctx, for
 	// whatever reason, interrupts the VM (and any pending tool call, which
 	// runs under p.ctx).
-	p.clock.start(p.o.Timeout, func() { p.stop(errTimeLimit) })
+	// The timer holds the program weakly: a stopped timer can stay in the
+	// runtime's timer heap for a while, and it must not keep the VM (and
+	// whatever a runaway allocated) alive after run returns.
+	wp := weak.Make(p)
+	p.clock.start(p.o.Timeout, func() {
+		if p := wp.Value(); p != nil {
+			p.stop(errTimeLimit)
+		}
+	})
 	defer p.clock.stop()
-	stopInterrupt := context.AfterFunc(p.ctx, func() { p.vm.Interrupt(context.Cause(p.ctx)) })
-	defer stopInterrupt()
+	interrupted := make(chan struct{})
+	stopInterrupt := context.AfterFunc(p.ctx, func() {
+		p.vm.Interrupt(context.Cause(p.ctx))
+		close(interrupted)
+	})
+	defer func() {
+		if !stopInterrupt() { // it ran or runs: wait for it
+			<-interrupted
+		}
+	}()
 	done := make(chan struct{})
 	var wg conc.WaitGroup
 	wg.Go(func() { watchHeap(done, p.o.MaxHeapBytes, func() { p.stop(errHeapLimit) }) })
@@ -330,12 +347,15 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 
 // watchHeap samples the heap every watchdogInterval until done closes, and
 // calls trip once (then returns) when it grew by more than budget bytes
-// since the start. The heap is the process's: allocation by other
-// goroutines counts too, so the budget is a guard rail, not an account.
+// (heapGuard). The heap is the process's: allocation by other goroutines
+// counts too, so the budget is a guard rail, not an account.
 func watchHeap(done <-chan struct{}, budget int64, trip func()) {
 	sample := []metrics.Sample{{Name: heapMetric}}
-	metrics.Read(sample)
-	base := int64(sample[0].Value.Uint64())
+	read := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	g := heapGuard{low: read(), budget: budget}
 	tick := time.NewTicker(watchdogInterval)
 	defer tick.Stop()
 	for {
@@ -343,11 +363,23 @@ func watchHeap(done <-chan struct{}, budget int64, trip func()) {
 		case <-done:
 			return
 		case <-tick.C:
-			metrics.Read(sample)
-			if int64(sample[0].Value.Uint64())-base > budget {
+			if g.over(read()) {
 				trip()
 				return
 			}
 		}
 	}
+}
+
+// heapGuard decides when a program's heap growth passed its budget. Growth
+// is measured from the lowest sample since the program started, not from
+// the first: the metric counts dead objects not yet swept, so a program
+// that starts while a previous program's garbage (gigabytes, after a
+// runaway) is still counted would otherwise be allowed that much again
+// once the collector frees it.
+type heapGuard struct{ low, budget int64 }
+
+func (g *heapGuard) over(heap int64) bool {
+	g.low = min(g.low, heap)
+	return heap-g.low > g.budget
 }
