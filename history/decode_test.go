@@ -85,11 +85,21 @@ func TestParseLineRejects(t *testing.T) {
 		{"bad outcome", `{"type":"run_completed","session_id":"s","run_id":"r","outcome":"done"}`},
 		{"null type", `{"type":null,"session_id":"s"}`},
 		{"bool for string", `{"type":"compaction","session_id":"s","text":true}`},
+		// Lines that end inside or right after a value: no panic, an error.
+		{"ends after colon", `{"type":"session","session_id":"s","version":`},
+		{"ends after number", `{"type":"session","session_id":"s","version":2`},
+		{"ends in true", `{"type":"assistant","session_id":"s","message_id":"m","partial":tr`},
+		{"ends in false", `{"type":"assistant","session_id":"s","message_id":"m","partial":f`},
+		{"ends in null", `{"type":"compaction","session_id":"s","text":"x","run_id":nu`},
+		{"two-digit version", `{"type":"session","session_id":"s","version":12}`},
+		{"version zero", `{"type":"session","session_id":"s","version":0}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var r Record
-			if err := parseLine([]byte(c.line), &r); err == nil {
+			// Capacity equal to length: a read past the line panics.
+			line := []byte(c.line)
+			if err := parseLine(line[:len(line):len(line)], &r); err == nil {
 				t.Fatalf("parseLine(%q) = %+v; want error", c.line, r)
 			}
 		})
