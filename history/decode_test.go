@@ -91,6 +91,8 @@ func TestParseLineRejects(t *testing.T) {
 		{"ends in true", `{"type":"assistant","session_id":"s","message_id":"m","partial":tr`},
 		{"ends in false", `{"type":"assistant","session_id":"s","message_id":"m","partial":f`},
 		{"ends in null", `{"type":"compaction","session_id":"s","text":"x","run_id":nu`},
+		{"ends after an escaped quote", `{"type":"compaction","session_id":"s","text":"a\"`},
+		{"ends in text after an escape", `{"type":"compaction","session_id":"s","text":"a\"bc`},
 		{"two-digit version", `{"type":"session","session_id":"s","version":12}`},
 		{"version zero", `{"type":"session","session_id":"s","version":0}`},
 	}
