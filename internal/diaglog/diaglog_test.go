@@ -98,20 +98,37 @@ func TestFullQueueDropsAndCounts(t *testing.T) {
 }
 
 func TestUnwritableDirectoryLosesLinesOnly(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into read-only directories")
-	}
-	parent := t.TempDir()
-	if err := os.Chmod(parent, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chmod(parent, 0o700)
-	l := New(filepath.Join(parent, "logs"), "i1", 0)
+	// A parent that is a regular file: no one, root included, can create
+	// the log directory under it.
+	t.Run("parent is a file", func(t *testing.T) {
+		parent := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(parent, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		checkLinesLost(t, filepath.Join(parent, "logs"))
+	})
+	t.Run("read-only parent", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root writes into read-only directories")
+		}
+		parent := t.TempDir()
+		if err := os.Chmod(parent, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(parent, 0o700)
+		checkLinesLost(t, filepath.Join(parent, "logs"))
+	})
+}
+
+func checkLinesLost(t *testing.T, dir string) {
+	t.Helper()
+	l := New(dir, "i1", 0)
 	l.Open()
 	l.Info("a")
+	l.Info("b")
 	l.Close(context.Background())
-	if l.Lost() == 0 {
-		t.Fatal("Lost() = 0; want the line counted as lost")
+	if got := l.Lost(); got != 2 {
+		t.Fatalf("Lost() = %d; want both lines counted as lost", got)
 	}
 }
 
