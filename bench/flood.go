@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -205,6 +207,90 @@ func floodRun(bin string, repeat int, slow bool) (*turnStats, error) {
 		c.pace(slowReadBytes, slowReadEvery)
 	}
 	return readTurn(c)
+}
+
+// runFloodFast is the flood's fast reader alone, for comparing builds: its
+// CPU per frame is the child's whole CPU time from getrusage at exit (µs
+// resolution; start-up and exit included, about 0.2 µs per frame), and
+// start-up alone is measured in the same run and subtracted.
+func runFloodFast(bin string) (*result, error) {
+	r := &result{}
+	full := strings.Repeat(floodUnit, floodCheckRepeat)
+	w, err := newWorkspace(floodScript(floodCheckRepeat))
+	if err != nil {
+		return nil, err
+	}
+	defer w.remove()
+	idle, err := idleCPU(bin, w)
+	if err != nil {
+		return nil, err
+	}
+	c, err := startChild(bin, w)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := startTurn(c); err != nil {
+		c.closeAndWait(5 * time.Second)
+		return nil, err
+	}
+	st, err := readTurn(c)
+	switches := ctxSwitches(c.pid())
+	if _, werr := c.closeAndWait(5 * time.Second); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	cpu := c.rusageCPU()
+	r.addSpread("flood.fast.frames_per_s", float64(st.deliverFrames)/st.deliver.Seconds(), "frames/s")
+	r.addSpread("flood.fast.child_rusage_per_frame", us(cpu-idle)/float64(st.frames), "us")
+	r.add("flood.fast.child_rusage_startup", ms(idle), "ms")
+	r.addSpread("flood.fast.context_switches_per_1k_frames", 1000*float64(switches)/float64(st.frames), "switches")
+	r.addSpread("flood.fast.child_cpu_per_frame", us(st.childCPU)/float64(st.frames), "us")
+	r.add("flood.fast.frames", float64(st.frames), "frames")
+	r.add("flood.fast.delta_drop_fraction", 1-float64(st.deltaBytes)/float64(len(full)), "fraction")
+	checkTurn(r, "fast", st, full, "completed")
+	return r, nil
+}
+
+// ctxSwitches sums the context switches (voluntary and not) of every
+// thread of pid, start-up included.
+func ctxSwitches(pid int) int64 {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/status")
+	var n int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for l := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+				x, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += x
+			} else if v, ok := strings.CutPrefix(l, "nonvoluntary_ctxt_switches:"); ok {
+				x, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += x
+			}
+		}
+	}
+	return n
+}
+
+// idleCPU is the CPU time of a child that starts, creates a session and
+// exits on EOF: what runFloodFast subtracts.
+func idleCPU(bin string, w *workspace) (time.Duration, error) {
+	c, err := startChild(bin, w)
+	if err != nil {
+		return 0, err
+	}
+	err = c.initialize()
+	if err == nil {
+		err = c.call("create", "session.create", "{}", nil)
+	}
+	if _, werr := c.closeAndWait(5 * time.Second); err == nil {
+		err = werr
+	}
+	return c.rusageCPU(), err
 }
 
 // runFlood measures the delta flood three ways: a fast reader on a reply

@@ -68,6 +68,7 @@ var scenarios = []scenario{
 	{"roundtrip", 5, runRoundtrip},
 	{"pipelined", 5, runPipelined},
 	{"flood", 5, runFlood},
+	{"floodfast", 9, runFloodFast},
 	{"stall", 3, runStall},
 	{"history", 3, runHistory},
 	{"turns", 1, runTurns},

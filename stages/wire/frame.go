@@ -121,18 +121,24 @@ func AppendEventData(dst []byte, e *Event) []byte {
 	dst = jsonenc.AppendString(dst, e.SessionID)
 	dst = append(dst, `,"run_id":`...)
 	dst = jsonenc.AppendString(dst, e.RunID)
+	if leadsWithMessageID(e.Name) {
+		dst = appendField(dst, "message_id", e.MessageID)
+	}
+	return appendDataRest(dst, e)
+}
+
+// appendDataRest appends the data fields that follow run_id (and
+// message_id, see leadsWithMessageID), and the data object's closing brace.
+func appendDataRest(dst []byte, e *Event) []byte {
 	switch e.Name {
 	case protocol.EventInputPersisted:
-		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"durable":true`...)
 		dst = appendField(dst, "revision", e.Revision)
 	case protocol.EventMessageDelta:
-		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"part":`...)
 		dst = strconv.AppendInt(dst, int64(e.Part), 10)
 		dst = appendField(dst, "text", e.Text)
 	case protocol.EventMessageReconcile:
-		dst = appendField(dst, "message_id", e.MessageID)
 		dst = append(dst, `,"part":`...)
 		dst = strconv.AppendInt(dst, int64(e.Part), 10)
 		dst = appendField(dst, "text", e.Text)

@@ -68,6 +68,7 @@ type Writer struct {
 	// descriptor for a file, Pipe.writeNonblock for a Pipe.
 	write      func(fd uintptr, b []byte) (int, error)
 	instanceID string
+	enc        *wire.EventEncoder // instanceID's event frames; mu guards it
 	now        func() time.Time
 	wallClock  bool                // now is time.Now: its deadlines need no conversion
 	onEvent    func(e *wire.Event) // Run's queued argument; Run's goroutine only
@@ -127,6 +128,7 @@ func New(out Output, opts Options) (*Writer, error) {
 		out:        out,
 		raw:        raw,
 		instanceID: opts.InstanceID,
+		enc:        wire.NewEventEncoder(opts.InstanceID),
 		now:        opts.Now,
 		logf:       opts.Logf,
 		wake:       make(chan struct{}, 1),
@@ -269,7 +271,7 @@ func (w *Writer) appendResponseLocked(r *wire.Response) {
 func (w *Writer) appendEventLocked(e *wire.Event, now time.Time) {
 	start := w.q.begin()
 	seq := w.q.nextSeq()
-	w.q.buf = wire.AppendEvent(w.q.buf, w.instanceID, seq, e)
+	w.q.buf = w.enc.Append(w.q.buf, seq, e)
 	if len(w.q.buf)-start > protocol.MaxOutputFrameBytes {
 		// Text reaches us already chunked (4,000 raw bytes per part), so
 		// this is a bug upstream. Never send a frame the client must
