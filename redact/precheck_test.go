@@ -160,3 +160,36 @@ func TestCapturesInRun(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignPreRejectsProse: the assignment rule's check turns away the
+// keywords of prose and code (no operator, a reference, a placeholder)
+// before the regexp, and lets through a value that may be a secret, or a
+// text that ends before it is decided.
+func TestAssignPreRejectsProse(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"x=abcdef12345 token is", false},
+		{"the token expired", false},
+		{"tokenizer = NewTokenizer()", false},
+		{"password := cfg.Password;", false},
+		{"secret_key=${SECRET}\n", false},
+		{"api_key: <your-key>\n", false},
+		{"password = hunter2x\n", true},
+		{"my_token_value: 's3cr3t99'", true},
+		{"x password", true}, // the rest may follow
+		{"the password:", true},
+	} {
+		pos := -1 // the trigger
+		for _, kw := range []string{"token", "password", "secret", "api_key"} {
+			if i := strings.Index(tc.s, kw); i >= 0 {
+				pos = i
+				break
+			}
+		}
+		if got := assignPre(tc.s, pos); got != tc.want {
+			t.Errorf("assignPre(%q, %d) = %v; want %v", tc.s, pos, got, tc.want)
+		}
+	}
+}
