@@ -133,6 +133,7 @@ func TestCapturesInRun(t *testing.T) {
 		`(?i)key[ =]+[a-z0-9]{16}`:          false, // no group
 		`(?i)key[ =]+(x*)`:                  false, // may be empty
 		`(?i)key[ =]+(:?[a-z]{16})`:         false,
+		"(?i)key[ =]+(\\x{80}[a-z]{16})":    true, // non-ASCII: decided byte by byte
 	} {
 		if got := capturesInRun(pattern); got != want {
 			t.Errorf("capturesInRun(%q) = %v; want %v", pattern, got, want)
@@ -176,6 +177,7 @@ func TestAssignPreRejectsProse(t *testing.T) {
 		{"password := cfg.Password;", false},
 		{"secret_key=${SECRET}\n", false},
 		{"api_key: <your-key>\n", false},
+		{"password: \"${DB_PASSWORD}\"\n", false},
 		{"password = hunter2x\n", true},
 		{"my_token_value: 's3cr3t99'", true},
 		{"x password", true}, // the rest may follow
@@ -191,5 +193,47 @@ func TestAssignPreRejectsProse(t *testing.T) {
 		if got := assignPre(tc.s, pos); got != tc.want {
 			t.Errorf("assignPre(%q, %d) = %v; want %v", tc.s, pos, got, tc.want)
 		}
+	}
+}
+
+// ruleNamed returns the rule of that name.
+func ruleNamed(t *testing.T, name string) *rule {
+	t.Helper()
+	for _, r := range rules {
+		if r.name == name {
+			return r
+		}
+	}
+	t.Fatalf("no rule %s", name)
+	return nil
+}
+
+// TestMayHoldDistinctBytes: a keyword rule's value must hold enough
+// distinct bytes to pass its entropy threshold (generic-api-key: 3.5 bits,
+// so 12), and another byte than letters and _.- where such secrets are
+// allowlisted; a rule without a threshold takes any value.
+func TestMayHoldDistinctBytes(t *testing.T) {
+	generic, adafruit := ruleNamed(t, "generic-api-key").gl, ruleNamed(t, "adafruit-api-key").gl
+	for _, tc := range []struct {
+		g    *glRule
+		s    string
+		want bool
+	}{
+		{generic, "api_key = abcdefghij12 x", true},
+		{generic, "api_key = abcdefghi12 x", false}, // 11 distinct bytes: at most 3.46 bits
+		{generic, "api_key = abcdefghijklmnop x", false},
+		{generic, "api_key = abcdefghijklmno_ x", false},
+		{generic, "api_key = abcdefghijklmno1 x", true},
+		{generic, "api_key = abcdefghi12", true}, // the value may go on
+		{adafruit, "adafruit_key = " + strings.Repeat("1", 32) + " x", true},
+	} {
+		if got := tc.g.mayHold(tc.s, 0); got != tc.want {
+			t.Errorf("%s: mayHold(%q) = %v; want %v", tc.g.id, tc.s, got, tc.want)
+		}
+	}
+	// What the check lets through the rule redacts, what it turns away
+	// the rule would not have redacted either.
+	if s := "adafruit_key = " + strings.Repeat("1", 32); String(s) != "adafruit_key = [REDACTED]" {
+		t.Errorf("String(%q) = %q", s, String(s))
 	}
 }
