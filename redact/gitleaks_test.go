@@ -85,6 +85,8 @@ func TestAnchoredFirst(t *testing.T) {
 		{`\A[a-c]x`, "abc", true},
 		// (?i)k also matches U+212A, and s U+017F: any non-ASCII lead byte.
 		{`(?i)\Ak`, high("Kk"), true},
+		{`(?i)\Aab`, high("Aa"), true},
+		{`(?i)\Azb`, high("Zz"), true},
 		{`\A[a-cé]`, high("abc"), true},
 		{`\A[\x{80}-\x{81}]`, high(""), true},
 		{`\A[\x{7f}-\x{80}]`, high("\x7f"), true},

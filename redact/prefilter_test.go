@@ -1,0 +1,100 @@
+package redact
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bruteHits finds every trigger occurrence in s the slow way: each
+// literal of each rule at each position, sorted.
+func bruteHits(s string) []hit {
+	var out []hit
+	ls := strings.ToLower(s)
+	for ri, r := range rules {
+		for _, lit := range r.triggers {
+			text := s
+			if r.fold {
+				text, lit = ls, strings.ToLower(lit)
+			}
+			for i := 0; i+len(lit) <= len(text); i++ {
+				if text[i:i+len(lit)] == lit {
+					out = append(out, hit{i, uint16(ri)})
+				}
+			}
+		}
+	}
+	return sortHits(out)
+}
+
+func sortHits(h []hit) []hit {
+	slices.SortFunc(h, func(a, b hit) int {
+		if a.pos != b.pos {
+			return a.pos - b.pos
+		}
+		return int(a.rule) - int(b.rule)
+	})
+	return h
+}
+
+// triggerText returns a random text of filler and trigger literals, some
+// of them case-changed or cut short.
+func triggerText(rng *rand.Rand) string {
+	fill := []string{" ", "x", "a", "=", "\n", "_", "-", ".", "é", "😀", "s", "k", "e", "y", "/", ":", "\"", "1", "A", "K"}
+	var b strings.Builder
+	for b.Len() < 1+rng.IntN(300) {
+		if rng.IntN(3) > 0 {
+			b.WriteString(fill[rng.IntN(len(fill))])
+			continue
+		}
+		lit := triggers[rng.IntN(len(triggers))].lit
+		switch rng.IntN(4) {
+		case 0:
+			lit = strings.ToUpper(lit)
+		case 1:
+			lit = lit[:rng.IntN(len(lit))]
+		}
+		b.WriteString(lit)
+	}
+	return b.String()
+}
+
+// TestScanFindsEveryTrigger: scan reports every trigger occurrence, once,
+// and nothing else; scanNew over a text that grows by deltas reports each
+// occurrence once, in the delta where it is complete.
+func TestScanFindsEveryTrigger(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 400 {
+		s := triggerText(rng)
+		want := bruteHits(s)
+		if got := sortHits(scan(s, 0, nil)); !slices.Equal(got, want) {
+			t.Fatalf("iteration %d: scan(%q) = %v; want %v", iter, s, got, want)
+		}
+		// From an offset: the occurrences that start there or later, and
+		// perhaps some that start a little before.
+		from := rng.IntN(len(s) + 1)
+		got := scan(s, from, nil)
+		for _, h := range want {
+			if h.pos >= from && !slices.Contains(got, h) {
+				t.Fatalf("iteration %d: scan(%q, %d) misses %v", iter, s, from, h)
+			}
+		}
+		for _, h := range got {
+			if !slices.Contains(want, h) {
+				t.Fatalf("iteration %d: scan(%q, %d) reports %v", iter, s, from, h)
+			}
+		}
+		// In deltas, as a Stream scans.
+		var acc []hit
+		next, end := 0, 0
+		for end < len(s) {
+			old := end
+			end = min(len(s), end+1+rng.IntN(40))
+			acc, next = scanNew(s[:end], next, old, acc)
+		}
+		if got := sortHits(acc); !slices.Equal(got, want) {
+			t.Fatalf("iteration %d: scanNew in deltas over %q = %v; want %v", iter, s, got, want)
+		}
+	}
+}
