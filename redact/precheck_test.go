@@ -213,7 +213,7 @@ func ruleNamed(t *testing.T, name string) *rule {
 // so 12), and another byte than letters and _.- where such secrets are
 // allowlisted; a rule without a threshold takes any value.
 func TestMayHoldDistinctBytes(t *testing.T) {
-	generic, adafruit := ruleNamed(t, "generic-api-key").gl, ruleNamed(t, "adafruit-api-key").gl
+	generic, adafruit, etsy := ruleNamed(t, "generic-api-key").gl, ruleNamed(t, "adafruit-api-key").gl, ruleNamed(t, "etsy-access-token").gl
 	for _, tc := range []struct {
 		g    *glRule
 		s    string
@@ -224,7 +224,11 @@ func TestMayHoldDistinctBytes(t *testing.T) {
 		{generic, "api_key = abcdefghijklmnop x", false},
 		{generic, "api_key = abcdefghijklmno_ x", false},
 		{generic, "api_key = abcdefghijklmno1 x", true},
-		{generic, "api_key = abcdefghi12", true}, // the value may go on
+		{generic, "api_key = abcdefghi12", true},  // the value may go on
+		{generic, "api_key=abcdefghi12 x", false}, // the name is not the value
+		{generic, "api_key: \"abcdefghi12\" x", false},
+		{etsy, "etsy_key = " + strings.Repeat("a", 24) + " x", false}, // 3 bits need 9 distinct bytes
+		{etsy, "etsy_key = abcdefghi" + strings.Repeat("a", 15) + " x", true},
 		{adafruit, "adafruit_key = " + strings.Repeat("1", 32) + " x", true},
 	} {
 		if got := tc.g.mayHold(tc.s, 0); got != tc.want {
