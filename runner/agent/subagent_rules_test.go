@@ -28,6 +28,11 @@ func TestSubagentResultBound(t *testing.T) {
 	if want := ascii[:SubagentResultBytes-len(tools.TruncatedMarker)] + tools.TruncatedMarker; got != want {
 		t.Errorf("bounded(%d ASCII bytes) = %d bytes ending %q; want %d bytes", len(over), len(got), got[len(got)-30:], len(want))
 	}
+	// Bytes that are all continuation bytes (invalid UTF-8 from a provider)
+	// leave no boundary to cut at: the result is the marker alone.
+	if got := bounded(strings.Repeat("\x80", SubagentResultBytes+1)); got != tools.TruncatedMarker {
+		t.Errorf("bounded(continuation bytes) = %d bytes; want the marker alone", len(got))
+	}
 	// A 3-byte rune straddles every cut position once across the shifts.
 	for shift := 0; shift < 3; shift++ {
 		s := strings.Repeat("x", shift) + strings.Repeat("€", SubagentResultBytes)

@@ -203,3 +203,18 @@ func TestCancelWithUncodedCause(t *testing.T) {
 		t.Errorf("Run = %s %q, %v; want cancelled", res.Outcome, res.Code, err)
 	}
 }
+
+// TestEmptyResponseAddsNoMessage: a response with neither text nor tool
+// calls ends the turn without an empty assistant message in the replay
+// (providers refuse empty assistant content).
+func TestEmptyResponseAddsNoMessage(t *testing.T) {
+	sc := parse(t, `{"responses":[{"steps":[{"tool_call":{"name":"noop","arguments":{}}}]},{"steps":[]}]}`)
+	res, err := Run(context.Background(), Config{Provider: fixtureprov.New(sc), Tools: tools.NewSet(noop{})}, nil, "go", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user:go", "assistant: [call_1 noop]", "tool:ok <call_1 noop>"}
+	if got := roles(res.Messages); !reflect.DeepEqual(got, want) {
+		t.Errorf("messages %q; want %q", got, want)
+	}
+}
