@@ -50,3 +50,54 @@ func TestSegmentBufferWithinContentBound(t *testing.T) {
 		})
 	}
 }
+
+// TestSegmentBufferGrowth: the buffer's documented growth (grow): it
+// doubles from 4 KiB up to bigSegment, and past bigSegment takes the rest
+// of the run's content bound at once, so a long reply is held in one
+// buffer without further copies; in a later segment "the rest" is what the
+// run may still accept.
+func TestSegmentBufferGrowth(t *testing.T) {
+	const bound = 1 << 20
+	r := newRun(Config{NewID: func() string { return "s" }}, nopSink{}, &accounting{}, bound)
+	delta := strings.Repeat("g", 4096)
+	emit := func() {
+		t.Helper()
+		if err := r.emit(provider.StreamEvent{Kind: provider.TextDelta, Text: delta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A first, short segment: 3 deltas, capacity 16 KiB, reused next.
+	for range 3 {
+		emit()
+	}
+	if c := cap(r.buf); c != 16<<10 {
+		t.Errorf("capacity %d after 12 KiB; want 16 KiB", c)
+	}
+	if _, err := r.endSegment(); err != nil {
+		t.Fatal(err)
+	}
+	for l := 4096; l <= 2*bigSegment; l += 4096 {
+		emit()
+		want := 16 << 10
+		for want < l {
+			want *= 2
+		}
+		if l > bigSegment {
+			want = l + (bound - r.content)
+		}
+		if c := cap(r.buf); c != want {
+			t.Fatalf("capacity %d after %d bytes (content %d of %d); want %d", c, l, r.content, bound, want)
+		}
+	}
+	// A segment of exactly bigSegment bytes hands its buffer over.
+	r2 := newRun(Config{NewID: func() string { return "s" }}, nopSink{}, &accounting{}, bound)
+	for range bigSegment / 4096 {
+		if err := r2.emit(provider.StreamEvent{Kind: provider.TextDelta, Text: delta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := r2.endSegment()
+	if err != nil || len(text) != bigSegment || r2.buf != nil {
+		t.Errorf("segment of %d bytes: buffer kept (cap %d), %v; want it handed over with the text", len(text), cap(r2.buf), err)
+	}
+}
