@@ -3,6 +3,7 @@ package backpressure
 import (
 	"context"
 	"sync/atomic"
+	"time"
 )
 
 // Queue is a bounded FIFO between one or more producers and one consumer,
@@ -109,4 +110,44 @@ func (q *Queue[T]) count(err error) error {
 		q.expired.Add(1)
 	}
 	return err
+}
+
+// Waiter is one producer's reusable timer for Wait offers (OfferWaiting):
+// made on the first wait that needs it and reset for every later one, so
+// that a producer which often finds the queue full (a delta flood paced by
+// its reader) does not make a timer per wait. The zero value is ready. It
+// is not safe for concurrent use: each producer owns its own.
+type Waiter struct {
+	t *time.Timer
+}
+
+// OfferWaiting is OfferWith(ctx, v, p) for a producer that owns w: the same
+// rule and results, but on the system clock a wait uses w's timer instead
+// of a new one. Other clocks (tests) go through OfferWith.
+func (q *Queue[T]) OfferWaiting(ctx context.Context, v T, p Policy, w *Waiter) error {
+	if p.Kind != KindWait || q.clock != System {
+		return q.OfferWith(ctx, v, p)
+	}
+	select {
+	case q.items <- v:
+		return nil
+	default:
+	}
+	// The timer starts now: the wait is at most p.Wait from here (the
+	// attempt above took no time worth counting).
+	if w.t == nil {
+		w.t = time.NewTimer(p.Wait)
+	} else {
+		w.t.Reset(p.Wait) // stopped or fired: no stale tick remains (Go 1.23 timers)
+	}
+	select {
+	case q.items <- v:
+		w.t.Stop()
+		return nil
+	case <-w.t.C:
+		return q.count(ErrDeadline)
+	case <-ctx.Done():
+		w.t.Stop()
+		return context.Cause(ctx)
+	}
 }

@@ -108,7 +108,7 @@ func BenchmarkPipelineFlood(b *testing.B) {
 		sid = sid[:strings.IndexByte(sid, '"')]
 		send(`{"id":"t` + strconv.Itoa(i) + `","method":"turn.start","params":{"session_id":"` + sid + `","prompt":"flood"}}`)
 		n := expect(`"run.finished"`)
-		if n < floodDeltas {
+		if n < floodDeltas/2 {
 			b.Fatalf("a turn of %d frames: %s", n, last)
 		}
 		frames += n
@@ -119,6 +119,9 @@ func BenchmarkPipelineFlood(b *testing.B) {
 	// One op is one frame: rescale what the loop measured.
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(frames), "allocs/frame")
 	b.ReportMetric(float64(ms1.NumGC-ms0.NumGC)/float64(turns), "gc/turn")
+	// Fewer frames than deltas: the reader fell behind (a loaded machine)
+	// and text coalesced.
+	b.ReportMetric(float64(frames)/float64(turns), "frames/turn")
 	stop()
 	inW.Close()
 	if c := <-code; c != 0 {

@@ -32,8 +32,9 @@ type turnSink struct {
 	stream  redact.Stream
 	carry   textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
 	pacing  backpressure.Pacing
-	unsaved []byte // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
-	chunked bool   // the open segment has stored chunks
+	waiter  backpressure.Waiter // the timer of the pacing's waits, reused
+	unsaved []byte              // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
+	chunked bool                // the open segment has stored chunks
 
 	// The assistant_chunk append in flight, off the delta path: it reads
 	// storing (the other half of unsaved's double buffer) and leaves its
@@ -229,7 +230,7 @@ func (s *turnSink) deltas(messageID string, final bool) {
 			continue
 		case backpressure.SendWaiting:
 			e := s.nextPart(messageID)
-			if events.OfferWith(context.Background(), e, s.pacing.WaitPolicy()) != nil {
+			if events.OfferWaiting(context.Background(), e, s.pacing.WaitPolicy(), &s.waiter) != nil {
 				// No room within the grace: the reader is behind. The part
 				// stays carried (its number unspent).
 				s.pacing.Missed()
