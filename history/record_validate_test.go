@@ -78,3 +78,23 @@ func TestValidateBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisionFormat: "v<gen>-<first 16 bytes of the SHA-256 in hex>", the
+// generation in decimal without leading zeros.
+func TestRevisionFormat(t *testing.T) {
+	var sum [32]byte
+	for i := range sum {
+		sum[i] = byte(i * 17)
+	}
+	for gen, want := range map[uint64]string{
+		0:         "v0-00112233445566778899aabbccddeeff",
+		7:         "v7-00112233445566778899aabbccddeeff",
+		10:        "v10-00112233445566778899aabbccddeeff",
+		9876543:   "v9876543-00112233445566778899aabbccddeeff",
+		1<<64 - 1: "v18446744073709551615-00112233445566778899aabbccddeeff",
+	} {
+		if got := revisionOf(gen, sum); got != want {
+			t.Errorf("revisionOf(%d) = %q; want %q", gen, got, want)
+		}
+	}
+}
