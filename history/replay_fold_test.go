@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // replayString renders a replay as "type:run/message:text[:partial]" items.
@@ -135,5 +137,26 @@ func TestReplayReadsOnlyWhatTheAttachmentKnows(t *testing.T) {
 	got, _ = a.Replay()
 	if want := "input:r1/u1:one | run_completed:r1/: | input:r2/u2:theirs"; replayString(got) != want {
 		t.Fatalf("after the snapshot adopted the file: %s; want %s", replayString(got), want)
+	}
+}
+
+// TestReplayLineBudget: the replay counts lines from the start of the file
+// across incremental folds: line 100,000 still replays, line 100,001 is
+// history_limit.
+func TestReplayLineBudget(t *testing.T) {
+	e := newEnv(t)
+	writeSessionOfSize(t, e, "s", protocol.StoredHistoryLines-1, 0, "")
+	a, _, code := e.store.Open("s", nil)
+	if code != "" {
+		t.Fatal(code)
+	}
+	defer a.Close()
+	for _, want := range []protocol.Code{"", "", protocol.CodeHistoryLimit} {
+		if _, code := a.Replay(); code != want {
+			t.Fatalf("replay at %d lines: %q; want %q", a.size, code, want)
+		}
+		if _, err := a.Append(Record{Type: TypeTaskScope, Ceiling: "w"}, false); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
