@@ -91,3 +91,40 @@ func TestPageSizesAreExact(t *testing.T) {
 		})
 	}
 }
+
+// TestFullPageOfManyEntries: a page of 99 entries and their 98 commas
+// filled to the last byte takes no further entry, however small.
+func TestFullPageOfManyEntries(t *testing.T) {
+	const k = 99
+	build := func(room int) *Projection {
+		b := NewBuilder()
+		for range k - 1 {
+			b.Add(&Record{Type: TypeCompaction, SessionID: "s", Text: strings.Repeat("a", 200)})
+		}
+		b.Add(&Record{Type: TypeCompaction, SessionID: "s", Text: strings.Repeat("b", room)})
+		b.Add(&Record{Type: TypeInput, SessionID: "s", MessageID: "u", Text: "t"})
+		b.Add(&Record{Type: TypeRunCompleted, SessionID: "s", RunID: "r", Outcome: "completed"})
+		p, code := b.Finish("s", "v1-x", 1, false)
+		if code != "" {
+			t.Fatal(code)
+		}
+		return p
+	}
+	p := build(0)
+	used := p.pageFixed() + k - 1
+	for _, pt := range p.parts[:k] {
+		used += int(pt.size)
+	}
+	room := protocol.HistoryPageBytes - used
+	if room <= 0 || room > protocol.HistoryChunkBytes {
+		t.Fatalf("test setup: room %d", room)
+	}
+	p = build(room)
+	if p.Pages() != 2 || p.starts[1] != k {
+		t.Fatalf("pages start at %v; want [0 %d]", p.starts, k)
+	}
+	raw, _ := p.AppendPage(nil, nil)
+	if want := protocol.HistoryPageBytes - cursorReserve + len(p.cursor(k)) + 2; len(raw) != want {
+		t.Fatalf("first page: %d bytes; want %d", len(raw), want)
+	}
+}
