@@ -148,6 +148,10 @@ func TestSubagentGrant(t *testing.T) {
 			if got := toolNames(rec.reqs[0].Tools); !reflect.DeepEqual(got, []string{"alpha", "beta", "gamma", TaskToolName}) {
 				t.Errorf("primary tools %q", got)
 			}
+			// A profile without a description is listed by name alone.
+			if desc := rec.reqs[0].Tools[3].Description; !strings.HasSuffix(desc, "Profiles:\n- p") {
+				t.Errorf("task description %q", desc)
+			}
 			for _, i := range []int{1, 3} {
 				sub := rec.reqs[i]
 				if got := toolNames(sub.Tools); !reflect.DeepEqual(got, tt.wantSub) {
