@@ -54,6 +54,32 @@ type turnStats struct {
 	peakRSS       int64         // the child's VmHWM (KiB) after run.finished
 	orderBroken   string
 	reconcileMsg  string
+	deltaGap      bool   // a delta part number was skipped (text dropped)
+	deltaWrong    string // the first delta whose text is not the reply's at its place
+}
+
+// deltaPart returns a delta frame's part number, -1 if it has none.
+func deltaPart(l []byte) int {
+	i := bytes.Index(l, []byte(`"part":`))
+	if i < 0 {
+		return -1
+	}
+	n, j := 0, i+len(`"part":`)
+	for ; j < len(l) && l[j] >= '0' && l[j] <= '9'; j++ {
+		n = n*10 + int(l[j]-'0')
+	}
+	return n
+}
+
+// periodic reports whether text is the flood's reply (floodUnit repeated)
+// from offset off.
+func periodic(text []byte, off int) bool {
+	for k, c := range text {
+		if c != floodUnit[(off+k)%len(floodUnit)] {
+			return false
+		}
+	}
+	return true
 }
 
 // startTurn initializes c, creates a session and writes turn.start; it
@@ -98,7 +124,17 @@ func readTurn(c *child) (*turnStats, error) {
 		case "message.delta":
 			st.deltas++
 			if i := bytes.LastIndex(l, []byte(`"text":"`)); i >= 0 && len(l) >= i+8+3 {
-				st.deltaBytes += int64(len(l) - (i + 8) - 3) // text"}}
+				text := l[i+8 : len(l)-3] // text"}}
+				// The reply repeats floodUnit (nothing to escape): until a
+				// part is missing, each delta continues it where the last
+				// one stopped.
+				if part := deltaPart(l); part != st.deltas-1 {
+					st.deltaGap = true
+				}
+				if !st.deltaGap && st.deltaWrong == "" && !periodic(text, int(st.deltaBytes)) {
+					st.deltaWrong = fmt.Sprintf("delta %d (%d bytes at offset %d) is not the reply's text there: %.40q", st.deltas-1, len(text), st.deltaBytes, text)
+				}
+				st.deltaBytes += int64(len(text))
 			}
 		case "message.reconcile":
 			// Decoded after run.finished: keep the reader's CPU off the
@@ -366,4 +402,10 @@ func checkTurn(r *result, name string, st *turnStats, full, outcome string) {
 		ok = 0
 	}
 	r.add("flood."+name+".reconcile_exact", ok, "bool")
+	if st.deltaWrong != "" {
+		r.note("FAIL %s: %s", name, st.deltaWrong)
+		r.add("flood."+name+".deltas_exact", 0, "bool")
+	} else {
+		r.add("flood."+name+".deltas_exact", 1, "bool")
+	}
 }

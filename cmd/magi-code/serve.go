@@ -172,8 +172,13 @@ func (p *wiring) start() {
 	p.group.Go(func() {
 		defer close(p.writerDone)
 		defer p.recoverPanic("writer")
-		// The writer tells dispatch when it queued a run's run.finished.
-		if err := p.w.Run(p.ctx, p.events.C(), p.srv.EventQueued); err != nil {
+		// The writer tells dispatch when it queued a run's run.finished,
+		// and the workers when it is done with a delta's text.
+		queued := func(e *wire.Event) {
+			p.srv.EventQueued(e)
+			p.pool.EventTaken(e)
+		}
+		if err := p.w.Run(p.ctx, p.events.C(), queued); err != nil {
 			p.stop(asCause(err))
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -94,6 +95,8 @@ type Pool struct {
 	// selection.
 	choice runner.Choice
 	run    *activeRun // the active run's cancellation and approvals, nil when none
+
+	taking atomic.Pointer[activeRun] // p.run, for EventTaken without mu
 }
 
 // NewPool returns an idle pool.

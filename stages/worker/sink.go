@@ -65,7 +65,9 @@ type segment struct {
 }
 
 func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
-	return &turnSink{p: p, r: r, att: att, pacing: deltaPacing(), calls: make(map[string]string)}
+	s := &turnSink{p: p, r: r, att: att, pacing: deltaPacing(), calls: make(map[string]string)}
+	s.carry.taken = &r.taken
+	return s
 }
 
 func (s *turnSink) event(name string) wire.Event {
@@ -237,10 +239,15 @@ func (s *turnSink) deltas(messageID string, final bool) {
 				continue
 			}
 			s.spend(len(e.Text))
+			s.carry.Enqueued()
 		case backpressure.SendNow:
 			e := s.nextPart(messageID)
-			_ = s.p.offer(e) // Drop if the edge filled meanwhile
+			// Drop if the edge filled meanwhile.
+			queued := events.Offer(s.p.opts.Output, e) == nil
 			s.spend(len(e.Text))
+			if queued {
+				s.carry.Enqueued()
+			}
 		}
 	}
 }

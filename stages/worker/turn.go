@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
@@ -21,6 +22,9 @@ type activeRun struct {
 	id, sessionID string
 	cancel        context.CancelCauseFunc
 	approvals     *approvals
+	// taken counts the run's deltas the writer has encoded (EventTaken):
+	// the turn sink reuses the memory of delta texts that are all taken.
+	taken atomic.Uint64
 }
 
 // StartTurn starts the one turn worker. The machine has already answered
@@ -32,6 +36,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	p.mu.Lock()
 	p.run = r
 	p.mu.Unlock()
+	p.taking.Store(r)
 	p.goWorker(func() {
 		defer cancel(nil)
 		began := p.opts.Now()
@@ -46,6 +51,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 			p.run = nil
 		}
 		p.mu.Unlock()
+		p.taking.CompareAndSwap(r, nil)
 		// docs/protocol.md, Run events: run.finished comes "once, after worker/cleanup accounting":
 		// the worker's end is accounted first, so a client that reads
 		// run.finished and starts the next turn at once is never busy.
@@ -83,6 +89,20 @@ func (p *Pool) Answer(a dispatch.AnswerParams) (protocol.Code, func()) {
 		return protocol.CodeStaleApproval, nil
 	}
 	return r.approvals.answer(a.ApprovalID, a.Allow)
+}
+
+// EventTaken is the writer's notice that it has encoded a run event into
+// its output: nothing reads the event's texts any more. A delta of the
+// active run counts toward the reuse of its texts' memory (the turn sink's
+// carry). It is called on the writer's goroutine, once per event taken, in
+// the event edge's order; it must not block.
+func (p *Pool) EventTaken(e *wire.Event) {
+	if e.Name != protocol.EventMessageDelta {
+		return
+	}
+	if r := p.taking.Load(); r != nil && r.id == e.RunID {
+		r.taken.Add(1)
+	}
 }
 
 // offer puts one run event on the edge under the edge's policy
