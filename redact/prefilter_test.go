@@ -98,3 +98,34 @@ func TestScanFindsEveryTrigger(t *testing.T) {
 		}
 	}
 }
+
+// TestRarityAndAnchor: a bigram's rarity is its place among the common
+// English letter pairs (case folded), past the end for any other pair; a
+// trigger's anchor is the offset whose two bigrams are rarest, the
+// commoner of the two counting first.
+func TestRarityAndAnchor(t *testing.T) {
+	rare := len(commonBigrams) / 3
+	for _, tc := range []struct {
+		pair string
+		want int
+	}{
+		{"th", 0}, {"HE", 1}, {"an", 4}, {"ea", strings.Index(commonBigrams, "ea") / 3},
+		{"za", strings.Index(commonBigrams, "za") / 3}, {"az", strings.Index(commonBigrams, "az") / 3},
+		{"gm", strings.Index(commonBigrams, "gm") / 3}, {"zq", rare}, {"qz", rare}, {"a1", rare}, {"1a", rare}, {"-s", rare}, {"{a", rare}, {"a{", rare},
+	} {
+		if got := rarity(tc.pair[0], tc.pair[1]); got != tc.want {
+			t.Errorf("rarity(%q) = %d; want %d", tc.pair, got, tc.want)
+		}
+	}
+	for lit, want := range map[string]int{
+		"sk-":   0,
+		"then":  1, // he and en rather than th and he
+		"thezq": 2, // ez and zq: neither is common
+		"zqthe": 0,
+		"zqzq":  0, // the first of equals
+	} {
+		if got := anchor(lit); got != want {
+			t.Errorf("anchor(%q) = %d; want %d", lit, got, want)
+		}
+	}
+}
