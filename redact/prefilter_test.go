@@ -123,9 +123,26 @@ func TestRarityAndAnchor(t *testing.T) {
 		"thezq": 2, // ez and zq: neither is common
 		"zqthe": 0,
 		"zqzq":  0, // the first of equals
+		"slack": 2, // ac and ck: both rarer than sl and la
+		"uhiu":  0, // hi is the commoner in both: the rarer other wins
+		"thehe": 1,
 	} {
 		if got := anchor(lit); got != want {
 			t.Errorf("anchor(%q) = %d; want %d", lit, got, want)
+		}
+	}
+}
+
+// TestCaseTables: lower and capital fold ASCII letters, every other byte
+// maps to itself.
+func TestCaseTables(t *testing.T) {
+	for i := range 256 {
+		wantLower, wantCapital := byte(i), byte(i)
+		if i < 0x80 {
+			wantLower, wantCapital = strings.ToLower(string(rune(i)))[0], strings.ToUpper(string(rune(i)))[0]
+		}
+		if lower[i] != wantLower || capital[i] != wantCapital {
+			t.Errorf("byte %#x: lower %#x, capital %#x; want %#x, %#x", i, lower[i], capital[i], wantLower, wantCapital)
 		}
 	}
 }
