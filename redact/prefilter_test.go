@@ -146,3 +146,24 @@ func TestCaseTables(t *testing.T) {
 		}
 	}
 }
+
+// TestTriggerIndex: the triggers are grouped by the bigram that starts
+// their anchor, each group under its own number, and group 0 (a bigram no
+// anchor starts with) is empty.
+func TestTriggerIndex(t *testing.T) {
+	if groupStart[0] != groupStart[1] {
+		t.Fatalf("group 0 holds %d triggers", groupStart[1]-groupStart[0])
+	}
+	g := 1
+	for i, tr := range triggers {
+		for i >= groupStart[g+1] {
+			g++
+		}
+		if k := bigramList[bigram(tr.lit[tr.off], tr.lit[tr.off+1])]; int(k) != g {
+			t.Fatalf("trigger %q in group %d; its anchor's bigram is group %d's", tr.lit, g, k)
+		}
+	}
+	if len(triggers) < len(rules) {
+		t.Fatalf("%d triggers for %d rules", len(triggers), len(rules))
+	}
+}
