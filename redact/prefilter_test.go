@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -165,5 +166,18 @@ func TestTriggerIndex(t *testing.T) {
 	}
 	if len(triggers) < len(rules) {
 		t.Fatalf("%d triggers for %d rules", len(triggers), len(rules))
+	}
+	// The trigram hash spreads the anchors: few share a bit, so a sampled
+	// bigram of clean text rarely gets as far as the literals.
+	anchors := map[string]bool{}
+	for _, tr := range triggers {
+		anchors[strings.ToLower(tr.lit[tr.off:tr.off+3])] = true
+	}
+	set := 0
+	for _, w := range triBits {
+		set += bits.OnesCount64(w)
+	}
+	if set < len(anchors)*9/10 || set > len(anchors) {
+		t.Fatalf("%d bits set for %d anchor trigrams", set, len(anchors))
 	}
 }
