@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math"
 	"reflect"
 	"regexp/syntax"
 	"strings"
@@ -165,6 +166,37 @@ func TestAllowlistMatchContext(t *testing.T) {
 	} {
 		if got := String(tc.in); (got == tc.in) != tc.allowed {
 			t.Errorf("String(%q) = %q; want allowed %v", tc.in, got, tc.allowed)
+		}
+	}
+}
+
+// TestAllowlistReadsOneLine: an allowlist on the line reads the secret's
+// line only, not the lines before or after it.
+func TestAllowlistReadsOneLine(t *testing.T) {
+	const hi = "Xq7Lm2Vt9Rk3Hs8Jd4Fb"
+	mount := "RUN --mount=type=secret,id=npm"
+	if in := mount + " auth=" + hi; String(in) != in {
+		t.Fatalf("String(%q) = %q; want it allowed", in, String(in))
+	}
+	// (A match that takes the newline after the secret, as gitleaks' does
+	// with its terminator, ends on the next line.)
+	for _, in := range []string{mount + "\nauth=" + hi, "auth=" + hi + " \n" + mount, "auth=" + hi + " x\n" + mount} {
+		if got := String(in); !strings.Contains(got, Marker) {
+			t.Errorf("String(%q) = %q; want it redacted", in, got)
+		}
+	}
+}
+
+// TestEntropy: Shannon entropy over runes, divided by the length in bytes,
+// as gitleaks computes it.
+func TestEntropy(t *testing.T) {
+	for s, want := range map[string]float64{
+		"": 0, "aaaa": 0, "ab": 1, "abcd": 2, "aabb": 1, "abcdefgh": 3,
+		"a\u0080": 2 * math.Log2(3) / 3, // two runes in three bytes
+		"éé":      -math.Log2(0.5) / 2,
+	} {
+		if got := entropy(s); math.Abs(got-want) > 1e-9 {
+			t.Errorf("entropy(%q) = %v; want %v", s, got, want)
 		}
 	}
 }

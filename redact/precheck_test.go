@@ -3,6 +3,7 @@ package redact
 import (
 	"math/rand/v2"
 	"os"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
@@ -239,5 +240,21 @@ func TestMayHoldDistinctBytes(t *testing.T) {
 	// the rule would not have redacted either.
 	if s := "adafruit_key = " + strings.Repeat("1", 32); String(s) != "adafruit_key = [REDACTED]" {
 		t.Errorf("String(%q) = %q", s, String(s))
+	}
+}
+
+// TestMinWidth: the fewest bytes a pattern matches.
+func TestMinWidth(t *testing.T) {
+	for pattern, want := range map[string]int{
+		`abc`: 3, `[a-z]`: 1, `.`: 1, `(ab)+`: 2, `(?:ab){3,5}`: 6, `a*`: 0, `a?`: 0,
+		`ab|c`: 1, `a(?:bc|d)e`: 3, `\b`: 0,
+	} {
+		re, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := minWidth(re); got != want {
+			t.Errorf("minWidth(%q) = %d; want %d", pattern, got, want)
+		}
 	}
 }

@@ -201,6 +201,7 @@ func TestSummary(t *testing.T) {
 		{"rune fits", "a😀b", 5, "a😀"},
 		{"redact before cut", "run " + key + " now", 12, "run [REDACTE"},
 		{"secret past cut never leaks a prefix", strings.Repeat("x", 10) + key, 20, "xxxxxxxxxx[REDACTED]"},
+		{"no rune start at all", "\x80\x80\x80abc", 2, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
