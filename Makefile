@@ -105,7 +105,7 @@ demo: build
 	$(GO) run ./cmd/demo -bin $(CURDIR)/$(BIN)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/... ./redact/... ./chunk/... ./internal/...
+	$(GO) test -run '^$$' -bench . -benchmem ./stages/... ./backpressure/... ./history/... ./redact/... ./chunk/... ./internal/... ./cmd/magi-code/
 	$(GO) run ./bench -bin $(CURDIR)/$(BIN)
 	@if [ -n "$(ANCHORS)" ]; then $(MAKE) --no-print-directory bench-ref; fi
 
