@@ -1,12 +1,16 @@
 package worker
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/stages/wire"
 )
@@ -165,5 +169,92 @@ func TestCarryReuseWaitsForTheLastPart(t *testing.T) {
 	}
 	if unsafe.SliceData(c.slab[:1]) != first {
 		t.Fatalf("the first slab was not reused once all its parts were taken")
+	}
+}
+
+// The whole turn sink, with a consumer that counts what it takes (as the
+// writer does) and lags a whole edge behind at times: every delta it takes
+// carries the reply's text at its place, although the sink reuses slabs
+// (large deltas, so that the 32 queued parts span more than one slab).
+func TestSinkReuseNeverOverwritesQueuedDeltas(t *testing.T) {
+	p, q := newTestPool(t)
+	store := history.NewStore(t.TempDir(), t.TempDir(), time.Now)
+	att, code := store.Create("sess-1", history.Selection{Provider: "fixture", Model: "fixture-model"})
+	if code != "" {
+		t.Fatal(code)
+	}
+	defer att.Close()
+	if _, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: "run-1", MessageID: "input-1", Text: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	_, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	r := &activeRun{id: "run-1", sessionID: "sess-1", cancel: cancel, approvals: newApprovals(time.Now)}
+	p.taking.Store(r)
+	s := newTurnSink(p, r, att)
+
+	// The reply: numbered 3,900-byte pieces, so that a text from anywhere
+	// else in it is told apart.
+	var full strings.Builder
+	pieces := make([]string, 600)
+	for i := range pieces {
+		head := fmt.Sprintf("<%06d>", i)
+		pieces[i] = head + strings.Repeat(string(rune('a'+i%26)), 3900-len(head))
+		full.WriteString(pieces[i])
+	}
+	reply := full.String()
+
+	wrong := make(chan string, 1)
+	done := make(chan struct{})
+	var reused atomic.Bool
+	go func() {
+		defer close(done)
+		off, next := 0, 0
+		rng := rand.New(rand.NewPCG(5, 6))
+		for e := range q.C() {
+			if e.Name != protocol.EventMessageDelta {
+				continue
+			}
+			// Slower than the producer: the edge stays full, and the 32
+			// parts queued behind us span more than one slab.
+			time.Sleep(time.Duration(20+rng.IntN(80)) * time.Microsecond)
+			if e.Part != next {
+				off = -1 // a part was dropped: places are unknown from here
+			}
+			next = e.Part + 1
+			if off >= 0 {
+				if off+len(e.Text) > len(reply) || e.Text != reply[off:off+len(e.Text)] {
+					select {
+					case wrong <- fmt.Sprintf("part %d at offset %d: %.12q, want %.12q", e.Part, off, e.Text, reply[off:min(len(reply), off+12)]):
+					default:
+					}
+				}
+				off += len(e.Text)
+			}
+			p.EventTaken(&e)
+		}
+	}()
+	s.SegmentStart("msg-1")
+	arrays := map[*byte]bool{}
+	for _, piece := range pieces {
+		if err := s.TextDelta("msg-1", piece); err != nil {
+			t.Fatal(err)
+		}
+		arrays[unsafe.SliceData(s.carry.slab[:1])] = true
+	}
+	if err := s.SegmentEnd("msg-1", reply); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	q.Close()
+	<-done
+	select {
+	case w := <-wrong:
+		t.Fatalf("a delta's text changed before the consumer took it: %s", w)
+	default:
+	}
+	reused.Store(len(arrays) < len(reply)/slabBytes)
+	if !reused.Load() {
+		t.Logf("%d slab arrays for %d slabs' worth of text: no reuse happened", len(arrays), len(reply)/slabBytes)
 	}
 }
