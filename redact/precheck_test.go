@@ -135,6 +135,7 @@ func TestCapturesInRun(t *testing.T) {
 		`(?i)key[ =]+(x*)`:                  false, // may be empty
 		`(?i)key[ =]+(:?[a-z]{16})`:         false,
 		"(?i)key[ =]+(\\x{80}[a-z]{16})":    true, // non-ASCII: decided byte by byte
+		"(?i)key[ =]+(a~[a-z]{16})":         true, // ~ folds to nothing else
 	} {
 		if got := capturesInRun(pattern); got != want {
 			t.Errorf("capturesInRun(%q) = %v; want %v", pattern, got, want)
