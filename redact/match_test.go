@@ -21,3 +21,48 @@ func TestPgpassStartsAWord(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignAhead: an assignment operator follows the keyword past name
+// bytes, then, past at most 8 bytes of the operator's rest, quotes, space
+// and =, at least value bytes (every '=' skipped counted as one of them);
+// true when the text ends first.
+func TestAssignAhead(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		value int
+		want  bool
+	}{
+		{"password", 0, true}, // the operator may follow
+		{"password", 4, true},
+		{"password=", 4, true},
+		{"password (x)", 0, false},
+		{"password=x", 0, true},
+		{"password=abc def", 4, false},
+		{"password=abcd ef", 4, true},
+		{"password=        abcd", 4, true}, // 8 bytes before the value
+		{"password=         abcd", 4, false},
+		{"password=  abc x", 4, false},
+		{"password==abc x", 4, true}, // the '=' may be the value's
+		{"password : 'abc' x", 4, false},
+		{"password := 'abc' x", 4, true}, // := counts as one
+		{"password" + strings.Repeat(" ", 55) + "=abcd x", 4, true},
+		{"password" + strings.Repeat(" ", 56) + "=abcd x", 4, false}, // the operator 64 bytes on
+	} {
+		if got := assignAhead(tc.s, 0, tc.value); got != tc.want {
+			t.Errorf("assignAhead(%q, %d) = %v; want %v", tc.s, tc.value, got, tc.want)
+		}
+	}
+}
+
+// TestExtendBounded: a gitleaks secret of fixed length that starts a
+// longer token is redacted with at most extendMax bytes of the rest.
+func TestExtendBounded(t *testing.T) {
+	key := "ghp_" + rep(an, 36)
+	for _, extra := range []int{10, extendMax, extendMax + 44} {
+		in := key + rep(an, extra) + " x"
+		want := Marker + rep(an, extra)[min(extra, extendMax):] + " x"
+		if got := String(in); got != want {
+			t.Errorf("%d more bytes: String = %q; want %q", extra, got, want)
+		}
+	}
+}
