@@ -66,3 +66,35 @@ func TestExtendBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchesNL: whether a pattern may match a newline, which bounds a
+// rule's regexp to the line it starts on.
+func TestMatchesNL(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		`abc`: false, `a.b`: false, `(?s)a.b`: true, `[^a]`: true, `[\t\n]x`: true, `[\n-\r]x`: true,
+		`[\x00-\n]x`: true, `[ -~]+`: false, `[\x00-\t]x`: false, `\s`: true, `a\n`: true, `a|b\n`: true, `(a(b\n))`: true,
+	} {
+		re := parse(t, pattern)
+		if got := matchesNL(re); got != want {
+			t.Errorf("matchesNL(%q) = %v; want %v", pattern, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"sk-key": true, "private-key": false, "netrc": false, "github-pat": true} {
+		r := ruleNamed(t, name)
+		r.re()
+		if r.oneLine != want {
+			t.Errorf("rule %s: oneLine %v; want %v", name, r.oneLine, want)
+		}
+	}
+}
+
+// TestTouchingSecretsMerge: secrets that touch become one marker.
+func TestTouchingSecretsMerge(t *testing.T) {
+	key := "ghp_" + rep(an, 36)
+	for _, in := range []string{pemRSA + key, "x " + pemRSA + key + " y"} {
+		want := strings.Replace(in, pemRSA+key, Marker, 1)
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
