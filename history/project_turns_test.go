@@ -71,3 +71,33 @@ func TestActivityStates(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestSynthesizedMessageIDs: a stored message ID is kept the first time it
+// appears; entries without one, and later uses of a stored one, get
+// "<kind>.<n>", n counting 1, 2, 3 ... through the projection.
+func TestSynthesizedMessageIDs(t *testing.T) {
+	b := NewBuilder()
+	for _, r := range []Record{
+		{Type: TypeInput, RunID: "r1", MessageID: "m", Text: "q"},
+		{Type: TypeReasoningSummary, RunID: "r1", Text: "why", ProviderSummary: true},
+		{Type: TypeAssistant, RunID: "r1", MessageID: "m", Text: "a", HasText: true},
+		{Type: TypeActivity, RunID: "r1", ActivityID: "t", Kind: "tool", State: "completed"},
+		{Type: TypeRunCompleted, RunID: "r1", Outcome: "completed"},
+		{Type: TypeInput, RunID: "r2", MessageID: "m", Text: "again"},
+	} {
+		r.SessionID = "s"
+		b.Add(&r)
+	}
+	p, code := b.Finish("s", "v1-x", 1, false)
+	if code != "" {
+		t.Fatal(code)
+	}
+	var got []string
+	for _, m := range p.msgs {
+		got = append(got, m.id)
+	}
+	want := "m reasoning_summary.1 assistant.2 activity.3 user.4 diagnostic.5"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("IDs %q; want %q", got, want)
+	}
+}
