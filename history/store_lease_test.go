@@ -95,11 +95,16 @@ func TestAppendRefusesOutsideGrowth(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := Record{Type: TypeTaskScope, Ceiling: "w"}
-	if _, err := a.Append(rec, true); !errors.Is(err, ErrPersistence) {
-		t.Fatalf("append over an outside change: %v", err)
-	}
-	if got, _ := os.ReadFile(a.path); !bytes.Equal(got, data) {
-		t.Fatalf("the refused append changed the file:\n%s", got)
+	// A refused append does not make the outside bytes trimmable: a
+	// second one, longer than them, is refused too.
+	long := Record{Type: TypeCompaction, Text: strings.Repeat("mine ", 100)}
+	for range 2 {
+		if _, err := a.Append(long, true); !errors.Is(err, ErrPersistence) {
+			t.Fatalf("append over an outside change: %v", err)
+		}
+		if got, _ := os.ReadFile(a.path); !bytes.Equal(got, data) {
+			t.Fatalf("the refused append changed the file:\n%s", got)
+		}
 	}
 	if _, code := a.Snapshot(); code != "" {
 		t.Fatal(code)
