@@ -45,7 +45,7 @@ func TestSyncAppendsFsyncTheFile(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no creation of the session file in the trace:\n%s", tr)
 	}
-	n := regexp.MustCompile(`\bf(data)?sync\(` + string(m[1]) + `\)`).FindAll(tr, -1)
+	n := regexp.MustCompile(`\bf(data)?sync\(`+string(m[1])+`\)`).FindAll(tr, -1)
 	if len(n) != 3 {
 		t.Fatalf("%d fsyncs of the session file; want 3 (one per sync append)\n%s", len(n), tr)
 	}
