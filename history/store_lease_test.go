@@ -132,3 +132,30 @@ func TestAppendRefusesOutsideGrowth(t *testing.T) {
 		t.Fatalf("file:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTaskScopesAppended: delegated task-scope ceilings appended through
+// the attachment join the stored ones, in order; after Close appends fail
+// with ErrClosed.
+func TestTaskScopesAppended(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "s", encode(e.header("s"), Record{Type: TypeTaskScope, SessionID: "s", Ceiling: "read-only"}))
+	a, _, code := e.store.Open("s", nil)
+	if code != "" {
+		t.Fatal(code)
+	}
+	for _, c := range []string{"workspace-write", "read-only"} {
+		if _, err := a.Append(Record{Type: TypeTaskScope, Ceiling: c}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Append(Record{Type: TypeCompaction, Text: "not a scope"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(a.TaskScopes(), " "); got != "read-only workspace-write read-only" {
+		t.Fatalf("TaskScopes = %q", got)
+	}
+	a.Close()
+	if _, err := a.Append(Record{Type: TypeTaskScope, Ceiling: "x"}, true); !errors.Is(err, ErrClosed) {
+		t.Fatalf("append after Close: %v", err)
+	}
+}
