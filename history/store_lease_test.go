@@ -159,3 +159,30 @@ func TestTaskScopesAppended(t *testing.T) {
 		t.Fatalf("append after Close: %v", err)
 	}
 }
+
+// TestCloseReleasesTheFile: Close closes the session file (and a reopen
+// closes the file of the attachment it replaces).
+func TestCloseReleasesTheFile(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "s", encode(e.header("s")))
+	a, _, code := e.store.Open("s", nil)
+	if code != "" {
+		t.Fatal(code)
+	}
+	f := a.file
+	b, _, code := e.store.Open("s", a)
+	if code != "" {
+		t.Fatal(code)
+	}
+	if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("file of the replaced attachment: %v", err)
+	}
+	f = b.file
+	b.Close()
+	if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("file after Close: %v", err)
+	}
+	if b.Durable() {
+		t.Fatal("a closed attachment reports a file")
+	}
+}
