@@ -659,7 +659,7 @@ func TestDiagnosticCodeFromDisk(t *testing.T) {
 	}
 }
 
-const reviewFsizeEnv = "MAGI_HISTORY_REVIEW_FSIZE"
+const fsizeHelperEnv = "MAGI_HISTORY_FSIZE_HELPER"
 
 // TestDirSyncAfterFailedFirstWrite: when the first append of a lazy
 // session creates the file but its write fails (EFBIG here, ENOSPC/EIO in
@@ -671,8 +671,8 @@ const reviewFsizeEnv = "MAGI_HISTORY_REVIEW_FSIZE"
 // The test runs a helper under strace and looks for an fsync of the
 // sessions directory.
 func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
-	if mode := os.Getenv(reviewFsizeEnv); mode != "" {
-		reviewFsizeHelper(mode)
+	if mode := os.Getenv(fsizeHelperEnv); mode != "" {
+		firstWriteHelper(mode)
 		return
 	}
 	strace, err := exec.LookPath("strace")
@@ -687,7 +687,7 @@ func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
 		trace := filepath.Join(t.TempDir(), "trace")
 		cmd := exec.Command(strace, "-ff", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
 			os.Args[0], "-test.run=^TestDirSyncAfterFailedFirstWrite$")
-		cmd.Env = append(os.Environ(), reviewFsizeEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
+		cmd.Env = append(os.Environ(), fsizeHelperEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
 		out, err := cmd.CombinedOutput()
 		if err != nil || !bytes.Contains(out, []byte("helper ok")) {
 			t.Fatalf("helper %s: %v\n%s", mode, err, out)
@@ -715,7 +715,7 @@ func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
 	}
 }
 
-func reviewFsizeHelper(mode string) {
+func firstWriteHelper(mode string) {
 	s := NewStore(os.Getenv("DIR"), os.Getenv("CWD"), fixedNow)
 	a, code := s.Create("f", Selection{})
 	if code != "" {
@@ -752,10 +752,10 @@ func FuzzProjection(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add(bytes.Repeat([]byte{1, 0xff, 2, 0xff, 3, 0x80}, 40))
 	f.Add(bytes.Repeat([]byte{0, 7, 9, 200, 33, 1, 250, 4}, 60))
-	f.Fuzz(reviewProjectionCase)
+	f.Fuzz(projectionCase)
 }
 
-func reviewProjectionCase(t *testing.T, data []byte) {
+func projectionCase(t *testing.T, data []byte) {
 	alphabet := []string{"a", "\x01", "😀", "é", `"`, `\`, "\n", "漢", "sk-abcdefghijklmnop ", " "}
 	ids := []string{"a", "b", strings.Repeat("M", protocol.MaxIDBytes), "u1", "x-y_z"}
 	runs := []string{"r1", "r2", strings.Repeat("R.", protocol.MaxIDBytes/2)}
