@@ -10,7 +10,7 @@ import (
 // match starts before its trigger, and the check applies to its start).
 func TestPgpassStartsAWord(t *testing.T) {
 	const tail = ":5432:app:deploy:Zx9kQ2wLpVr"
-	for _, in := range []string{"x=db.example.com" + tail, "https://db.example.com" + tail, "/var/run/pg" + tail} {
+	for _, in := range []string{"x=db.example.com" + tail, "https://db.example.com" + tail, "/var/run/pg" + tail, "\x00db" + tail} {
 		if got := String(in); got != in {
 			t.Errorf("String(%q) = %q; want it unchanged", in, got)
 		}
@@ -93,6 +93,40 @@ func TestTouchingSecretsMerge(t *testing.T) {
 	key := "ghp_" + rep(an, 36)
 	for _, in := range []string{pemRSA + key, "x " + pemRSA + key + " y"} {
 		want := strings.Replace(in, pemRSA+key, Marker, 1)
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestHeaderCredentialLength: a bearer token counts from 16 bytes, an
+// authorization value from 8, and neither when it is a lowercase word.
+func TestHeaderCredentialLength(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bearer AbCdEf0123456789":          "Bearer [REDACTED]",
+		"Bearer AbCdEf012345678":           "Bearer AbCdEf012345678",
+		"authorization: Ab3dEf0z":          "authorization: [REDACTED]",
+		"authorization: Ab3dEf0":           "authorization: Ab3dEf0",
+		"Bearer lazy-authorization-scheme": "Bearer lazy-authorization-scheme",
+		"authorization: zzzzzzzz-zz":       "authorization: zzzzzzzz-zz",
+		"authorization: zzzzzzzz-zZ":       "authorization: [REDACTED]",
+	} {
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestAssignmentProse: an unquoted lowercase value that more text follows
+// is a sentence; at the end of the text, or before a lone space, a secret.
+func TestAssignmentProse(t *testing.T) {
+	for in, want := range map[string]string{
+		"token: abcdefgh is wrong": "token: abcdefgh is wrong",
+		"token: abcdefgh ":         "token: [REDACTED] ",
+		"token: abcdefgh":          "token: [REDACTED]",
+		"token: abcdefg1 is it":    "token: [REDACTED] is it",
+		"token: 'abcdefgh' is it":  "token: '[REDACTED]' is it",
+	} {
 		if got := String(in); got != want {
 			t.Errorf("String(%q) = %q; want %q", in, got, want)
 		}
