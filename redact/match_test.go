@@ -122,6 +122,7 @@ func TestHeaderCredentialLength(t *testing.T) {
 func TestAssignmentProse(t *testing.T) {
 	for in, want := range map[string]string{
 		"token: abcdefgh is wrong": "token: abcdefgh is wrong",
+		"token: zebra is wrong":    "token: zebra is wrong",
 		"token: abcdefgh ":         "token: [REDACTED] ",
 		"token: abcdefgh":          "token: [REDACTED]",
 		"token: abcdefg1 is it":    "token: [REDACTED] is it",
