@@ -133,3 +133,15 @@ func TestAssignmentProse(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholder: documentation values of at most 64 bytes.
+func TestPlaceholder(t *testing.T) {
+	for v, want := range map[string]bool{
+		"changeme": true, "ChangeMe": true, "YOUR_API_KEY": true, "your" + rep(an, 60): true, "your" + rep(an, 61): false,
+		"<token>": true, "abxxxxcd": true, "zzzz": true, rep(an, 12): false, "x-placeholder-1": true,
+	} {
+		if got := placeholder(v); got != want {
+			t.Errorf("placeholder(%q) = %v; want %v", v, got, want)
+		}
+	}
+}
