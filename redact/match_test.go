@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -142,6 +143,43 @@ func TestPlaceholder(t *testing.T) {
 	} {
 		if got := placeholder(v); got != want {
 			t.Errorf("placeholder(%q) = %v; want %v", v, got, want)
+		}
+	}
+}
+
+// TestReference: dotted names of segments up to 32 bytes, not starting
+// with a digit, are code that reads a secret.
+func TestReference(t *testing.T) {
+	seg := func(n int) string { return strings.Repeat("k", n) }
+	for v, want := range map[string]bool{
+		"settings.SECRET_KEY": true, "process.env.TOKEN": true, "a." + seg(32): true, "a." + seg(33): false,
+		"settings.": false, ".env": false, "a..b": false, "cfg.key2": true, "cfg.2key": false, "plain": false, "a.b-c": false,
+	} {
+		if got := reference(v); got != want {
+			t.Errorf("reference(%q) = %v; want %v", v, got, want)
+		}
+	}
+}
+
+// TestOrdinaryBase64: standard base64, 8 to 4096 bytes, of mostly
+// letters and spaces (at least 80 %, one space or more).
+func TestOrdinaryBase64(t *testing.T) {
+	enc := base64.StdEncoding.EncodeToString
+	for v, want := range map[string]bool{
+		enc([]byte("hi the")):                                    true,  // 8 bytes
+		enc([]byte("hi ")):                                       false, // 4 bytes
+		enc([]byte("hello world")):                               true,
+		enc([]byte("helloworld!")):                               false, // no space
+		enc([]byte("a 1234567")):                                 false, // under 80 % letters and spaces
+		enc([]byte("abcdefg 1")):                                 true,
+		enc([]byte("hello\x00world")):                            false,
+		enc([]byte(strings.Repeat("hello world ", 256))):         true, // 4096 bytes
+		enc([]byte(strings.Repeat("hello world ", 256) + "abc")): false,
+		"aGVsbG8gd29ybGQ":                                        false, // not a multiple of 4
+		"aGVsbG8*d29ybGQ=":                                       false,
+	} {
+		if got := ordinaryBase64(v); got != want {
+			t.Errorf("ordinaryBase64(%q) = %v; want %v", v, got, want)
 		}
 	}
 }
