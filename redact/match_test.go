@@ -172,6 +172,9 @@ func TestOrdinaryBase64(t *testing.T) {
 		enc([]byte("helloworld!")):                               false, // no space
 		enc([]byte("a 1234567")):                                 false, // under 80 % letters and spaces
 		enc([]byte("abcdefg 1")):                                 true,
+		enc([]byte("abcdefg 12")):                                true, // 80 %
+		enc([]byte("abcdef 123")):                                false,
+		enc([]byte("a b c d e f")):                               true,
 		enc([]byte("hello\x00world")):                            false,
 		enc([]byte(strings.Repeat("hello world ", 256))):         true, // 4096 bytes
 		enc([]byte(strings.Repeat("hello world ", 256) + "abc")): false,
