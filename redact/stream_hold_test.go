@@ -1,0 +1,44 @@
+package redact
+
+import "testing"
+
+// TestStreamEmitsSettledSecret: a long secret that two bytes follow is
+// complete, and goes out at once rather than being held past Holdback.
+func TestStreamEmitsSettledSecret(t *testing.T) {
+	key := "ghp_" + rep(an, 36) + rep(an, 250)
+	var s Stream
+	if got := s.Push(key + " x"); got != Marker {
+		t.Fatalf("Push = %q; want the marker at once", got)
+	}
+	if got := s.Flush(); got != " x" {
+		t.Fatalf("Flush = %q", got)
+	}
+}
+
+// TestStreamHoldsGrowingPath: a credential path that reaches the end of
+// the window may still grow: it is held from its start up to 2*Holdback
+// bytes, so that the output equals String; past that it goes out as it
+// stands.
+func TestStreamHoldsGrowingPath(t *testing.T) {
+	for _, n := range []int{300, 2*Holdback - len("~/.ssh/"), 2*Holdback - len("~/.ssh/") - 1} {
+		in := "cat ~/.ssh/" + rep(an, n) + "xyz done"
+		cut := len("cat ~/.ssh/") + n
+		var s Stream
+		first := s.Push(in[:cut])
+		if first != "cat " {
+			t.Errorf("%d bytes: first Push = %q; want the path held", n, first)
+		}
+		if got, want := first+s.Push(in[cut:])+s.Flush(), String(in); got != want {
+			t.Errorf("%d bytes: Stream = %q; String = %q", n, got, want)
+		}
+	}
+	// Past twice the bound the path is taken as complete.
+	n := 2*Holdback - len("~/.ssh/") + 1
+	var s Stream
+	if got := s.Push("cat ~/.ssh/" + rep(an, n)); got != "cat "+Marker {
+		t.Errorf("%d bytes: Push = %q; want the path redacted as it stands", n, got)
+	}
+	if got := s.Push("xyz done") + s.Flush(); got != "xyz done" {
+		t.Errorf("rest = %q", got)
+	}
+}
