@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestStreamEmitsSettledSecret: a long secret that two bytes follow is
 // complete, and goes out at once rather than being held past Holdback.
@@ -40,5 +43,31 @@ func TestStreamHoldsGrowingPath(t *testing.T) {
 	}
 	if got := s.Push("xyz done") + s.Flush(); got != "xyz done" {
 		t.Errorf("rest = %q", got)
+	}
+}
+
+// TestStreamDropEnds: while the rest of a long token is dropped, "--" ends
+// it (a private-key block may begin there, also across deltas), an empty
+// delta changes nothing, and the last dropped byte is the context of what
+// follows.
+func TestStreamDropEnds(t *testing.T) {
+	long := "sk-" + rep(an, 400) // past Holdback: the marker goes out, the rest is dropped
+	body := "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn"
+	block := "-----BEGIN RSA PRIVATE KEY-----\n" + body + "\n-----END RSA PRIVATE KEY-----"
+	for _, deltas := range [][]string{
+		{long, "", "abc" + block + " end"},
+		{long, "abc-", block + " end"},
+		{long + "-", "abc", "://admin:s3cr3tpass@host end"},
+	} {
+		var s Stream
+		out := ""
+		for _, d := range deltas {
+			out += s.Push(d)
+		}
+		out += s.Flush()
+		if !strings.HasPrefix(out, Marker) || !strings.HasSuffix(out, " end") ||
+			strings.Contains(out, body) || strings.Contains(out, "s3cr3tpass") || strings.Contains(out, rep(an, 20)) {
+			t.Errorf("Stream(%q) = %q", deltas, out)
+		}
 	}
 }
