@@ -71,3 +71,31 @@ func TestStreamDropEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneStarts: the cut of a Stream moves to the start of a UTF-8
+// sequence, forward (nextRuneStart) or back (runeStart, not below floor);
+// invalid bytes count as sequences of one, so at most three bytes move.
+func TestRuneStarts(t *testing.T) {
+	for _, tc := range []struct {
+		b           string
+		i, next     int
+		floor, back int
+	}{
+		{"aéb", 2, 3, 0, 1},
+		{"aéb", 1, 1, 0, 1},
+		{"a😀b", 3, 5, 0, 1},
+		{"a😀b", 3, 5, 2, 2},
+		{"a\x80\x80", 1, 1, 0, 0},
+		{"a\x80\x80", 2, 2, 1, 1},
+		{"a\x80\x80\x80\x80b", 4, 5, 0, 4},
+		{"a\x80\x80\x80\x80b", 1, 1, 0, 0},
+		{"\x80\x80x", 1, 2, 0, 0},
+	} {
+		if got := nextRuneStart([]byte(tc.b), tc.i); got != tc.next {
+			t.Errorf("nextRuneStart(%q, %d) = %d; want %d", tc.b, tc.i, got, tc.next)
+		}
+		if got := runeStart([]byte(tc.b), tc.i, tc.floor); got != tc.back {
+			t.Errorf("runeStart(%q, %d, %d) = %d; want %d", tc.b, tc.i, tc.floor, got, tc.back)
+		}
+	}
+}
