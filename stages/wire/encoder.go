@@ -71,14 +71,6 @@ func (enc *EventEncoder) Append(dst []byte, seq uint64, e *Event) []byte {
 	dst = append(dst, enc.head...)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, enc.mid...)
-	switch e.Name {
-	case protocol.EventMessageDelta:
-		dst = append(dst, `,"part":`...)
-		dst = strconv.AppendInt(dst, int64(e.Part), 10)
-		dst = appendField(dst, "text", e.Text)
-		dst = append(dst, '}')
-	default:
-		dst = appendDataRest(dst, e)
-	}
+	dst = appendDataRest(dst, e)
 	return append(dst, "}\n"...)
 }
