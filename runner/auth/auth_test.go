@@ -482,3 +482,46 @@ func writeStoreEntry(t *testing.T, home, content string) {
 		t.Fatal(err)
 	}
 }
+
+// sourceFunc is a Source made of a function, for sources that break the
+// contract.
+type sourceFunc func(ctx context.Context) (Kind, string, error)
+
+func (f sourceFunc) Token(ctx context.Context) (Kind, string, error) { return f(ctx) }
+
+func TestTokenMapsEveryFailureToWhatAProviderReturns(t *testing.T) {
+	raw := errors.New("dial tcp: secret-host:443 refused")
+	pe := &provider.Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("cause")}
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want func(error) bool
+	}{
+		{"a provider error as it is", t.Context(), fmt.Errorf("wrapped: %w", pe),
+			func(err error) bool { return err == error(pe) }},
+		{"ctx's error once ctx ended, whatever the source said", ended, raw,
+			func(err error) bool { return err == context.Canceled }},
+		{"any other failure as provider_unavailable", t.Context(), raw,
+			func(err error) bool {
+				got, ok := errors.AsType[*provider.Error](err)
+				return ok && got.Code == protocol.CodeProviderUnavailable && errors.Is(err, raw) &&
+					!strings.Contains(err.Error(), "secret-host")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, token, err := Token(tc.ctx, sourceFunc(func(context.Context) (Kind, string, error) {
+				return APIKey, "half-read-token", tc.err
+			}))
+			if kind != "" || token != "" || !tc.want(err) {
+				t.Fatalf("Token = %q, %q, %v", kind, token, err)
+			}
+		})
+	}
+	kind, token, err := Token(t.Context(), NewStatic(OAuth, "tok"))
+	if kind != OAuth || token != "tok" || err != nil {
+		t.Fatalf("Token of a working source = %q, %q, %v", kind, token, err)
+	}
+}

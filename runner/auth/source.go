@@ -105,6 +105,24 @@ var (
 	errNoRefresh    = errors.New("auth: access token expired and no refresh token is stored")
 )
 
+// Token returns src's credential for one provider request. Its error is
+// the one the provider returns as it is: ctx's error once ctx has ended, a
+// *provider.Error that src reports, and any other failure (a Source that
+// does not keep to its contract) wrapped as provider_unavailable.
+func Token(ctx context.Context, src Source) (Kind, string, error) {
+	kind, token, err := src.Token(ctx)
+	if err == nil {
+		return kind, token, nil
+	}
+	if ctx.Err() != nil {
+		return "", "", ctx.Err()
+	}
+	if pe, ok := errors.AsType[*provider.Error](err); ok {
+		return "", "", pe
+	}
+	return "", "", Unavailable(err)
+}
+
 // Unavailable wraps cause as a provider failure with code
 // provider_unavailable: the run cannot use the provider without a valid
 // credential. Error() returns only the code.

@@ -143,16 +143,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	kind, token, err := p.creds.Token(ctx)
+	kind, token, err := auth.Token(ctx, p.creds)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		var pe *provider.Error
-		if errors.As(err, &pe) {
-			return pe
-		}
-		return auth.Unavailable(err)
+		return err
 	}
 	model := req.Model
 	if model == "" {

@@ -111,16 +111,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	}
 	var opts []option.RequestOption
 	if p.creds != nil {
-		_, token, err := p.creds.Token(ctx)
+		_, token, err := auth.Token(ctx, p.creds)
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			var pe *provider.Error
-			if errors.As(err, &pe) {
-				return pe
-			}
-			return auth.Unavailable(err)
+			return err
 		}
 		// An API key and an OAuth access token are both bearer tokens here.
 		opts = append(opts, option.WithAPIKey(token))
