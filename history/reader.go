@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"strconv"
 
 	"github.com/magi-code/magi-code/protocol"
 )
@@ -130,22 +131,8 @@ func sumWith(h hash.Hash, tail []byte) (sum [sha256.Size]byte) {
 func revisionOf(gen uint64, sum [sha256.Size]byte) string {
 	var b [64]byte
 	out := append(b[:0], 'v')
-	out = appendUint(out, gen)
+	out = strconv.AppendUint(out, gen, 10)
 	out = append(out, '-')
 	out = hex.AppendEncode(out, sum[:16])
 	return string(out)
-}
-
-func appendUint(dst []byte, v uint64) []byte {
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(dst, tmp[i:]...)
 }

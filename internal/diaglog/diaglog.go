@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -237,22 +238,9 @@ func (l *Log) reportDropped(f **file) {
 	if n == 0 {
 		return
 	}
-	line := []byte(`{"level":"WARN","msg":"log lines dropped: the log queue was full","count":` + itoa(n) + "}\n")
+	line := []byte(`{"level":"WARN","msg":"log lines dropped: the log queue was full","count":` + strconv.FormatUint(n, 10) + "}\n")
 	if *f == nil || (*f).write(line) != nil {
 		l.lost.Add(n + 1)
-	}
-}
-
-func itoa(n uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,7 +136,7 @@ func checkLinesLost(t *testing.T, dir string) {
 func TestPruneKeepsNewest(t *testing.T) {
 	dir := t.TempDir()
 	for i := range KeepFiles + 5 {
-		l := New(dir, "c"+itoa(uint64(i)), 0)
+		l := New(dir, "c"+strconv.Itoa(i), 0)
 		l.Open()
 		l.Info("x")
 		l.Close(context.Background())
