@@ -11,6 +11,36 @@ import (
 // Decode unmarshals the event's data into v.
 func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 
+// EventData holds the data fields of every run event, one per key
+// (docs/protocol.md, Run events); a key the event does not carry stays
+// zero. Revision and ErrorCode are nil where the frame holds null.
+type EventData struct {
+	MessageID   string  `json:"message_id"`
+	Part        int     `json:"part"`
+	Text        string  `json:"text"`
+	LastPart    bool    `json:"last_part"`
+	Partial     bool    `json:"partial"`
+	ActivityID  string  `json:"activity_id"`
+	Kind        string  `json:"kind"`
+	State       string  `json:"state"`
+	Name        string  `json:"name"`
+	Summary     string  `json:"summary"`
+	Code        string  `json:"code"`
+	ApprovalID  string  `json:"approval_id"`
+	ExpiresInMs int64   `json:"expires_in_ms"`
+	Outcome     string  `json:"outcome"`
+	Persistence string  `json:"persistence"`
+	Revision    *string `json:"revision"`
+	ErrorCode   *string `json:"error_code"`
+}
+
+// Fields decodes the event's data.
+func (e Event) Fields() (EventData, error) {
+	var d EventData
+	err := json.Unmarshal(e.Data, &d)
+	return d, err
+}
+
 // WaitEvent receives events until pred accepts one and returns it. Events
 // it skips are consumed. It fails when ctx ends or the output ends first.
 func (c *Client) WaitEvent(ctx context.Context, pred func(Event) bool) (Event, error) {

@@ -31,21 +31,8 @@ func Show(ctx context.Context, c *client.Client, w io.Writer, sessionID, runID s
 		if err != nil {
 			return "", "", err
 		}
-		var d struct {
-			Text        string  `json:"text"`
-			LastPart    bool    `json:"last_part"`
-			Kind        string  `json:"kind"`
-			State       string  `json:"state"`
-			Name        string  `json:"name"`
-			Summary     string  `json:"summary"`
-			Code        string  `json:"code"`
-			ApprovalID  string  `json:"approval_id"`
-			Outcome     string  `json:"outcome"`
-			Persistence string  `json:"persistence"`
-			Revision    *string `json:"revision"`
-			ErrorCode   *string `json:"error_code"`
-		}
-		if err := ev.Decode(&d); err != nil {
+		d, err := ev.Fields()
+		if err != nil {
 			return "", "", err
 		}
 		switch ev.Name {

@@ -485,25 +485,8 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		return nil
 	}
 	m.runID = ev.RunID
-	var d struct {
-		MessageID   string  `json:"message_id"`
-		Part        int     `json:"part"`
-		Text        string  `json:"text"`
-		LastPart    bool    `json:"last_part"`
-		Partial     bool    `json:"partial"`
-		ActivityID  string  `json:"activity_id"`
-		Kind        string  `json:"kind"`
-		State       string  `json:"state"`
-		Name        string  `json:"name"`
-		Summary     string  `json:"summary"`
-		Code        string  `json:"code"`
-		ApprovalID  string  `json:"approval_id"`
-		ExpiresInMs int64   `json:"expires_in_ms"`
-		Outcome     string  `json:"outcome"`
-		Persistence string  `json:"persistence"`
-		ErrorCode   *string `json:"error_code"`
-	}
-	if ev.Decode(&d) != nil {
+	d, err := ev.Fields()
+	if err != nil {
 		return nil
 	}
 	switch ev.Name {
