@@ -15,7 +15,7 @@ import (
 // frames differ only in seq, part and text). The zero value is not usable;
 // build one with NewEventEncoder. It is not safe for concurrent use.
 type EventEncoder struct {
-	head []byte // prefixHead, type, instance_id, `"seq":`
+	head []byte // the envelope up to seq's value (appendHead)
 	// mid is `,"event":NAME,"data":{"session_id":S,"run_id":R` and, for
 	// events that carry one first, `,"message_id":M`, encoded for key.
 	mid []byte
@@ -25,10 +25,7 @@ type EventEncoder struct {
 
 // NewEventEncoder returns the encoder of instanceID's event frames.
 func NewEventEncoder(instanceID string) *EventEncoder {
-	head := append([]byte(prefixHead), `event","instance_id":"`...)
-	head = append(head, instanceID...)
-	head = append(head, `","seq":`...)
-	return &EventEncoder{head: head, mid: make([]byte, 0, 256)}
+	return &EventEncoder{head: appendHead(nil, "event", instanceID), mid: make([]byte, 0, 256)}
 }
 
 // midCached reports whether the event's name, IDs and (where it comes

@@ -69,17 +69,24 @@ type Event struct {
 // reconciliation/terminal never silently drop."
 func (e *Event) Critical() bool { return e.Name != protocol.EventMessageDelta }
 
-// frame prefix up to the instance_id value.
+// prefixHead is every frame's envelope up to the value of type.
 const prefixHead = `{"protocol":"` + protocol.ProtocolName + `","version":1,"type":"`
+
+// appendHead appends a frame's envelope up to the value of seq: protocol,
+// version, type and instance_id, in that order.
+func appendHead(dst []byte, typ, instanceID string) []byte {
+	dst = append(dst, prefixHead...)
+	dst = append(dst, typ...)
+	dst = append(dst, `","instance_id":"`...)
+	dst = append(dst, instanceID...)
+	return append(dst, `","seq":`...)
+}
 
 // AppendResponse appends the complete response frame, including the trailing
 // LF, to dst. Field order: protocol, version, type, instance_id, seq, id,
 // result|error.
 func AppendResponse(dst []byte, instanceID string, seq uint64, r *Response) []byte {
-	dst = append(dst, prefixHead...)
-	dst = append(dst, `response","instance_id":"`...)
-	dst = append(dst, instanceID...)
-	dst = append(dst, `","seq":`...)
+	dst = appendHead(dst, "response", instanceID)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, `,"id":`...)
 	if r.NullID {
@@ -102,10 +109,7 @@ func AppendResponse(dst []byte, instanceID string, seq uint64, r *Response) []by
 // AppendEvent appends the complete event frame, including the trailing LF.
 // It does not allocate when dst has room.
 func AppendEvent(dst []byte, instanceID string, seq uint64, e *Event) []byte {
-	dst = append(dst, prefixHead...)
-	dst = append(dst, `event","instance_id":"`...)
-	dst = append(dst, instanceID...)
-	dst = append(dst, `","seq":`...)
+	dst = appendHead(dst, "event", instanceID)
 	dst = strconv.AppendUint(dst, seq, 10)
 	dst = append(dst, `,"event":`...)
 	dst = jsonenc.AppendString(dst, e.Name)
