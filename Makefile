@@ -82,7 +82,10 @@ redact-rules:
 # (GOFLAGS=-count=1: a cached coverage run would make that a fraction of a
 # second). The full report goes to .mutate/<package>.log. Killed share =
 # killed / (killed + lived); timed-out and uncovered mutants are counted
-# apart. No --test-cpu: gremlins v0.6.0 passes it as one argument "-cpu N",
+# apart. Each run works in a temporary directory of its own, and whatever
+# still runs from there afterwards is killed: gremlins ends a timed-out
+# mutant's go test, not the test binary under it, which can spin for an
+# hour. No --test-cpu: gremlins v0.6.0 passes it as one argument "-cpu N",
 # go test then fails to start, and every mutant counts as killed.
 GREMLINS        := $(CURDIR)/.tools/bin/gremlins
 GREMLINS_VERSION := v0.6.0
@@ -95,7 +98,9 @@ MUTATE_OUT      := $(CURDIR)/.mutate
 mutate: $(GREMLINS)
 	@mkdir -p $(MUTATE_OUT); for p in $(PKG); do echo "== $$p"; \
 	  log=$(MUTATE_OUT)/$$(echo $$p | sed 's|^\./||; s|/|_|g').log; \
-	  GOFLAGS=-count=1 timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient $(MUTATE_COEFF) $(MUTATE_FLAGS) $$p >$$log 2>&1; \
+	  tmp=$$(mktemp -d -t magi-mutate.XXXXXX); \
+	  TMPDIR=$$tmp GOFLAGS=-count=1 timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient $(MUTATE_COEFF) $(MUTATE_FLAGS) $$p >$$log 2>&1; \
+	  pkill -9 -f "$$tmp/" 2>/dev/null; rm -rf $$tmp; \
 	  grep -E '^ *(LIVED|TIMED OUT)|^(Killed|Timed out|Test efficacy)' $$log || echo "   $$p: no result within $(MUTATE_TIMEOUT) ($$log)"; done
 
 $(GREMLINS):
