@@ -227,6 +227,20 @@ func (c *child) initialize() error {
 	return c.call("init", "initialize", `{"required_capabilities":["status","shutdown"]}`, nil)
 }
 
+// startReady spawns bin in w and initializes it; a child that fails to
+// initialize is killed.
+func startReady(bin string, w *workspace) (*child, error) {
+	c, err := startChild(bin, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.initialize(); err != nil {
+		c.kill()
+		return nil, err
+	}
+	return c, nil
+}
+
 // closeAndWait closes stdin, drains stdout and waits at most d for the
 // exit; it kills the child's process group past d. It returns the exit code.
 func (c *child) closeAndWait(d time.Duration) (int, error) {

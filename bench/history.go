@@ -130,14 +130,11 @@ func runHistory(bin string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := startChild(bin, w)
+	c, err := startReady(bin, w)
 	if err != nil {
 		return nil, err
 	}
 	defer c.closeAndWait(5 * time.Second)
-	if err := c.initialize(); err != nil {
-		return nil, err
-	}
 	var open struct {
 		Revision string `json:"revision"`
 	}

@@ -53,14 +53,11 @@ func pipelineOnce(bin string, r *result) (int, time.Duration, error) {
 		return 0, 0, err
 	}
 	defer w.remove()
-	c, err := startChild(bin, w)
+	c, err := startReady(bin, w)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer c.closeAndWait(5 * time.Second)
-	if err := c.initialize(); err != nil {
-		return 0, 0, err
-	}
 	next := 0
 	sendNext := func() error {
 		err := c.send(request("p"+strconv.Itoa(next), "status", "{}"))

@@ -21,14 +21,11 @@ func runRoundtrip(bin string) (*result, error) {
 		return nil, err
 	}
 	defer w.remove()
-	c, err := startChild(bin, w)
+	c, err := startReady(bin, w)
 	if err != nil {
 		return nil, err
 	}
 	defer c.closeAndWait(5 * time.Second)
-	if err := c.initialize(); err != nil {
-		return nil, err
-	}
 	const warmup = 100
 	lat := make([]time.Duration, 0, roundtrips)
 	for i := range warmup + roundtrips {

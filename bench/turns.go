@@ -31,14 +31,11 @@ func runTurns(bin string) (*result, error) {
 		return nil, err
 	}
 	defer w.remove()
-	c, err := startChild(bin, w)
+	c, err := startReady(bin, w)
 	if err != nil {
 		return nil, err
 	}
 	defer c.closeAndWait(5 * time.Second)
-	if err := c.initialize(); err != nil {
-		return nil, err
-	}
 	var s struct {
 		SessionID string `json:"session_id"`
 	}
