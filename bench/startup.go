@@ -34,12 +34,8 @@ func runStartup(bin string) (*result, error) {
 	r := &result{}
 
 	// Child 1: start -> initialize response, idle RSS, exit after EOF.
-	c, err := startChild(bin, w)
+	c, err := startReady(bin, w)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.initialize(); err != nil {
-		c.kill()
 		return nil, err
 	}
 	r.addSpread("startup.to_init_response", ms(time.Since(c.started)), "ms")
