@@ -83,6 +83,11 @@ type Pool struct {
 	opts  Options
 	group conc.WaitGroup
 
+	// run is the active run's cancellation, approvals and taken count, nil
+	// when none. Atomic rather than under mu: the writer reads it for every
+	// delta it encodes (EventTaken).
+	run atomic.Pointer[activeRun]
+
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
 	// run is active and whether a request for them is stale or cancelled; the
@@ -94,9 +99,6 @@ type Pool struct {
 	// use: the startup ones for a new session, else restored from its saved
 	// selection.
 	choice runner.Choice
-	run    *activeRun // the active run's cancellation and approvals, nil when none
-
-	taking atomic.Pointer[activeRun] // p.run, for EventTaken without mu
 }
 
 // NewPool returns an idle pool.

@@ -33,10 +33,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r := &activeRun{id: runID, sessionID: tp.SessionID, cancel: cancel,
 		approvals: newApprovals(p.opts.Now)}
-	p.mu.Lock()
-	p.run = r
-	p.mu.Unlock()
-	p.taking.Store(r)
+	p.run.Store(r)
 	p.goWorker(func() {
 		defer cancel(nil)
 		began := p.opts.Now()
@@ -46,12 +43,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 		p.opts.Log.Info("turn finished", "run_id", r.id, "outcome", fin.Outcome, "persistence", fin.Persistence,
 			"error_code", string(fin.ErrorCode), "duration_ms", p.opts.Now().Sub(began).Milliseconds())
 		r.approvals.closeAll()
-		p.mu.Lock()
-		if p.run == r {
-			p.run = nil
-		}
-		p.mu.Unlock()
-		p.taking.CompareAndSwap(r, nil)
+		p.run.CompareAndSwap(r, nil)
 		// docs/protocol.md, Run events: run.finished comes "once, after worker/cleanup accounting":
 		// the worker's end is accounted first, so a client that reads
 		// run.finished and starts the next turn at once is never busy.
@@ -67,10 +59,7 @@ func (p *Pool) StartTurn(ctx context.Context, runID string, tp dispatch.TurnPara
 // CancelRun requests cancellation of the active run, which the machine
 // has checked runID names. Idempotent; nothing to do once the worker ended.
 func (p *Pool) CancelRun(string) {
-	p.mu.Lock()
-	r := p.run
-	p.mu.Unlock()
-	if r != nil {
+	if r := p.run.Load(); r != nil {
 		// No approval answer wins once cancellation is acknowledged.
 		r.approvals.closeAll()
 		r.cancel(runner.ErrCancelled)
@@ -82,9 +71,7 @@ func (p *Pool) CancelRun(string) {
 // approval is still open (stale_approval otherwise, also once the worker
 // ended); a winning reply reaches the waiting tool call when deliver runs.
 func (p *Pool) Answer(a dispatch.AnswerParams) (protocol.Code, func()) {
-	p.mu.Lock()
-	r := p.run
-	p.mu.Unlock()
+	r := p.run.Load()
 	if r == nil {
 		return protocol.CodeStaleApproval, nil
 	}
@@ -100,7 +87,7 @@ func (p *Pool) EventTaken(e *wire.Event) {
 	if e.Name != protocol.EventMessageDelta {
 		return
 	}
-	if r := p.taking.Load(); r != nil && r.id == e.RunID {
+	if r := p.run.Load(); r != nil && r.id == e.RunID {
 		r.taken.Add(1)
 	}
 }
