@@ -98,7 +98,7 @@ MUTATE_OUT      := $(CURDIR)/.mutate
 mutate: $(GREMLINS)
 	@mkdir -p $(MUTATE_OUT); for p in $(PKG); do echo "== $$p"; \
 	  log=$(MUTATE_OUT)/$$(echo $$p | sed 's|^\./||; s|/|_|g').log; \
-	  tmp=$$(mktemp -d -t magi-mutate.XXXXXX); \
+	  tmp=$$(mktemp -d -t magi-mutate.XXXXXX) && [ -n "$$tmp" ] || exit 1; \
 	  TMPDIR=$$tmp GOFLAGS=-count=1 timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient $(MUTATE_COEFF) $(MUTATE_FLAGS) $$p >$$log 2>&1; \
 	  pkill -9 -f "$$tmp/" 2>/dev/null; rm -rf $$tmp; \
 	  grep -E '^ *(LIVED|TIMED OUT)|^(Killed|Timed out|Test efficacy)' $$log || echo "   $$p: no result within $(MUTATE_TIMEOUT) ($$log)"; done
