@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -675,29 +674,9 @@ func TestDirSyncAfterFailedFirstWrite(t *testing.T) {
 		firstWriteHelper(mode)
 		return
 	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace not installed")
-	}
 	dirSynced := func(mode string) bool {
 		e := newEnv(t)
-		// -ff: one file per thread, so that no call is split into
-		// "<unfinished ...>" and "<... resumed>" lines by another thread's
-		// (which a loaded machine makes likely).
-		trace := filepath.Join(t.TempDir(), "trace")
-		cmd := exec.Command(strace, "-ff", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
-			os.Args[0], "-test.run=^TestDirSyncAfterFailedFirstWrite$")
-		cmd.Env = append(os.Environ(), fsizeHelperEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !bytes.Contains(out, []byte("helper ok")) {
-			t.Fatalf("helper %s: %v\n%s", mode, err, out)
-		}
-		files, _ := filepath.Glob(trace + ".*")
-		var tr []byte
-		for _, f := range files {
-			b, _ := os.ReadFile(f)
-			tr = append(tr, b...)
-		}
+		tr := straceHelper(t, "TestDirSyncAfterFailedFirstWrite", fsizeHelperEnv+"="+mode, "DIR="+e.dir, "CWD="+e.cwd)
 		// openat(AT_FDCWD, "<dir>", O_RDONLY|O_CLOEXEC|O_DIRECTORY) = N, then fsync(N)
 		open := regexp.MustCompile(`openat\(AT_FDCWD, "` + regexp.QuoteMeta(e.dir) + `", [^)]*O_DIRECTORY[^)]*\) = (\d+)`)
 		for _, m := range open.FindAllSubmatch(tr, -1) {

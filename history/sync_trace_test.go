@@ -21,25 +21,8 @@ func TestSyncAppendsFsyncTheFile(t *testing.T) {
 		syncTraceHelper()
 		return
 	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace not installed")
-	}
 	e := newEnv(t)
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-ff", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
-		os.Args[0], "-test.run=^TestSyncAppendsFsyncTheFile$")
-	cmd.Env = append(os.Environ(), syncTraceEnv+"=1", "DIR="+e.dir, "CWD="+e.cwd)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("helper ok")) {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(trace + ".*")
-	var tr []byte
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		tr = append(tr, b...)
-	}
+	tr := straceHelper(t, "TestSyncAppendsFsyncTheFile", syncTraceEnv+"=1", "DIR="+e.dir, "CWD="+e.cwd)
 	open := regexp.MustCompile(`openat\(AT_FDCWD, "` + regexp.QuoteMeta(filepath.Join(e.dir, "f.jsonl")) + `", [^)]*O_CREAT[^)]*\) = (\d+)`)
 	m := open.FindSubmatch(tr)
 	if m == nil {
@@ -49,6 +32,39 @@ func TestSyncAppendsFsyncTheFile(t *testing.T) {
 	if len(n) != 3 {
 		t.Fatalf("%d fsyncs of the session file; want 3 (one per sync append)\n%s", len(n), tr)
 	}
+}
+
+// straceHelper runs the test named test again, as a helper process with
+// env added to the environment, under strace tracing openat, fsync and
+// fdatasync, and returns the trace; it fails t unless the helper printed
+// "helper ok". With -ff each thread writes its own file, so that no call is
+// split into "<unfinished ...>" and "<... resumed>" lines by another
+// thread's (which a loaded machine makes likely). It skips t without
+// strace.
+func straceHelper(t *testing.T, test string, env ...string) []byte {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace not installed")
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-ff", "-qq", "-e", "trace=openat,fsync,fdatasync", "-o", trace,
+		os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("helper ok")) {
+		t.Fatalf("helper %q: %v\n%s", env, err, out)
+	}
+	files, _ := filepath.Glob(trace + ".*")
+	var tr []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr = append(tr, b...)
+	}
+	return tr
 }
 
 func syncTraceHelper() {
