@@ -21,7 +21,7 @@ all: build
 # The linked file is then copied into place, as an installer would: the
 # linker writes through a memory mapping, which leaves the file's pages in
 # the page cache in a shape that makes every child map about 5 MiB more of
-# it (idle RSS 28 MiB instead of 22.6 for the same bytes; see the README,
+# it (idle RSS 28 MiB instead of 22.6 for the same bytes; see docs/benchmarks.md,
 # Start-up and idle memory). The rename keeps running children intact.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN).link ./cmd/magi-code
@@ -68,7 +68,7 @@ cover:
 
 # Regenerate redact/gitleaks_rules.go from the gitleaks release pinned in
 # go.mod. To move to a newer release: go get github.com/zricethezav/gitleaks/v8@vX.Y.Z,
-# make redact-rules, go mod tidy, then go test ./redact/ (see the README).
+# make redact-rules, go mod tidy, then go test ./redact/ (see docs/redaction.md).
 redact-rules:
 	$(GO) generate ./redact
 
@@ -115,7 +115,7 @@ bench: build
 	@if [ -n "$(ANCHORS)" ]; then $(MAKE) --no-print-directory bench-ref; fi
 
 # The reference transport and two MCP SDK servers measured beside this build,
-# in the same passes of one driver (see the README, Benchmarks). ANCHORS is a
+# in the same passes of one driver (see docs/benchmarks.md). ANCHORS is a
 # checkout of the bench-anchors programs; PASSES defaults to 3.
 bench-ref: build
 	@test -x "$(ANCHORS)/product.sh" || { echo "make bench-ref ANCHORS=/path/to/bench-anchors"; exit 2; }

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// The redaction figures (README, redaction section). The benchmarks use
+// The redaction figures (docs/redaction.md). The benchmarks use
 // only String and Stream.Push, so that the same file runs against an
 // older version of the package for a side-by-side pass.
 

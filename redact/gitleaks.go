@@ -14,7 +14,7 @@ import (
 
 // The gitleaks rules arrive as a generated table (gitleaks_rules.go, made
 // by internal/gen from the gitleaks module pinned in go.mod; see the
-// README's redaction section). This file turns the table into rules at
+// docs/redaction.md). This file turns the table into rules at
 // package initialisation, which costs a few hundred small allocations and
 // no regexp compilation: patterns and allowlists compile on first use.
 

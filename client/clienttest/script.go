@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Step is one step of a fixture provider response (README, The fixture provider).
+// Step is one step of a fixture provider response (docs/configuration.md, The fixture provider).
 type Step map[string]any
 
 // Text is one assistant text delta.
@@ -105,7 +105,7 @@ func NewFixtureWorkspace(t testing.TB, f Fixture) *Workspace {
 // rewrite it with WriteScript to change the script of later children.
 func (w *Workspace) ScriptPath() string { return filepath.Join(filepath.Dir(w.Home), "script.json") }
 
-// SessionFile is the JSONL file of session id under MC_HOME (README, Configuration).
+// SessionFile is the JSONL file of session id under MC_HOME (docs/configuration.md).
 func SessionFile(home, id string) string { return filepath.Join(home, "sessions", id+".jsonl") }
 
 // FileExists reports whether path exists.

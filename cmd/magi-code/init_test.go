@@ -57,7 +57,7 @@ func parseInitTrace(t *testing.T, trace []byte) map[string]int {
 }
 
 // TestPackageInitAllocations guards what every start of the binary pays
-// before main, serve included (see the README, Benchmarks): no package's
+// before main, serve included (see docs/benchmarks.md): no package's
 // initialization may build large tables, and the JSON Schema validator that
 // mcp-go's client links compiles its meta-schemas on first use, not in
 // init (third_party/santhosh-tekuri/jsonschema, PATCHED.md).
@@ -85,7 +85,7 @@ func TestPackageInitAllocations(t *testing.T) {
 	for pkg, budget := range lazy {
 		n, ok := allocs[pkg]
 		if !ok {
-			t.Errorf("%s is no longer initialized: update this test and the README's start-up notes", pkg)
+			t.Errorf("%s is no longer initialized: update this test and docs/benchmarks.md, Start-up and idle memory", pkg)
 		}
 		if n > budget {
 			t.Errorf("%s allocates %d bytes in init; want at most %d (is the replace in go.mod in effect?)", pkg, n, budget)

@@ -34,8 +34,8 @@ var aLongTimeAgo = time.Unix(1, 0)
 //	                                   └──── responses ──► writer ◄─────┘ ─► stdout
 //
 // Framing, validation and dispatch run inline on the stdin goroutine; a
-// response is written inline when nothing is pending (see the README's
-// Architecture section). Nothing here writes to stderr: runtime failures
+// response is written inline when nothing is pending (see docs/architecture.md,
+// The pipeline). Nothing here writes to stderr: runtime failures
 // exit 1 silently.
 func serve() int {
 	// docs/protocol.md, Frames: "Stdout contains protocol bytes only": the writer owns a private

@@ -1,6 +1,6 @@
 // Package audit holds whole-process tests written by the protocol audit: each
 // covers a sentence of docs/protocol.md (or a contract of the
-// README) observable through the pipes, exit codes, stderr or files on
+// docs/configuration.md) observable through the pipes, exit codes, stderr or files on
 // disk that e2e/transport and e2e/session do not already cover. A test that
 // fails here names a spec sentence the binary does not hold.
 package audit

@@ -180,7 +180,7 @@ func TestContextIdentity(t *testing.T) {
 }
 
 // TestSettingsPrecedenceAndSnapshot: "Global settings and exact-cwd
-// project settings retain normal precedence" (README, Configuration: project settings for
+// project settings retain normal precedence" (docs/configuration.md: project settings for
 // the exact cwd only override global ones); "Configuration and discovery
 // are one admitted snapshot per child. External settings changes require
 // child restart."

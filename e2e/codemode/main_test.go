@@ -1,7 +1,7 @@
 // Package codemode holds whole-process tests of Code Mode, the tool
 // protections, auto-compaction and subagents: each test drives real
 // `magi-code serve --stdio` children through real pipes with the Go client
-// (README, The agent runner).
+// (docs/architecture.md, The agent runner).
 package codemode
 
 import (

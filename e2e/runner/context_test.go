@@ -12,7 +12,7 @@ import (
 
 // TestSystemContextReachesModel: the instruction files, the primary agent
 // profile and the enabled skills reach the model as its system context, in
-// the README's order (global AGENTS.md, project AGENTS.md, listed
+// the order docs/configuration.md gives (global AGENTS.md, project AGENTS.md, listed
 // instruction files, the profile's prompt, then the skills with their names
 // and descriptions), through both real providers: what the test endpoint
 // receives is what a real model would. A disabled skill stays out, and the

@@ -65,7 +65,7 @@ func violations(pkgs []pkg) []string {
 	for _, p := range pkgs {
 		from, ok := layerOf(p.Path)
 		if !ok {
-			out = append(out, p.Path+": in no layer (place it in layerOf and the README's package table)")
+			out = append(out, p.Path+": in no layer (place it in layerOf and docs/architecture.md's package table)")
 			continue
 		}
 		for _, imp := range p.Imports {

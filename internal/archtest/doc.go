@@ -1,5 +1,5 @@
 // Package archtest holds the test that enforces the import directions of
-// the module (see the README's Architecture section):
+// the module (see docs/architecture.md):
 //
 //	cmd, client, conformance, bench, e2e
 //	  -> stages (framing, validate, dispatch, worker, writer, wire)

@@ -8,7 +8,7 @@
 // which the binary links anyway through mcp-go and which costs almost
 // nothing at start; a validator that compiles its meta-schemas during
 // package initialization would cost every launch of the binary, serve
-// included, several milliseconds (see the README, Benchmarks).
+// included, several milliseconds (see docs/benchmarks.md).
 package schemacheck
 
 import (

@@ -106,7 +106,7 @@ const (
 	StateFailed    = "failed"
 )
 
-// DiagHookFailed is the diagnostic code of a hook that failed (README, The agent runner
+// DiagHookFailed is the diagnostic code of a hook that failed (docs/architecture.md, The agent runner
 // 7: "A failing hook is a diagnostic, never a crash").
 const DiagHookFailed = "hook_failed"
 

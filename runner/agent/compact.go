@@ -9,7 +9,7 @@ import (
 	"github.com/magi-code/magi-code/runner/provider"
 )
 
-// Auto-compaction (README, The agent runner). Before each provider call of the
+// Auto-compaction (docs/architecture.md, The agent runner). Before each provider call of the
 // primary run, the request is estimated at one token per BytesPerToken
 // bytes of system context, messages and tool specs. When the estimate
 // reaches CompactPercent of the context window, the run asks the same

@@ -34,7 +34,7 @@ func TestEstimateTokens(t *testing.T) {
 	}
 }
 
-// TestCompactionThreshold: README, Auto-compaction: compaction starts
+// TestCompactionThreshold: docs/architecture.md, The agent runner: compaction starts
 // when the estimated request *reaches* CompactPercent of the window: at
 // exactly 80 % it compacts, one token below it does not.
 func TestCompactionThreshold(t *testing.T) {

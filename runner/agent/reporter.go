@@ -8,7 +8,7 @@ import (
 // Reporter lets a running tool report its own inner steps as activities of
 // kind tool and ask for approvals, through the run that called it. Code
 // Mode uses it: the program is one activity (the run_code call itself),
-// each tool call inside it another (README, The agent runner), and a mutating call
+// each tool call inside it another (docs/architecture.md, The agent runner), and a mutating call
 // inside a program asks the same Approver as a direct call.
 //
 // A Reporter is valid only while the tool's Run has not returned. Its

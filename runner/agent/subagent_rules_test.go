@@ -15,7 +15,7 @@ import (
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
-// TestSubagentResultBound: README, Subagents: "a 32 KiB result". A result
+// TestSubagentResultBound: docs/architecture.md, The agent runner: "a 32 KiB result". A result
 // of exactly SubagentResultBytes is kept whole; a longer one is cut at a
 // UTF-8 boundary and ends in tools.TruncatedMarker, within the bound.
 func TestSubagentResultBound(t *testing.T) {

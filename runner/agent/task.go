@@ -11,7 +11,7 @@ import (
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
-// Subagents (README, The agent runner). With at least one enabled subagent profile
+// Subagents (docs/architecture.md, The agent runner). With at least one enabled subagent profile
 // (Config.Subagents), the primary run offers the task tool: arguments
 // profile (the name of an enabled profile) and prompt. A task runs a nested
 // agent loop:
@@ -294,7 +294,7 @@ func bounded(s string) string {
 }
 
 // subSink is a subagent's sink: text, segments and reasoning are
-// swallowed (README, The agent runner: a subagent's text never streams as the primary
+// swallowed (docs/architecture.md, The agent runner: a subagent's text never streams as the primary
 // assistant's message); its tool calls become activities of kind tool,
 // which are not replayed in the primary conversation.
 type subSink struct {

@@ -28,7 +28,7 @@ func (m mutating) Run(context.Context, json.RawMessage) tools.Result {
 }
 
 // TestApprovalModes: only "auto" runs a mutating tool unasked; "ask" and
-// any other value ask first (README, settings tools.approval).
+// any other value ask first (docs/configuration.md, tools.approval).
 func TestApprovalModes(t *testing.T) {
 	for _, tt := range []struct {
 		mode  string

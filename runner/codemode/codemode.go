@@ -12,7 +12,7 @@ import (
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
-// Name is the tool's name as offered to the model (README, The agent runner: Code
+// Name is the tool's name as offered to the model (docs/architecture.md, The agent runner: Code
 // Mode is the tool run_code, argument code, JavaScript).
 const Name = "run_code"
 

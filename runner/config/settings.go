@@ -202,7 +202,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 // project file is written by whoever owns the repository, and may be written
 // by the model itself: it may tighten the user's settings, never loosen
 // them, never choose where the user's credential goes, and never run
-// commands of its own. Like MCP approvals (README, Configuration:
+// commands of its own. Like MCP approvals (docs/configuration.md:
 // only the global file grants them), these keys are global-only:
 //   - [tools.protections] (any key);
 //   - [providers.*] base_url, api_key_env, token_url, client_id: the

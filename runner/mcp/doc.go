@@ -27,7 +27,7 @@
 // (MaxHTTPBodyBytes) and every request, including the session DELETE sent
 // at close, is aborted when cleanup gives up on the server.
 //
-// Tool names: mcp__SERVER__TOOL (README, The agent runner). Each part is sanitized to
+// Tool names: mcp__SERVER__TOOL (docs/architecture.md, The agent runner). Each part is sanitized to
 // [A-Za-z0-9_-]: any other byte becomes '_', runs of '_' collapse to one and
 // leading/trailing '_' go, so "__" only ever separates parts (an empty part
 // becomes "x"). Names are cut to MaxToolNameBytes (64, the provider limit)

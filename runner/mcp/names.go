@@ -11,7 +11,7 @@ import (
 // accept function names matching ^[A-Za-z0-9_-]{1,64}$.
 const MaxToolNameBytes = 64
 
-// toolPrefix and nameSep build mcp__SERVER__TOOL, the contract of README, The agent runner.
+// toolPrefix and nameSep build mcp__SERVER__TOOL, the contract of docs/architecture.md, The agent runner.
 const (
 	toolPrefix = "mcp__"
 	nameSep    = "__"

@@ -1,5 +1,5 @@
 // Package tools holds the agent's tool registry and the built-in tools of
-// README, Built-in tools: read_file, write_file, edit_file, list_dir, grep and shell.
+// docs/configuration.md, Built-in tools: read_file, write_file, edit_file, list_dir, grep and shell.
 //
 // A Tool is plain Go: a name, a description, a JSON Schema for its
 // arguments, whether it mutates (and so needs approval under

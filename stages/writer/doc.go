@@ -20,7 +20,7 @@
 // anything: the event producer closes events, and the owner of the output
 // file closes it after Run has returned.
 //
-// # How it works (README, Architecture and Benchmarks)
+// # How it works (docs/architecture.md and docs/benchmarks.md)
 //
 //   - One queue, one seq: a frame gets its seq when it enters the pending
 //     buffer (Respond for responses, Run for events), from 1, strictly

@@ -43,8 +43,8 @@ func (c countingConn) Write(f func(fd uintptr) bool) error {
 }
 
 // TestStalledReaderParksInPoller: while the reader is stalled the writer
-// waits in the runtime poller, not in a loop of write attempts (README,
-// Architecture: no busy polling while stalled). Over a whole stall until
+// waits in the runtime poller, not in a loop of write attempts (docs/architecture.md,
+// The pipeline: no busy polling while stalled). Over a whole stall until
 // the output deadline, the write callback runs once per wake-up: a handful
 // of times, whatever the machine's speed.
 func TestStalledReaderParksInPoller(t *testing.T) {

@@ -191,7 +191,7 @@ func (w *Writer) Respond(r *wire.Response) error {
 	wasEmpty := w.q.count == 0
 	w.appendResponseLocked(r)
 	if wasEmpty {
-		// No goroutine hop on the request path (README, Architecture).
+		// No goroutine hop on the request path (docs/architecture.md).
 		// Control only pins the fd; it does not wait for Run's poller wait
 		// (which only happens while something is pending, so not now).
 		// inlineWrite runs with mu held (see New).

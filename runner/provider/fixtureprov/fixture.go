@@ -1,4 +1,4 @@
-// Package fixtureprov is the offline fixture provider (README, The fixture provider): a real
+// Package fixtureprov is the offline fixture provider (docs/configuration.md, The fixture provider): a real
 // provider.Provider that replays a parsed fixture.Script, deterministically.
 //
 // Each Stream call consumes the next scripted response, whatever happens to
