@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,3 +152,36 @@ func TestPruneKeepsNewest(t *testing.T) {
 		t.Fatalf("%d files kept; want %d", len(files), KeepFiles)
 	}
 }
+
+// TestErrorAttributesRedacted: an error logged as an attribute (serve logs
+// its exit cause so) is redacted like a string, at the top level, inside a
+// group and among a logger's With attributes; a Stringer too.
+func TestErrorAttributesRedacted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	l := New(dir, "i1", 0)
+	l.Open()
+	cause := fmt.Errorf("serve: %w", errors.New("provider said token "+secret))
+	l.Error("exit", "err", cause)
+	l.Error("exit", slog.Group("run", slog.Any("cause", cause)))
+	l.With("cause", cause).Warn("with")
+	l.Info("stringer", "value", stringer("key "+secret))
+	l.Close(context.Background())
+	raw, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) {
+		t.Fatalf("log holds the secret of an error or Stringer attribute: %s", raw)
+	}
+	lines := readLines(t, l.Path())
+	if len(lines) != 4 {
+		t.Fatalf("%d lines; want 4: %s", len(lines), raw)
+	}
+	if msg, _ := lines[0]["err"].(string); !strings.HasPrefix(msg, "serve: provider said token ") {
+		t.Fatalf("err attribute = %q; want the error's redacted text", lines[0]["err"])
+	}
+}
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }
