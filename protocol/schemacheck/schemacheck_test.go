@@ -49,3 +49,24 @@ func BenchmarkValidateDefDelta(b *testing.B) {
 		_ = ValidateDef("event.message.delta", []byte(delta))
 	}
 }
+
+// TestValidateTrailing: a frame followed by anything but white space is
+// more than one JSON value, whatever the stray bytes are (a closing brace
+// or bracket is not a value of its own, and a decoder that only asks
+// whether another value follows walks past it).
+func TestValidateTrailing(t *testing.T) {
+	frame := strings.TrimSuffix(delta, "\n")
+	for _, tail := range []string{"}", "]", " }", "\n]", " {}", "[]", "0", `"x"`, ",", ":", "x", "}\n"} {
+		if err := Validate([]byte(frame + tail)); err == nil {
+			t.Errorf("Validate accepts the frame followed by %q", tail)
+		}
+		if err := ValidateDef("event.message.delta", []byte(frame+tail)); err == nil {
+			t.Errorf("ValidateDef accepts the frame followed by %q", tail)
+		}
+	}
+	for _, tail := range []string{"", "\n", " ", "\t\r\n"} {
+		if err := Validate([]byte(frame + tail)); err != nil {
+			t.Errorf("Validate refuses the frame followed by white space %q: %v", tail, err)
+		}
+	}
+}
