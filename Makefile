@@ -67,8 +67,10 @@ cover:
 	  echo "some tests failed (log: $(COVERDIR)/test.log); the figures above count the tests that ran"; exit 1; fi
 
 # Regenerate redact/gitleaks_rules.go from the gitleaks release pinned in
-# go.mod. To move to a newer release: go get github.com/zricethezav/gitleaks/v8@vX.Y.Z,
-# make redact-rules, go mod tidy, then go test ./redact/ (see docs/redaction.md).
+# redact/internal/gen/go.mod (the generator is a module of its own: gitleaks
+# and its dependencies stay out of the product's go.mod). To move to a newer
+# release: cd redact/internal/gen && go get github.com/zricethezav/gitleaks/v8@vX.Y.Z
+# && go mod tidy; then make redact-rules and go test ./redact/ (see docs/redaction.md).
 redact-rules:
 	$(GO) generate ./redact
 

@@ -1,6 +1,6 @@
 package redact
 
-//go:generate go run ./internal/gen -o gitleaks_rules.go
+//go:generate go -C internal/gen run . -o ../../gitleaks_rules.go
 
 import (
 	"math"
@@ -13,10 +13,12 @@ import (
 )
 
 // The gitleaks rules arrive as a generated table (gitleaks_rules.go, made
-// by internal/gen from the gitleaks module pinned in go.mod; see the
-// docs/redaction.md). This file turns the table into rules at
-// package initialisation, which costs a few hundred small allocations and
-// no regexp compilation: patterns and allowlists compile on first use.
+// by internal/gen from the gitleaks module pinned in internal/gen/go.mod:
+// the generator is a module of its own, so none of gitleaks' dependencies
+// enter the product's go.mod; see docs/redaction.md). This file turns the
+// table into rules at package initialisation, which costs a few hundred
+// small allocations and no regexp compilation: patterns and allowlists
+// compile on first use.
 
 // glRule is one generated gitleaks rule.
 type glRule struct {

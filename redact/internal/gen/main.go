@@ -1,8 +1,10 @@
 // Command gen turns gitleaks' default rule file into redact/gitleaks_rules.go,
 // a Go table the redactor reads without parsing anything at start-up.
 //
-// It reads config.DefaultConfig of the gitleaks module pinned in go.mod
-// (github.com/zricethezav/gitleaks/v8), decodes it strictly (a field a newer
+// It reads config.DefaultConfig of the gitleaks module pinned in this
+// directory's go.mod (github.com/zricethezav/gitleaks/v8; the generator is a
+// module of its own so that gitleaks' dependencies stay out of the
+// product's go.mod), decodes it strictly (a field a newer
 // release adds stops the generator until this program knows it), and for
 // every rule derives what the redactor's prefilter needs: trigger literals
 // taken from the regexp itself at a bounded distance from the start of a
