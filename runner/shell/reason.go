@@ -1,0 +1,56 @@
+package shell
+
+// Reason says why a command line must be approved even under
+// approval = "auto". It is one of a small fixed set of phrases, safe to show
+// and to record: it never carries any part of the command.
+type Reason string
+
+// The reasons Destructive gives.
+const (
+	// ReasonDeleteOutside: a recursive delete (rm -r, find -delete or
+	// -exec rm, git clean) of a path outside the workspace and the temp
+	// directory, or of a path the text does not pin down.
+	ReasonDeleteOutside Reason = "recursive delete outside the workspace"
+	// ReasonDeleteWorkspace: a recursive delete of the workspace itself or
+	// of everything in it.
+	ReasonDeleteWorkspace Reason = "recursive delete of the workspace"
+	// ReasonDeleteGit: a recursive delete of a .git directory.
+	ReasonDeleteGit Reason = "recursive delete of a .git directory"
+	// ReasonPermOutside: chmod, chown or chgrp -R of a path outside the
+	// workspace and the temp directory.
+	ReasonPermOutside Reason = "recursive permission change outside the workspace"
+	// ReasonPermWorkspace: chmod, chown or chgrp -R of the workspace itself.
+	ReasonPermWorkspace Reason = "recursive permission change of the workspace"
+	// ReasonInterpreter: an inline program (python -c, perl -e, node -e,
+	// ruby -e...) that names a delete primitive or runs other commands.
+	ReasonInterpreter Reason = "inline interpreter program that deletes files"
+	// ReasonUnparsable: the command line is not valid shell.
+	ReasonUnparsable Reason = "command could not be parsed"
+	// ReasonOpaque: the command runs a command whose text is not known
+	// before it runs (sh -c "$X", eval "$X", a script piped into a shell).
+	ReasonOpaque Reason = "runs a command that cannot be checked"
+	// ReasonTooDeep: nesting (sh -c in sh -c, $( ) in $( ), functions)
+	// beyond what the check follows.
+	ReasonTooDeep Reason = "command nested too deeply to check"
+	// ReasonGitPush: git push --force, --mirror, --delete or a :ref.
+	ReasonGitPush Reason = "git push that overwrites or deletes remote history"
+	// ReasonGitReset: git reset --hard.
+	ReasonGitReset Reason = "git reset --hard discards uncommitted changes"
+	// ReasonDisk: formatting, wiping or writing a disk device.
+	ReasonDisk Reason = "writes to, formats or wipes a disk"
+	// ReasonKillAll: kill -1.
+	ReasonKillAll Reason = "kills every process"
+	// ReasonShutdown: shutdown, reboot, halt, poweroff.
+	ReasonShutdown Reason = "shuts down or reboots the machine"
+	// ReasonForkBomb: a function that pipes itself into itself.
+	ReasonForkBomb Reason = "fork bomb"
+)
+
+// Reasons lists every Reason Destructive can give.
+func Reasons() []Reason {
+	return []Reason{
+		ReasonDeleteOutside, ReasonDeleteWorkspace, ReasonDeleteGit, ReasonPermOutside,
+		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonTooDeep,
+		ReasonGitPush, ReasonGitReset, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
+	}
+}
