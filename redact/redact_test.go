@@ -102,6 +102,19 @@ var secrets = []struct{ name, in, want string }{
 	{"stripe live", "STRIPE=sk_live_" + rep(an, 24), "STRIPE=[REDACTED]"},
 	{"gitlab token longer than the pattern", "glrt-" + rep(an, 24), "[REDACTED]"},
 	{"two secrets", "a=ghp_" + rep(an, 36) + " b=AKIAZ7Q3XW5RT2M4KP6N", "a=[REDACTED] b=[REDACTED]"},
+	// Shapes gitleaks' rules let through: a rule skipped whole because one
+	// branch has no literal, and a terminator that '&', ',' or '.' is not.
+	{"vault service token", "VAULT hvs." + rep(an, 95) + " ok", "VAULT [REDACTED] ok"},
+	{"vault service token longest", "export VAULT_TOKEN=hvs." + rep(an, 120), "export VAULT_TOKEN=[REDACTED]"},
+	{"atlassian api token", "use ATATT3" + rep(an, 186) + " now", "use [REDACTED] now"},
+	{"sourcegraph token", "sgp_" + rep(hex, 40) + ", done", "[REDACTED], done"},
+	{"google key in a url query", "https://maps.googleapis.com/maps/api/js?key=AIza" + rep(an, 35) + "&callback=init",
+		"https://maps.googleapis.com/maps/api/js?key=[REDACTED]&callback=init"},
+	{"google key ends a sentence", "The key is AIza" + rep(an, 35) + ".", "The key is [REDACTED]."},
+	{"stripe key before a comma", "keys sk_live_" + rep(an, 24) + ", rk_live_" + rep(an, 24) + ",", "keys [REDACTED], [REDACTED],"},
+	{"slack token in parentheses", "(xoxb-1234567890-1234567890123-" + rep(an, 24) + ")", "([REDACTED])"},
+	{"gitlab token in a url query", "https://gitlab.example.com/api/v4/projects?private_token=glpat-" + rep(an, 20) + "&per_page=100",
+		"https://gitlab.example.com/api/v4/projects?private_token=[REDACTED]&per_page=100"},
 }
 
 // lookalikes must survive String unchanged.

@@ -232,41 +232,56 @@ func (s *Stream) forget() {
 // drop discards the continuation of an open secret from delta and returns
 // what follows it. Afterwards the last dropped byte is context.
 func (s *Stream) drop(delta string) string {
-	i := 0
 	if s.pem {
-		s.carry = append(s.carry, delta...)
-		loc := footerRE().FindIndex(s.carry)
-		if loc == nil {
-			s.last = s.carry[len(s.carry)-1]
-			if n := len(s.carry) - pemCarry; n > 0 {
-				s.carry = s.carry[:copy(s.carry, s.carry[n:])]
-			}
-			return ""
-		}
-		i = loc[1] - (len(s.carry) - len(delta))
-		s.pem, s.carry = false, s.carry[:0]
-	} else {
-		// "--" ends the run too: no token holds it, and it may open a
-		// private-key block ("-----BEGIN") that must be seen whole.
-		for i < len(delta) && s.tail[delta[i]] && (delta[i] != '-' || i+1 == len(delta) || delta[i+1] != '-') {
-			i++
-		}
-		if i == len(delta) {
-			if i > 0 {
-				s.last = delta[i-1]
-			}
-			return ""
-		}
-		s.tail = nil
+		return s.dropBlock(delta)
+	}
+	// "--" ends the run too: no token holds it, and it may open a
+	// private-key block ("-----BEGIN") that must be seen whole.
+	i := 0
+	for i < len(delta) && s.tail[delta[i]] && (delta[i] != '-' || i+1 == len(delta) || delta[i+1] != '-') {
+		i++
 	}
 	if i > 0 {
 		s.last = delta[i-1]
 	}
+	if i == len(delta) {
+		return ""
+	}
+	s.tail = nil
 	s.buf = s.store[:0]
 	s.room(1)
 	s.buf = append(s.buf, s.last)
 	s.ctx = 1
 	s.forget()
+	return delta[i:]
+}
+
+// dropBlock is drop for a private-key block: it ends at its footer, whose
+// end is the context of what follows, as in String (a keyword in it,
+// "KEY-----,", may start a match there).
+func (s *Stream) dropBlock(delta string) string {
+	s.carry = append(s.carry, delta...)
+	loc := footerRE().FindIndex(s.carry)
+	if loc == nil {
+		if n := len(s.carry) - pemCarry; n > 0 {
+			s.carry = s.carry[:copy(s.carry, s.carry[n:])]
+		}
+		return ""
+	}
+	i := loc[1] - (len(s.carry) - len(delta))
+	footer := s.carry[max(0, loc[1]-contextBytes):loc[1]]
+	s.pem = false
+	s.buf = s.store[:0]
+	s.room(len(footer))
+	s.buf = append(s.buf, footer...)
+	s.carry = s.carry[:0]
+	s.ctx = len(s.buf)
+	// The footer's triggers are noted now; the scan goes on from there.
+	s.forget()
+	s.hits, s.next = scanNew(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), 0, 0, s.hits)
+	for range s.hits {
+		s.outs = append(s.outs, outcome{})
+	}
 	return delta[i:]
 }
 

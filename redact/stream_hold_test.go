@@ -99,3 +99,20 @@ func TestRuneStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamFooterIsContext: after a private-key block too long to hold,
+// its footer is the context of what follows, as in String: "KEY-----," is
+// a keyword and an operator, so the value after it is redacted too.
+func TestStreamFooterIsContext(t *testing.T) {
+	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Repeat(rep(an, 64)+"\n", 4) + "-----END OPENSSH PRIVATE KEY-----"
+	in := pem + ", dop_v1_" + rep(hex, 64) + "id_ed25519.pub and more"
+	want := String(in)
+	if want != Marker+", "+Marker+".pub and more" {
+		t.Fatalf("String = %q", want)
+	}
+	for _, n := range []int{1, 7, 40, 97} {
+		if got := feed(t, cutEvery(in, n)); got != want {
+			t.Errorf("deltas of %d: Stream = %q; String = %q", n, got, want)
+		}
+	}
+}

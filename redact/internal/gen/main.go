@@ -135,19 +135,18 @@ func main() {
 		case r.SkipReport:
 			reason = "is never reported on its own"
 		}
-		var g *glRule
-		if reason == "" {
-			var err error
-			if g, err = analyse(r); err != nil {
-				reason = err.Error()
-			}
-		}
 		if reason != "" {
 			skipped = append(skipped, r.ID+": "+reason)
 			continue
 		}
-		n++
-		writeRule(&b, g, r)
+		gs, left := analyseBranches(r)
+		for _, l := range left {
+			skipped = append(skipped, r.ID+": "+l)
+		}
+		for _, g := range gs {
+			n++
+			writeRule(&b, g, r)
+		}
 	}
 	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// gitleaksSkipped lists the rules of the release not shipped, and why.\nvar gitleaksSkipped = []string{\n")
@@ -162,7 +161,7 @@ func main() {
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		fail("%v", err)
 	}
-	fmt.Fprintf(os.Stderr, "gen: %d of %d gitleaks %s rules shipped, %d skipped\n", n, len(f.Rules), version, len(skipped))
+	fmt.Fprintf(os.Stderr, "gen: %d table entries from the %d gitleaks %s rules, %d rules or branches left out\n", n, len(f.Rules), version, len(skipped))
 }
 
 func fail(format string, args ...any) {
@@ -203,13 +202,158 @@ type glRule struct {
 	// assignMin: the secret after it is a run of at least assignMin bytes
 	// of valueBytes (0: unknown).
 	assignMin int
+	// dropped says which branches of an alternation were left out, having
+	// no literal to anchor them.
+	dropped []string
 }
 
-func analyse(r tomlRule) (*glRule, error) {
+// anchoredBranches keeps, of the alternation seq[j], the branches whose
+// matches start with literals (with what follows the alternation), and
+// notes the others in g.dropped. It returns the literals of the kept ones;
+// ok is false when none has any.
+func anchoredBranches(g *glRule, seq []*syntax.Regexp, j int) (lits []string, fold, ok bool) {
+	alt := seq[j]
+	var kept []*syntax.Regexp
+	var dropped []string
+	for _, b := range alt.Sub {
+		branch := append(linear(b), seq[j+1:]...)
+		if _, _, ok := literals(branch); ok {
+			kept = append(kept, b)
+		} else {
+			dropped = append(dropped, b.String())
+		}
+	}
+	if len(kept) == 0 {
+		return nil, false, false
+	}
+	for _, d := range dropped {
+		g.dropped = append(g.dropped, "branch "+d+": no literal of 3 bytes (the other branches ship)")
+	}
+	if len(kept) == 1 {
+		*alt = *kept[0]
+	} else {
+		alt.Sub = kept
+	}
+	return literals(seq[j:])
+}
+
+// relaxEnd lets a match end before any byte that cannot continue a token.
+// gitleaks requires one of a few terminators after most secrets (space, a
+// quote, ';', an escaped newline or the end of the text), so a key followed
+// by '&' in a URL query, ',' or '.' in prose, or ')' in code is not reported
+// at all. The terminator becomes the end of the text or any byte outside
+// both the redactor's token bytes (A-Za-z0-9_+/=-) and the class of the
+// secret's last run: a secret that runs on into more token bytes still
+// does not match, as in gitleaks.
+func relaxEnd(re *syntax.Regexp) {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return
+	}
+	end := re.Sub[len(re.Sub)-1]
+	if !isTerminator(end) {
+		return
+	}
+	class := `A-Za-z0-9_+/=\-`
+	seq := linear(&syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[:len(re.Sub)-1]})
+	for k := len(seq) - 1; k >= 0; k-- {
+		e := seq[k]
+		if e.Op == syntax.OpWordBoundary {
+			continue
+		}
+		if (e.Op == syntax.OpRepeat || e.Op == syntax.OpPlus || e.Op == syntax.OpStar) && e.Sub[0].Op == syntax.OpCharClass {
+			class += classSource(e.Sub[0])
+		}
+		break
+	}
+	t, err := syntax.Parse(`(?:[^`+class+`]|$)`, syntax.Perl)
+	if err != nil {
+		fail("terminator class %q: %v", class, err)
+	}
+	*end = *t
+}
+
+// isTerminator reports gitleaks' secret terminator: an alternation of the
+// end of the text and a class holding space and quotes.
+func isTerminator(e *syntax.Regexp) bool {
+	if e.Op != syntax.OpAlternate {
+		return false
+	}
+	endText, class := false, false
+	for _, sub := range e.Sub {
+		switch sub.Op {
+		case syntax.OpEndText:
+			endText = true
+		case syntax.OpCharClass:
+			class = strings.Contains(classBytes(sub), " ") && strings.Contains(classBytes(sub), `"`)
+		}
+	}
+	return endText && class
+}
+
+// classSource writes a character class's ranges as the body of a bracket
+// expression.
+func classSource(e *syntax.Regexp) string {
+	var b strings.Builder
+	for i := 0; i < len(e.Rune); i += 2 {
+		lo, hi := e.Rune[i], e.Rune[i+1]
+		b.WriteString(escapeClassRune(lo))
+		if hi > lo {
+			b.WriteString("-" + escapeClassRune(hi))
+		}
+	}
+	return b.String()
+}
+
+func escapeClassRune(r rune) string {
+	if strings.ContainsRune(`\-]^[`, r) || r < 0x20 || r >= 0x7f {
+		return fmt.Sprintf(`\x{%x}`, r)
+	}
+	return string(r)
+}
+
+// analyseBranches analyses a rule whose regexp is an alternation at the top
+// (a keyword branch beside a token branch) as one rule per branch, and any
+// other rule as itself. It returns the rules to ship and, for each part that
+// cannot ship, why: a branch without a literal to anchor it no longer keeps
+// its anchored siblings out.
+func analyseBranches(r tomlRule) ([]*glRule, []string) {
 	re, err := syntax.Parse(r.Regex, syntax.Perl)
 	if err != nil {
-		return nil, fmt.Errorf("regexp does not parse: %v", err)
+		return nil, []string{fmt.Sprintf("regexp does not parse: %v", err)}
 	}
+	keyword := strings.Contains(r.Regex, assignTemplate)
+	if re.Op != syntax.OpAlternate {
+		g, err := analyse(re, r.SecretGroup, keyword)
+		if err != nil {
+			return nil, []string{err.Error()}
+		}
+		return []*glRule{g}, g.dropped
+	}
+	if r.SecretGroup > 0 {
+		// Group numbers change when a branch stands alone.
+		return nil, []string{"an alternation at the top with a secret group"}
+	}
+	var gs []*glRule
+	var left []string
+	for i, sub := range re.Sub {
+		g, err := analyse(sub, 0, keyword && strings.Contains(sub.String(), assignOps))
+		if err != nil {
+			left = append(left, fmt.Sprintf("branch %d of %d (%s): %v", i+1, len(re.Sub), sub, err))
+			continue
+		}
+		gs, left = append(gs, g), append(left, g.dropped...)
+	}
+	return gs, left
+}
+
+// assignOps is the operator alternation of assignTemplate as a parsed
+// regexp prints it.
+const assignOps = `(?:[=>]|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// analyse derives the table entry of a rule (or of one branch of it) from
+// its parsed regexp: secretGroup is the group gitleaks reports, keyword
+// that it is one of gitleaks' generated keyword rules (assignTemplate).
+func analyse(re *syntax.Regexp, secretGroup int, keyword bool) (*glRule, error) {
 	elems := []*syntax.Regexp{re}
 	if re.Op == syntax.OpConcat {
 		elems = re.Sub
@@ -249,7 +393,12 @@ func analyse(r tomlRule) (*glRule, error) {
 	back := 0
 	found := false
 	for j := 0; j < len(seq); j++ {
-		if lits, fold, ok := literals(seq[j:]); ok {
+		lits, fold, ok := literals(seq[j:])
+		if !ok && seq[j].Op == syntax.OpAlternate {
+			// Keep the branches that can be anchored; say which cannot.
+			lits, fold, ok = anchoredBranches(g, seq, j)
+		}
+		if ok {
 			g.triggers, g.fold = lits, fold
 			found = true
 			break
@@ -266,12 +415,13 @@ func analyse(r tomlRule) (*glRule, error) {
 	if !found {
 		return nil, fmt.Errorf("no literal of 3 bytes")
 	}
+	relaxEnd(rest)
 	pat := rest.String()
 	if _, err := regexp.Compile(pat); err != nil {
 		return nil, fmt.Errorf("rewritten pattern does not compile: %v", err)
 	}
 	g.limit = width(rest)
-	g.group = r.SecretGroup
+	g.group = secretGroup
 	if back > 0 {
 		g.back = back
 		pat = `(?s:.){0,` + strconv.Itoa(back) + `}?(` + pat + `)`
@@ -291,7 +441,7 @@ func analyse(r tomlRule) (*glRule, error) {
 		g.limit = back + minWidth(rest) + reach
 	}
 	g.pattern = pat
-	g.assign = strings.Contains(r.Regex, assignTemplate)
+	g.assign = keyword
 	if g.assign {
 		g.assignMin = valueMin(re)
 	}
