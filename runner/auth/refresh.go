@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/magi-code/magi-code/runner/origin"
 )
 
 // Bounds of one refresh exchange.
@@ -56,6 +58,9 @@ func NewRefresher(cfg Config) *Refresher {
 	if r.hc == nil {
 		r.hc = &http.Client{Timeout: DefaultRefreshTimeout}
 	}
+	// A 307 or 308 would re-POST the refresh token: follow no redirect to
+	// another origin, whoever built the client.
+	r.hc = origin.Client(r.hc)
 	if r.skew <= 0 {
 		r.skew = DefaultSkew
 	}

@@ -75,7 +75,8 @@ type Config struct {
 	// ClientID is sent as client_id with the refresh request when non-empty.
 	ClientID string
 	// HTTPClient posts refresh requests; nil means a client with a 60 s
-	// overall timeout.
+	// overall timeout. Either way its redirects stay within the token URL's
+	// origin (a copy with origin.CheckRedirect is used).
 	HTTPClient *http.Client
 	// Skew refreshes that long before expiry; 0 means DefaultSkew.
 	Skew time.Duration
