@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/magi-code/magi-code/runner/origin"
 )
 
 // DefaultHeaderTimeout bounds the wait for response headers of the HTTP
@@ -12,16 +14,20 @@ import (
 // only: a long answer is not a hung server.
 const DefaultHeaderTimeout = 120 * time.Second
 
-// HTTPClient returns hc, or when hc is nil a client on a clone of
-// http.DefaultTransport whose wait for response headers is bounded by
-// DefaultHeaderTimeout. It performs no I/O.
+// HTTPClient returns a copy of hc, or when hc is nil a client on a clone
+// of http.DefaultTransport whose wait for response headers is bounded by
+// DefaultHeaderTimeout. Either way the client follows no redirect to
+// another origin (origin.CheckRedirect): the SDKs set the API key or OAuth
+// token on the request, and Go would forward an x-api-key header, and an
+// Authorization header to another port, with the redirected request. It
+// performs no I/O.
 func HTTPClient(hc *http.Client) *http.Client {
 	if hc != nil {
-		return hc
+		return origin.Client(hc)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = DefaultHeaderTimeout
-	return &http.Client{Transport: tr}
+	return origin.Client(&http.Client{Transport: tr})
 }
 
 // ToolArguments turns the argument text a model streamed for one tool call

@@ -27,9 +27,9 @@ func TestToolArguments(t *testing.T) {
 }
 
 func TestHTTPClient(t *testing.T) {
-	own := &http.Client{}
-	if got := HTTPClient(own); got != own {
-		t.Errorf("HTTPClient(own) = %p; want the same client %p", got, own)
+	own := &http.Client{Transport: &http.Transport{}}
+	if got := HTTPClient(own); got.Transport != own.Transport || got.CheckRedirect == nil || own.CheckRedirect != nil {
+		t.Errorf("HTTPClient(own) = %+v; want a copy on the same transport with a redirect policy, own unchanged", got)
 	}
 	got := HTTPClient(nil)
 	tr, ok := got.Transport.(*http.Transport)
