@@ -22,10 +22,17 @@
 //   - every line it sends is bounded (MaxMessageBytes): a longer line fails
 //     that server (its calls return ErrMessageTooLarge), nothing else.
 //
-// Streamable HTTP servers (url = "http://...") use mcp-go's client transport
-// with our own http.Client: every response body is bounded
-// (MaxHTTPBodyBytes) and every request, including the session DELETE sent
-// at close, is aborted when cleanup gives up on the server.
+// Streamable HTTP servers (url = "http://...") do not use mcp-go's
+// StreamableHTTP either: it adds its headers on every redirect hop, so
+// credentials followed a redirect to any origin (an advisory without a fixed
+// version). httpConn implements transport.Interface instead:
+//   - the configured headers (bearer_token_env, env_headers) are set on each
+//     request, and no redirect to another origin (scheme, host, port) is
+//     followed: the request fails (startup: mcp_unavailable) and the other
+//     origin receives nothing;
+//   - every response body is bounded (MaxHTTPBodyBytes) and every request,
+//     including the session DELETE sent at close, is aborted when cleanup
+//     gives up on the server.
 //
 // Tool names: mcp__SERVER__TOOL (docs/architecture.md, The agent runner). Each part is sanitized to
 // [A-Za-z0-9_-]: any other byte becomes '_', runs of '_' collapse to one and

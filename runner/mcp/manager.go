@@ -185,11 +185,11 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 		s.wg.Go(st.drainStderr)
 		s.wg.Go(st.readLoop)
 	case def.URL != "" && def.Command == "":
-		hc, err := newHTTPConn(def.URL, def.Headers, m.logf)
+		hc, err := newHTTPConn(def.URL, def.Headers)
 		if err != nil {
 			return nil, nil, &StartError{Server: def.Name, Err: err}
 		}
-		s.http, tr, s.done = hc, hc.t, hc.closed
+		s.http, tr, s.done = hc, hc, hc.closed
 	default:
 		return nil, nil, &StartError{Server: def.Name, Err: errors.New("exactly one of command and url is required")}
 	}

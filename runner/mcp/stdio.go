@@ -311,13 +311,16 @@ func (t *stdioTransport) dispatch(line []byte) {
 // request (we offer no sampling, roots or elicitation). The reply is written
 // from the reader; a server that does not read its stdin stalls only itself.
 func (t *stdioTransport) answerServerRequest(msg message) {
-	var reply []byte
+	_ = t.writeLine(context.Background(), append(serverRequestReply(msg), '\n'))
+}
+
+// serverRequestReply is the answer to a server-to-client request: an empty
+// result for ping, "method not found" for everything else.
+func serverRequestReply(msg message) []byte {
 	if msg.Method == string(mcp.MethodPing) {
-		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
-	} else {
-		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"method not found"}}`, msg.ID, mcp.METHOD_NOT_FOUND)
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
 	}
-	_ = t.writeLine(context.Background(), append(reply, '\n'))
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"method not found"}}`, msg.ID, mcp.METHOD_NOT_FOUND)
 }
 
 // aLongTimeAgo is a write deadline in the past: it makes a pending write
