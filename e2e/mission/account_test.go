@@ -211,6 +211,10 @@ func TestModelInsideTheAppRestarts(t *testing.T) {
 	wantSettings(t, ws, "fixture", "fixture-four")
 	tm.typeText("again\r")
 	tm.waitFor("echo: again")
+	// The reply's text comes before the turn ends; /new typed in between
+	// is refused while the turn runs ("new: not now"), so the screen
+	// would never say "new session".
+	tm.waitForNth("turn completed", 2)
 	tm.typeText("/new\r")
 	tm.waitFor("new session: fixture · fixture-four · ready")
 	tm.typeText("/quit\r")

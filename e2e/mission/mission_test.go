@@ -77,10 +77,18 @@ func (tm *term) screen() string {
 // waitFor waits until the screen shows s.
 func (tm *term) waitFor(s string) {
 	tm.t.Helper()
+	tm.waitForNth(s, 1)
+}
+
+// waitForNth waits until the screen shows s n times: a line that an
+// earlier step already printed (a second "turn completed") is not yet
+// the one awaited.
+func (tm *term) waitForNth(s string, n int) {
+	tm.t.Helper()
 	deadline := time.Now().Add(clienttest.HangGuard)
-	for !strings.Contains(tm.screen(), s) {
+	for strings.Count(tm.screen(), s) < n {
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("the screen never showed %q:\n%s", s, tm.screen())
+			tm.t.Fatalf("the screen never showed %q %d times:\n%s", s, n, tm.screen())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
