@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"strings"
 
 	shellcheck "github.com/magi-code/magi-code/runner/shell"
 )
@@ -19,10 +18,11 @@ type ForceApprover interface {
 var _ ForceApprover = (*shell)(nil)
 
 // ForceApproval reports whether the command is destructive (see
-// shell.Destructive), checked against the session cwd (as given and resolved) and
-// the HOME of the shell's environment. Invalid arguments are not
-// destructive: Run refuses them. It is pure (no I/O) and takes microseconds;
-// it satisfies agent.ApprovalForcer.
+// shell.Destructive), checked against the session cwd and the shell's
+// environment (HOME, TMPDIR); the reason is one of shell.Reasons. Invalid
+// arguments are not destructive: Run refuses them. It reads the file system
+// only to resolve the symbolic links and globs of the paths a recursive
+// delete or permission change names; it satisfies agent.ApprovalForcer.
 func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 	if t.o.NoForceApproval {
 		return false, ""
@@ -31,19 +31,6 @@ func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 	if err := decode(args, &a); err != nil || a.Command == "" {
 		return false, ""
 	}
-	home := ""
-	for _, kv := range t.o.Env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		}
-	}
-	if bad, why := shellcheck.Destructive(a.Command, t.o.Cwd, home); bad {
-		return bad, why
-	}
-	// The same workspace by its resolved path (/tmp and /private/tmp on
-	// macOS): rm -rf of either spelling deletes it.
-	if t.o.cwdReal != t.o.Cwd {
-		return shellcheck.Destructive(a.Command, t.o.cwdReal, home)
-	}
-	return false, ""
+	bad, why := shellcheck.Destructive(a.Command, shellcheck.Place{Cwd: t.o.Cwd, Env: t.o.Env})
+	return bad, string(why)
 }

@@ -20,9 +20,11 @@ func TestShellForceApproval(t *testing.T) {
 		want bool
 		why  string
 	}{
-		{`{"command":"rm -rf ~"}`, true, "recursive delete of the home directory"},
+		{`{"command":"rm -rf ~"}`, true, "recursive delete outside the workspace"},
+		{`{"command":"rm -rf ~/canary"}`, true, "recursive delete outside the workspace"},
 		{`{"command":"rm -rf ` + dir + `"}`, true, "recursive delete of the workspace"},
-		{`{"command":"rm -rf *"}`, true, "recursive delete of everything in the workspace"},
+		{`{"command":"rm -rf *"}`, true, "recursive delete of the workspace"},
+		{`{"command":"rm -rf 'x"}`, true, "command could not be parsed"},
 		{`{"command":"rm -rf build"}`, false, ""},
 		{`{"command":""}`, false, ""},
 		{`{"command":7}`, false, ""},

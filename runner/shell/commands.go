@@ -1,0 +1,472 @@
+package shell
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// run checks one simple command: its arguments after expansion.
+func (c *checker) run(args []field, in input) {
+	if c.why != "" || len(args) == 0 {
+		return
+	}
+	if !c.step() {
+		c.flag(ReasonTooDeep)
+		return
+	}
+	name := args[0]
+	if !name.known() {
+		if name.split { // $CMD: the whole command may be anything
+			c.flag(ReasonOpaque)
+			return
+		}
+		// "$X" args: read as each command the rules know.
+		for _, n := range []string{"rm", "find", "chmod", "sh", "eval", "python", "perl", "node", "ruby", "git", "xargs", "env"} {
+			c.named(n, args[1:], in)
+		}
+		return
+	}
+	if fn, ok := c.funcs[name.text]; ok {
+		c.call(fn, args[1:])
+		return
+	}
+	if v, ok := c.aliases[name.text]; ok && !c.expanding[name.text] {
+		c.expanding[name.text] = true
+		c.scriptWithArgs(v, args[1:])
+		delete(c.expanding, name.text)
+		return
+	}
+	c.named(filepath.Base(name.text), args[1:], in)
+}
+
+// named checks the command name (a base name) with its arguments.
+func (c *checker) named(name string, rest []field, in input) {
+	if strings.HasPrefix(name, "mkfs.") {
+		name = "mkfs"
+	}
+	if interpreter(name) != "" {
+		c.interp(interpreter(name), rest, in)
+		return
+	}
+	if opts, ok := wrappers[name]; ok {
+		c.wrapper(name, opts, rest, in)
+		return
+	}
+	switch name {
+	case "cd", "pushd":
+		c.cd(rest)
+	case "popd":
+		c.vcwd = ""
+	case "alias":
+		for _, a := range rest {
+			if k, v, ok := strings.Cut(a.text, "="); ok && a.known() {
+				c.aliases[k] = v
+			} else if ok {
+				c.aliases[k] = unk
+			}
+		}
+	case "rm":
+		c.rm(rest)
+	case "find":
+		c.find(rest)
+	case "chmod", "chown", "chgrp":
+		c.perm(rest)
+	case "git":
+		c.git(rest)
+	case "dd", "shred", "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "blkdiscard", "wipefs", "diskutil":
+		c.disk(name, rest)
+	case "kill":
+		c.kill(rest)
+	case "shutdown", "reboot", "halt", "poweroff":
+		c.flag(ReasonShutdown)
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish":
+		c.shell(rest, in)
+	case "eval":
+		c.nested(joinText(rest), nil, true)
+	case "trap": // trap 'handler' SIGNALS: the handler runs later
+		if ops := operands(rest); len(ops) >= 2 {
+			c.nested(ops[0].text, nil, true)
+		}
+	case "watch": // watch joins its arguments and runs them with sh -c
+		c.nested(joinText(skipOpts(rest, "n", nil)), nil, true)
+	case "su", "runuser", "script":
+		for i, a := range rest {
+			if (a.text == "-c" || a.text == "--command") && i+1 < len(rest) {
+				c.nested(rest[i+1].text, nil, false)
+			} else if v, ok := strings.CutPrefix(a.text, "--command="); ok {
+				c.nested(v, nil, false)
+			}
+		}
+	}
+}
+
+// nested checks a script a command runs; unknown text asks. keep runs it
+// in this shell (eval: directory changes and parameters carry over).
+func (c *checker) nested(src string, params []field, keep bool) {
+	if strings.Contains(src, unk) {
+		c.flag(ReasonOpaque)
+		return
+	}
+	c.nest(func() {
+		if keep {
+			c.script(src, nil, true)
+			return
+		}
+		c.subshell(func() { c.script(src, params, false) })
+	})
+}
+
+func joinText(fs []field) string {
+	texts := make([]string, len(fs))
+	for i, f := range fs {
+		texts[i] = f.text
+	}
+	return strings.Join(texts, " ")
+}
+
+// wrappers run their operands as a command. The value lists the short
+// options that take an argument.
+var wrappers = map[string]string{
+	"sudo": "ugCDprtTUh", "doas": "uC", "env": "uCS", "nice": "n", "nohup": "", "time": "fo",
+	"timeout": "sk", "command": "", "exec": "a", "builtin": "", "xargs": "IEnPsLadi",
+	"stdbuf": "ioe", "ionice": "cnpPu", "busybox": "", "toybox": "", "setsid": "", "chrt": "p",
+	"taskset": "", "nsenter": "tSGwr", "unshare": "", "flock": "wEc", "strace": "eoOpPsSuIbXU",
+	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuGMH", "caffeinate": "tw",
+	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
+}
+
+// longWithArg are wrapper long options that take a separate argument.
+var longWithArg = map[string]bool{
+	"--user": true, "--group": true, "--chdir": true, "--prompt": true, "--role": true,
+	"--type": true, "--other-user": true, "--close-from": true, "--host": true, "--unset": true,
+	"--signal": true, "--kill-after": true, "--adjustment": true, "--class": true,
+	"--classdata": true, "--max-args": true, "--max-procs": true, "--max-lines": true,
+	"--delimiter": true, "--arg-file": true, "--input": true, "--output": true, "--error": true,
+	"--property": true, "--interval": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
+}
+
+func (c *checker) wrapper(name, withArg string, rest []field, in input) {
+	var split []field // env -S STRING
+	var replace string
+	rest = skipOpts(rest, withArg, func(opt string, arg field) {
+		switch {
+		case name == "env" && (opt == "S" || opt == "--split-string"):
+			split = append(split, arg)
+		case name == "xargs" && (opt == "I" || opt == "--replace"):
+			replace = arg.text
+		case name == "flock" && (opt == "c" || opt == "--command"):
+			c.nested(arg.text, nil, false)
+		case name == "command" && (opt == "v" || opt == "V"):
+			rest = nil
+		}
+	})
+	if name == "command" && rest == nil {
+		return // command -v only looks up
+	}
+	switch name {
+	case "timeout", "chrt", "taskset":
+		if len(rest) > 0 {
+			rest = rest[1:] // the duration, priority or mask
+		}
+	case "flock":
+		if len(rest) > 0 {
+			rest = rest[1:] // the lock file
+		}
+	case "xargs": // the arguments read from stdin are unknown
+		for i, a := range rest {
+			if replace != "" && strings.Contains(a.text, replace) {
+				rest[i] = unknown
+			}
+		}
+		rest = append(rest, field{text: unk, split: true})
+		in = input{}
+	case "env":
+		for len(rest) > 0 && strings.Contains(rest[0].text, "=") && !strings.HasPrefix(rest[0].text, "=") {
+			rest = rest[1:] // NAME=value
+		}
+	}
+	for _, s := range split {
+		c.nest(func() {
+			if s.known() {
+				c.scriptWithArgs(s.text, rest)
+			} else {
+				c.flag(ReasonOpaque)
+			}
+		})
+	}
+	if len(split) == 0 {
+		c.run(rest, in)
+	}
+}
+
+// skipOpts drops the leading options of a wrapper (up to the first operand
+// or "--"), calling seen (when not nil) with each option and its argument.
+// withArg lists the short options that take an argument.
+func skipOpts(args []field, withArg string, seen func(opt string, arg field)) []field {
+	note := func(opt string, arg field) {
+		if seen != nil {
+			seen(opt, arg)
+		}
+	}
+	for len(args) > 0 {
+		t := args[0].text
+		if t == "--" {
+			return args[1:]
+		}
+		if !args[0].known() || len(t) < 2 || t[0] != '-' {
+			return args
+		}
+		args = args[1:]
+		if strings.HasPrefix(t, "--") {
+			k, v, eq := strings.Cut(t, "=")
+			switch {
+			case eq:
+				note(k, lit(v))
+			case longWithArg[k] || k == "--split-string" || k == "--replace" || k == "--command":
+				if len(args) > 0 {
+					note(k, args[0])
+					args = args[1:]
+				}
+			default:
+				note(k, field{})
+			}
+			continue
+		}
+		// A cluster: an option taking an argument takes the rest of the
+		// cluster, or the next word when it ends the cluster.
+		for k := 1; k < len(t); k++ {
+			opt := t[k : k+1]
+			if !strings.Contains(withArg, opt) {
+				note(opt, field{})
+				continue
+			}
+			switch {
+			case k+1 < len(t):
+				note(opt, lit(t[k+1:]))
+			case len(args) > 0:
+				note(opt, args[0])
+				args = args[1:]
+			}
+			break
+		}
+	}
+	return args
+}
+
+// operands returns the non-option words (all words after "--").
+func operands(args []field) []field {
+	var out []field
+	opts := true
+	for _, a := range args {
+		switch {
+		case opts && a.text == "--":
+			opts = false
+		case opts && isOption(a):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// isOption reports whether a known field is an option (not "-" or "--").
+func isOption(f field) bool {
+	return f.known() && len(f.text) > 1 && f.text[0] == '-' && f.text != "--"
+}
+
+// shortFlag reports whether f is a cluster of short options holding o.
+func shortFlag(f field, o byte) bool {
+	return isOption(f) && f.text[1] != '-' && strings.IndexByte(f.text[1:], o) >= 0
+}
+
+// longOpt reports whether t is the long option full or an abbreviation of
+// it at least min bytes long (getopt_long accepts unambiguous prefixes).
+func longOpt(t, full string, min int) bool {
+	t, _, _ = strings.Cut(t, "=")
+	return len(t) >= min && strings.HasPrefix(full, t)
+}
+
+// shell checks sh/bash/...: -c SCRIPT, or a script read from stdin (a
+// here-document; a pipe asks). A script file is not read.
+func (c *checker) shell(rest []field, in input) {
+	hasC := false
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		t := a.text
+		switch {
+		case !a.known() && (hasC || strings.HasPrefix(t, unk)):
+			c.flag(ReasonOpaque)
+			return
+		case t == "--":
+			rest = rest[i+1:]
+			i = len(rest) // stop
+			if hasC && len(rest) > 0 {
+				c.nested(rest[0].text, argv(rest[1:]), false)
+				return
+			}
+			if !hasC && len(rest) > 0 {
+				return // a script file
+			}
+		case t == "-o" || t == "+o" || t == "--rcfile" || t == "--init-file":
+			i++
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+') && t[1] != '-':
+			hasC = hasC || strings.IndexByte(t[1:], 'c') >= 0
+		case strings.HasPrefix(t, "--"):
+		default:
+			if hasC {
+				c.nested(t, argv(rest[i+1:]), false)
+			}
+			return // with no -c, a script file
+		}
+	}
+	c.stdinScript(in)
+}
+
+// argv is the positional parameters of sh -c SCRIPT NAME ARGS...
+func argv(rest []field) []field {
+	if len(rest) == 0 {
+		return []field{}
+	}
+	return rest[1:]
+}
+
+// stdinScript checks a program a shell reads from stdin.
+func (c *checker) stdinScript(in input) {
+	switch {
+	case in.given:
+		c.nested(in.text, []field{}, false)
+	case in.pipe:
+		c.flag(ReasonOpaque)
+	}
+}
+
+// interpreter returns the language of an interpreter's command name, or "".
+func interpreter(name string) string {
+	switch {
+	case strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy"):
+		return "python"
+	case strings.HasPrefix(name, "perl"):
+		return "perl"
+	case name == "node" || name == "nodejs" || name == "bun" || name == "deno":
+		return "node"
+	case name == "ruby" || name == "irb":
+		return "ruby"
+	case strings.HasPrefix(name, "php"):
+		return "php"
+	}
+	return ""
+}
+
+// programOpts are, per language, the options that take an inline program
+// and the other options that take an argument.
+var programOpts = map[string][2]string{
+	"python": {"c", "WXmQ"},
+	"perl":   {"eE", "IMmx"},
+	"node":   {"ep", "r"},
+	"ruby":   {"e", "rICEFx"},
+	"php":    {"rBRE", "cdzf"},
+}
+
+// deletes matches what an inline program may delete files with: delete
+// primitives, and ways to run other commands or hide a name.
+var deletes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`rmtree|remove_tree|rm_r|rm_f|\brm\b|rmdir|unlink|removedirs|remove\b|rmSync|` +
+		`rimraf|FileUtils|File\.delete|Dir\.delete|\bdelete\b|shred|` +
+		`\bsystem\b|subprocess|(?i:popen)|\bexec|spawn|child_process|\bqx|` +
+		`__import__|importlib|getattr|__dict__|\beval\b|b64decode|fromCharCode|\\x[0-9a-fA-F]|chr\(`)
+})
+
+// interp checks an interpreter call: an inline program (or one read from
+// a here-document) that names a delete primitive asks; a program in a
+// file is not read.
+func (c *checker) interp(lang string, rest []field, in input) {
+	opts := programOpts[lang]
+	var programs []field
+	inline, fromStdin := false, true
+loop:
+	for i := 0; i < len(rest); i++ {
+		a, t := rest[i], rest[i].text
+		switch {
+		case !a.known():
+			if strings.HasPrefix(t, unk) && !inline {
+				c.flag(ReasonOpaque) // may be -c CODE
+				return
+			}
+			fromStdin = false
+			break loop
+		case t == "-":
+			break loop
+		case t == "--":
+			fromStdin = i+1 >= len(rest)
+			break loop
+		case strings.HasPrefix(t, "--eval") || strings.HasPrefix(t, "--print"):
+			inline = true
+			if _, v, ok := strings.Cut(t, "="); ok {
+				programs = append(programs, lit(v))
+			} else if i+1 < len(rest) {
+				i++
+				programs = append(programs, rest[i])
+			}
+		case lang == "node" && t == "eval" && i == 0 && len(rest) > 1: // deno eval CODE
+			inline = true
+			i++
+			programs = append(programs, rest[i])
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && t[0] == '-':
+			for k := 1; k < len(t); k++ {
+				if strings.IndexByte(opts[0], t[k]) >= 0 {
+					inline = true
+					if k+1 < len(t) {
+						programs = append(programs, lit(t[k+1:]))
+					}
+					// perl -pie 'CODE' is -p -i with extension "e":
+					// fail closed, the next word is a program too.
+					if i+1 < len(rest) && (k+1 == len(t) || lang == "perl") {
+						i++
+						programs = append(programs, rest[i])
+					}
+					break
+				}
+				if strings.IndexByte(opts[1], t[k]) >= 0 {
+					if k+1 == len(t) {
+						i++
+					}
+					break
+				}
+			}
+		default: // a script file, or an argument of the inline program
+			fromStdin = false
+			break loop
+		}
+	}
+	switch {
+	case inline:
+		c.program(input{}, programs, lang)
+	case fromStdin:
+		c.program(in, nil, lang)
+	}
+}
+
+// program checks inline programs, or the one stdin brings when there are
+// none: unknown text asks, text naming a delete primitive asks.
+func (c *checker) program(in input, programs []field, lang string) {
+	if len(programs) == 0 {
+		switch {
+		case in.given:
+			programs = []field{lit(in.text)}
+		case in.pipe:
+			c.flag(ReasonOpaque)
+			return
+		}
+	}
+	for _, p := range programs {
+		switch {
+		case !p.known():
+			c.flag(ReasonOpaque)
+		case deletes().MatchString(p.text), lang != "node" && strings.Contains(p.text, "`"):
+			c.flag(ReasonInterpreter) // perl and ruby run `commands`
+		}
+	}
+}

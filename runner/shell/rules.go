@@ -1,0 +1,368 @@
+package shell
+
+import (
+	"strings"
+)
+
+// cd moves the directory later relative paths resolve against.
+func (c *checker) cd(args []field) {
+	ops := operands(args)
+	switch {
+	case len(ops) == 0:
+		c.vcwd = ""
+		if h, ok := c.vars["HOME"]; ok {
+			c.vcwd = h
+		}
+	case ops[0].text == "-" || ops[0].glob:
+		c.vcwd = ""
+	default:
+		c.vcwd = clean(c.abs(ops[0]))
+	}
+}
+
+// rm: a recursive delete of anything outside the workspace and the temp
+// directory, of the workspace itself or of a .git directory asks, and so
+// does --no-preserve-root. An unknown option word may be -r.
+func (c *checker) rm(args []field) {
+	recursive := false
+	var maybe, targets []field
+	opts := true
+	for _, a := range args {
+		t := a.text
+		switch {
+		case !a.known() && a.split:
+			c.flag(ReasonDeleteOutside) // may be "-r /anything"
+			return
+		case !a.known() && opts && strings.HasPrefix(t, unk):
+			maybe = append(maybe, a) // an option or an operand
+		case opts && t == "--":
+			opts = false
+		case opts && strings.HasPrefix(t, "--"):
+			if longOpt(t, "--no-preserve-root", 3) {
+				c.flag(ReasonDeleteOutside)
+				return
+			}
+			recursive = recursive || longOpt(t, "--recursive", 3)
+		case opts && len(t) > 1 && t[0] == '-':
+			recursive = recursive || strings.ContainsAny(t[1:], "rR")
+		default:
+			targets = append(targets, a)
+		}
+	}
+	if recursive {
+		targets = append(targets, maybe...)
+	} else if len(maybe) == 0 {
+		return
+	}
+	for _, t := range targets {
+		if r := deleteReason(c.where(t, false)); r != "" {
+			c.flag(r)
+			return
+		}
+	}
+}
+
+func deleteReason(w place) Reason {
+	switch w {
+	case outside:
+		return ReasonDeleteOutside
+	case workspace:
+		return ReasonDeleteWorkspace
+	case gitDir:
+		return ReasonDeleteGit
+	}
+	return ""
+}
+
+// findSelective are find tests that narrow what -delete removes.
+var findSelective = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true,
+	"-iwholename": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true,
+	"-newer": true, "-anewer": true, "-cnewer": true, "-newermt": true, "-mtime": true,
+	"-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
+	"-size": true, "-empty": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
+	"-nouser": true, "-nogroup": true, "-perm": true, "-inum": true, "-samefile": true, "-links": true,
+}
+
+// find: -delete, or -exec/-execdir/-ok of a command, is checked for each
+// starting point: outside the workspace and the temp directory it asks;
+// over the whole workspace it asks unless a test (-name, -mtime...)
+// narrows it. The -exec command is checked with {} a path below the start.
+func (c *checker) find(args []field) {
+	i := 0
+	follow := false
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "-D" {
+			i++
+			continue
+		}
+		if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
+			break
+		}
+		follow = follow || t == "-L"
+	}
+	var starts []field
+	for ; i < len(args) && args[i].known(); i++ {
+		t := args[i].text
+		if strings.HasPrefix(t, "-") || t == "(" || t == "!" {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []field{lit(".")}
+	}
+	deleting, selective := false, false
+	var execs [][]field
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch t := a.text; {
+		case !a.known():
+			deleting = true // may be -delete
+		case t == "-delete":
+			deleting = true
+		case t == "-follow":
+			follow = true
+		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
+				j++
+			}
+			execs = append(execs, args[i+1:min(j, len(args))])
+			i = j
+		case findSelective[t]:
+			selective = selective || !((t == "-name" || t == "-iname") && i+1 < len(args) && args[i+1].text == "*")
+		}
+	}
+	for _, s := range starts {
+		w := c.where(s, false)
+		if follow && w != gitDir && (deleting || len(execs) > 0) {
+			w = outside // -L: links below may lead anywhere
+		}
+		if w == workspace && selective {
+			w = inside
+		}
+		if deleting {
+			if r := deleteReason(w); r != "" {
+				c.flag(r)
+				return
+			}
+		}
+		found := lit(strings.TrimSuffix(s.text, "/") + "/{}")
+		if w == outside {
+			found = unknown
+		}
+		for _, cmd := range execs {
+			if len(cmd) == 0 {
+				continue
+			}
+			if w == workspace || w == gitDir {
+				switch cmd[0].text {
+				case "rm", "shred", "unlink":
+					c.flag(deleteReason(w))
+					return
+				}
+			}
+			sub := make([]field, len(cmd))
+			for k, a := range cmd {
+				sub[k] = a
+				if strings.Contains(a.text, "{}") {
+					sub[k] = field{text: strings.ReplaceAll(a.text, "{}", found.text), glob: a.glob}
+				}
+			}
+			c.nest(func() { c.run(sub, input{}) })
+		}
+	}
+}
+
+// perm: chmod, chown, chgrp with -R of anything outside the workspace and
+// the temp directory, or of the workspace itself, asks.
+func (c *checker) perm(args []field) {
+	recursive, reference, follow := false, false, false
+	for _, a := range args {
+		switch {
+		case !a.known() && a.split:
+			c.flag(ReasonPermOutside) // may be "-R ... /anything"
+			return
+		case strings.HasPrefix(a.text, "--"):
+			recursive = recursive || longOpt(a.text, "--recursive", 5)
+			reference = reference || longOpt(a.text, "--reference", 5)
+		case shortFlag(a, 'R'):
+			recursive = true
+		}
+		follow = follow || shortFlag(a, 'L')
+	}
+	ops := operands(args)
+	if !recursive || len(ops) == 0 {
+		return
+	}
+	if !reference {
+		ops = ops[1:] // the mode or owner
+	}
+	for _, t := range ops {
+		w := c.where(t, true)
+		if follow && w == inside {
+			w = outside // -L: links below may lead anywhere
+		}
+		switch w {
+		case outside:
+			c.flag(ReasonPermOutside)
+			return
+		case workspace:
+			c.flag(ReasonPermWorkspace)
+			return
+		}
+	}
+}
+
+// gitGlobalWithArg are git options before the subcommand that take an argument.
+var gitGlobalWithArg = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--config-env": true, "--super-prefix": true}
+
+// git: push that forces or deletes, reset --hard, clean -f outside the
+// workspace, and a -c alias.NAME='!command' that runs a shell command.
+func (c *checker) git(args []field) {
+	dir := c.vcwd
+	i := 0
+	for i < len(args) && isOption(args[i]) {
+		t := args[i].text
+		if gitGlobalWithArg[t] && i+1 < len(args) {
+			i++
+			v := args[i]
+			switch t {
+			case "-C", "--work-tree":
+				dir = c.dirOf(dir, v)
+			case "-c":
+				if k, cmd, ok := strings.Cut(v.text, "="); ok && strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(cmd, "!") {
+					c.nested(cmd[1:], nil, false)
+				}
+			}
+		} else if v, ok := strings.CutPrefix(t, "--work-tree="); ok {
+			dir = c.dirOf(dir, lit(v))
+		}
+		i++
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i].text, args[i+1:]
+	switch sub {
+	case "push":
+		for _, a := range rest {
+			t := a.text
+			switch {
+			case !a.known() && a.split:
+				c.flag(ReasonGitPush) // may be --force
+			case longOpt(t, "--force", 7), longOpt(t, "--force-with-lease", 8), longOpt(t, "--force-if-includes", 9),
+				longOpt(t, "--mirror", 3), longOpt(t, "--delete", 4), longOpt(t, "--prune", 4),
+				shortFlag(a, 'f'), shortFlag(a, 'd'):
+				c.flag(ReasonGitPush)
+			}
+		}
+		for _, a := range operands(rest) {
+			if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, ":") {
+				c.flag(ReasonGitPush)
+			}
+		}
+	case "reset":
+		for _, a := range rest {
+			if a.text == "--hard" {
+				c.flag(ReasonGitReset)
+			}
+		}
+	case "clean":
+		force, dry := false, false
+		for _, a := range rest {
+			force = force || longOpt(a.text, "--force", 3) || shortFlag(a, 'f')
+			dry = dry || longOpt(a.text, "--dry-run", 3) || shortFlag(a, 'n')
+		}
+		if force && !dry {
+			if w := c.where(field{text: dir}, true); dir == "" || w == outside {
+				c.flag(ReasonDeleteOutside)
+			}
+		}
+	}
+}
+
+// dirOf is the directory v names, relative to dir; "" when unknown.
+func (c *checker) dirOf(dir string, v field) string {
+	if !v.known() || v.glob || (dir == "" && !strings.HasPrefix(v.text, "/")) {
+		return ""
+	}
+	if strings.HasPrefix(v.text, "/") {
+		return clean(v.text)
+	}
+	return clean(dir + "/" + v.text)
+}
+
+// disk checks the commands that write to, format or wipe a disk.
+func (c *checker) disk(name string, rest []field) {
+	switch name {
+	case "dd":
+		for _, a := range rest {
+			if v, ok := strings.CutPrefix(a.text, "of="); ok && device(c.abs(field{text: v})) {
+				c.flag(ReasonDisk)
+			}
+		}
+	case "shred":
+		for _, a := range operands(rest) {
+			if device(c.abs(a)) {
+				c.flag(ReasonDisk)
+			}
+		}
+	case "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "blkdiscard":
+		if len(operands(rest)) > 0 {
+			c.flag(ReasonDisk)
+		}
+	case "wipefs":
+		for _, a := range rest {
+			if longOpt(a.text, "--all", 3) || shortFlag(a, 'a') {
+				c.flag(ReasonDisk)
+			}
+		}
+	case "diskutil":
+		if len(rest) > 0 {
+			verb := strings.ToLower(rest[0].text)
+			if strings.HasPrefix(verb, "erase") || verb == "partitiondisk" || verb == "zerodisk" || verb == "secureerase" || verb == "reformat" {
+				c.flag(ReasonDisk)
+			}
+		}
+	}
+}
+
+// kill of pid -1 signals every process.
+func (c *checker) kill(args []field) {
+	i := 0
+	if i < len(args) && isOption(args[i]) {
+		if args[i].text == "-s" || args[i].text == "-n" {
+			i++
+		}
+		i++ // the signal: in kill -1 PID, -1 is SIGHUP
+	}
+	for ; i < len(args); i++ {
+		if args[i].text == "-1" {
+			c.flag(ReasonKillAll)
+		}
+	}
+}
+
+// safeDevices are /dev entries that writing to destroys nothing.
+var safeDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/full": true, "/dev/tty": true, "/dev/stdout": true,
+	"/dev/stderr": true, "/dev/stdin": true, "/dev/random": true, "/dev/urandom": true, "/dev/ptmx": true,
+}
+
+// device reports whether p is a /dev entry other than the harmless ones
+// (a disk, a partition, a mapper or md device...).
+func device(p string) bool {
+	p = clean(p)
+	if !strings.HasPrefix(p, "/dev/") || safeDevices[p] {
+		return false
+	}
+	for _, prefix := range []string{"/dev/fd/", "/dev/pts/", "/dev/shm/", "/dev/tcp/", "/dev/udp/"} {
+		if strings.HasPrefix(p, prefix) {
+			return false
+		}
+	}
+	return true
+}
