@@ -3,8 +3,11 @@ package mission
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client/human"
 )
 
 const helpText = `commands:
@@ -178,7 +181,7 @@ func (m *Model) command(f []string) tea.Cmd {
 		if err != nil {
 			return m.print(styleError().Render("sessions: " + err.Error()))
 		}
-		return m.print(SessionsText(list))
+		return m.print(human.Sessions(list, time.Local))
 	case "/resume":
 		if len(f) != 2 {
 			return m.print(styleError().Render("resume: /resume ID (see /sessions)"))
@@ -189,30 +192,4 @@ func (m *Model) command(f []string) tea.Cmd {
 		return m.call("session.open", map[string]string{"session_id": f[1]})
 	}
 	return m.print(styleError().Render("unknown command " + f[0] + "; /help lists them"))
-}
-
-// SessionsText renders a session list for people.
-func SessionsText(list []SessionInfo) string {
-	if len(list) == 0 {
-		return "no sessions in this directory"
-	}
-	var b strings.Builder
-	for _, s := range list {
-		first := s.FirstPrompt
-		if len(first) > 50 {
-			first = first[:47] + "..."
-		}
-		fmt.Fprintf(&b, "%s  %s  %7s  %s\n", s.ID, s.LastActivity.Local().Format("2006-01-02 15:04"), size(s.Size), first)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

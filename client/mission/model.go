@@ -22,6 +22,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // Backend is the protocol connection: client.Client satisfies it.
@@ -31,12 +32,7 @@ type Backend interface {
 }
 
 // SessionInfo is one stored session for /sessions and resume.
-type SessionInfo struct {
-	ID           string
-	LastActivity time.Time
-	Size         int64
-	FirstPrompt  string
-}
+type SessionInfo = human.Session
 
 // Options configure a Model.
 type Options struct {
@@ -320,7 +316,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				dropped = m.print(styleError().Render("the prompt typed while starting was not sent"))
 			}
 			if m.opts.Prompt == "" && m.opts.Restart != nil {
-				return tea.Sequence(dropped, m.print(styleError().Render("not ready: "+code+"; /login or /model fixes the settings and restarts the backend")))
+				return tea.Sequence(dropped, m.print(styleError().Render("not ready: "+human.Readiness(code))))
 			}
 			if dropped != nil {
 				return tea.Sequence(dropped, m.failed(fmt.Sprintf("%s failed: %s", c.method, code)))
@@ -368,7 +364,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		m.sessionID, m.ready, m.durable = r.SessionID, true, r.Durable
 		var cmds []tea.Cmd
 		for _, n := range r.Notices {
-			cmds = append(cmds, m.print(styleDim().Render("notice: "+n)))
+			cmds = append(cmds, m.print(styleDim().Render(human.Notice(n))))
 		}
 		switch {
 		case m.restarting:

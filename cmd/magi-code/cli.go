@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
@@ -50,11 +50,15 @@ func cli(l launch) int {
 		fmt.Print(config.MCPText(list))
 	case modeSessionsList:
 		list, err := runner.ListSessions(env)
+		var sessions []human.Session
+		if err == nil {
+			sessions, err = humanSessions(env, list)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "magi-code: sessions list:", err)
 			return 1
 		}
-		fmt.Print(sessionsText(list))
+		fmt.Println(human.Sessions(sessions, time.Local))
 	case modeSessionsPrune:
 		removed, days, err := runner.PruneSessions(env, time.Now())
 		for _, s := range removed {
@@ -79,31 +83,26 @@ func cli(l launch) int {
 	return 0
 }
 
-// sessionsText is the sessions listing: a header line, then one line per
-// session.
-func sessionsText(list []history.SessionInfo) string {
-	var b strings.Builder
-	b.WriteString("ID  LAST ACTIVITY  SIZE  CWD\n")
-	for _, s := range list {
-		b.WriteString(sessionLine(s))
-		b.WriteByte('\n')
+// humanSessions is the listing's data of sessions: everything stored,
+// the first prompt read from each session file (bounded by the history
+// store).
+func humanSessions(env runner.Env, list []history.SessionInfo) ([]human.Session, error) {
+	dir, _, err := config.Retention(config.Env(env))
+	if err != nil {
+		return nil, err
 	}
-	return b.String()
+	out := make([]human.Session, 0, len(list))
+	for _, s := range list {
+		out = append(out, human.Session{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size, Cwd: s.Cwd,
+			FirstPrompt: history.FirstInput(dir, s.ID)})
+	}
+	return out, nil
 }
 
-// sessionLine is one session: ID, last activity (UTC, RFC 3339), size in
-// bytes and the recorded cwd ("-" when none), with control characters of a
-// crafted cwd made visible rather than sent to the terminal.
+// sessionLine is one session of the prune report: the listing's line
+// without its header.
 func sessionLine(s history.SessionInfo) string {
-	cwd := s.Cwd
-	if cwd == "" {
-		cwd = "-"
-	}
-	cwd = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, cwd)
-	return fmt.Sprintf("%s  %s  %d  %s", s.ID, s.LastActivity.UTC().Format(time.RFC3339), s.Size, cwd)
+	text := human.Sessions([]human.Session{{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size, Cwd: s.Cwd}}, time.Local)
+	_, line, _ := strings.Cut(text, "\n")
+	return line
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/internal/diaglog"
 )
 
@@ -237,12 +238,14 @@ func sessionFile(t *testing.T, dir, header string, age time.Duration) string {
 	return id
 }
 
-// sessions list shows every stored session (ID, last activity, size, cwd;
-// a crafted cwd's control characters made visible), sessions prune removes
-// those idle past session_retention_days and says what it removed.
+// sessions list shows every stored session in the one listing the app's
+// /sessions and the resume picker print (client/human): ID, last activity
+// to the minute, size for people, workspace (a crafted cwd's control
+// characters made visible) and first prompt; sessions prune removes those
+// idle past session_retention_days and says what it removed.
 func TestSessionsListAndPrune(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings)
-	runIn(t, ws, "", []string{"sessions", "list"}).want(t, "no sessions", 0, []string{"ID  LAST ACTIVITY  SIZE  CWD\n"}, nil)
+	runIn(t, ws, "", []string{"sessions", "list"}).want(t, "no sessions", 0, []string{"no sessions\n"}, nil)
 
 	ch := ws.StartChild(t, client.Options{})
 	real := ch.Create().SessionID
@@ -262,20 +265,20 @@ func TestSessionsListAndPrune(t *testing.T) {
 	empty := sessionFile(t, dir, "", 72*time.Hour)
 
 	o := runIn(t, ws, "", []string{"sessions", "list"})
-	o.want(t, "sessions list", 0, []string{"ID  LAST ACTIVITY  SIZE  CWD\n"}, nil)
 	st, _ := os.Stat(realPath)
 	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+	when := regexp.QuoteMeta(st.ModTime().Local().Format("2006-01-02 15:04"))
 	want := []string{
-		"ID  LAST ACTIVITY  SIZE  CWD",
-		fmt.Sprintf("%s  %s  %d  %s", real, st.ModTime().UTC().Format(time.RFC3339), st.Size(), cwd),
-		crafted + `  \S+  \d+  /w/a\?\[2Jb\?c`,
-		empty + `  \S+  0  -`,
+		`ID +LAST ACTIVITY +SIZE +WORKSPACE +FIRST PROMPT`,
+		real + "  +" + when + "  +" + regexp.QuoteMeta(human.Size(st.Size())) + "  +" + regexp.QuoteMeta(cwd) + "  +hello",
+		crafted + `  +\S+ \S+  +\S+ K?i?B  +/w/a\?\[2Jb\?c`,
+		empty + `  +\S+ \S+  +0 B  +-`,
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("sessions list:\n%s\nwant %d lines, most recent first", o.stdout, len(want))
+	if o.code != 0 || o.stderr != "" || len(lines) != len(want) {
+		t.Fatalf("sessions list: exit %d, stderr %q:\n%s\nwant %d lines, most recent first", o.code, o.stderr, o.stdout, len(want))
 	}
 	for i, l := range lines {
-		if i < 2 && l != want[i] || i >= 2 && !regexp.MustCompile("^"+want[i]+"$").MatchString(l) {
+		if !regexp.MustCompile("^" + want[i] + "$").MatchString(l) {
 			t.Fatalf("sessions list line %d = %q; want %q", i, l, want[i])
 		}
 	}

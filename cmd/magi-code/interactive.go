@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/client/mission"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner"
@@ -105,8 +106,12 @@ func (p *inProcessBackend) close() int {
 // pickSession prints the list numbered and reads a choice from the
 // terminal.
 func pickSession(list []mission.SessionInfo) (string, bool) {
-	for i, line := range strings.Split(mission.SessionsText(list), "\n") {
-		fmt.Printf("%3d  %s\n", i+1, line)
+	for i, line := range strings.Split(human.Sessions(list, time.Local), "\n") {
+		if i == 0 {
+			fmt.Printf("  #  %s\n", line) // the header
+			continue
+		}
+		fmt.Printf("%3d  %s\n", i, line)
 	}
 	fmt.Print("session number (Enter for 1): ")
 	in := bufio.NewScanner(os.Stdin)

@@ -1,0 +1,151 @@
+// Package human turns what the backend reports into text for people: notice
+// codes as sentences, readiness codes with the advice that fits them, and
+// the one session listing that `magi-code sessions list`, the resume picker
+// and Mission Control's /sessions all print. The codes stay on the protocol
+// wire unchanged; only what a person reads is translated here.
+//
+// Everything is pure: no I/O, no clock (the caller passes the time zone).
+package human
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Notice is the sentence for a session.open notice code. A code this build
+// does not know is shown as itself, made safe for a terminal.
+func Notice(code string) string {
+	switch code {
+	case "saved_selection_unavailable":
+		return "this session's saved model is not available with the current settings; it goes on with the current provider and model"
+	case "saved_selection_notice":
+		return "restored this session's own model and thinking level"
+	case "cwd_unverified":
+		return "this session was stored without its working directory, so it could not be checked against this one"
+	}
+	return "backend notice: " + Visible(code, maxCodeRunes)
+}
+
+// Readiness is the advice for a startup that is not ready, by its code:
+// what is wrong and the command that shows or fixes it.
+func Readiness(code string) string {
+	switch code {
+	case "", "ready":
+		return "ready"
+	case "configuration_invalid":
+		return "the settings have an error; `magi-code config show` names the setting and the file"
+	case "provider_unavailable":
+		return "no usable credential for the provider; /login (or `magi-code login`) stores an API key, /model picks a provider and model"
+	case "profile_invalid":
+		return "the selected agent profile is invalid or missing; `magi-code logs` says which"
+	case "mcp_unavailable":
+		return "an approved MCP server could not start; `magi-code mcp list` and `magi-code logs` say which"
+	case "startup_failed":
+		return "the backend could not start; `magi-code logs` says why"
+	case "startup_cancelled":
+		return "start-up was cancelled"
+	}
+	return "not ready (" + Visible(code, maxCodeRunes) + ")"
+}
+
+// maxCodeRunes bounds a code shown as itself.
+const maxCodeRunes = 64
+
+// Session is one stored session as the listing shows it.
+type Session struct {
+	ID           string
+	LastActivity time.Time
+	Size         int64
+	// Cwd is the workspace recorded in the session; the listing has a
+	// WORKSPACE column only when some session has one (a listing of one
+	// directory's sessions leaves it empty).
+	Cwd string
+	// FirstPrompt is the session's first prompt ("" when unknown).
+	FirstPrompt string
+}
+
+// promptRunes bounds the first prompt shown per session.
+const promptRunes = 50
+
+// Sessions renders a session listing for people: a header, then one line
+// per session in the given order, columns aligned: ID, last activity (in
+// loc, to the minute), size, workspace (when any session records one) and
+// the first prompt, shortened to one line. Control characters of a crafted
+// workspace or prompt are made visible, never sent to the terminal. An
+// empty list is "no sessions". The text has no trailing newline.
+func Sessions(list []Session, loc *time.Location) string {
+	if len(list) == 0 {
+		return "no sessions"
+	}
+	withCwd := false
+	for _, s := range list {
+		withCwd = withCwd || s.Cwd != ""
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if withCwd {
+		fmt.Fprint(w, "ID\tLAST ACTIVITY\tSIZE\tWORKSPACE\tFIRST PROMPT\n")
+	} else {
+		fmt.Fprint(w, "ID\tLAST ACTIVITY\tSIZE\tFIRST PROMPT\n")
+	}
+	for _, s := range list {
+		fmt.Fprintf(w, "%s\t%s\t%s\t", Visible(s.ID, 64), s.LastActivity.In(loc).Format("2006-01-02 15:04"), Size(s.Size))
+		if withCwd {
+			cwd := s.Cwd
+			if cwd == "" {
+				cwd = "-"
+			}
+			fmt.Fprintf(w, "%s\t", Visible(cwd, 4096))
+		}
+		fmt.Fprintf(w, "%s\n", OneLine(s.FirstPrompt, promptRunes))
+	}
+	_ = w.Flush() // writes to a strings.Builder cannot fail
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ") // the padding of an empty last column
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Size is a byte count for people: B, KiB or MiB.
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// OneLine is s on one line: runs of white space (newlines included) become
+// one space, control characters '?', and text past max runes is cut with
+// "…".
+func OneLine(s string, max int) string {
+	return Visible(strings.Join(strings.Fields(s), " "), max)
+}
+
+// Visible is s with control and format characters (ESC, CR, tab, NUL, a
+// stray byte of invalid UTF-8, bidirectional overrides, zero-width marks,
+// the line and paragraph separators) replaced by '?', cut to max runes with
+// "…".
+func Visible(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+			r = '?'
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}

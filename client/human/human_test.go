@@ -1,0 +1,74 @@
+package human
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every notice code of the protocol reads as a sentence, never as the code;
+// an unknown code is shown as itself, made safe.
+func TestNotice(t *testing.T) {
+	for _, code := range []string{"saved_selection_unavailable", "saved_selection_notice", "cwd_unverified"} {
+		s := Notice(code)
+		if strings.Contains(s, code) || strings.Contains(s, "_") || !strings.Contains(s, " ") {
+			t.Errorf("Notice(%q) = %q; want a sentence without the code", code, s)
+		}
+	}
+	if got := Notice("new_code\x1b[2J"); got != "backend notice: new_code?[2J" {
+		t.Errorf("unknown notice = %q", got)
+	}
+}
+
+// Readiness advice names the command that fits the code: the settings
+// error points at config show, never at /login or /model.
+func TestReadiness(t *testing.T) {
+	if s := Readiness("configuration_invalid"); !strings.Contains(s, "config show") || strings.Contains(s, "/login") || strings.Contains(s, "/model") {
+		t.Errorf("configuration_invalid advice = %q", s)
+	}
+	if s := Readiness("provider_unavailable"); !strings.Contains(s, "/login") {
+		t.Errorf("provider_unavailable advice = %q", s)
+	}
+	if s := Readiness("weird\ncode"); s != "not ready (weird?code)" {
+		t.Errorf("unknown readiness = %q", s)
+	}
+}
+
+// The listing: a header, aligned columns, local time to the minute, sizes
+// for people, the first prompt on one line and cut, control and format
+// characters made visible; the workspace column only when some session has
+// one.
+func TestSessions(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	at := time.Date(2026, 12, 3, 8, 54, 0, 0, time.UTC)
+	list := []Session{
+		{ID: "a1", LastActivity: at, Size: 1536, FirstPrompt: "fix the\nbug\tplease"},
+		{ID: "b22", LastActivity: at.Add(-time.Hour), Size: 12, FirstPrompt: strings.Repeat("é", 60)},
+	}
+	got := Sessions(list, loc)
+	want := "ID   LAST ACTIVITY     SIZE     FIRST PROMPT\n" +
+		"a1   2026-12-03 09:54  1.5 KiB  fix the bug please\n" +
+		"b22  2026-12-03 08:54  12 B     " + strings.Repeat("é", 50) + "…"
+	if got != want {
+		t.Fatalf("Sessions =\n%s\nwant\n%s", got, want)
+	}
+	list[0].Cwd, list[0].FirstPrompt = "/w/a\x1b[2J\u202eb", ""
+	got = Sessions(list, loc)
+	want = "ID   LAST ACTIVITY     SIZE     WORKSPACE   FIRST PROMPT\n" +
+		"a1   2026-12-03 09:54  1.5 KiB  /w/a?[2J?b\n" +
+		"b22  2026-12-03 08:54  12 B     -           " + strings.Repeat("é", 50) + "…"
+	if got != want {
+		t.Fatalf("Sessions with a workspace =\n%s\nwant\n%s", got, want)
+	}
+	if got := Sessions(nil, loc); got != "no sessions" {
+		t.Fatalf("empty listing = %q", got)
+	}
+}
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 5 << 20: "5.0 MiB"} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q; want %q", n, got, want)
+		}
+	}
+}
