@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/shell"
 )
 
 // TestProtections makes one direct tool call per case under tools.approval
@@ -318,4 +320,67 @@ func TestProjectProtectionsInvalid(t *testing.T) {
 			start(t, global, client.Options{}).Shutdown()
 		})
 	}
+}
+
+// TestDestructiveShellBypasses: through the built binary under approval =
+// "auto", each spelling of deleting ~/canary (outside the workspace) asks
+// with a fixed reason that does not quote the command; denied, the canary
+// survives. One child, one turn per spelling.
+func TestDestructiveShellBypasses(t *testing.T) {
+	t.Parallel()
+	cmds := []string{
+		"rm -rf ~/canary",
+		`bash -c "rm -rf {~/canary,/nonexistent}"`,
+		`bash -c 'rm -rf $"$HOME/canary"'`,
+		`bash -c "rm -rf <(true) ~/canary"`,
+		`python3 -c 'import shutil, os; shutil.rmtree(os.path.expanduser("~/canary"))'`,
+		`perl -MFile::Path=rmtree -e 'rmtree("$ENV{HOME}/canary")'`,
+		`echo "$HOME/canary" | xargs rm -rf`,
+		`f() { rm -rf "$1"; }; f ~/canary`,
+		"find ~ -maxdepth 1 -name canary -exec rm -rf {} +",
+		"chmod -R 777 ~/canary",
+		"rm -rf 'unterminated",
+	}
+	var responses [][]step
+	for _, cmd := range cmds {
+		responses = append(responses, response(call("shell", map[string]any{"command": cmd})), response(text("denied")))
+	}
+	ws := newWorkspace(t, "", "[tools]\napproval = \"auto\"\n", responses...)
+	canary := filepath.Join(filepath.Dir(ws.Home), "canary")
+	ws.WriteFile(t, filepath.Join(canary, "keep.txt"), "keep")
+	fi, err := os.Stat(canary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := fi.Mode().Perm()
+	ch := start(t, ws, client.Options{})
+	s := ch.Create()
+	for _, cmd := range cmds {
+		runID, adm := ch.StartTurn(s.SessionID, "try")
+		var evs []client.Event
+		ev := ch.Until(&evs, runID, "approval.requested for "+cmd, clienttest.Named(protocol.EventApprovalRequested))
+		var req clienttest.ApprovalRequested
+		if err := ev.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		reason, found := "", false
+		for _, r := range shell.Reasons() {
+			if strings.Contains(req.Summary, string(r)) {
+				reason, found = string(r), true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: approval summary %q names no protection", cmd, req.Summary)
+		}
+		t.Logf("%s: %s", cmd, reason)
+		ch.Answer(s.SessionID, runID, req.ApprovalID, false)
+		if r := ch.Finish(s.SessionID, runID, adm, evs); r.Finished.Outcome != "completed" || r.Reply() != "denied" {
+			t.Fatalf("%s: run.finished %s, reply %q", cmd, r.Terminal(), r.Reply())
+		}
+		if fi, err := os.Stat(canary); err != nil || fi.Mode().Perm() != mode {
+			t.Fatalf("%s: the canary was deleted or changed (%v)", cmd, err)
+		}
+		wantContent(t, filepath.Join(canary, "keep.txt"), "keep")
+	}
+	ch.Shutdown()
 }

@@ -278,8 +278,15 @@ func TestHomeBelowTemp(t *testing.T) {
 		t.Skip("the test's temp directory is not below /tmp")
 	}
 	at := Place{Cwd: l.ws, Env: []string{"HOME=" + l.home}}
-	if got, why := Destructive("rm -rf ~/canary", at); !got || why != ReasonDeleteOutside {
-		t.Errorf("rm -rf ~/canary = %v, %q with HOME below /tmp", got, why)
+	for _, cmd := range []string{"rm -rf ~/canary", "rm -rf ~", "rm -rf " + l.home, "rm -rf ~/*"} {
+		if got, why := Destructive(cmd, at); !got || why != ReasonDeleteOutside {
+			t.Errorf("%s = %v, %q with HOME below /tmp", cmd, got, why)
+		}
+	}
+	// A home apart from the workspace, itself below /tmp.
+	apart := Place{Cwd: l.ws, Env: []string{"HOME=" + l.tmp}}
+	if got, why := Destructive("rm -rf ~", apart); !got || why != ReasonDeleteOutside {
+		t.Errorf("rm -rf ~ = %v, %q with HOME apart, below /tmp", got, why)
 	}
 	if got, why := Destructive("rm -rf /tmp/some-build-dir", at); got {
 		t.Errorf("rm -rf /tmp/some-build-dir = %v, %q", got, why)

@@ -122,14 +122,14 @@ func (c *checker) classify(p string) place {
 	best, verdict := "", outside
 	consider := func(roots []string, v place) {
 		for _, root := range roots {
-			if within(root, p) && p != root && len(root) > len(best) {
+			if within(root, p) && (p != root || v == outside) && len(root) >= len(best) {
 				best, verdict = root, v
 			}
 		}
 	}
 	consider(c.ws, inside)
 	consider(c.tmp, inside)
-	consider(c.home, outside)
+	consider(c.home, outside) // home itself too
 	return verdict
 }
 
