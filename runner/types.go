@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
 )
@@ -13,8 +14,10 @@ type (
 	Env = config.Env
 	// Sink receives a run's visible progress (agent.Sink).
 	Sink = agent.Sink
-	// Approver asks the user to allow one mutating tool call.
+	// Approver asks the user to allow one tool call.
 	Approver = agent.Approver
+	// Decision is how an approval request ended (approval.Decision).
+	Decision = approval.Decision
 	// Result is what a run produced, whatever its outcome.
 	Result = agent.Result
 	// Outcome is how a run ended (run.finished outcome spelling).
@@ -27,6 +30,14 @@ type (
 	Error = agent.Error
 	// Provider streams model responses.
 	Provider = provider.Provider
+)
+
+// Approval decisions (approval.Decision): who decided.
+const (
+	Allowed           = approval.Allowed
+	Denied            = approval.Denied
+	Expired           = approval.Expired
+	ApprovalCancelled = approval.Cancelled
 )
 
 // Outcomes.

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/tools"
 )
@@ -31,8 +32,8 @@ const DefaultMaxRounds = 1024
 
 // Tool results the model sees for calls that did not run normally.
 const (
-	TextDenied    = "denied by user"
-	TextCancelled = "cancelled"
+	TextDenied    = approval.TextDenied
+	TextCancelled = approval.TextCancelled
 	TextNotRun    = "not run: the run stopped before this call"
 	TextUnknown   = "unknown tool"
 )
@@ -41,13 +42,8 @@ const (
 // the model made up and that is not safe to show.
 const UnknownToolName = "unknown"
 
-// Approver asks the user to allow one mutating tool call.
-type Approver interface {
-	// Approve blocks until the user answers or the request expires. It
-	// returns false on deny or expiry, and an error when ctx ends (or the
-	// request could not be delivered).
-	Approve(ctx context.Context, toolName, summary string) (bool, error)
-}
+// Approver asks the user to allow one tool call (see approval.Approver).
+type Approver = approval.Approver
 
 // Sink receives a run's visible progress. Every method is called from the
 // goroutine running Run, in order. An error from any method stops the run:
@@ -502,18 +498,21 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 	if !known {
 		return tools.Result{Text: TextUnknown, IsError: true, Summary: TextUnknown}, nil
 	}
-	if ask, summary := r.needsApproval(tool, call.Arguments); ask {
-		allowed, err := r.approve(ctx, tool, summary)
+	if ask, summary, reason := r.needsApproval(tool, call.Arguments); ask {
+		d, err := r.approve(ctx, summary, tool, reason)
 		switch {
 		case ctx.Err() != nil:
-			return tools.Result{Text: TextCancelled, IsError: true, Summary: tool.Name() + ": cancelled"}, nil
+			d = approval.Cancelled
 		case err != nil:
 			return tools.Result{Text: TextNotRun, IsError: true, Summary: tool.Name() + ": approval failed"},
 				&Error{Code: CodeOf(err, protocol.CodeExecutionFailed), Err: err}
-		case !allowed:
-			// docs/protocol.md, approval.answer: "a denied or expired request is reported to the model
-			// as denied and the tool never runs".
-			return tools.Result{Text: TextDenied, IsError: true, Summary: tool.Name() + ": " + TextDenied}, nil
+		}
+		if d != approval.Allowed {
+			// docs/protocol.md, approval.answer: a denied, expired or
+			// cancelled request never runs the tool; the summary says who
+			// decided (approval.Outcome).
+			text, sum := approval.Outcome(tool.Name(), d, reason)
+			return tools.Result{Text: text, IsError: true, Summary: sum}, nil
 		}
 	}
 	if res, blocked, err := r.preToolUse(ctx, tool.Name(), call.Arguments); err != nil || blocked {
@@ -523,10 +522,11 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)
 }
 
-// approve asks the Approver; without one, every request is denied.
-func (r *run) approve(ctx context.Context, tool tools.Tool, summary string) (bool, error) {
+// approve asks the Approver; without one, nobody can allow the call: it is
+// refused (with the protection's reason, if one forced the approval).
+func (r *run) approve(ctx context.Context, summary string, tool tools.Tool, reason string) (approval.Decision, error) {
 	if r.cfg.Approver == nil {
-		return false, nil
+		return approval.Refused, nil
 	}
 	return r.cfg.Approver.Approve(ctx, tool.Name(), summary)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/magi-code/magi-code/internal/proctest"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/fixture"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
@@ -101,23 +102,30 @@ func (r *recorder) TaskScope(ceiling string) error {
 
 // approver answers with allow, counting requests; with block, it waits for
 // ctx to end.
+// With expire, nobody answers in time.
 type approver struct {
-	allow bool
-	block bool
-	err   error
-	mu    sync.Mutex
-	asked []string
+	allow  bool
+	block  bool
+	expire bool
+	err    error
+	mu     sync.Mutex
+	asked  []string
 }
 
-func (a *approver) Approve(ctx context.Context, name, summary string) (bool, error) {
+func (a *approver) Approve(ctx context.Context, name, summary string) (approval.Decision, error) {
 	a.mu.Lock()
 	a.asked = append(a.asked, name+"|"+summary)
 	a.mu.Unlock()
-	if a.block {
+	switch {
+	case a.block:
 		<-ctx.Done()
-		return false, ctx.Err()
+		return approval.Cancelled, ctx.Err()
+	case a.expire:
+		return approval.Expired, a.err
+	case a.allow:
+		return approval.Allowed, a.err
 	}
-	return a.allow, a.err
+	return approval.Denied, a.err
 }
 
 func parse(t testing.TB, s string) *fixture.Script {
@@ -212,11 +220,11 @@ func TestRun(t *testing.T) {
 			wantMsgs: []string{"user:hello", "assistant: [call_1 shell]", "tool:denied by user <call_1 shell>", "assistant:ok"},
 		},
 		{
-			name:     "no approver denies",
+			name:     "no approver refuses",
 			script:   `{"responses":[{"steps":[` + marker + `]}]}`,
 			wantOut:  Completed,
-			wantEv:   []string{"tool id-1 shell call_1 shell: started", `done id-1 shell: denied by user "denied by user" err=true failed=true`, "start id-2", "delta id-2 echo: hello", "end id-2 echo: hello"},
-			wantMsgs: []string{"user:hello", "assistant: [call_1 shell]", "tool:denied by user <call_1 shell>", "assistant:echo: hello"},
+			wantEv:   []string{"tool id-1 shell call_1 shell: started", `done id-1 shell: refused: nobody to approve the call "refused: nobody to approve the call" err=true failed=true`, "start id-2", "delta id-2 echo: hello", "end id-2 echo: hello"},
+			wantMsgs: []string{"user:hello", "assistant: [call_1 shell]", "tool:refused: nobody to approve the call <call_1 shell>", "assistant:echo: hello"},
 		},
 		{
 			name:     "auto approval asks nobody",

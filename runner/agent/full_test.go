@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/provider"
 	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
 	"github.com/magi-code/magi-code/runner/tools"
@@ -644,9 +645,9 @@ func (program) Run(ctx context.Context, _ json.RawMessage) tools.Result {
 	if err := rep.Finish(id, "read_file", false, "read_file: 3 lines"); err != nil {
 		return tools.Result{Text: "finish failed", IsError: true}
 	}
-	allowed, _ := rep.Approve(ctx, "write_file", "from code: write_file x")
+	d, _ := rep.Approve(ctx, "write_file", "from code: write_file x")
 	id, _ = rep.Start("write_file", "write_file: started")
-	_ = rep.Finish(id, "write_file", !allowed, "write_file: denied by user")
+	_ = rep.Finish(id, "write_file", d != approval.Allowed, "write_file: denied by user")
 	return tools.Result{Text: "ten lines", Summary: "run_code: ok"}
 }
 

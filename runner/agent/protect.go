@@ -12,7 +12,8 @@ import (
 // ForceApproval returns true, the call requests approval even under
 // approval = "auto" (and even for a tool that is not Mutating), and the
 // approval summary starts with "protected: " and reason. Denial, expiry and
-// cancellation then behave as for any approval: the tool never runs.
+// cancellation then behave as for any approval: the tool never runs, and
+// the activity summary names the protection (approval.Outcome).
 //
 // runner/tools implements it for destructive shell commands (recursive
 // deletes of the workspace or home, force pushes, disk formatting). reason
@@ -27,18 +28,18 @@ type ApprovalForcer interface {
 // ProtectedPrefix starts the approval summary of a forced approval.
 const ProtectedPrefix = "protected: "
 
-// needsApproval reports whether a call must be approved and with what
-// summary: mutating tools under "ask", and any call a tool's ForceApproval
-// claims, whatever the mode.
-func (r *run) needsApproval(tool tools.Tool, args json.RawMessage) (bool, string) {
-	ask := tool.Mutating() && r.cfg.Approval != ApprovalAuto
+// needsApproval reports whether a call must be approved, with what summary,
+// and the protection's reason when a protection forced it: mutating tools
+// under "ask", and any call a tool's ForceApproval claims, whatever the
+// mode.
+func (r *run) needsApproval(tool tools.Tool, args json.RawMessage) (ask bool, summary, reason string) {
 	if f, ok := tool.(ApprovalForcer); ok {
 		if force, reason := f.ForceApproval(args); force {
-			return true, ProtectedPrefix + reason + ": " + tool.Describe(args)
+			return true, ProtectedPrefix + reason + ": " + tool.Describe(args), reason
 		}
 	}
-	if !ask {
-		return false, ""
+	if !tool.Mutating() || r.cfg.Approval == ApprovalAuto {
+		return false, "", ""
 	}
-	return true, tool.Describe(args)
+	return true, tool.Describe(args), ""
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"sync"
+
+	"github.com/magi-code/magi-code/runner/approval"
 )
 
 // Reporter lets a running tool report its own inner steps as activities of
@@ -70,11 +72,12 @@ func (p *Reporter) report(id, name, state, summary string) error {
 	return nil
 }
 
-// Approve asks the run's Approver (nil: deny). summary is shown to the user
-// after redaction; say there that the call comes from a program.
-func (p *Reporter) Approve(ctx context.Context, toolName, summary string) (bool, error) {
+// Approve asks the run's Approver (nil: refused, nobody can allow the
+// call). summary is shown to the user after redaction; say there that the
+// call comes from a program.
+func (p *Reporter) Approve(ctx context.Context, toolName, summary string) (approval.Decision, error) {
 	if p.r.cfg.Approver == nil {
-		return false, nil
+		return approval.Refused, nil
 	}
 	return p.r.cfg.Approver.Approve(ctx, toolName, summary)
 }

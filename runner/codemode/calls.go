@@ -6,13 +6,14 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
 // ToolError codes, the `code` property of the Error a tool call throws.
 const (
 	CodeFailed           = "failed"            // the tool returned an error result
-	CodeDenied           = "denied"            // approval denied or expired
+	CodeDenied           = "denied"            // approval denied, expired or refused
 	CodeApprovalFailed   = "approval_failed"   // the approval request could not be made
 	CodeLimit            = "limit"             // tool-call bound, or activity refused
 	CodeCancelled        = "cancelled"         // the program is being stopped
@@ -60,7 +61,7 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 			forced, why = f.ForceApproval(args)
 		}
 		if forced || (tl.Mutating() && p.o.Approval != ApprovalAuto) {
-			allowed, err := p.approve(tl, args, why)
+			d, err := p.approve(tl, args, why)
 			switch {
 			case p.ctx.Err() != nil:
 				finish(name+": cancelled", true)
@@ -68,9 +69,11 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 			case err != nil:
 				finish(name+": approval failed", true)
 				panic(p.toolError(name, CodeApprovalFailed, name+": approval failed"))
-			case !allowed:
-				finish(name+": denied by user", true)
-				panic(p.toolError(name, CodeDenied, name+": denied by user"))
+			case d != approval.Allowed:
+				// Who decided, as for a direct call (approval.Outcome).
+				_, summary := approval.Outcome(name, d, why)
+				finish(summary, true)
+				panic(p.toolError(name, CodeDenied, summary))
 			}
 		}
 
@@ -88,10 +91,11 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 	}
 }
 
-// approve asks the Approver (nil denies) with the wall clock paused.
-func (p *program) approve(tl tools.Tool, args json.RawMessage, why string) (bool, error) {
+// approve asks the Approver (nil: refused, nobody can allow the call) with
+// the wall clock paused.
+func (p *program) approve(tl tools.Tool, args json.RawMessage, why string) (approval.Decision, error) {
 	if p.o.Approver == nil {
-		return false, nil
+		return approval.Refused, nil
 	}
 	p.clock.pause()
 	defer p.clock.resume()

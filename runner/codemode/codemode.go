@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
@@ -35,14 +36,9 @@ const (
 // program asks; any other value asks before every mutating call.
 const ApprovalAuto = "auto"
 
-// Approver asks the user to allow one mutating tool call. agent.Approver
-// has the same method set, so the run's approver plugs in directly.
-type Approver interface {
-	// Approve blocks until the user answers or the request expires. It
-	// returns false on deny or expiry, and an error when ctx ends or the
-	// request could not be delivered.
-	Approve(ctx context.Context, toolName, summary string) (bool, error)
-}
+// Approver asks the user to allow one tool call; the run's approver plugs
+// in directly (agent.Approver is the same type).
+type Approver = approval.Approver
 
 // Activity reports the tool calls made inside a program, one activity each
 // (kind tool). Methods are called on the goroutine running Run, in order.

@@ -317,9 +317,15 @@ func TestApproval(t *testing.T) {
 		t.Errorf("read-only call: %+v, asked %v", res, ap.asked)
 	}
 	// An uncaught denial is the tool's error result.
-	res := run(t, New(Options{Tools: []tools.Tool{&fakeTool{name: "w", mutating: true}}}), `tools.w()`)
+	res := run(t, New(Options{Tools: []tools.Tool{&fakeTool{name: "w", mutating: true}}, Approver: &approver{}}), `tools.w()`)
 	if !res.IsError || !strings.Contains(res.Text, "ToolError: w: denied by user") {
 		t.Errorf("uncaught denial = %+v", res)
+	}
+	// Without an approver nobody could allow it: a refusal, not the
+	// person's denial.
+	res = run(t, New(Options{Tools: []tools.Tool{&fakeTool{name: "w", mutating: true}}}), `tools.w()`)
+	if !res.IsError || !strings.Contains(res.Text, "ToolError: w: refused: nobody to approve the call") {
+		t.Errorf("uncaught refusal = %+v", res)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
@@ -90,14 +91,17 @@ type approver struct {
 	asked []string
 }
 
-func (a *approver) Approve(ctx context.Context, name, summary string) (bool, error) {
+func (a *approver) Approve(ctx context.Context, name, summary string) (approval.Decision, error) {
 	a.mu.Lock()
 	a.asked = append(a.asked, name+"|"+summary)
 	a.mu.Unlock()
 	if a.wait != nil {
 		a.wait(ctx)
 	}
-	return a.allow, a.err
+	if a.allow {
+		return approval.Allowed, a.err
+	}
+	return approval.Denied, a.err
 }
 
 // run runs code with t.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -87,19 +88,25 @@ type approver struct {
 	run  *activeRun
 }
 
-// Approve implements runner.Approver: it blocks until the winning reply,
-// expiry (deny) or ctx's end (deny, with ctx's error).
-func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool, error) {
+// Approve implements runner.Approver: it blocks until the winning reply
+// (Allowed or Denied), expiry (Expired) or ctx's end (Cancelled, with ctx's
+// error). The decision is logged with the tool's name.
+func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d runner.Decision, err error) {
 	id := ap.pool.opts.NewID()
+	defer func() {
+		if err == nil || d == runner.ApprovalCancelled {
+			ap.pool.opts.Log.Info("approval", "run_id", ap.run.id, "approval_id", id, "tool", toolName, "decision", d.String())
+		}
+	}()
 	req := ap.run.approvals.add(id)
 	if req == nil {
-		return false, ctx.Err()
+		return runner.ApprovalCancelled, ctx.Err()
 	}
 	if err := ap.pool.offer(wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
 		ApprovalID: id, Summary: redact.Summary(summary, protocol.SummaryBytes),
 		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond)}); err != nil {
 		ap.run.approvals.settle(req)
-		return false, err
+		return runner.Denied, err
 	}
 	// The expiry counts from the moment the request entered the event edge.
 	ap.run.approvals.mu.Lock()
@@ -110,21 +117,29 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (bool
 	defer timer.Stop()
 	select {
 	case allow := <-req.reply:
-		return allow, nil
+		return answered(allow), nil
 	case <-timer.C:
 		if ap.run.approvals.settle(req) {
-			return false, nil // expired: default deny
+			return runner.Expired, nil // default deny
 		}
 	case <-ctx.Done():
 		if ap.run.approvals.settle(req) {
-			return false, ctx.Err()
+			return runner.ApprovalCancelled, ctx.Err()
 		}
 	}
 	// A reply won the race with expiry or cancellation; honour it only if
 	// the run goes on.
 	allow := <-req.reply
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return runner.ApprovalCancelled, ctx.Err()
 	}
-	return allow, nil
+	return answered(allow), nil
+}
+
+// answered is the person's decision.
+func answered(allow bool) runner.Decision {
+	if allow {
+		return runner.Allowed
+	}
+	return runner.Denied
 }

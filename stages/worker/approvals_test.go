@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner"
 )
 
 type fakeClock struct{ t time.Time }
@@ -83,9 +84,9 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		r := &activeRun{id: "run", sessionID: "s", approvals: newApprovals(time.Now)}
 		ap := &approver{pool: p, run: r}
 
-		allowed, err := ap.Approve(context.Background(), "shell", "shell: rm -rf x")
-		if allowed || err != nil {
-			t.Fatalf("expired Approve = %v, %v; want deny, nil", allowed, err)
+		d, err := ap.Approve(context.Background(), "shell", "shell: rm -rf x")
+		if d != runner.Expired || err != nil {
+			t.Fatalf("expired Approve = %v, %v; want expired, nil", d, err)
 		}
 		ev := <-events.C()
 		if ev.Name != protocol.EventApprovalRequested || ev.ExpiresInMs != 60000 {
@@ -96,31 +97,31 @@ func TestApproverDefaultsDeny(t *testing.T) {
 		}
 
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan bool)
+		done := make(chan runner.Decision)
 		go func() {
-			allowed, _ := ap.Approve(ctx, "shell", "x")
-			done <- allowed
+			d, _ := ap.Approve(ctx, "shell", "x")
+			done <- d
 		}()
 		ev = <-events.C()
 		cancel()
-		if <-done {
-			t.Fatal("cancelled Approve allowed the call")
+		if d := <-done; d != runner.ApprovalCancelled {
+			t.Fatalf("cancelled Approve = %v; want cancelled", d)
 		}
 		if code := answerNow(r.approvals, ev.ApprovalID, true); code != protocol.CodeStaleApproval {
 			t.Fatalf("answer after cancel = %q; want stale_approval", code)
 		}
 
 		go func() {
-			allowed, _ := ap.Approve(context.Background(), "shell", "x")
-			done <- allowed
+			d, _ := ap.Approve(context.Background(), "shell", "x")
+			done <- d
 		}()
 		ev = <-events.C()
 		time.Sleep(protocol.ApprovalExpiry - time.Millisecond)
 		if code := answerNow(r.approvals, ev.ApprovalID, true); code != "" {
 			t.Fatalf("answer at 59,999 ms = %q; want recorded", code)
 		}
-		if !<-done {
-			t.Fatal("allowed answer did not allow")
+		if d := <-done; d != runner.Allowed {
+			t.Fatalf("allowed answer = %v; want allowed", d)
 		}
 	})
 }

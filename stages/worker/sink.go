@@ -389,6 +389,10 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 	state := runner.StateCompleted
 	if failed {
 		state = runner.StateFailed
+		// The summary says who stopped a call (the person, expiry,
+		// cancellation, a protection with its reason): fixed text, never
+		// the arguments, redacted by the log like everything else.
+		s.p.opts.Log.Info("tool failed", "run_id", s.r.id, "tool", name, "summary", summary)
 	}
 	return s.activity(activityID, name, state, summary)
 }

@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/approval"
+	"github.com/magi-code/magi-code/runner/provider/fixtureprov"
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// decider answers every approval with d; with cancel, it ends the run
+// instead, as turn.cancel does while the request waits.
+type decider struct {
+	d      approval.Decision
+	cancel context.CancelFunc
+	asked  int
+}
+
+func (a *decider) Approve(ctx context.Context, _, _ string) (approval.Decision, error) {
+	a.asked++
+	if a.cancel != nil {
+		a.cancel()
+		<-ctx.Done()
+		return approval.Cancelled, ctx.Err()
+	}
+	return a.d, nil
+}
+
+// TestWhoDecided: the activity summary and the model's result of a call
+// that did not run say who decided, for a call the approval mode asked
+// about and for one a protection forced under auto: the person's denial,
+// expiry, cancellation, and a refusal when nobody could be asked.
+func TestWhoDecided(t *testing.T) {
+	const reason = "destructive command"
+	for _, tc := range []struct {
+		name        string
+		forced      bool
+		ap          *decider // nil: no approver
+		cancel      bool
+		wantSummary string
+		wantText    string
+	}{
+		{"ask: denied", false, &decider{d: approval.Denied}, false, "shell: denied by user", "denied by user"},
+		{"ask: expired", false, &decider{d: approval.Expired}, false, "shell: approval expired, not run", approval.TextExpired},
+		{"ask: cancelled", false, &decider{}, true, "shell: cancelled", "cancelled"},
+		{"ask: no approver", false, nil, false, "shell: refused: nobody to approve the call", "refused: nobody to approve the call"},
+		{"protected: denied", true, &decider{d: approval.Denied}, false, "guarded: denied by user (protected: " + reason + ")", "denied by user"},
+		{"protected: expired", true, &decider{d: approval.Expired}, false, "guarded: refused: " + reason + " (approval expired)", "refused: " + reason + "; " + approval.TextExpired},
+		{"protected: cancelled", true, &decider{}, true, "guarded: cancelled", "cancelled"},
+		{"protected: no approver", true, nil, false, "guarded: refused: " + reason, "refused: " + reason},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ran := 0
+			call := `{"name":"shell","arguments":{"command":"touch x"}}`
+			set := tools.Builtin(tools.Options{Cwd: t.TempDir()})
+			mode := ApprovalAsk
+			if tc.forced {
+				call = `{"name":"guarded","arguments":{"x":"danger"}}`
+				set = tools.NewSet(guarded{&ran})
+				mode = ApprovalAuto
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cfg := Config{Provider: fixtureprov.New(parse(t, `{"responses":[{"steps":[{"tool_call":`+call+`}]},{"steps":[{"text":"ok"}]}]}`)),
+				Tools: set, Approval: mode}
+			if tc.ap != nil {
+				if tc.cancel {
+					tc.ap.cancel = cancel
+				}
+				cfg.Approver = tc.ap
+			}
+			rec := &recorder{}
+			_, _ = Run(ctx, cfg, nil, "go", rec)
+			want := fmt.Sprintf("%s %q err=true failed=true", tc.wantSummary, tc.wantText)
+			var done string
+			for _, ev := range rec.events {
+				if strings.HasPrefix(ev, "done ") {
+					done = ev
+				}
+			}
+			if !strings.HasSuffix(done, want) {
+				t.Errorf("finished activity = %q; want it to end %q", done, want)
+			}
+			if ran != 0 {
+				t.Errorf("the tool ran %d times", ran)
+			}
+			if tc.ap != nil && tc.ap.asked != 1 {
+				t.Errorf("asked %d times; want 1", tc.ap.asked)
+			}
+		})
+	}
+}
