@@ -48,8 +48,7 @@ cross:
 # (-test.gocoverdir); `go tool covdata` merges both and prints the figure of
 # every package. Not part of make test (no -race, a few minutes).
 COVERDIR := $(CURDIR)/.cover
-# This module's packages only: the patched copies in third_party (replace
-# directives) sit under the module's directory, and ./... would count them.
+# This module's packages only (-coverpkg names what is instrumented).
 COVERPKG := github.com/magi-code/magi-code/...
 cover:
 	rm -rf $(COVERDIR) && mkdir -p $(COVERDIR)/unit $(COVERDIR)/e2e $(COVERDIR)/merged
