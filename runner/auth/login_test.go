@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestSetKeyAndRemove(t *testing.T) {
@@ -50,5 +51,68 @@ func TestSetKeyAndRemove(t *testing.T) {
 	}
 	if err := SetKey(ctx, home, "openai", ""); err == nil {
 		t.Fatal("an empty key was stored")
+	}
+}
+
+// TestLoginWaitsForTheRefreshersLock: login and logout write auth.json
+// under the lock the refresher holds from reading the stored tokens to
+// writing the rotated ones. A login that wrote in between (its read before
+// the refresher's write, its write after) would lose the rotated tokens,
+// or the refresher would lose the new key. While a refresh waits at the
+// token endpoint, SetKey and Remove whose context ends return the lock
+// error and leave the file as it was; once the refresh is done both
+// entries are kept.
+func TestLoginWaitsForTheRefreshersLock(t *testing.T) {
+	home := t.TempDir()
+	exp := t0.Add(-time.Minute)
+	writeStore(t, home, exp, 0o600)
+	e, srv := newEndpoint(t)
+	e.release, e.started = make(chan struct{}), make(chan struct{}, 1)
+	var l logs
+	r := refresher(home, srv.URL, cred(exp), &l, srv.Client())
+	refreshed := make(chan error, 1)
+	go func() { _, _, err := r.Token(context.Background()); refreshed <- err }()
+	select {
+	case <-e.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the refresh never reached the token endpoint")
+	}
+	path := filepath.Join(home, "auth.json")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, op := range map[string]func(context.Context) error{
+		"SetKey": func(ctx context.Context) error { return SetKey(ctx, home, "openai", "sk-login-during-refresh-0123") },
+		"Remove": func(ctx context.Context) error { return Remove(ctx, home, "openai") },
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		err := op(ctx)
+		cancel()
+		if err == nil {
+			t.Errorf("%s wrote auth.json while the refresher held the store lock", name)
+		}
+		if now, _ := os.ReadFile(path); string(now) != string(before) {
+			t.Errorf("%s changed auth.json during the refresh:\n%s", name, now)
+		}
+	}
+	close(e.release)
+	select {
+	case err := <-refreshed:
+		if err != nil {
+			t.Fatalf("refresh: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the refresh did not end after the endpoint answered")
+	}
+	const key = "sk-login-after-refresh-0123"
+	if err := SetKey(context.Background(), home, "openai", key); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := readEntry(path, "anthropic"); a.AccessToken != newAccess || a.RefreshToken != newRefresh {
+		t.Errorf("the rotated tokens were lost: %+v", a)
+	}
+	if o, _ := readEntry(path, "openai"); o.Key != key {
+		t.Errorf("the new key was lost: %+v", o)
 	}
 }
