@@ -125,6 +125,14 @@ func (p *program) run(code string) tools.Result {
 	if err != nil {
 		return p.vmError(err)
 	}
+	// A limit that ended a pending tool call may not have interrupted the
+	// VM: stop cancels p.ctx before it interrupts, the call's error can
+	// settle the program first, and the interrupt then finds nothing left
+	// to run. The program was still stopped by the limit, not by the
+	// call's "cancelled".
+	if res, ok := p.limitReached(); ok {
+		return res
+	}
 	// Reading the result may run program code (getters, toJSON, toString):
 	// do it inside the VM, where interrupts and exceptions are handled.
 	var res tools.Result
@@ -236,12 +244,8 @@ func (p *program) vmError(err error) tools.Result {
 	case p.parent.Err() != nil:
 		return p.fail("cancelled", "cancelled")
 	case errors.As(err, &interrupted):
-		cause := context.Cause(p.ctx)
-		switch {
-		case errors.Is(cause, errTimeLimit):
-			return p.fail("time limit reached ("+p.o.Timeout.String()+")", "time limit")
-		case errors.Is(cause, errHeapLimit):
-			return p.fail("memory limit reached ("+strconv.FormatInt(p.o.MaxHeapBytes>>20, 10)+" MiB)", "memory limit")
+		if res, ok := p.limitReached(); ok {
+			return res
 		}
 		return p.fail("interrupted", "interrupted")
 	case errors.As(err, &overflow):
@@ -259,6 +263,18 @@ func (p *program) vmError(err error) tools.Result {
 		return p.fail("uncaught exception: "+text, "uncaught exception")
 	}
 	return p.fail("program failed", "failed")
+}
+
+// limitReached returns the result of a program that the time or memory
+// limit stopped, if one did.
+func (p *program) limitReached() (tools.Result, bool) {
+	switch cause := context.Cause(p.ctx); {
+	case errors.Is(cause, errTimeLimit):
+		return p.fail("time limit reached ("+p.o.Timeout.String()+")", "time limit"), true
+	case errors.Is(cause, errHeapLimit):
+		return p.fail("memory limit reached ("+strconv.FormatInt(p.o.MaxHeapBytes>>20, 10)+" MiB)", "memory limit"), true
+	}
+	return tools.Result{}, false
 }
 
 // describeError returns the stack (or text) of a thrown value, bounded.
