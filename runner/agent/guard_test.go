@@ -42,6 +42,10 @@ var guardCases = []struct{ name, cmd, need string }{
 	{"perl", `perl -MFile::Path=rmtree -e 'rmtree("$ENV{HOME}/canary")'`, "perl"},
 	{"node", `node -e 'require("fs").rmSync(require("os").homedir() + "/canary", {recursive: true})'`, "node"},
 	{"chmod", "chmod -R 700 ~/canary", ""},
+	{"proc-subst-script", `bash -c 'bash <(echo "rm -rf ~/canary")'`, "bash"},
+	{"link-then-delete", "ln -s ~/canary x && rm -rf x/", ""},
+	{"env-chdir", "env -C ~ rm -rf canary", ""},
+	{"awk", `awk 'BEGIN { system("rm -rf " ENVIRON["HOME"] "/canary") }'`, "awk"},
 }
 
 // TestGuardRailRealShell runs each bypass form through the real shell tool

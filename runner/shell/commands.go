@@ -69,6 +69,16 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "rm":
 		c.rm(rest)
+	case "ln":
+		c.linked = true
+	case "rsync":
+		c.rsync(rest)
+	case "source", ".":
+		if ops := operands(rest); len(ops) > 0 {
+			c.scriptFile(ops[0], in, func(src string) { c.nested(src, nil, true) })
+		}
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		c.awk(rest)
 	case "find":
 		c.find(rest)
 	case "chmod", "chown", "chgrp":
@@ -144,12 +154,14 @@ var longWithArg = map[string]bool{
 	"--signal": true, "--kill-after": true, "--adjustment": true, "--class": true,
 	"--classdata": true, "--max-args": true, "--max-procs": true, "--max-lines": true,
 	"--delimiter": true, "--arg-file": true, "--input": true, "--output": true, "--error": true,
-	"--property": true, "--interval": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
+	"--property": true, "--interval": true, "--working-directory": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
 }
 
 func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 	var split []field // env -S STRING
 	var replace string
+	chdir := false
+	dir := c.vcwd
 	rest = skipOpts(rest, withArg, func(opt string, arg field) {
 		switch {
 		case name == "env" && (opt == "S" || opt == "--split-string"):
@@ -160,6 +172,8 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
 			rest = nil
+		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || opt == "--chdir" || opt == "--working-directory" || (name == "nsenter" && opt == "w"):
+			chdir, dir = true, c.dirOf(dir, arg)
 		}
 	})
 	if name == "command" && rest == nil {
@@ -186,6 +200,11 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		for len(rest) > 0 && strings.Contains(rest[0].text, "=") && !strings.HasPrefix(rest[0].text, "=") {
 			rest = rest[1:] // NAME=value
 		}
+	}
+	if chdir { // env -C DIR, sudo -D DIR: the command runs there
+		saved := c.vcwd
+		c.vcwd = dir
+		defer func() { c.vcwd = saved }()
 	}
 	for _, s := range split {
 		c.nest(func() {
@@ -307,7 +326,8 @@ func (c *checker) shell(rest []field, in input) {
 				return
 			}
 			if !hasC && len(rest) > 0 {
-				return // a script file
+				c.scriptFile(rest[0], in, func(src string) { c.nested(src, argv(rest), false) })
+				return
 			}
 		case t == "-o" || t == "+o" || t == "--rcfile" || t == "--init-file":
 			i++
@@ -317,12 +337,64 @@ func (c *checker) shell(rest []field, in input) {
 		default:
 			if hasC {
 				c.nested(t, argv(rest[i+1:]), false)
+				return
 			}
-			return // with no -c, a script file
+			c.scriptFile(a, in, func(src string) { c.nested(src, argv(rest[i:]), false) })
+			return
 		}
 	}
 	c.stdinScript(in)
 }
+
+// scriptFile checks a script a shell or interpreter reads from a file
+// operand: /dev/stdin reads stdin (a here-document is checked with check,
+// a pipe asks); a process substitution or another /dev/fd or /proc path
+// is a script the check cannot see. A script in a real file is not read.
+func (c *checker) scriptFile(f field, in input, check func(src string)) {
+	switch p := clean(c.abs(f)); {
+	case !f.known():
+		c.flag(ReasonOpaque)
+	case p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0":
+		switch {
+		case in.given:
+			check(in.text)
+		case in.pipe:
+			c.flag(ReasonOpaque)
+		}
+	case strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/"):
+		c.flag(ReasonOpaque)
+	}
+}
+
+// awk runs a program given as its first operand (unless -f names a file);
+// one that calls system() or pipes to or from a command asks.
+func (c *checker) awk(args []field) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case !args[i].known() && strings.HasPrefix(t, unk):
+			c.flag(ReasonOpaque)
+			return
+		case t == "-f" || strings.HasPrefix(t, "--file"):
+			return
+		case t == "-F" || t == "-v" || t == "--assign" || t == "--field-separator":
+			i++
+		case t == "--":
+		case len(t) > 1 && t[0] == '-':
+		default:
+			if !args[i].known() {
+				c.flag(ReasonOpaque)
+			} else if awkRuns().MatchString(t) {
+				c.flag(ReasonInterpreter)
+			}
+			return
+		}
+	}
+}
+
+var awkRuns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsystem\b|getline|\|`)
+})
 
 // argv is the positional parameters of sh -c SCRIPT NAME ARGS...
 func argv(rest []field) []field {
@@ -438,6 +510,9 @@ loop:
 			}
 		default: // a script file, or an argument of the inline program
 			fromStdin = false
+			if !inline {
+				c.scriptFile(a, in, func(src string) { c.program(input{}, []field{lit(src)}, lang) })
+			}
 			break loop
 		}
 	}

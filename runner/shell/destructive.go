@@ -48,6 +48,7 @@ type checker struct {
 	expanding     map[string]bool // aliases being expanded
 	depth, steps  int
 	globs         int
+	linked        bool // an ln ran: a path may now lead anywhere
 	why           Reason
 }
 
@@ -58,7 +59,8 @@ type function struct {
 }
 
 func newChecker(at Place) *checker {
-	c := &checker{vars: map[string]string{"PWD": ""}, funcs: map[string]*function{},
+	// PWD and CDPATH stand for themselves until the script assigns them.
+	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
 		aliases: map[string]string{}, expanding: map[string]bool{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")

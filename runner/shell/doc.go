@@ -34,8 +34,10 @@
 //     allowed; find -L and -follow are treated as leaving it.
 //   - chmod, chown, chgrp -R of a path outside the workspace and the temp
 //     directory, or of the workspace itself.
+//   - rsync --del* into such a path; after an ln in the same command line,
+//     any path (the link is not seen yet).
 //   - python/pypy -c, perl -e, node/bun -e/-p, deno eval, ruby -e, php -r,
-//     or such a program read from a here-document or a pipe, whose text
+//     awk, or such a program read from a here-document or a pipe, whose text
 //     names a delete primitive (rmtree, unlink, remove, rmdir, rm_r,
 //     fs.rm, FileUtils...) or a way to run commands or hide names
 //     (system, exec, subprocess, spawn, eval, __import__, getattr...).
@@ -46,11 +48,13 @@
 //     or shred of a /dev disk, a redirection writing to one; kill -1;
 //     shutdown, reboot, halt, poweroff; a fork bomb.
 //   - a script whose text is not known (sh -c "$X", eval "$X", a pipe into
-//     a shell), nesting past maxDepth, more than maxSteps of work.
+//     a shell, bash <(...), source <(...)), nesting past maxDepth, more
+//     than maxSteps of work.
 //
 // It is a guard rail, not a sandbox. It does not read script files (sh
 // x.sh, python x.py, source), follow data written by one command and run
 // by another, or understand an interpreter program beyond the names it
-// mentions; non-recursive rm, mv and truncating redirections are not
-// checked. The OS sandbox of auto mode is what holds against those.
+// mentions (sed's e command and other programs that run commands are not
+// known), see links mv, cp or tar put in place; non-recursive rm, mv and
+// truncating redirections are not checked. The OS sandbox of auto mode is what holds against those.
 package shell

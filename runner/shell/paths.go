@@ -34,7 +34,7 @@ func (c *checker) where(f field, follow bool) place {
 		return outside
 	}
 	if !f.glob || !strings.ContainsAny(p, "*?[") {
-		return c.classify(resolve(p, follow))
+		return c.linkedOut(c.classify(resolve(p, follow)))
 	}
 	comps := strings.Split(p, "/")
 	k := 0
@@ -77,7 +77,16 @@ func (c *checker) where(f field, follow bool) place {
 			worst = w
 		}
 	}
-	return worst
+	return c.linkedOut(worst)
+}
+
+// linkedOut: after an ln in the same command line, a path inside may be a
+// link the check cannot see yet, so it counts as outside.
+func (c *checker) linkedOut(w place) place {
+	if c.linked && w == inside {
+		return outside
+	}
+	return w
 }
 
 // allGlob reports whether a path component matches (nearly) every entry:

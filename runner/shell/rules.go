@@ -15,8 +15,28 @@ func (c *checker) cd(args []field) {
 		}
 	case ops[0].text == "-" || ops[0].glob:
 		c.vcwd = ""
+	case !hasCDPATH(c.vars) && !strings.HasPrefix(ops[0].text, "/") && !strings.HasPrefix(ops[0].text, "."):
+		c.vcwd = "" // CDPATH assigned: a relative name may be found anywhere
 	default:
 		c.vcwd = clean(c.abs(ops[0]))
+	}
+}
+
+func hasCDPATH(vars map[string]string) bool {
+	_, ok := vars["CDPATH"]
+	return ok
+}
+
+// rsync with a --del* option deletes in its destination (the last operand).
+func (c *checker) rsync(args []field) {
+	del := false
+	for _, a := range args {
+		del = del || strings.HasPrefix(a.text, "--del") || (!a.known() && a.split)
+	}
+	if ops := operands(args); del && len(ops) > 0 {
+		if r := deleteReason(c.where(ops[len(ops)-1], true)); r != "" {
+			c.flag(r)
+		}
 	}
 }
 
@@ -113,7 +133,7 @@ func (c *checker) find(args []field) {
 	if len(starts) == 0 {
 		starts = []field{lit(".")}
 	}
-	deleting, selective := false, false
+	deleting, selective, negated := false, false, false
 	var execs [][]field
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -131,10 +151,13 @@ func (c *checker) find(args []field) {
 			}
 			execs = append(execs, args[i+1:min(j, len(args))])
 			i = j
+		case t == "-o" || t == "-or" || t == "," || t == "!" || t == "-not":
+			negated = true // -name x -o -delete deletes what does not match
 		case findSelective[t]:
 			selective = selective || !((t == "-name" || t == "-iname") && i+1 < len(args) && args[i+1].text == "*")
 		}
 	}
+	selective = selective && !negated
 	for _, s := range starts {
 		w := c.where(s, false)
 		if follow && w != gitDir && (deleting || len(execs) > 0) {
