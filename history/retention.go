@@ -104,7 +104,13 @@ func Prune(sessionsDir string, maxAge time.Duration, now time.Time) ([]SessionIn
 	if err != nil {
 		return nil, err
 	}
-	cutoff := now.Add(-maxAge)
+	return prune(sessionsDir, list, now.Add(-maxAge))
+}
+
+// prune deletes the sessions of list idle since cutoff. The list may be
+// stale by then: each session's age and type are checked again under its
+// leases.
+func prune(sessionsDir string, list []SessionInfo, cutoff time.Time) ([]SessionInfo, error) {
 	var removed []SessionInfo
 	var errs []error
 	for _, s := range list {

@@ -128,3 +128,67 @@ func TestLeaseAfterRemoval(t *testing.T) {
 		t.Fatalf("second acquireLease = %v; want session_busy", code)
 	}
 }
+
+// TestPruneRechecksUnderTheLease: the list Prune works from may be stale
+// by the time it holds a session's leases. A session appended to since the
+// list was taken, or whose file was replaced by a symlink or a directory,
+// is kept; an untouched one is removed.
+func TestPruneRechecksUnderTheLease(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	day := 24 * time.Hour
+	for _, id := range []string{"appended", "linked", "dir", "untouched"} {
+		e.aged(t, id, now, 40*day)
+	}
+	list, err := List(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// After the listing: a child attaches "appended", appends a turn and
+	// detaches.
+	a, _, code := e.store.Open("appended", nil)
+	if code != "" {
+		t.Fatal(code)
+	}
+	if _, err := a.Append(Record{Type: TypeInput, RunID: "r2", MessageID: "m2", Text: "back again"}, true); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	// "linked" becomes a symlink to a file elsewhere, "dir" a directory.
+	target := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	if err := os.Rename(filepath.Join(e.dir, "linked.jsonl"), target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(e.dir, "linked.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.dir, "dir.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(e.dir, "dir.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := now.Add(-40 * day)
+	for _, p := range []string{target, filepath.Join(e.dir, "dir.jsonl")} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	removed, err := prune(e.dir, list, now.Add(-30*day))
+	if got := ids(removed); !slices.Equal(got, []string{"untouched"}) {
+		t.Fatalf("prune removed %v (%v); want [untouched]: the others changed after the listing", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "appended.jsonl")); err != nil {
+		t.Errorf("the session appended to after the listing was deleted: %v", err)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the symlink's target was deleted: %v", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.dir, "linked.jsonl")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was removed: %v", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.dir, "dir.jsonl")); err != nil || !fi.IsDir() {
+		t.Errorf("the directory was removed: %v", err)
+	}
+}
