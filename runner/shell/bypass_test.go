@@ -314,3 +314,32 @@ func TestHomeBelowTemp(t *testing.T) {
 		t.Errorf("rm -rf /tmp/some-build-dir = %v, %q", got, why)
 	}
 }
+
+// TestComputedAssignments: a script that may assign a variable under a
+// name it computes (or rewrite the positional parameters) loses what it
+// knew: $TMPDIR and "$1" are then unknown, and the path outside.
+func TestComputedAssignments(t *testing.T) {
+	_, at := newLayout(t)
+	for _, cmd := range []string{
+		"TMPDIR=~; rm -rf $TMPDIR/canary",
+		`read TMP""DIR <<< ~; rm -rf $TMPDIR/canary`,
+		`n=TMP; n+=DIR; printf -v "$n" %s ~; rm -rf $TMPDIR/canary`,
+		`declare -n r=TMP""DIR; r=~; rm -rf $TMPDIR/canary`,
+		`eval "TMP""DIR=~"; rm -rf $TMPDIR/canary`,
+		`export {TMP,}DIR=~; rm -rf $TMPDIR/canary`,
+		`: ${TMPDIR:=~}; rm -rf $TMPDIR/canary`,
+		`set -- ~/canary; rm -rf "$1"`,
+		`f() { shift; rm -rf "$1"; }; f ./build ~/canary`,
+		`sh -c 'shift; rm -rf "$1"' sh ./build ~/canary`,
+		`cd() { builtin cd ~; }; cd build; rm -rf *`,
+	} {
+		if got, why := Destructive(cmd, at); !got {
+			t.Errorf("Destructive(%q) = false, %q; want true", cmd, why)
+		}
+	}
+	for _, cmd := range []string{"rm -rf $TMPDIR/x", `f() { rm -rf "./$1"; }; f out`, `sh -c 'rm -rf "./$1"' sh out`} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
+		}
+	}
+}

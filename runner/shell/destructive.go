@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -31,7 +32,7 @@ const (
 // a recursive delete or permission change names.
 func Destructive(command string, at Place) (bool, Reason) {
 	c := newChecker(at)
-	c.script(command, nil, false)
+	c.script(command, []field{}, false) // sh -c LINE: no arguments
 	c.uncalled()
 	return c.why != "", c.why
 }
@@ -43,6 +44,7 @@ type checker struct {
 	vcwd          string  // the directory the next command runs in; "" when unknown
 	params        []field // positional parameters; nil when unknown
 	piped         bool    // stdin is a pipe
+	dynamic       bool    // the script may assign names it computes: parameters are unknown
 	funcs         map[string]*function
 	aliases       map[string]string
 	expanding     map[string]bool // aliases being expanded
@@ -132,62 +134,134 @@ func parse(src string) *syntax.File {
 }
 
 // script checks a script run by a shell: the top-level command line, sh -c,
-// eval and the like. params are its positional parameters (when known).
-// A script that assigns HOME, TMPDIR or PWD anywhere loses what they are.
-func (c *checker) script(src string, params []field, keepParams bool) {
+// eval and the like. params are its positional parameters (nil: unknown).
+// keep runs it in this shell (eval, source): what it may assign stays
+// unknown afterwards, and it shares the parameters.
+func (c *checker) script(src string, params []field, keep bool) {
 	f := parse(src)
 	if f == nil {
 		c.flag(ReasonUnparsable)
 		return
 	}
-	saved := c.vars
-	c.vars = forget(f, saved)
-	savedParams := c.params
-	if !keepParams {
-		c.params = params
-		if c.depth == 0 {
-			c.params = []field{} // sh -c LINE: no arguments
-		}
+	saved, savedParams, savedDynamic := c.vars, c.params, c.dynamic
+	if !keep {
+		c.params, c.dynamic = params, false
 	}
+	c.forget(f)
 	c.stmts(f.Stmts)
-	c.vars, c.params = saved, savedParams
+	if !keep {
+		c.vars, c.params, c.dynamic = saved, savedParams, savedDynamic
+	}
 }
 
-// forget drops the known variables a script names anywhere other than in
-// an expansion of it (an assignment, read, export, a for loop...).
-func forget(f *syntax.File, vars map[string]string) map[string]string {
+// assigners are the commands that may assign variables whose names come
+// from their arguments; with an argument that is not a plain word, any
+// variable may change.
+var assigners = map[string]bool{
+	"read": true, "printf": true, "mapfile": true, "readarray": true, "getopts": true,
+	"unset": true, "wait": true, "let": true, "export": true, "declare": true,
+	"typeset": true, "local": true, "readonly": true,
+}
+
+// rewriters may change any variable or the positional parameters.
+var rewriters = map[string]bool{
+	"eval": true, "source": true, ".": true, "set": true, "shift": true, "alias": true,
+	"builtin": true, "command": true, "exec": true,
+}
+
+// forget makes unknown the variables a script may assign: one it names
+// anywhere other than in an expansion of it (X=..., read X, for X in...),
+// and all of them, with the positional parameters, when it may assign a
+// name it computes (read "$n", declare -n, eval, source, set, shift, a
+// command name that is not a plain word).
+func (c *checker) forget(node syntax.Node) {
 	expansions := map[*syntax.Lit]bool{}
-	var out map[string]string
+	vars, all, cloned := c.vars, false, false
 	drop := func(text string) {
 		for k := range vars {
 			if strings.Contains(text, k) {
-				if out == nil {
-					out = make(map[string]string, len(vars))
-					for k, v := range vars {
-						out[k] = v
-					}
+				if !cloned {
+					vars, cloned = maps.Clone(vars), true
 				}
-				delete(out, k)
+				delete(vars, k)
 			}
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.ParamExp:
 			expansions[n.Param] = true
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				drop(n.Param.Value)
+			}
 		case *syntax.Lit:
 			if !expansions[n] {
 				drop(n.Value)
 			}
 		case *syntax.SglQuoted:
 			drop(n.Value)
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				break
+			}
+			name := plainWord(n.Args[0])
+			if name == "" || rewriters[filepath.Base(name)] {
+				all = true
+			}
+			if assigners[filepath.Base(name)] {
+				for _, a := range n.Args[1:] {
+					w := plainWord(a)
+					drop(w)
+					all = all || w == ""
+				}
+			}
+		case *syntax.DeclClause:
+			for _, a := range n.Args {
+				if a.Naked && a.Name == nil {
+					w := plainWord(a.Value)
+					drop(w)
+					all = all || w == "" || strings.HasPrefix(w, "-") && strings.Contains(w, "n") // a computed name, or a nameref
+				}
+			}
 		}
 		return true
 	})
-	if out == nil {
-		return vars
+	if all {
+		vars = map[string]string{}
+		c.params, c.dynamic = nil, true
 	}
-	return out
+	c.vars = vars
+}
+
+// plainWord is a word's text when it is literal (quotes allowed, no
+// expansion, no brace); "" otherwise.
+func plainWord(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return ""
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	if strings.ContainsAny(b.String(), "{\\") {
+		return ""
+	}
+	return b.String()
 }
 
 func (c *checker) stmts(list []*syntax.Stmt) {
@@ -403,6 +477,9 @@ func (c *checker) call(fn *function, args []field) {
 	fn.called, fn.active = true, true
 	saved := c.params
 	c.params = args
+	if c.dynamic {
+		c.params = nil
+	}
 	c.nest(func() { c.stmt(fn.body) })
 	c.params = saved
 	fn.active = false
@@ -428,6 +505,7 @@ func (c *checker) scriptWithArgs(src string, extra []field) {
 		c.flag(ReasonUnparsable)
 		return
 	}
+	c.forget(f)
 	c.nest(func() {
 		n := len(f.Stmts)
 		if n == 0 {

@@ -14,8 +14,10 @@
 // exec, nice, nohup, timeout, xargs (the arguments it reads are unknown),
 // find -exec and others (see wrappers).
 //
-// Values: HOME and TMPDIR come from the environment given (unless the
-// command line assigns them), PWD and $(pwd) from the tracked directory;
+// Values: HOME and TMPDIR come from the environment given, PWD and $(pwd)
+// from the tracked directory, unless the command line may assign them (by
+// name, or a name it computes: then all of them and the positional
+// parameters are unknown, see forget);
 // every other variable, command substitution or ~user is unknown, and a
 // path holding an unknown part is outside the workspace. An unknown
 // command name ("$X") is read as each command below; an unquoted one
