@@ -128,7 +128,9 @@ func TestBypasses(t *testing.T) {
 		{"rm -rf link/.", ReasonDeleteOutside},
 		{"rm -rf link/sub", ReasonDeleteOutside},
 		{"rm -rf sublink/..", ReasonDeleteOutside},
-		{"rm -rf */", ReasonDeleteOutside},
+		{"rm -rf */", ReasonDeleteWorkspace},
+		{"rm -rf build/*/ sublink/*/", ReasonDeleteOutside},
+		{"rm -rf l*/", ReasonDeleteOutside}, // matches link/: the canary's contents
 		{"cd link && rm -rf sub", ReasonDeleteOutside},
 		{"cd .. && rm -rf canary", ReasonDeleteOutside},
 		// Permission changes.
@@ -183,6 +185,11 @@ func TestBypasses(t *testing.T) {
 		{`awk 'BEGIN { "rm -rf x" | getline }'`, ReasonInterpreter},
 		{"find . -name keep -o -delete", ReasonDeleteWorkspace},
 		{"rsync -a --delete empty/ ~/canary/", ReasonDeleteOutside},
+		{"cd -P sublink/.. && rm -rf sub", ReasonDeleteOutside},
+		{"rm -rf ./*/", ReasonDeleteWorkspace},
+		{"npx rimraf ~/canary", ReasonDeleteOutside},
+		{"npx -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{`$'\x72\x6d' -rf ~/canary`, ReasonDeleteOutside},
 		// Parse failures.
 		{"rm -rf 'unterminated", ReasonUnparsable},
 		{"echo $(", ReasonUnparsable},
@@ -263,6 +270,10 @@ func TestAllowed(t *testing.T) {
 		"source ./env.sh && . venv/bin/activate",
 		"ln -s ../shared shared",
 		"env -C build make",
+		"npx rimraf ./dist",
+		"rm -rf l*", // the links themselves
+		"npx prettier --write .",
+		"cd sublink/.. && rm -rf sub", // cd -L: .. is lexical, back in the workspace
 		"for f in *.txt; do wc -l \"$f\"; done",
 		"if [ -d build ]; then rm -rf build; fi",
 		"docker run --rm -v $PWD:/src img",

@@ -69,6 +69,8 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "rm":
 		c.rm(rest)
+	case "rimraf": // always recursive
+		c.rm(append([]field{lit("-r")}, rest...))
 	case "ln":
 		c.linked = true
 	case "rsync":
@@ -145,6 +147,7 @@ var wrappers = map[string]string{
 	"taskset": "", "nsenter": "tSGwr", "unshare": "", "flock": "wEc", "strace": "eoOpPsSuIbXU",
 	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuGMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
+	"npx": "pc", "bunx": "p", "pnpx": "p",
 }
 
 // longWithArg are wrapper long options that take a separate argument.
@@ -154,7 +157,7 @@ var longWithArg = map[string]bool{
 	"--signal": true, "--kill-after": true, "--adjustment": true, "--class": true,
 	"--classdata": true, "--max-args": true, "--max-procs": true, "--max-lines": true,
 	"--delimiter": true, "--arg-file": true, "--input": true, "--output": true, "--error": true,
-	"--property": true, "--interval": true, "--working-directory": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
+	"--property": true, "--interval": true, "--working-directory": true, "--package": true, "--call": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
 }
 
 func (c *checker) wrapper(name, withArg string, rest []field, in input) {
@@ -168,7 +171,7 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 			split = append(split, arg)
 		case name == "xargs" && (opt == "I" || opt == "--replace"):
 			replace = arg.text
-		case name == "flock" && (opt == "c" || opt == "--command"):
+		case (name == "flock" || name == "npx") && (opt == "c" || opt == "--command" || opt == "--call"):
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
 			rest = nil

@@ -45,7 +45,7 @@ func (c *checker) where(f field, follow bool) place {
 	if dir == "" {
 		dir = "/"
 	}
-	if k == len(comps)-1 && allGlob(comps[k]) {
+	if (k == len(comps)-1 || k == len(comps)-2 && comps[k+1] == "") && allGlob(comps[k]) { // *, */
 		if w := c.classify(resolve(dir, true)); w != inside {
 			return w
 		}
@@ -71,7 +71,7 @@ func (c *checker) where(f field, follow bool) place {
 	if err != nil || len(matches) > maxMatches {
 		return outside
 	}
-	followMatch := follow || strings.HasSuffix(p, "/") || strings.Count(p[len(dir):], "/") > 1
+	followMatch := follow || strings.Count(p[len(dir):], "/") > 1
 	for _, m := range matches {
 		if w := c.classify(resolve(m, followMatch)); w > worst {
 			worst = w

@@ -18,7 +18,13 @@ func (c *checker) cd(args []field) {
 	case !hasCDPATH(c.vars) && !strings.HasPrefix(ops[0].text, "/") && !strings.HasPrefix(ops[0].text, "."):
 		c.vcwd = "" // CDPATH assigned: a relative name may be found anywhere
 	default:
-		c.vcwd = clean(c.abs(ops[0]))
+		p := c.abs(ops[0])
+		c.vcwd = clean(p) // cd -L (the default) reads .. lexically
+		for _, a := range args {
+			if shortFlag(a, 'P') && p != "" {
+				c.vcwd = resolve(p, true)
+			}
+		}
 	}
 }
 
