@@ -131,7 +131,8 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		}
 		rt.mcp = m
 	}
-	rt.tools = newToolbox(snap, rt.mcp)
+	conf := newConfinement(snap.Settings.Tools.Sandbox, opts.Logf)
+	rt.tools = newToolbox(snap, rt.mcp, conf)
 	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
 		// The primary agent profile's tools list is what the model is
 		// offered, exactly: the task tool too only when listed. Subagent
@@ -144,7 +145,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.
-		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Logf)
+		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Logf).Sandboxed(conf.when(snap.Settings.Tools.Approval))
 	}
 	return rt, ""
 }

@@ -9,9 +9,13 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main() // the test binary is the sandbox launcher of its commands
+	goleak.VerifyTestMain(m)
+}
 
 func TestRestoreSelection(t *testing.T) {
 	rt := &Runtime{snap: &config.Snapshot{Provider: "fixture", Model: "fixture-model", Thinking: "low", ContextID: "c"}}

@@ -20,10 +20,14 @@ import (
 // independent": the direct set is every tool minus [tools] disabled, under
 // [tools] approval; Code Mode calls only [tools.code_mode] allow, under
 // [tools.code_mode] approval.
-func newToolbox(snap *config.Snapshot, m *mcp.Manager) *tools.Set {
+//
+// Under approval = "auto" the shell runs in the OS sandbox (conf): the
+// direct shell under [tools] approval, Code Mode's under [tools.code_mode]
+// approval.
+func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.Set {
 	s := snap.Settings
 	prot := s.Tools.Protections
-	builtin := tools.Builtin(tools.Options{
+	opts := tools.Options{
 		Cwd:                  snap.Cwd,
 		MCHome:               snap.Home,
 		AllowOutsideCwd:      prot.AllowOutsideCwd,
@@ -31,7 +35,9 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager) *tools.Set {
 		AllowCredentialFiles: prot.AllowCredentialFiles,
 		NoForceApproval:      prot.AllowDestructiveShell,
 		AllowProjectConfig:   prot.AllowProjectConfig,
-	})
+		Sandbox:              conf.when(s.Tools.Approval),
+	}
+	builtin := tools.Builtin(opts)
 	all := builtin.All()
 	if m != nil {
 		for _, t := range m.Tools() {
@@ -45,7 +51,14 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager) *tools.Set {
 		}
 	}
 	if cm := s.Tools.CodeMode; cm.Enabled && !slices.Contains(s.Tools.Disabled, codemode.Name) {
-		direct.Add(newCodeMode(cm, all))
+		codeAll := all
+		if (opts.Sandbox == nil) != (conf.when(cm.Approval) == nil) {
+			// Code Mode's approval differs: its built-in tools confine
+			// by its own mode.
+			opts.Sandbox = conf.when(cm.Approval)
+			codeAll = append(tools.Builtin(opts).All(), all[len(builtin.All()):]...)
+		}
+		direct.Add(newCodeMode(cm, codeAll))
 	}
 	return direct
 }

@@ -13,9 +13,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
 func main() {
+	// The OS sandbox's launcher: this same executable, started by the
+	// runner to confine a command (runner/sandbox); it never returns.
+	sandbox.Main()
 	// A write to a closed pipe on fd 1 or 2 would kill us with
 	// SIGPIPE; ignore it first thing and treat EPIPE as broken output.
 	signal.Ignore(syscall.SIGPIPE)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
 // Value is one effective setting for `magi-code config show`.
@@ -31,6 +32,10 @@ type Description struct {
 	// Readiness is "" when a startup with these settings would be ready,
 	// else the startup code it would fail with.
 	Readiness protocol.Code
+	// Sandbox says what confines commands run without asking on this
+	// machine, or that nothing does (docs/configuration.md,
+	// [tools.sandbox]).
+	Sandbox string
 }
 
 // Describe loads the effective settings for env.Cwd without side effects (no
@@ -46,6 +51,7 @@ func Describe(env Env) (Description, error) {
 	}
 	d.Home, d.Cwd = st.home, st.cwd
 	d.Readiness = finish(context.Background(), &env, &Snapshot{}, st)
+	d.Sandbox = sandbox.Probe().Text(st.settings.Tools.Sandbox.Mode)
 	for _, m := range st.servers {
 		d.MCP = append(d.MCP, masked(m))
 	}
@@ -167,6 +173,9 @@ func (d Description) Text() string {
 		fmt.Fprintf(&b, "%s = %s  # %s\n", v.Key, v.Value, v.Source)
 	}
 	b.WriteString(MCPText(d.MCP))
+	if d.Sandbox != "" {
+		fmt.Fprintf(&b, "# sandbox: %s\n", d.Sandbox)
+	}
 	if d.Readiness == "" {
 		b.WriteString("# readiness: ready\n")
 	} else {

@@ -101,6 +101,17 @@ func (l *layer) resolvePaths(base, home string) error {
 			}
 		}
 	}
+	if tools, ok := l.raw["tools"].(map[string]any); ok {
+		if sb, ok := tools["sandbox"].(map[string]any); ok {
+			if list, ok := sb["writable_roots"].([]any); ok {
+				for i, item := range list {
+					if s, ok := item.(string); ok && s != "" {
+						list[i] = resolvePath(s, base, home)
+					}
+				}
+			}
+		}
+	}
 	if servers, ok := l.raw["mcp_servers"].(map[string]any); ok {
 		for _, v := range servers {
 			if t, ok := v.(map[string]any); ok {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -73,6 +74,16 @@ type Tools struct {
 	Disabled    []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
 	CodeMode    CodeMode    `koanf:"code_mode"`
 	Protections Protections `koanf:"protections"`
+	Sandbox     Sandbox     `koanf:"sandbox"`
+}
+
+// Sandbox configures the OS sandbox of commands run without asking (the
+// shell tool and hooks under approval = "auto"; docs/configuration.md,
+// [tools.sandbox]). A project file may tighten it, never relax it.
+type Sandbox struct {
+	Mode          string   `koanf:"mode"`           // "workspace-write" | "off"
+	WritableRoots []string `koanf:"writable_roots"` // absolute after loading
+	Network       bool     `koanf:"network"`        // TCP connect and bind allowed
 }
 
 // Protections relax the built-in tools' guard rails. Only the global file
@@ -152,6 +163,10 @@ var defaults = map[string]any{
 			"approval":   defaultApproval,
 			"timeout_ms": int64(defaultCodeModeTimeout),
 		},
+		"sandbox": map[string]any{
+			"mode":    "workspace-write",
+			"network": true,
+		},
 	},
 }
 
@@ -213,7 +228,10 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - session_retention_days: pruning deletes sessions of every workspace;
 //   - log_level: at debug the log records prompts and replies;
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
-//     unless the global side already says "auto".
+//     unless the global side already says "auto";
+//   - [tools.sandbox]: mode = "off" unless the global side already says
+//     "off", network = true if the global side says false, and any
+//     writable_roots (each one opens a directory to unasked commands).
 func checkProjectGrants(global, project map[string]any) error {
 	tools, _ := project["tools"].(map[string]any)
 	if _, ok := tools["protections"]; ok {
@@ -261,6 +279,24 @@ func checkProjectGrants(global, project map[string]any) error {
 		if c.project == "auto" && c.global != "auto" {
 			return fmt.Errorf("%s: a project file may not relax approval", c.key)
 		}
+	}
+	return checkProjectSandbox(gTools, tools)
+}
+
+// checkProjectSandbox refuses a project [tools.sandbox] that relaxes the
+// global one (or the defaults): turning it off, opening the network, or
+// adding writable roots.
+func checkProjectSandbox(gTools, pTools map[string]any) error {
+	p, _ := pTools["sandbox"].(map[string]any)
+	g, _ := gTools["sandbox"].(map[string]any)
+	if mode, ok := p["mode"]; ok && mode != "workspace-write" && g["mode"] != mode {
+		return errors.New("tools.sandbox.mode: a project file may not relax the sandbox")
+	}
+	if net, ok := p["network"]; ok && net != false && g["network"] == false {
+		return errors.New("tools.sandbox.network: a project file may not relax the sandbox")
+	}
+	if _, ok := p["writable_roots"]; ok {
+		return errors.New("tools.sandbox.writable_roots: only the global settings may open directories to the sandbox")
 	}
 	return nil
 }
@@ -353,6 +389,14 @@ func (s *Settings) validateTools() error {
 	}
 	if s.Tools.CodeMode.TimeoutMs <= 0 || s.Tools.CodeMode.TimeoutMs > maxHookTimeout {
 		return errors.New("tools.code_mode.timeout_ms: out of range")
+	}
+	if m := s.Tools.Sandbox.Mode; m != "workspace-write" && m != "off" {
+		return errors.New("tools.sandbox.mode: not workspace-write|off")
+	}
+	for _, r := range s.Tools.Sandbox.WritableRoots {
+		if !filepath.IsAbs(r) || filepath.Clean(r) == "/" {
+			return errors.New("tools.sandbox.writable_roots: not an absolute directory below /")
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"time"
@@ -41,6 +42,16 @@ type Runner struct {
 	cwd   string
 	env   []string
 	logf  func(string, ...any)
+	// sandbox, when set, confines each hook command before it starts.
+	sandbox func(*exec.Cmd) error
+}
+
+// Sandboxed makes r confine every hook command with wrap (it rewrites the
+// command to start through the OS sandbox's launcher) and returns r. Call
+// it before the first run.
+func (r *Runner) Sandboxed(wrap func(*exec.Cmd) error) *Runner {
+	r.sandbox = wrap
+	return r
 }
 
 var _ agent.Hooks = (*Runner)(nil)

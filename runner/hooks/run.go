@@ -49,6 +49,12 @@ func (r *Runner) run(ctx context.Context, h *hook, tool string, input []byte) re
 	runCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	cmd := r.command(runCtx, h, p)
+	if r.sandbox != nil {
+		if err := r.sandbox(cmd); err != nil {
+			r.logf("hooks: %s hook %d: sandbox: %v", h.event, h.index, err)
+			return fail(CauseStart)
+		}
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.logf("hooks: %s hook %d: start: %v", h.event, h.index, err)

@@ -15,6 +15,10 @@ import (
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
+// SandboxSummary is added to the summary and result of a sandboxed shell
+// command that failed.
+const SandboxSummary = "sandboxed: writes only to the workspace, temp and writable roots"
+
 // pipeCloseWait bounds how long output draining may outlast the shell after
 // its process group was killed (a descendant that left the group can hold
 // the pipe open).
@@ -69,6 +73,12 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// Should the group kill not end the shell, exec kills it directly
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
+	if t.o.Sandbox != nil {
+		if err := t.o.Sandbox(cmd); err != nil {
+			pw.Close()
+			return errResult(t.Name(), "cannot start in the sandbox")
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return errResult(t.Name(), "cannot start")
@@ -103,6 +113,12 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		outcome = "killed"
 	}
 	res := Result{Text: text, IsError: outcome != "exit 0", Summary: "shell: " + outcome}
+	if res.IsError && t.o.Sandbox != nil {
+		// Say that the sandbox may be why: a refused write fails the
+		// command like any other error.
+		res.Summary += " (" + SandboxSummary + ")"
+		outcome += "; " + SandboxSummary
+	}
 	if res.IsError {
 		res.Text = bound(text+"\n["+outcome+"]", t.o.MaxOutput, "\n["+outcome+"]")
 	}

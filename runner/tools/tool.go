@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,6 +105,11 @@ type Options struct {
 	// that later sessions and children load (settings, global only:
 	// tools.protections.allow_project_config, default false).
 	AllowProjectConfig bool
+	// Sandbox, when set, confines each shell command: it rewrites the
+	// command, not yet started, to start through the OS sandbox's launcher
+	// (runner/sandbox). A failed sandboxed command's summary names the
+	// sandbox (SandboxSummary).
+	Sandbox func(cmd *exec.Cmd) error
 	// NoForceApproval turns off the shell's destructive-command check
 	// (ForceApproval always answers false; settings:
 	// tools.protections.allow_destructive_shell, default false).

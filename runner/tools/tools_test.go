@@ -11,11 +11,15 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/internal/proctest"
+	"github.com/magi-code/magi-code/runner/sandbox"
 
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main() // the test binary is the sandbox launcher of its shell commands
+	goleak.VerifyTestMain(m)
+}
 
 func workdir(t *testing.T) string {
 	t.Helper()

@@ -1,0 +1,23 @@
+// Package sandbox confines the commands the agent runs without asking (the
+// shell tool and hooks under approval = "auto") with the kernel's own
+// mechanism: Landlock on Linux. A sandboxed command may read and execute
+// anything, but may write, create, delete, rename or truncate only below its
+// Policy's writable directories: the workspace, the temp directory, the
+// package caches of Go, npm and Cargo, and the configured writable_roots
+// (docs/configuration.md, [tools.sandbox]). With Network false it may not
+// open or accept TCP connections either.
+//
+// Landlock restricts the calling process and everything it starts, for
+// good. So the serve process never restricts itself: Policy.Wrap rewrites a
+// command to start this same executable as a small launcher (argv[1] =
+// LauncherArg) that restricts itself, then execs the command. Main runs the
+// launcher; the binary's main and every test binary that runs sandboxed
+// commands call it first thing.
+//
+// Where the kernel offers no Landlock (macOS, Windows, Linux before 5.19,
+// whose Landlock ABI below 3 cannot restrict truncation), Probe says so
+// with a fixed reason, Wrap is never called, and the shell guard rail
+// (the destructive-command check that asks even under auto) stands alone.
+// The launcher never runs a command unconfined: when it cannot restrict
+// itself it exits 126 with a one-line reason.
+package sandbox

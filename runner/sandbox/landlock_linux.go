@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"fmt"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// minABI is the oldest Landlock ABI we call a sandbox: ABI 3 (Linux 6.2)
+// adds truncation; before it, a confined command could still truncate any
+// file it can open.
+const minABI = 3
+
+// Probe reports whether Landlock is usable here. It makes one system call.
+func Probe() Status {
+	abi, err := llsyscall.LandlockGetABIVersion()
+	switch {
+	case err != nil:
+		return Status{Reason: "the kernel offers no Landlock"}
+	case abi < minABI:
+		return Status{ABI: abi, Reason: "Landlock ABI " + itoa(abi) + " cannot restrict truncation (ABI 3 needed)"}
+	}
+	return Status{Available: true, ABI: abi}
+}
+
+// devices are files every command writes to as a matter of course.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// restrict confines this process (every thread) under p: read and execute
+// everywhere, write below p.Writable, TCP only if p.Network. It refuses to
+// go on unconfined: an ABI below minABI is an error.
+func restrict(p Policy) error {
+	if st := Probe(); !st.Available {
+		return fmt.Errorf("%s", st.Reason)
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+	}
+	if len(p.Writable) > 0 {
+		rules = append(rules, landlock.RWDirs(p.Writable...).IgnoreIfMissing())
+	}
+	// V5: files (truncate included) and ioctl on devices, and TCP. Best
+	// effort only downgrades within what Probe checked (ABI >= 3): on ABI 3
+	// the network stays open, which Probe's callers document.
+	cfg := landlock.V5.BestEffort()
+	if p.Network {
+		return cfg.RestrictPaths(rules...)
+	}
+	return cfg.Restrict(rules...)
+}
+
+func execve(path string, argv, env []string) error { return syscall.Exec(path, argv, env) }

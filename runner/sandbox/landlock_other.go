@@ -1,0 +1,15 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"runtime"
+)
+
+// Probe reports that no OS sandbox is offered on this system.
+func Probe() Status { return Status{Reason: "no Landlock on " + runtime.GOOS} }
+
+func restrict(Policy) error { return errors.New("no Landlock on " + runtime.GOOS) }
+
+func execve(string, []string, []string) error { return errors.New("unsupported") }

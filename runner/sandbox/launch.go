@@ -1,0 +1,39 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Main runs the launcher when os.Args[1] is LauncherArg and never returns
+// then; otherwise it returns at once. Call it first thing in main and in
+// TestMain of test binaries that run sandboxed commands.
+func Main() {
+	if len(os.Args) < 2 || os.Args[1] != LauncherArg {
+		return
+	}
+	os.Exit(launch(os.Args[2:], os.Stderr))
+}
+
+// launch restricts this process under the policy args[0] and execs args[1:].
+// It returns only on failure, with the exit status; the command has not run.
+func launch(args []string, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "magi-code sandbox: no command")
+		return LauncherFailed
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintln(stderr, "magi-code sandbox: bad policy")
+		return LauncherFailed
+	}
+	if err := restrict(p); err != nil {
+		fmt.Fprintln(stderr, "magi-code sandbox: cannot confine the command:", err)
+		return LauncherFailed
+	}
+	err := execve(args[1], args[1:], os.Environ())
+	fmt.Fprintln(stderr, "magi-code sandbox: cannot run the command:", err)
+	return LauncherFailed
+}

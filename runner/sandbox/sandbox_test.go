@@ -1,0 +1,135 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	Main() // the test binary is its own launcher
+	os.Exit(m.Run())
+}
+
+func TestDefaults(t *testing.T) {
+	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin"}
+	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
+	for _, want := range []string{"/work/ws", os.TempDir(), "/tmp", "/home/u/.cache", "/home/u/go/pkg/mod", "/home/u/.npm", "/home/u/.cargo", "/home/u/.rustup", "/mods", "/extra"} {
+		if !slices.Contains(got, filepath.Clean(want)) {
+			t.Errorf("Defaults = %q; missing %q", got, want)
+		}
+	}
+	for _, bad := range []string{"relative", "rel", "/home/u"} {
+		if slices.Contains(got, bad) {
+			t.Errorf("Defaults = %q; holds %q", got, bad)
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range got {
+		if seen[d] {
+			t.Errorf("Defaults = %q; %q twice", got, d)
+		}
+		seen[d] = true
+	}
+}
+
+func TestWrap(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "echo hi")
+	p := Policy{Writable: []string{"/w"}, Network: true}
+	if err := p.Wrap(cmd, "/usr/bin/magi-code"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/usr/bin/magi-code", LauncherArg, `{"writable":["/w"],"network":true}`, "/bin/sh", "-c", "echo hi"}
+	if cmd.Path != "/usr/bin/magi-code" || !slices.Equal(cmd.Args, want) {
+		t.Errorf("Wrap: %q %q; want %q", cmd.Path, cmd.Args, want)
+	}
+	if err := p.Wrap(&exec.Cmd{Path: "sh", Args: []string{"sh"}}, "/usr/bin/magi-code"); err == nil {
+		t.Error("Wrap of a relative command path succeeded")
+	}
+}
+
+func TestLaunchRefusesBadInput(t *testing.T) {
+	var b strings.Builder
+	if got := launch([]string{"{"}, &b); got != LauncherFailed {
+		t.Errorf("launch without a command = %d", got)
+	}
+	if got := launch([]string{"not json", "/bin/true"}, &b); got != LauncherFailed || !strings.Contains(b.String(), "bad policy") {
+		t.Errorf("launch with a bad policy = %d, %q", got, b.String())
+	}
+}
+
+// requireLandlock skips, with the reason, where the kernel offers no
+// Landlock sandbox; this machine's kernel has one.
+func requireLandlock(t *testing.T) {
+	t.Helper()
+	if st := Probe(); !st.Available {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+}
+
+// TestConfined runs real commands (sh, python3, perl) through the launcher
+// under a policy that allows writing only the workspace: writes and deletes
+// inside succeed; writing, deleting or renaming the canary outside fails,
+// whatever the language; the canary survives.
+func TestConfined(t *testing.T) {
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	canary := filepath.Join(home, "canary")
+	for _, d := range []string{ws, canary} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(canary, "egg"), []byte("alive"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: []string{ws}}
+	run := func(name string, args ...string) (string, bool) {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			t.Skipf("%s not installed", name)
+		}
+		cmd := exec.Command(path, args...)
+		cmd.Dir = ws
+		cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		if err := p.Wrap(cmd, self); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+	if out, ok := run("sh", "-c", "echo in > inside && mkdir -p d/e && touch d/e/f && rm -rf d && cat inside"); !ok || out != "in\n" {
+		t.Fatalf("writing inside the workspace: ok=%v %q", ok, out)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"sh", []string{"-c", "rm -rf " + canary}},
+		{"sh", []string{"-c", "echo x > " + filepath.Join(canary, "egg")}},
+		{"sh", []string{"-c", ": > " + filepath.Join(canary, "egg")}}, // truncate
+		{"sh", []string{"-c", "mv " + canary + " " + filepath.Join(ws, "stolen")}},
+		{"sh", []string{"-c", "echo x > " + filepath.Join(home, "new")}},
+		{"python3", []string{"-c", "import shutil,sys; shutil.rmtree(sys.argv[1])", canary}},
+		{"perl", []string{"-MFile::Path=rmtree", "-e", "rmtree($ARGV[0]) ; exit(-e $ARGV[0] ? 1 : 0)", canary}},
+	} {
+		out, ok := run(tc.name, tc.args...)
+		if ok {
+			t.Errorf("%s %q succeeded outside the workspace: %q", tc.name, tc.args, out)
+		}
+		if data, err := os.ReadFile(filepath.Join(canary, "egg")); err != nil || string(data) != "alive" {
+			t.Fatalf("after %s %q the canary is %q, %v", tc.name, tc.args, data, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "new")); err == nil {
+		t.Error("a file was created outside the workspace")
+	}
+}

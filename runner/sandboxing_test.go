@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// TestShellConfinedUnderAuto: the runtime's shell runs in the OS sandbox
+// exactly when it runs without asking: approval = "auto" with
+// [tools.sandbox] mode = "workspace-write" (Code Mode's shell by its own
+// approval); under "ask", or with mode = "off", it does not. Startup logs
+// which. Where the kernel has no Landlock nothing is confined and the log
+// says so.
+func TestShellConfinedUnderAuto(t *testing.T) {
+	st := sandbox.Probe()
+	for _, tc := range []struct {
+		name, approval, codeApproval, mode string
+		direct, code                       bool // confined
+	}{
+		{"auto", "auto", "ask", "workspace-write", true, false},
+		{"ask", "ask", "ask", "workspace-write", false, false},
+		{"code mode auto", "ask", "auto", "workspace-write", false, true},
+		{"auto, sandbox off", "auto", "auto", "off", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs strings.Builder
+			logf := func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }
+			snap := &config.Snapshot{Provider: "fixture", Model: "fixture-model", Cwd: t.TempDir(), Home: t.TempDir()}
+			snap.Settings.Tools.Approval = tc.approval
+			snap.Settings.Tools.CodeMode = config.CodeMode{Enabled: true, Allow: []string{"shell"}, Approval: tc.codeApproval, TimeoutMs: 5000}
+			snap.Settings.Tools.Sandbox = config.Sandbox{Mode: tc.mode, Network: true}
+			rt, code := New(t.Context(), &Admitted{snap: snap}, Options{Logf: logf})
+			if code != "" {
+				t.Fatal(code)
+			}
+			defer rt.Close(t.Context())
+			wantLog := "sandbox: " + st.Text(tc.mode)
+			if !strings.Contains(logs.String(), wantLog) {
+				t.Errorf("log %q; want %q", logs.String(), wantLog)
+			}
+			direct, _ := rt.tools.Get("shell")
+			res := direct.Run(context.Background(), json.RawMessage(`{"command":"exit 3"}`))
+			if got := strings.Contains(res.Summary, tools.SandboxSummary); got != (tc.direct && st.Available) {
+				t.Errorf("direct shell summary %q; confined %v, want %v", res.Summary, got, tc.direct && st.Available)
+			}
+			runCode, _ := rt.tools.Get("run_code")
+			res = runCode.Run(context.Background(), json.RawMessage(`{"code":"try { tools.shell({command: 'exit 3'}) } catch (e) { return e.message }"}`))
+			if got := strings.Contains(res.Text, tools.SandboxSummary); got != (tc.code && st.Available) {
+				t.Errorf("Code Mode shell result %q; confined %v, want %v", res.Text, got, tc.code && st.Available)
+			}
+		})
+	}
+}

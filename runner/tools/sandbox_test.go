@@ -1,0 +1,86 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/runner/sandbox"
+)
+
+// outsideTemp makes a directory outside the temp directory, which the
+// sandbox's defaults keep writable: the canary's home must not be below it.
+func outsideTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "magi-sandbox-")
+	if err != nil {
+		t.Skipf("no directory outside the temp directory to test with: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// TestShellSandboxed runs the real shell tool, confined the way the runner
+// confines it under approval = "auto" (the sandbox's defaults: workspace,
+// temp, caches), with ~/canary outside the workspace under a temp HOME.
+// Whatever the command (sh, python3, perl), it cannot delete or change the
+// canary, and the failed summary names the sandbox; writes inside the
+// workspace succeed. Skipped, with the reason, only where the kernel
+// offers no Landlock.
+func TestShellSandboxed(t *testing.T) {
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	self, err := sandbox.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := outsideTemp(t)
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	canary := filepath.Join(home, "canary")
+	for _, d := range []string{ws, canary} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	egg := filepath.Join(canary, "egg")
+	if err := os.WriteFile(egg, []byte("alive"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wrap := func(cmd *exec.Cmd) error {
+		return sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, nil)}.Wrap(cmd, self)
+	}
+	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Sandbox: wrap}).Get("shell")
+	run := func(command string) Result {
+		args, _ := json.Marshal(map[string]string{"command": command})
+		return sh.Run(context.Background(), args)
+	}
+	if res := run("echo in > inside && mkdir -p d && rm -r d && cat inside"); res.IsError || res.Text != "in\n" || res.Summary != "shell: exit 0" {
+		t.Fatalf("inside the workspace: %+v", res)
+	}
+	for _, command := range []string{
+		"rm -rf ~/canary",
+		`bash -c "rm -rf {~/canary,/nonexistent}"`,
+		`bash -c 'rm -rf $"$HOME/canary"'`,
+		"echo overwritten > ~/canary/egg",
+		"mv ~/canary ./stolen",
+		`python3 -c 'import os, shutil; shutil.rmtree(os.path.expanduser("~/canary"))'`,
+		`perl -MFile::Path=rmtree -e 'rmtree("$ENV{HOME}/canary"); exit(-e "$ENV{HOME}/canary" ? 1 : 0)'`,
+		"touch ~/new-file",
+	} {
+		res := run(command)
+		if !res.IsError || !strings.HasSuffix(res.Summary, "("+SandboxSummary+")") {
+			t.Errorf("%s: %+v; want a failure whose summary names the sandbox", command, res)
+		}
+		if data, err := os.ReadFile(egg); err != nil || string(data) != "alive" {
+			t.Fatalf("after %s the canary is %q, %v", command, data, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "new-file")); err == nil {
+		t.Error("a file was created in HOME")
+	}
+}
