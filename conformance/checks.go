@@ -25,7 +25,7 @@ var Checks = [...]struct{ Name, What string }{
 	{CheckSchema, "every frame matches protocol/schema.json"},
 	{CheckEnvelope, "one instance_id; seq from 1, strictly increasing; responses only to IDs sent"},
 	{CheckErrors, "error frames carry a code and nothing else (no submitted text)"},
-	{CheckGrammar, "turn.start answered before its run's events; input.persisted first; delta parts increase; reconcile parts contiguous from 0 up to last_part; run.finished once, last"},
+	{CheckGrammar, "turn.start answered before its run's events; input.persisted first, or else run.finished with persistence not_started (failed or cancelled, with an error_code); delta parts increase; reconcile parts contiguous from 0 up to last_part; run.finished once, last"},
 }
 
 // Violation is a failed stream check.
@@ -148,6 +148,10 @@ func (s *stream) event(f map[string]any) *Violation {
 		return bad("after its run.finished")
 	case name == protocol.EventInputPersisted && r.events:
 		return bad("input.persisted is not the run's first event")
+	case !r.events && name != protocol.EventInputPersisted && (name != protocol.EventRunFinished || data["persistence"] != "not_started"):
+		// docs/protocol.md, Run events: the prompt is persisted before the
+		// provider runs; a run that persisted nothing says so at once.
+		return bad("the run's first event must be input.persisted, or a run.finished with persistence not_started")
 	}
 	r.events = true
 	msg, _ := data["message_id"].(string)
@@ -176,6 +180,16 @@ func (s *stream) event(f map[string]any) *Violation {
 		for m, next := range r.reconcile {
 			if next >= 0 {
 				return bad("run.finished while message %s is reconciled only up to part %d", m, next-1)
+			}
+		}
+		if data["persistence"] == "not_started" {
+			switch {
+			case r.persisted:
+				return bad("persistence not_started after the run's input.persisted")
+			case data["outcome"] == "completed":
+				return bad("persistence not_started with outcome completed (a run that persisted nothing failed or was cancelled)")
+			case data["error_code"] == nil:
+				return bad("persistence not_started without an error_code saying why nothing was persisted")
 			}
 		}
 		r.finished = true

@@ -35,6 +35,9 @@ func TestStreamChecks(t *testing.T) {
 	finished := func(seq int) string {
 		return ev(seq, "run.finished", `"outcome":"completed","persistence":"durable","revision":"v3","error_code":null`)
 	}
+	notStarted := func(seq int, outcome, code string) string {
+		return ev(seq, "run.finished", `"outcome":"`+outcome+`","persistence":"not_started","revision":null,"error_code":`+code)
+	}
 	cases := []struct {
 		name   string
 		frames []string
@@ -47,13 +50,20 @@ func TestStreamChecks(t *testing.T) {
 		{"another instance", []string{admit, strings.Replace(persisted(2), "0b8a4d2e", "1b8a4d2e", 1)}, CheckEnvelope, "instance_id changed"},
 		{"an ID never sent", []string{resp(1, "zz", `{"recorded":true}`)}, CheckEnvelope, "never sent"},
 		{"event before admission", []string{persisted(1)}, CheckGrammar, "before any turn.start response"},
-		{"input.persisted late", []string{admit, delta(2, 0), persisted(3)}, CheckGrammar, "not the run's first event"},
-		{"delta part repeated", []string{admit, delta(2, 1), delta(3, 1)}, CheckGrammar, "delta part 1 after part 1"},
-		{"reconcile gap", []string{admit, rec(2, 0, false), rec(3, 2, true)}, CheckGrammar, "want part 1"},
-		{"reconcile after last", []string{admit, rec(2, 0, true), rec(3, 1, true)}, CheckGrammar, "after its last_part"},
-		{"finished mid-reconcile", []string{admit, rec(2, 0, false), finished(3)}, CheckGrammar, "reconciled only up to part 0"},
-		{"event after finished", []string{admit, finished(2), delta(3, 0)}, CheckGrammar, "after its run.finished"},
-		{"finished twice", []string{admit, finished(2), finished(3)}, CheckGrammar, "after its run.finished"},
+		{"input.persisted twice", []string{admit, persisted(2), persisted(3)}, CheckGrammar, "not the run's first event"},
+		{"input.persisted late", []string{admit, delta(2, 0), persisted(3)}, CheckGrammar, "first event must be input.persisted"},
+		{"never persisted", []string{admit, finished(2)}, CheckGrammar, "first event must be input.persisted"},
+		{"not started", []string{admit, notStarted(2, "failed", `"persistence_failed"`)}, "", ""},
+		{"not started, cancelled", []string{admit, notStarted(2, "cancelled", `"session_missing"`)}, "", ""},
+		{"not started after persisted", []string{admit, persisted(2), notStarted(3, "failed", `"persistence_failed"`)}, CheckGrammar, "not_started after the run's input.persisted"},
+		{"not started but completed", []string{admit, notStarted(2, "completed", `"persistence_failed"`)}, CheckGrammar, "not_started with outcome completed"},
+		{"not started without a code", []string{admit, notStarted(2, "failed", "null")}, CheckGrammar, "without an error_code"},
+		{"delta part repeated", []string{admit, persisted(2), delta(3, 1), delta(4, 1)}, CheckGrammar, "delta part 1 after part 1"},
+		{"reconcile gap", []string{admit, persisted(2), rec(3, 0, false), rec(4, 2, true)}, CheckGrammar, "want part 1"},
+		{"reconcile after last", []string{admit, persisted(2), rec(3, 0, true), rec(4, 1, true)}, CheckGrammar, "after its last_part"},
+		{"finished mid-reconcile", []string{admit, persisted(2), rec(3, 0, false), finished(4)}, CheckGrammar, "reconciled only up to part 0"},
+		{"event after finished", []string{admit, persisted(2), finished(3), delta(4, 0)}, CheckGrammar, "after its run.finished"},
+		{"finished twice", []string{admit, persisted(2), finished(3), finished(4)}, CheckGrammar, "after its run.finished"},
 		{"schema", []string{strings.Replace(admit, `"accepted":true`, `"accepted":"yes"`, 1)}, CheckSchema, "does not match protocol/schema.json"},
 		{"error with text", []string{`{"protocol":"magi-code.local-agent","version":1,"type":"response",` + inst + `,"seq":1,"id":null,"error":{"code":"invalid_request","message":"bad <x>"}}` + "\n"}, CheckErrors, "more than its code"},
 		{"not JSON", []string{"hello\n"}, CheckFraming, "not one JSON object"},

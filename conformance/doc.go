@@ -33,7 +33,9 @@
 // schema (protocol/schema.json), one instance_id, seq starting at 1 and
 // strictly increasing, responses only to IDs that were sent, no submitted
 // text in an error frame, and the event grammar of every run (turn.start
-// answered first; input.persisted first; delta parts increasing;
+// answered first; input.persisted first, or else a run.finished with
+// persistence not_started that is failed or cancelled and names an
+// error_code; delta parts increasing;
 // reconcile parts contiguous from 0 ending with last_part; nothing after
 // run.finished, which comes once).
 //

@@ -75,6 +75,9 @@ func TestKitFailsAgainstBrokenServers(t *testing.T) {
 		{"seq", []string{"FAIL  envelope", "seq 2 after seq 2 (must strictly increase)"}},
 		{"echo", []string{"FAIL  errors", "the error object carries more than its code"}},
 		{"field", []string{"FAIL  schema", "does not match protocol/schema.json", "debug"}},
+		{"nopersist", []string{"FAIL  event grammar", "the run's first event must be input.persisted, or a run.finished with persistence not_started"}},
+		{"notstarted", []string{"FAIL  event grammar", "persistence not_started after the run's input.persisted"}},
+		{"notstarted-only", []string{"FAIL  event grammar", "persistence not_started with outcome completed"}},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {

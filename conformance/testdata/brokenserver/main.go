@@ -5,6 +5,11 @@
 //	seq    the third frame repeats the second frame's seq
 //	echo   error objects carry the text of the failing request
 //	field  every result object gains an unknown field
+//	nopersist   input.persisted is never sent
+//	notstarted  run.finished says persistence not_started, after the
+//	            run's input.persisted and with outcome completed
+//	notstarted-only  of each run's events only run.finished is sent, and
+//	            it says persistence not_started with outcome completed
 package main
 
 import (
@@ -19,7 +24,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "", "seq, echo or field")
+	mode := flag.String("mode", "", "seq, echo, field, nopersist, notstarted or notstarted-only")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: brokenserver -mode MODE SERVER ARGS...")
@@ -39,7 +44,9 @@ func main() {
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			_, _ = os.Stdout.Write(breakFrame(*mode, n, line))
+			if line = breakFrame(*mode, n, line); len(line) > 0 {
+				_, _ = os.Stdout.Write(line)
+			}
 		}
 		if err != nil {
 			break
@@ -66,6 +73,17 @@ func breakFrame(mode string, n int, line []byte) []byte {
 		}
 	case "field":
 		return bytes.Replace(line, []byte(`"result":{`), []byte(`"result":{"debug":true,`), 1)
+	case "nopersist":
+		if bytes.Contains(line, []byte(`"event":"input.persisted"`)) {
+			return nil
+		}
+	case "notstarted", "notstarted-only":
+		if bytes.Contains(line, []byte(`"event":"run.finished"`)) {
+			return bytes.Replace(line, []byte(`"persistence":"durable"`), []byte(`"persistence":"not_started"`), 1)
+		}
+		if mode == "notstarted-only" && bytes.Contains(line, []byte(`"type":"event"`)) {
+			return nil
+		}
 	}
 	return line
 }
