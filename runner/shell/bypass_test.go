@@ -354,3 +354,13 @@ func TestComputedAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestCDPATHFromEnv: with CDPATH in the environment, cd NAME may leave the
+// workspace.
+func TestCDPATHFromEnv(t *testing.T) {
+	l, _ := newLayout(t)
+	at := Place{Cwd: l.ws, Env: []string{"HOME=" + l.home, "CDPATH=" + l.home}}
+	if got, why := Destructive("cd canary && rm -rf *", at); !got {
+		t.Errorf("cd canary && rm -rf * = %v, %q with CDPATH=$HOME", got, why)
+	}
+}

@@ -66,8 +66,11 @@ func newChecker(at Place) *checker {
 		aliases: map[string]string{}, expanding: map[string]bool{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
-		if (k == "HOME" || k == "TMPDIR") && filepath.IsAbs(v) {
+		switch {
+		case (k == "HOME" || k == "TMPDIR") && filepath.IsAbs(v):
 			c.vars[k] = v
+		case k == "CDPATH":
+			delete(c.vars, k) // cd NAME may go anywhere
 		}
 	}
 	if filepath.IsAbs(at.Cwd) {
