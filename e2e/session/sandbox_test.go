@@ -1,0 +1,89 @@
+package session
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/tools"
+)
+
+// TestSandboxUnderAuto drives the real binary under approval = "auto" with
+// ~/canary outside the workspace (HOME lies outside the temp directory,
+// which the sandbox keeps writable). A script file the guard rail does not
+// read, and a python3 rmtree that the guard rail asks about and the person
+// allows, both fail in the OS sandbox, and their summaries name it; the
+// canary survives; a write inside the workspace succeeds. Skipped, with the
+// reason, only where the kernel offers no Landlock.
+func TestSandboxUnderAuto(t *testing.T) {
+	t.Parallel()
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	home, err := os.MkdirTemp("/var/tmp", "magi-e2e-home-")
+	if err != nil {
+		t.Skipf("no directory outside the temp directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	egg := filepath.Join(home, "canary", "egg")
+	if err := os.MkdirAll(filepath.Dir(egg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(egg, []byte("alive"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t, "auto",
+		response(shell(`printf 'rm -rf "$HOME/canary"\n' > del.sh && sh del.sh`)),
+		response(shell(`python3 -c 'import os, shutil; shutil.rmtree(os.path.expanduser("~/canary"))'`)),
+		response(shell("echo ok > inside.txt")),
+		response(text("done")))
+	env := []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	ch := start(t, ws, client.Options{Env: env})
+	s := ch.Create()
+	runID, adm := ch.StartTurn(s.SessionID, "try to delete the canary")
+	var evs []client.Event
+	// The guard rail asks about the inline rmtree even under auto; the
+	// person allows it: the sandbox still stops it.
+	ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
+	var req clienttest.ApprovalRequested
+	if err := ev.Decode(&req); err != nil {
+		t.Fatal(err)
+	}
+	ch.Answer(s.SessionID, runID, req.ApprovalID, true)
+	run := ch.Finish(s.SessionID, runID, adm, evs)
+	var finished []clienttest.Activity
+	for _, ev := range run.Events {
+		var a clienttest.Activity
+		if ev.Name == protocol.EventActivity && json.Unmarshal(ev.Data, &a) == nil && a.State != "started" {
+			finished = append(finished, a)
+		}
+	}
+	if len(finished) != 3 {
+		t.Fatalf("finished activities %+v; want 3", finished)
+	}
+	for i, a := range finished[:2] {
+		if a.State != "failed" || !strings.Contains(a.Summary, tools.SandboxSummary) {
+			t.Errorf("call %d: %+v; want failed with a summary naming the sandbox", i+1, a)
+		}
+	}
+	if a := finished[2]; a.State != "completed" || a.Summary != "shell: exit 0" {
+		t.Errorf("write inside the workspace: %+v", a)
+	}
+	if data, err := os.ReadFile(egg); err != nil || string(data) != "alive" {
+		t.Fatalf("the canary is %q, %v", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(ws.Cwd, "inside.txt")); err != nil || string(data) != "ok\n" {
+		t.Errorf("inside.txt = %q, %v", data, err)
+	}
+	ch.Shutdown()
+}
