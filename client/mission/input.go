@@ -2,54 +2,264 @@ package mission
 
 import (
 	"strings"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// lineInput is the one-line input: typed text, Backspace, Ctrl-U clears,
-// pasted text inserted whole. Hidden input (an API key) shows nothing of
-// what was typed, not even its length. A few lines instead of bubbles'
-// textinput, whose clipboard dependency probes PATH at package init, which
-// every `serve --stdio` start would pay.
-type lineInput struct {
+// editor is the input: several lines, a cursor, history, paste and
+// wrapping. Enter sends; Ctrl-J, Shift-Enter or Alt-Enter start a new line;
+// a paste is inserted whole, its line breaks kept. Up on the first line
+// and Down on the last walk the history of this app's prompts. Hidden input
+// (an API key) shows nothing of what was typed, not even its length.
+//
+// Written here rather than taken from bubbles' textarea: the textarea
+// imports a clipboard package whose init probes PATH for clipboard
+// programs, which every process of this binary, `serve --stdio` included,
+// would pay at start-up.
+type editor struct {
 	Prompt      string
 	Placeholder string
 	Hidden      bool
 	value       []rune
+	pos         int // cursor: an index into value
+	history     []string
+	hist        int    // the history entry shown; len(history): the draft
+	draft       []rune // what was typed before walking the history
 }
 
-func (in *lineInput) Value() string { return string(in.value) }
+func (in *editor) Value() string { return string(in.value) }
 
-func (in *lineInput) Reset() { in.value = in.value[:0] }
+func (in *editor) Reset() {
+	in.value, in.pos, in.hist, in.draft = in.value[:0], 0, len(in.history), nil
+}
+
+func (in *editor) set(s []rune) { in.value, in.pos = append([]rune(nil), s...), len(s) }
+
+// AddHistory records a sent prompt (not a repeat of the last one).
+func (in *editor) AddHistory(s string) {
+	if s != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != s) {
+		in.history = append(in.history, s)
+	}
+	in.hist = len(in.history)
+}
+
+func (in *editor) insert(rs []rune) {
+	v := make([]rune, 0, len(in.value)+len(rs))
+	v = append(append(append(v, in.value[:in.pos]...), rs...), in.value[in.pos:]...)
+	in.value, in.pos = v, in.pos+len(rs)
+}
+
+func (in *editor) cut(from, to int) {
+	in.value = append(in.value[:from], in.value[to:]...)
+	in.pos = from
+}
+
+// lineStart and lineEnd bound the line the cursor is on.
+func (in *editor) lineStart() int {
+	i := in.pos
+	for i > 0 && in.value[i-1] != '\n' {
+		i--
+	}
+	return i
+}
+
+func (in *editor) lineEnd() int {
+	i := in.pos
+	for i < len(in.value) && in.value[i] != '\n' {
+		i++
+	}
+	return i
+}
+
+func (in *editor) wordLeft() int {
+	i := in.pos
+	for i > 0 && unicode.IsSpace(in.value[i-1]) {
+		i--
+	}
+	for i > 0 && !unicode.IsSpace(in.value[i-1]) {
+		i--
+	}
+	return i
+}
+
+func (in *editor) wordRight() int {
+	i := in.pos
+	for i < len(in.value) && unicode.IsSpace(in.value[i]) {
+		i++
+	}
+	for i < len(in.value) && !unicode.IsSpace(in.value[i]) {
+		i++
+	}
+	return i
+}
+
+// vertical moves the cursor one line up (-1) or down (+1), keeping its
+// column; at the first or last line it walks the history instead.
+func (in *editor) vertical(dir int) {
+	start, end := in.lineStart(), in.lineEnd()
+	col := in.pos - start
+	switch {
+	case dir < 0 && start > 0:
+		prevStart := start - 1
+		for prevStart > 0 && in.value[prevStart-1] != '\n' {
+			prevStart--
+		}
+		in.pos = prevStart + min(col, start-1-prevStart)
+	case dir > 0 && end < len(in.value):
+		nextEnd := end + 1
+		for nextEnd < len(in.value) && in.value[nextEnd] != '\n' {
+			nextEnd++
+		}
+		in.pos = end + 1 + min(col, nextEnd-end-1)
+	default:
+		in.walk(dir)
+	}
+}
+
+// walk shows the previous (-1) or next (+1) history entry.
+func (in *editor) walk(dir int) {
+	to := in.hist + dir
+	if to < 0 || to > len(in.history) {
+		return
+	}
+	if in.hist == len(in.history) {
+		in.draft = append([]rune(nil), in.value...)
+	}
+	in.hist = to
+	if to == len(in.history) {
+		in.set(in.draft)
+		return
+	}
+	in.set([]rune(in.history[to]))
+}
+
+// normalize turns a paste's line breaks (CR LF, CR) into LF and drops
+// other control characters but tabs.
+func normalize(s string) []rune {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Update applies a key press or a paste.
-func (in *lineInput) Update(msg tea.Msg) {
+func (in *editor) Update(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
-		in.value = append(in.value, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
+		rs := normalize(msg.Content)
+		if in.Hidden {
+			rs = []rune(strings.TrimSpace(string(rs)))
+		}
+		in.insert(rs)
 	case tea.KeyPressMsg:
 		switch msg.String() {
-		case "backspace":
-			if len(in.value) > 0 {
-				in.value = in.value[:len(in.value)-1]
+		case "left", "ctrl+b":
+			in.pos = max(0, in.pos-1)
+		case "right", "ctrl+f":
+			in.pos = min(len(in.value), in.pos+1)
+		case "alt+left", "alt+b", "ctrl+left":
+			in.pos = in.wordLeft()
+		case "alt+right", "alt+f", "ctrl+right":
+			in.pos = in.wordRight()
+		case "home", "ctrl+a":
+			in.pos = in.lineStart()
+		case "end", "ctrl+e":
+			in.pos = in.lineEnd()
+		case "up":
+			in.vertical(-1)
+		case "down":
+			in.vertical(1)
+		case "backspace", "ctrl+h":
+			if in.pos > 0 {
+				in.cut(in.pos-1, in.pos)
 			}
+		case "delete", "ctrl+d":
+			if in.pos < len(in.value) {
+				in.cut(in.pos, in.pos+1)
+			}
+		case "ctrl+w", "alt+backspace":
+			in.cut(in.wordLeft(), in.pos)
 		case "ctrl+u":
-			in.Reset()
+			in.cut(in.lineStart(), in.pos)
+		case "ctrl+k":
+			in.cut(in.pos, in.lineEnd())
+		case "ctrl+j", "shift+enter", "alt+enter":
+			if !in.Hidden {
+				in.insert([]rune{'\n'})
+			}
 		default:
 			if msg.Text != "" {
-				in.value = append(in.value, []rune(msg.Text)...)
+				in.insert(normalize(msg.Text))
 			}
 		}
 	}
 }
 
-// View is the prompt and the text (nothing of it when hidden).
-func (in *lineInput) View() string {
+// Lines renders the input wrapped to width in at most rows lines, the
+// cursor's line among them.
+func (in *editor) Lines(width, rows int) []string {
+	prompt := ansi.Truncate(in.Prompt, max(1, width-4), "…")
 	switch {
 	case in.Hidden:
-		return in.Prompt
-	case len(in.value) == 0 && in.Placeholder != "":
-		return in.Prompt + styleDim().Render(in.Placeholder)
+		return []string{prompt}
+	case len(in.value) == 0:
+		return []string{prompt + styleDim().Render(ansi.Truncate(in.Placeholder, max(1, width-ansi.StringWidth(prompt)), "…"))}
 	}
-	return in.Prompt + string(in.value) + "█"
+	pw := ansi.StringWidth(prompt)
+	cw := max(1, width-pw-1) // a column for the cursor after the last character
+	var out []string
+	var row strings.Builder
+	col, cursorRow := 0, 0
+	cursor := styleCursor()
+	flush := func() {
+		lead := strings.Repeat(" ", pw)
+		if len(out) == 0 {
+			lead = prompt
+		}
+		out = append(out, lead+row.String())
+		row.Reset()
+		col = 0
+	}
+	for i := 0; i <= len(in.value); i++ {
+		var r rune = ' '
+		if i < len(in.value) {
+			r = in.value[i]
+		}
+		if r == '\n' {
+			if i == in.pos {
+				row.WriteString(cursor.Render(" "))
+				cursorRow = len(out)
+			}
+			flush()
+			continue
+		}
+		s := string(r)
+		if r == '\t' {
+			s = "    "
+		}
+		w := ansi.StringWidth(s)
+		if col+w > cw && col > 0 {
+			flush()
+		}
+		if i == in.pos {
+			row.WriteString(cursor.Render(s))
+			cursorRow = len(out)
+		} else if i < len(in.value) {
+			row.WriteString(s)
+		}
+		col += w
+	}
+	flush()
+	if len(out) > rows {
+		first := min(max(0, cursorRow-rows+1), len(out)-rows)
+		out = out[first : first+rows]
+	}
+	return out
 }

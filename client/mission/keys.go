@@ -6,31 +6,53 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 )
 
-const helpText = `commands:
-  /login [openai|anthropic]   store an API key (asked without echo) in auth.json
-  /model [PROVIDER] NAME      store the provider and model in the global settings
-  /new                        start a new session
-  /sessions                   this directory's sessions, most recent first
-  /resume ID                  reopen a session and replay its history
-  /quit                       leave (Ctrl-C twice does too)
-keys: Enter sends; while a turn runs, Ctrl-C cancels it; y/n answer an approval (Enter denies)`
+// commands are the slash commands, for /help and the menu shown as "/" is
+// typed.
+var commands = []struct{ name, args, what string }{
+	{"/help", "", "the commands and keys"},
+	{"/login", "[openai|anthropic]", "store an API key (asked without echo) in auth.json"},
+	{"/model", "[PROVIDER] [NAME]", "choose the provider and model (a list without NAME)"},
+	{"/new", "", "start a new session"},
+	{"/sessions", "", "this directory's sessions, most recent first"},
+	{"/resume", "[ID]", "reopen a session (a list without ID; a short ID works)"},
+	{"/quit", "", "leave (Ctrl-C on an empty input does too)"},
+}
+
+const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
+while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval (Enter denies)
+Ctrl-C clears the input; on an empty input it leaves`
+
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("commands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.what)
+	}
+	return b.String() + helpKeys
+}
 
 // key handles one key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.picker != nil {
+		return m.pickerKey(k)
+	}
 	switch k.String() {
-	case "ctrl+c":
+	case "ctrl+c", "esc":
+		esc := k.String() == "esc"
 		switch {
 		case m.mode != modePrompt:
 			m.leaveLogin()
 			return nil
 		case m.running && !m.cancelling:
-			// First Ctrl-C: cancel the turn; run.finished follows cleanup.
+			// First Ctrl-C or Esc: cancel the turn; run.finished follows cleanup.
 			m.cancelling = true
 			if m.approval != nil {
+				m.note(approvalOutcome(outcomeCancelled, m.approval.summary))
 				m.approval = nil
 			}
 			if m.runID == "" {
@@ -38,6 +60,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			return m.call("turn.cancel", map[string]string{"session_id": m.sessionID, "run_id": m.runID})
+		case esc:
+			m.menuSel = 0
+			return nil
+		case !m.running && m.input.Value() != "":
+			// Ctrl-C with a draft clears it; once empty, Ctrl-C leaves.
+			m.input.Reset()
+			return nil
 		default:
 			return m.quit(exitFor(m))
 		}
@@ -46,17 +75,84 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		switch k.String() {
 		case "y", "Y":
 			return m.answer(true)
-		case "n", "N", "enter", "esc":
+		case "n", "N", "enter":
 			// docs/protocol.md, approval.answer: default deny.
 			return m.answer(false)
 		}
 		return nil
 	}
+	if menu := m.menu(); len(menu) > 0 {
+		switch k.String() {
+		case "up":
+			m.menuSel = (m.menuSel + len(menu) - 1) % len(menu)
+			return nil
+		case "down":
+			m.menuSel = (m.menuSel + 1) % len(menu)
+			return nil
+		case "tab":
+			m.input.set([]rune(menu[m.menuSel%len(menu)] + " "))
+			m.menuSel = 0
+			return nil
+		case "enter":
+			if !isCommand(strings.TrimSpace(m.input.Value())) {
+				m.input.set([]rune(menu[m.menuSel%len(menu)]))
+			}
+		}
+	}
 	if k.String() == "enter" {
+		m.menuSel = 0
 		return m.submit(strings.TrimSpace(m.input.Value()))
 	}
 	m.input.Update(k)
+	m.menuSel = 0
 	return nil
+}
+
+func isCommand(s string) bool {
+	for _, c := range commands {
+		if c.name == s {
+			return true
+		}
+	}
+	return false
+}
+
+// menu lists the commands that complete what is typed: the input is a
+// "/" and part of one word.
+func (m *Model) menu() []string {
+	v := m.input.Value()
+	if m.mode != modePrompt || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+		return nil
+	}
+	var out []string
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, v) {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// inputLines is the input and, while a command is typed, the menu.
+func (m *Model) inputLines(width int) []string {
+	lines := m.input.Lines(width, max(1, m.liveRows()/2))
+	menu := m.menu()
+	for i, name := range menu {
+		var what string
+		for _, c := range commands {
+			if c.name == name {
+				what = strings.TrimSpace(c.args + "  " + c.what)
+			}
+		}
+		row := ansi.Truncate(fmt.Sprintf("  %-10s %s", name, what), width, "…")
+		if i == m.menuSel%len(menu) {
+			row = styleUser().Render(row)
+		} else {
+			row = styleDim().Render(row)
+		}
+		lines = append(lines, row)
+	}
+	return lines
 }
 
 // exitFor is the exit code of leaving now: one-turn mode never ran to
@@ -90,6 +186,7 @@ func (m *Model) submit(line string) tea.Cmd {
 		}
 		return m.changed("stored the " + provider + " API key in auth.json")
 	}
+	m.input.AddHistory(line)
 	m.input.Reset()
 	if line == "" {
 		return nil
@@ -133,7 +230,7 @@ func (m *Model) command(f []string) tea.Cmd {
 	case "/quit", "/exit":
 		return m.quit(exitFor(m))
 	case "/help":
-		return m.print(styleDim().Render(helpText))
+		return m.print(styleDim().Render(helpText()))
 	case "/login":
 		if m.restarting {
 			return m.print(styleError().Render("wait: the backend is restarting"))
@@ -183,13 +280,16 @@ func (m *Model) command(f []string) tea.Cmd {
 		}
 		return m.print(human.Sessions(list, time.Local))
 	case "/resume":
-		if len(f) != 2 {
-			return m.print(styleError().Render("resume: /resume ID (see /sessions)"))
+		if len(f) > 2 {
+			return m.print(styleError().Render("resume: /resume [ID] (see /sessions)"))
 		}
-		if m.running {
+		if m.running || m.restarting {
 			return m.print(styleError().Render("wait for the current turn to finish"))
 		}
-		return m.call("session.open", map[string]string{"session_id": f[1]})
+		if len(f) == 1 {
+			return m.sessionPicker()
+		}
+		return m.resume(f[1])
 	}
 	return m.print(styleError().Render("unknown command " + f[0] + "; /help lists them"))
 }

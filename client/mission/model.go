@@ -42,8 +42,11 @@ type Options struct {
 	// 1 on failed or cancelled (and on any failure before the turn).
 	Prompt string
 	// Resume opens that session (replaying its history) instead of
-	// creating one.
+	// creating one: a full ID or a unique prefix of one of Sessions.
 	Resume string
+	// PickSession opens the session picker once the backend is ready; Esc
+	// starts a new session instead.
+	PickSession bool
 	// Login stores an API key for a provider (/login); SetModel stores the
 	// provider and model in the global settings (/model); Sessions lists
 	// this cwd's sessions, most recent first (/sessions). Nil disables the
@@ -81,7 +84,7 @@ type (
 		resp   *client.Response
 		err    error
 	}
-	// tickMsg drives the approval countdown.
+	// tickMsg drives the spinner and the approval countdown.
 	tickMsg time.Time
 	// restartedMsg: Options.Restart returned.
 	restartedMsg struct {
@@ -119,12 +122,6 @@ type activity struct {
 	id, kind, name, state, summary string
 }
 
-// approval is a pending approval request.
-type approval struct {
-	id, summary string
-	deadline    time.Time
-}
-
 // inputMode says what the input line is for.
 type inputMode int
 
@@ -140,7 +137,8 @@ type Model struct {
 	backend Backend
 	gen     int // generation of backend
 	now     func() time.Time
-	input   lineInput
+	input   editor
+	menuSel int // the slash menu's selected row
 	width   int
 
 	// Status bar.
@@ -159,6 +157,7 @@ type Model struct {
 	announce       string // said with the selection the next status reports
 	wantModel      string // the model /model stored, to say when the session keeps its own
 	reopenTries    int
+	picked         bool // the start-up session picker was shown
 
 	// The running turn.
 	runID      string
@@ -166,12 +165,21 @@ type Model struct {
 	cancelling bool
 	// cancelQueued: Ctrl-C came before turn.start answered.
 	cancelQueued bool
-	messages     []*liveMessage
+	turnStart    time.Time
+	items        []*item // the turn's parts not printed yet, in order
 	byID         map[string]*liveMessage
-	activities   []*activity
 	actByID      map[string]*activity
 	approval     *approval
-	notes        []string // diagnostics and notices of the turn
+
+	// The screen (screen.go).
+	height   int
+	sized    bool // a window size arrived
+	outbox   []*outBlock
+	printing bool // a slice is on its way to the terminal
+	quitSent bool
+	ticking  bool
+	frame    int
+	picker   *picker
 
 	mode          inputMode
 	loginProvider string
@@ -185,7 +193,7 @@ type Model struct {
 
 // New returns the model; Init starts the session.
 func New(opts Options) *Model {
-	in := lineInput{Prompt: "› ", Placeholder: "ask anything; /help for commands"}
+	in := editor{Prompt: "› ", Placeholder: "ask anything; / for commands"}
 	m := &Model{opts: opts, backend: opts.Backend, now: opts.Now, input: in, width: 80,
 		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
 	if m.now == nil {
@@ -215,10 +223,6 @@ func (m *Model) nextEvent() tea.Cmd {
 	}
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
 // Init initializes the backend; the session follows its answer.
 func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.nextEvent(), m.initialize())
@@ -230,31 +234,20 @@ func (m *Model) initialize() tea.Cmd {
 	})
 }
 
-// print sends blocks to the scrollback and records them.
-func (m *Model) print(blocks ...string) tea.Cmd {
-	var cmds []tea.Cmd
-	for _, b := range blocks {
-		if b == "" {
-			continue
-		}
-		m.Printed = append(m.Printed, b)
-		cmds = append(cmds, tea.Println(b))
-	}
-	return tea.Sequence(cmds...)
-}
-
 // quit ends the program with code.
 func (m *Model) quit(code int) tea.Cmd {
 	m.ExitCode, m.quitting = code, true
-	return tea.Quit
+	return m.pump() // tea.Quit once everything is printed
 }
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
-		return m, nil
+		return m, m.resized(msg.Width, msg.Height)
+	case printedMsg:
+		m.printing = false
+		return m, m.pump()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case callMsg:
@@ -276,7 +269,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Sequence(m.print(styleError().Render("the backend stopped")), m.quit(1))
 	case tickMsg:
-		return m, m.countdown()
+		return m, m.ticked()
 	case restartedMsg:
 		return m, m.restarted(msg)
 	case reopenMsg:
@@ -285,7 +278,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.call("session.open", map[string]string{"session_id": m.sessionID})
 	}
-	if paste, ok := msg.(tea.PasteMsg); ok && m.approval == nil {
+	if paste, ok := msg.(tea.PasteMsg); ok && m.approval == nil && m.picker == nil {
 		m.input.Update(paste)
 	}
 	return m, nil
@@ -451,16 +444,6 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)), m.begin(prompt))
 }
 
-// begin resets the turn's state and sends turn.start of prompt, which is
-// on the screen already.
-func (m *Model) begin(prompt string) tea.Cmd {
-	m.running, m.cancelling, m.cancelQueued = true, false, false
-	m.messages, m.byID = nil, map[string]*liveMessage{}
-	m.activities, m.actByID = nil, map[string]*activity{}
-	m.notes = nil
-	return m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt})
-}
-
 // starting reports whether the backend is still starting or attaching a
 // session with every chance of becoming ready: initialize has not
 // answered, or answered ready, or a restart is under way.
@@ -473,149 +456,4 @@ func (m *Model) startPending() tea.Cmd {
 	prompt := m.pending
 	m.pending = ""
 	return m.begin(prompt)
-}
-
-// event applies one run event.
-func (m *Model) event(ev client.Event) tea.Cmd {
-	if !m.running || (m.runID != "" && ev.RunID != m.runID) {
-		return nil
-	}
-	m.runID = ev.RunID
-	d, err := ev.Fields()
-	if err != nil {
-		return nil
-	}
-	switch ev.Name {
-	case "message.delta":
-		lm := m.message(d.MessageID)
-		if lm.done {
-			return nil
-		}
-		if d.Part != lm.nextPart {
-			lm.missing = true // docs/protocol.md, Run events: missing parts mark the display incomplete
-		}
-		lm.nextPart = d.Part + 1
-		lm.streamed.WriteString(d.Text)
-	case "message.reconcile":
-		lm := m.message(d.MessageID)
-		lm.parts = append(lm.parts, d.Text)
-		if d.LastPart {
-			// docs/protocol.md, Run events: reconciliation replaces accumulated deltas, once all
-			// parts arrived.
-			lm.final, lm.done, lm.partial, lm.parts = strings.Join(lm.parts, ""), true, d.Partial, nil
-		}
-	case "activity":
-		a, ok := m.actByID[d.ActivityID]
-		if !ok {
-			a = &activity{id: d.ActivityID}
-			m.actByID[d.ActivityID] = a
-			m.activities = append(m.activities, a)
-		}
-		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
-	case "approval.requested":
-		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
-		return tick()
-	case "diagnostic":
-		m.notes = append(m.notes, fmt.Sprintf("diagnostic %s: %s", d.Code, d.Summary))
-	case "input.persisted":
-		m.durable = true
-	case "run.finished":
-		return m.finished(d.Outcome, d.Persistence, d.ErrorCode)
-	}
-	return nil
-}
-
-func (m *Model) message(id string) *liveMessage {
-	lm, ok := m.byID[id]
-	if !ok {
-		lm = &liveMessage{id: id}
-		m.byID[id] = lm
-		m.messages = append(m.messages, lm)
-	}
-	return lm
-}
-
-// finished moves the turn to the scrollback.
-func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
-	blocks := m.turnBlocks()
-	line := "turn " + outcome
-	if code != nil {
-		line += " (" + *code + ")"
-	}
-	if persistence != "durable" {
-		line += ", history " + persistence
-	}
-	style := styleDim()
-	if outcome != "completed" {
-		style = styleError()
-	}
-	blocks = append(blocks, style.Render(line))
-	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
-	m.messages, m.activities, m.notes = nil, nil, nil
-	cmd := m.print(blocks...)
-	if m.opts.Prompt != "" {
-		code := 1
-		if outcome == "completed" {
-			code = 0
-		}
-		return tea.Sequence(cmd, m.quit(code))
-	}
-	if m.restartPending {
-		return tea.Sequence(cmd, m.restart())
-	}
-	return cmd
-}
-
-// turnBlocks renders the running turn: activities and messages in the
-// order they began, then notes.
-func (m *Model) turnBlocks() []string {
-	var blocks []string
-	for _, a := range m.activities {
-		blocks = append(blocks, renderActivity(a))
-	}
-	for _, lm := range m.messages {
-		t := lm.text()
-		if t == "" {
-			continue
-		}
-		b := renderMarkdown(t, m.width)
-		switch {
-		case lm.done && lm.partial:
-			b += "\n" + styleDim().Render("(partial reply)")
-		case !lm.done && lm.missing:
-			b += "\n" + styleDim().Render("(incomplete: parts were dropped)")
-		}
-		blocks = append(blocks, b)
-	}
-	for _, n := range m.notes {
-		blocks = append(blocks, styleWarn().Render(n))
-	}
-	return blocks
-}
-
-// countdown expires the pending approval at its deadline. docs/protocol.md, approval.answer: approvals
-// expire after 60,000 ms and default to deny; the backend decides, this
-// only shows it.
-func (m *Model) countdown() tea.Cmd {
-	if m.approval == nil {
-		return nil
-	}
-	if !m.now().Before(m.approval.deadline) {
-		m.notes = append(m.notes, "approval expired: denied ("+m.approval.summary+")")
-		m.approval = nil
-		return nil
-	}
-	return tick()
-}
-
-// answer replies to the pending approval.
-func (m *Model) answer(allow bool) tea.Cmd {
-	a := m.approval
-	m.approval = nil
-	verdict := "denied"
-	if allow {
-		verdict = "allowed"
-	}
-	m.notes = append(m.notes, verdict+": "+a.summary)
-	return m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow})
 }

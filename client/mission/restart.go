@@ -69,7 +69,14 @@ func (m *Model) attach() tea.Cmd {
 	case m.sessionID != "" && m.durable:
 		return m.call("session.open", map[string]string{"session_id": m.sessionID})
 	case m.sessionID == "" && m.opts.Resume != "":
-		return m.call("session.open", map[string]string{"session_id": m.opts.Resume})
+		full, problem := m.resolve(m.opts.Resume)
+		if problem != "" {
+			return m.failed("resume: " + problem)
+		}
+		return m.open(full)
+	case m.sessionID == "" && m.opts.PickSession && !m.picked:
+		m.picked = true
+		return m.sessionPicker(func() tea.Cmd { return m.call("session.create", map[string]any{}) })
 	}
 	return m.call("session.create", map[string]any{})
 }

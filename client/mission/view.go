@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The styles are functions, not package variables: a package variable
@@ -28,32 +28,56 @@ func styleAsk() lipgloss.Style {
 	return lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("11"))
 }
 func styleStatus() lipgloss.Style { return lipgloss.NewStyle().Reverse(true) }
+func styleCursor() lipgloss.Style { return lipgloss.NewStyle().Reverse(true) }
 
-// View renders the live part: the running turn, a pending approval, the
-// input line and the status bar.
+// View renders the live region: the unsettled part of the running turn
+// (its last lines when it is taller than the room left), a pending
+// approval, the spinner or the input, and the status bar. It is never
+// taller than liveRows nor wider than the screen.
 func (m *Model) View() tea.View {
 	if m.quitting {
 		return tea.NewView("")
 	}
-	var b strings.Builder
-	for _, blk := range m.turnBlocks() {
-		b.WriteString(blk)
-		b.WriteByte('\n')
-	}
+	w := m.textWidth()
+	var bottom []string
 	switch {
 	case m.approval != nil:
-		left := max(0, m.approval.deadline.Sub(m.now()).Round(time.Second))
-		fmt.Fprintf(&b, "%s %s\n  %s  %s\n", styleAsk().Render("approve?"), m.approval.summary,
-			styleBold().Render("[y] allow  [n/Enter] deny"), styleDim().Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second))))
-	case m.running && m.cancelling:
-		b.WriteString(styleDim().Render("cancelling… (Ctrl-C again leaves)") + "\n")
+		bottom = m.approvalLines(w)
+	case m.picker != nil:
+		bottom = m.picker.lines(w, m.liveRows()-1)
 	case m.running:
-		b.WriteString(styleDim().Render("working… (Ctrl-C cancels)") + "\n")
+		bottom = []string{m.spinnerLine()}
 	default:
-		b.WriteString(m.input.View() + "\n")
+		bottom = m.inputLines(w)
 	}
-	b.WriteString(m.statusLine())
-	return tea.NewView(b.String())
+	bottom = append(bottom, m.statusLine())
+	var top []string
+	for _, it := range m.items {
+		if r := it.render(w); r != "" {
+			top = append(top, wrapLines(r, w)...)
+		}
+	}
+	if room := m.liveRows() - len(bottom); len(top) > room {
+		if room <= 0 {
+			top = nil
+		} else {
+			hidden := len(top) - room + 1
+			top = append([]string{styleDim().Render(ansi.Truncate(fmt.Sprintf("↑ %d more lines: the whole reply prints when it is complete", hidden), w, "…"))}, top[hidden:]...)
+		}
+	}
+	return tea.NewView(strings.Join(append(top, bottom...), "\n"))
+}
+
+// spinnerLine is the spinner, the time the turn has run and what stops it.
+func (m *Model) spinnerLine() string {
+	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+	s := frames[m.frame%len(frames)] + " working " + elapsed(m.now().Sub(m.turnStart))
+	if m.cancelling {
+		s = frames[m.frame%len(frames)] + " cancelling… (Ctrl-C again leaves)"
+	} else {
+		s += " · Esc or Ctrl-C cancels"
+	}
+	return styleDim().Render(ansi.Truncate(s, m.textWidth(), "…"))
 }
 
 // statusLine is provider · model · session · cwd · readiness.
@@ -67,7 +91,7 @@ func (m *Model) statusLine() string {
 		cwd = filepath.Base(cwd)
 	}
 	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), m.readiness)
-	return styleStatus().Render(s)
+	return styleStatus().Render(ansi.Truncate(s, max(8, m.width), "…"))
 }
 
 func orDash(s string) string {
@@ -99,14 +123,17 @@ func renderActivity(a *activity) string {
 	if name == "" {
 		name = a.kind
 	}
-	return style.Render(mark+" "+name) + " " + a.summary
+	// The runner's summaries begin with the tool's name ("shell: started"):
+	// said once.
+	summary := strings.TrimPrefix(a.summary, name+": ")
+	return style.Render(mark+" "+name) + " " + summary
 }
 
 // renderEntry renders a history entry or the user's prompt.
 func renderEntry(kind, text string, width int) string {
 	switch kind {
 	case "user":
-		return styleUser().Render("you› ") + text
+		return styleUser().Render("you› ") + strings.ReplaceAll(text, "\n", "\n     ")
 	case "assistant":
 		return renderMarkdown(text, width)
 	case "reasoning_summary":

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/magi-code/magi-code/client"
-	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/client/mission"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner"
@@ -46,13 +42,12 @@ func interactive(l launch) int {
 			fmt.Fprintln(os.Stderr, "magi-code: no sessions in this directory")
 			return 1
 		}
-		opts.Resume = list[0].ID
 		if l.resumeAsk {
-			id, ok := pickSession(list)
-			if !ok {
-				return 1
-			}
-			opts.Resume = id
+			// The app's own picker: it draws in the app's screen, which a
+			// list printed before the app starts would be garbled by.
+			opts.PickSession = true
+		} else {
+			opts.Resume = list[0].ID
 		}
 	}
 	p := &inProcessBackend{}
@@ -101,33 +96,6 @@ func (p *inProcessBackend) close() int {
 	code := p.end()
 	p.end = func() int { return code }
 	return code
-}
-
-// pickSession prints the list numbered and reads a choice from the
-// terminal.
-func pickSession(list []mission.SessionInfo) (string, bool) {
-	for i, line := range strings.Split(human.Sessions(list, time.Local), "\n") {
-		if i == 0 {
-			fmt.Printf("  #  %s\n", line) // the header
-			continue
-		}
-		fmt.Printf("%3d  %s\n", i, line)
-	}
-	fmt.Print("session number (Enter for 1): ")
-	in := bufio.NewScanner(os.Stdin)
-	if !in.Scan() {
-		return "", false
-	}
-	choice := strings.TrimSpace(in.Text())
-	if choice == "" {
-		return list[0].ID, true
-	}
-	n, err := strconv.Atoi(choice)
-	if err != nil || n < 1 || n > len(list) {
-		fmt.Fprintln(os.Stderr, "magi-code: no such session")
-		return "", false
-	}
-	return list[n-1].ID, true
 }
 
 // cwdSessions lists the sessions whose header records this cwd, most

@@ -1,0 +1,218 @@
+package mission
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client"
+)
+
+// A running turn is a list of items in the order they began: assistant
+// messages, activity lines and notes (an approval's outcome, a
+// diagnostic). An item is settled once it cannot change any more: a
+// message once reconciled, an activity once completed or failed, a note at
+// once. Settled items at the head of the list go to the scrollback at once,
+// whole and in order, and leave the live region; the rest stays live until
+// it settles or the turn ends. So the scrollback holds each part of a reply
+// exactly once, and the live region holds only what may still change.
+
+// item is one part of the running turn.
+type item struct {
+	msg  *liveMessage
+	act  *activity
+	note string // rendered
+}
+
+func (it *item) settled() bool {
+	switch {
+	case it.msg != nil:
+		return it.msg.done
+	case it.act != nil:
+		return it.act.state == "completed" || it.act.state == "failed"
+	}
+	return true
+}
+
+// render is the item as shown, width columns wide at most once wrapped.
+func (it *item) render(width int) string {
+	switch {
+	case it.msg != nil:
+		lm := it.msg
+		t := lm.text()
+		if t == "" {
+			return ""
+		}
+		b := renderMarkdown(t, width)
+		switch {
+		case lm.done && lm.partial:
+			b += "\n" + styleDim().Render("(partial reply)")
+		case !lm.done && lm.missing:
+			b += "\n" + styleDim().Render("(incomplete: parts were dropped)")
+		}
+		return b
+	case it.act != nil:
+		return renderActivity(it.act)
+	}
+	return it.note
+}
+
+// begin resets the turn's state and sends turn.start of prompt, which is
+// on the screen already.
+func (m *Model) begin(prompt string) tea.Cmd {
+	m.running, m.cancelling, m.cancelQueued = true, false, false
+	m.items, m.byID, m.actByID = nil, map[string]*liveMessage{}, map[string]*activity{}
+	m.turnStart = m.now()
+	return tea.Batch(m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt}), m.startTicking())
+}
+
+// event applies one run event.
+func (m *Model) event(ev client.Event) tea.Cmd {
+	if !m.running || (m.runID != "" && ev.RunID != m.runID) {
+		return nil
+	}
+	m.runID = ev.RunID
+	d, err := ev.Fields()
+	if err != nil {
+		return nil
+	}
+	switch ev.Name {
+	case "message.delta":
+		lm := m.message(d.MessageID)
+		if lm.done {
+			return nil
+		}
+		if d.Part != lm.nextPart {
+			lm.missing = true // docs/protocol.md, Run events: missing parts mark the display incomplete
+		}
+		lm.nextPart = d.Part + 1
+		lm.streamed.WriteString(d.Text)
+	case "message.reconcile":
+		lm := m.message(d.MessageID)
+		lm.parts = append(lm.parts, d.Text)
+		if d.LastPart {
+			// docs/protocol.md, Run events: reconciliation replaces accumulated deltas, once all
+			// parts arrived.
+			lm.final, lm.done, lm.partial, lm.parts = strings.Join(lm.parts, ""), true, d.Partial, nil
+			return m.settle()
+		}
+	case "activity":
+		a, ok := m.actByID[d.ActivityID]
+		if !ok {
+			a = &activity{id: d.ActivityID}
+			m.actByID[d.ActivityID] = a
+			m.items = append(m.items, &item{act: a})
+		}
+		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
+		return m.settle()
+	case "approval.requested":
+		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
+		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
+	case "diagnostic":
+		m.note(styleWarn().Render(fmt.Sprintf("diagnostic %s: %s", d.Code, d.Summary)))
+		return m.settle()
+	case "input.persisted":
+		m.durable = true
+	case "run.finished":
+		return m.finished(d.Outcome, d.Persistence, d.ErrorCode)
+	}
+	return nil
+}
+
+func (m *Model) message(id string) *liveMessage {
+	lm, ok := m.byID[id]
+	if !ok {
+		lm = &liveMessage{id: id}
+		m.byID[id] = lm
+		m.items = append(m.items, &item{msg: lm})
+	}
+	return lm
+}
+
+// note adds a settled line to the turn.
+func (m *Model) note(s string) { m.items = append(m.items, &item{note: s}) }
+
+// settle prints the settled items at the head of the turn.
+func (m *Model) settle() tea.Cmd {
+	n := 0
+	for n < len(m.items) && m.items[n].settled() {
+		n++
+	}
+	return m.printItems(n)
+}
+
+// printItems sends the first n items to the scrollback.
+func (m *Model) printItems(n int) tea.Cmd {
+	var blocks []string
+	for _, it := range m.items[:n] {
+		blocks = append(blocks, it.render(m.textWidth()))
+	}
+	m.items = m.items[n:]
+	return m.print(blocks...)
+}
+
+// finished moves the rest of the turn to the scrollback.
+func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
+	line := "turn " + outcome
+	if code != nil {
+		line += " (" + *code + ")"
+	}
+	if persistence != "durable" {
+		line += ", history " + persistence
+	}
+	style := styleDim()
+	if outcome != "completed" {
+		style = styleError()
+	}
+	if outcome == "completed" {
+		line += " in " + elapsed(m.now().Sub(m.turnStart))
+	}
+	cmd := m.printItems(len(m.items))
+	cmd = tea.Batch(cmd, m.print(style.Render(line)))
+	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
+	if m.opts.Prompt != "" {
+		code := 1
+		if outcome == "completed" {
+			code = 0
+		}
+		return tea.Batch(cmd, m.quit(code))
+	}
+	if m.restartPending {
+		return tea.Batch(cmd, m.restart())
+	}
+	return cmd
+}
+
+// elapsed is a duration as people read it: 4s, 1m05s.
+func elapsed(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// countdown expires the pending approval at its deadline. docs/protocol.md, approval.answer: approvals
+// expire after 60,000 ms and default to deny; the backend decides, this
+// only shows it.
+func (m *Model) countdown() {
+	if m.approval == nil || m.now().Before(m.approval.deadline) {
+		return
+	}
+	m.note(approvalOutcome(outcomeExpired, m.approval.summary))
+	m.approval = nil
+}
+
+// answer replies to the pending approval.
+func (m *Model) answer(allow bool) tea.Cmd {
+	a := m.approval
+	m.approval = nil
+	outcome := outcomeDenied
+	if allow {
+		outcome = outcomeAllowed
+	}
+	m.note(approvalOutcome(outcome, a.summary))
+	return tea.Batch(m.settle(), m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow}))
+}
