@@ -1,0 +1,365 @@
+//go:build unix
+
+package mission
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+// vterm is the real binary on a pseudo-terminal whose output goes through a
+// terminal emulator, so a test sees what a person sees: the screen and the
+// scrollback above it.
+type vterm struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex // guards em
+	em   *vt.Emulator
+	done chan struct{}
+}
+
+// startVT runs the binary with args on a cols x rows terminal.
+func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...string) *vterm {
+	t.Helper()
+	cmd := exec.Command(clienttest.Binary(t), args...)
+	cmd.Dir = ws.Cwd
+	cmd.Env = append(ws.Env(), "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &vterm{t: t, cmd: cmd, tty: tty, em: vt.NewEmulator(cols, rows), done: make(chan struct{})}
+	// A shell's earlier output fills the screen, as it does for a person:
+	// the app starts on the bottom line, not on an empty screen.
+	for i := range rows + 5 {
+		_, _ = fmt.Fprintf(v.em, "$ earlier shell output %d\r\n", i)
+	}
+	_, _ = io.WriteString(v.em, "$ magi-code\r\n")
+	go func() { // the emulator's answers to the app's queries go back to the app
+		buf := make([]byte, 1024)
+		for {
+			n, err := v.em.Read(buf)
+			if n > 0 {
+				_, _ = tty.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // ends when the terminal closes (the child exits)
+		defer close(v.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			v.mu.Lock()
+			_, _ = v.em.Write(buf[:n])
+			v.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		tty.Close()
+		<-v.done
+		_ = v.em.Close()
+	})
+	return v
+}
+
+// screen is the visible rows, trailing blanks trimmed.
+func (v *vterm) screen() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var rows []string
+	for y := range v.em.Height() {
+		var b strings.Builder
+		for x := 0; x < v.em.Width(); x++ {
+			c := v.em.CellAt(x, y)
+			switch {
+			case c == nil:
+			case c.Content == "" && c.Width == 0:
+				// the second half of a wide character
+			case c.Content == "":
+				b.WriteByte(' ')
+			default:
+				b.WriteString(c.Content)
+			}
+		}
+		rows = append(rows, strings.TrimRight(b.String(), " "))
+	}
+	return rows
+}
+
+// scrollback is the rows that scrolled off the top, oldest first.
+func (v *vterm) scrollback() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	sb := v.em.Scrollback()
+	var rows []string
+	for i := range sb.Len() {
+		rows = append(rows, strings.TrimRight(sb.Line(i).String(), " "))
+	}
+	return rows
+}
+
+// all is the scrollback, then the screen.
+func (v *vterm) all() []string { return append(v.scrollback(), v.screen()...) }
+
+func (v *vterm) dump() string {
+	return "scrollback:\n" + strings.Join(v.scrollback(), "\n") + "\n--- screen:\n" + strings.Join(v.screen(), "\n")
+}
+
+// waitScreen waits until the screen shows s.
+func (v *vterm) waitScreen(s string) {
+	v.t.Helper()
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for !strings.Contains(strings.Join(v.screen(), "\n"), s) {
+		if time.Now().After(deadline) {
+			v.t.Fatalf("the screen never showed %q:\n%s", s, v.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitIdle waits until the screen shows s and has not changed for a
+// moment: the app drew its last frame.
+func (v *vterm) waitIdle(s string) {
+	v.t.Helper()
+	v.waitScreen(s)
+	deadline := time.Now().Add(clienttest.HangGuard)
+	last, same := strings.Join(v.all(), "\n"), 0
+	for same < 10 {
+		if time.Now().After(deadline) {
+			v.t.Fatalf("the screen never settled:\n%s", v.dump())
+		}
+		time.Sleep(30 * time.Millisecond)
+		now := strings.Join(v.all(), "\n")
+		if now == last {
+			same++
+		} else {
+			last, same = now, 0
+		}
+	}
+}
+
+func (v *vterm) typeText(s string) {
+	v.t.Helper()
+	if _, err := io.WriteString(v.tty, s); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+// resize changes the terminal's size as a window manager does: the
+// emulator first, then the pseudo-terminal, which signals the app.
+func (v *vterm) resize(cols, rows int) {
+	v.t.Helper()
+	v.mu.Lock()
+	v.em.Resize(cols, rows)
+	v.mu.Unlock()
+	if err := pty.Setsize(v.tty, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+// tallReply is a reply of a sentence, a fenced block of n numbered lines and
+// a closing sentence, cut into pieces deltas.
+func tallReply(n, pieces int) (steps []clienttest.Step, full string) {
+	var b strings.Builder
+	b.WriteString("Here is the file:\n```go\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "fmt.Println(\"code-line-%02d\")\n", i)
+	}
+	b.WriteString("```\nThat is the closing-sentence.")
+	full = b.String()
+	size := (len(full) + pieces - 1) / pieces
+	for s := full; s != ""; {
+		k := min(size, len(s))
+		steps = append(steps, clienttest.Text(s[:k]), clienttest.SleepMs(30))
+		s = s[k:]
+	}
+	return steps, full
+}
+
+// assertOnce checks that the rows hold the n numbered code lines once
+// each, in order, then the closing sentence once.
+func assertOnce(t *testing.T, v *vterm, rows []string, n int) {
+	t.Helper()
+	next := 1
+	closing := 0
+	for _, r := range rows {
+		for i := 1; i <= n; i++ {
+			if strings.Contains(r, fmt.Sprintf("code-line-%02d\"", i)) {
+				if i != next {
+					t.Fatalf("code-line-%02d where code-line-%02d was due (repeated, lost or out of order):\n%s", i, next, v.dump())
+				}
+				next++
+			}
+		}
+		if strings.Contains(r, "closing-sentence") {
+			if next != n+1 {
+				t.Fatalf("the closing sentence came before code-line-%02d:\n%s", next, v.dump())
+			}
+			closing++
+		}
+	}
+	if next != n+1 || closing != 1 {
+		t.Fatalf("the reply is not whole: code lines up to %d of %d, closing sentence %d times:\n%s", next-1, n, closing, v.dump())
+	}
+}
+
+// assertLive checks that the bottom of the screen is the app's live
+// region: the input line and the status bar.
+func assertLive(t *testing.T, v *vterm, want string) {
+	t.Helper()
+	screen := v.screen()
+	last := len(screen) - 1
+	for last > 0 && screen[last] == "" {
+		last--
+	}
+	if !strings.Contains(screen[last], want) || !strings.Contains(strings.Join(screen[max(0, last-3):last], "\n"), "›") {
+		t.Fatalf("the live region (input and status bar %q) is not at the bottom:\n%s", want, v.dump())
+	}
+}
+
+// A reply taller than the screen, streamed in pieces, reaches the
+// scrollback whole, once and in order, and the prompt and status bar are
+// drawn after it; no working line or partial frame is left in the
+// scrollback.
+func TestTallReplyIsShownWholeOnce(t *testing.T) {
+	for _, size := range []struct{ cols, rows, pieces int }{{80, 24, 6}, {30, 24, 6}, {80, 24, 1}} {
+		t.Run(fmt.Sprintf("%dx%d in %d", size.cols, size.rows, size.pieces), func(t *testing.T) {
+			steps, _ := tallReply(42, size.pieces)
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{clienttest.Response(steps...)}})
+			v := startVT(t, ws, size.cols, size.rows)
+			v.waitScreen("fixture-model")
+			v.typeText("show me the file\r")
+			v.waitIdle("turn completed")
+			if os.Getenv("MISSION_TRANSCRIPT") != "" {
+				t.Log(v.dump())
+			}
+			assertOnce(t, v, v.all(), 42)
+			assertLive(t, v, "fixture-model")
+			for _, r := range v.scrollback() {
+				if strings.Contains(r, "working") || strings.Contains(r, "fixture-model ·") {
+					t.Fatalf("a live frame was left in the scrollback (%q):\n%s", r, v.dump())
+				}
+			}
+		})
+	}
+}
+
+// A session holding a reply taller than the screen, reopened at start
+// (--continue, resume ID, resume with its picker), shows its history
+// whole, once and in order, under the prompt that asked for it, with the
+// live region below.
+func TestResumedTallReplyIsShownWholeOnce(t *testing.T) {
+	steps, _ := tallReply(42, 6)
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{clienttest.Response(steps...)}})
+	first := startVT(t, ws, 80, 24, "--prompt", "show me the file")
+	first.waitScreen("turn completed")
+	if code := first.exitCode(); code != 0 {
+		t.Fatalf("first turn: exit %d:\n%s", code, first.dump())
+	}
+	for _, c := range []struct {
+		name       string
+		cols, rows int
+		args       []string
+		pick       bool
+	}{
+		{"continue 80x24", 80, 24, []string{"--continue"}, false},
+		{"continue 30x24", 30, 24, []string{"--continue"}, false},
+		{"resume picker 80x24", 80, 24, []string{"resume"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := startVT(t, ws, c.cols, c.rows, c.args...)
+			if c.pick {
+				v.waitScreen("resume which session?")
+				v.waitScreen("show me the file")
+				v.typeText("\r")
+			}
+			v.waitIdle("closing-sentence")
+			all := v.all()
+			prompt := -1
+			for i, r := range all {
+				if strings.Contains(r, "you› show me the file") {
+					if prompt >= 0 {
+						t.Fatalf("the prompt is shown twice:\n%s", v.dump())
+					}
+					prompt = i
+				}
+			}
+			if prompt < 0 {
+				t.Fatalf("the resumed prompt is missing:\n%s", v.dump())
+			}
+			assertOnce(t, v, all[prompt:], 42)
+			assertLive(t, v, "fixture-model")
+			v.typeText("/quit\r")
+			if code := v.exitCode(); code != 0 {
+				t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
+			}
+		})
+	}
+}
+
+// exitCode waits for the process and returns its exit code.
+func (v *vterm) exitCode() int {
+	v.t.Helper()
+	waited := make(chan error, 1)
+	go func() { waited <- v.cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			v.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(clienttest.HangGuard):
+		v.t.Fatalf("did not exit:\n%s", v.dump())
+		return -1
+	}
+}
+
+// The approval prompt shows the whole command, wrapped, and the time
+// left, at 100 and at 30 columns, before the person answers.
+func TestApprovalShowsTheWholeLongCommand(t *testing.T) {
+	command := "echo this is a harmless looking beginning of a long command that goes on and on && rm -rf ~/important-project-directory"
+	for _, size := range []struct{ cols, rows int }{{100, 30}, {30, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Shell(command)),
+				clienttest.Response(clienttest.Text("ok")),
+			}})
+			v := startVT(t, ws, size.cols, size.rows)
+			v.waitScreen("fixture-model")
+			v.typeText("clean up\r")
+			v.waitIdle("approve?")
+			flat := strings.Join(strings.Fields(strings.Join(v.screen(), " ")), "")
+			if !strings.Contains(flat, strings.ReplaceAll(command, " ", "")) {
+				t.Fatalf("the screen does not show the whole command before the answer:\n%s", v.dump())
+			}
+			if !strings.Contains(flat, "deniedautomaticallyin") {
+				t.Fatalf("the time left is not shown whole:\n%s", v.dump())
+			}
+			v.typeText("n")
+			v.waitIdle("turn completed")
+		})
+	}
+}
