@@ -245,6 +245,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m, m.resized(msg.Width, msg.Height)
+	case drawnMsg:
+		m.sized = true
+		return m, m.pump()
 	case printedMsg:
 		m.printing = false
 		return m, m.pump()

@@ -24,8 +24,9 @@ import (
 // column short of the width: a line exactly as wide as the screen is
 // counted as two by the insertion.
 //
-// Nothing is printed before the first window size arrives: until then the
-// screen's height is unknown.
+// Nothing is printed before the first window size arrives and a frame has
+// been drawn: until then the screen's height is unknown, and the insertion
+// would land at the wrong rows.
 
 // printedMsg: one slice reached the terminal; the next may go.
 type printedMsg struct{}
@@ -70,7 +71,9 @@ func (m *Model) pump() tea.Cmd {
 		return nil
 	}
 	if !m.sized {
-		if m.quitting && !m.quitSent {
+		// Leaving before the first frame: what is queued prints once it is
+		// drawn, unless no window size ever came.
+		if m.quitting && !m.quitSent && m.height == 0 {
 			m.quitSent = true
 			return tea.Quit
 		}
@@ -110,12 +113,22 @@ func wrapLines(s string, width int) []string {
 	return out
 }
 
+// drawnMsg: the first frame has been drawn (drawWait after the first
+// window size).
+type drawnMsg struct{}
+
+// drawWait is how long after the first window size printing waits: Bubble
+// Tea draws a frame every 1/60 s, and a block printed before the first
+// frame is drawn lands at the wrong rows (the insertion counts on the
+// frame's height).
+const drawWait = 100 * time.Millisecond
+
 // resized applies a new window size.
 func (m *Model) resized(w, h int) tea.Cmd {
-	first := !m.sized
-	m.width, m.height, m.sized = w, h, true
+	first := m.height == 0
+	m.width, m.height = w, h
 	if first {
-		return m.pump()
+		return tea.Tick(drawWait, func(time.Time) tea.Msg { return drawnMsg{} })
 	}
 	return nil
 }

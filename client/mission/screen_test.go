@@ -15,6 +15,7 @@ func sized(t *testing.T, cols, rows int, opts Options) (*Model, *fakeBackend, *c
 	t.Helper()
 	m, fb, clk := started(t, opts)
 	m.Update(tea.WindowSizeMsg{Width: cols, Height: rows})
+	m.Update(drawnMsg{})
 	return m, fb, clk
 }
 
@@ -107,8 +108,12 @@ func TestNothingPrintedBeforeTheSize(t *testing.T) {
 	if cmd := m.print("history"); cmd != nil {
 		t.Fatal("a block was printed before the window size arrived")
 	}
-	if cmd := update(m, tea.WindowSizeMsg{Width: 80, Height: 24}); cmd == nil {
-		t.Fatal("the waiting block was not printed once the size arrived")
+	update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if m.sized {
+		t.Fatal("printing began before the first frame was drawn")
+	}
+	if cmd := update(m, drawnMsg{}); cmd == nil {
+		t.Fatal("the waiting block was not printed once the first frame was drawn")
 	}
 }
 
@@ -258,5 +263,25 @@ func TestSlashMenu(t *testing.T) {
 	key(m, "enter")
 	if !strings.Contains(printed(m), "commands:") {
 		t.Fatalf("Enter on /h did not run /help:\n%s", printed(m))
+	}
+}
+
+// Leaving before the first frame is drawn (a --prompt turn that ends at
+// once) still prints what is queued first.
+func TestQuitWaitsForThePrints(t *testing.T) {
+	m, _ := newModel(t)
+	update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.print("the reply")
+	m.quit(0)
+	if m.quitSent {
+		t.Fatal("quit before the queued reply was printed")
+	}
+	update(m, drawnMsg{})
+	if m.quitSent || !m.printing {
+		t.Fatalf("after the first frame: quitSent %v printing %v; want the reply printing first", m.quitSent, m.printing)
+	}
+	update(m, printedMsg{})
+	if !m.quitSent {
+		t.Fatal("did not quit once everything was printed")
 	}
 }

@@ -35,7 +35,7 @@ func styleCursor() lipgloss.Style { return lipgloss.NewStyle().Reverse(true) }
 // approval, the spinner or the input, and the status bar. It is never
 // taller than liveRows nor wider than the screen.
 func (m *Model) View() tea.View {
-	if m.quitting {
+	if m.quitSent {
 		return tea.NewView("")
 	}
 	w := m.textWidth()

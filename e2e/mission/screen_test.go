@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,16 +48,17 @@ func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...str
 		_, _ = fmt.Fprintf(v.em, "$ earlier shell output %d\r\n", i)
 	}
 	_, _ = io.WriteString(v.em, "$ magi-code\r\n")
+	var stop atomic.Bool
+	answered := make(chan struct{})
 	go func() { // the emulator's answers to the app's queries go back to the app
+		defer close(answered)
 		buf := make([]byte, 1024)
 		for {
 			n, err := v.em.Read(buf)
-			if n > 0 {
-				_, _ = tty.Write(buf[:n])
-			}
-			if err != nil {
+			if stop.Load() || err != nil {
 				return
 			}
+			_, _ = tty.Write(buf[:n])
 		}
 	}()
 	go func() { // ends when the terminal closes (the child exits)
@@ -77,7 +79,11 @@ func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...str
 		_, _ = cmd.Process.Wait()
 		tty.Close()
 		<-v.done
-		_ = v.em.Close()
+		// Ends the answering goroutine without Emulator.Close, whose flag
+		// Read checks unlocked.
+		stop.Store(true)
+		_, _ = v.em.InputPipe().Write([]byte{0})
+		<-answered
 	})
 	return v
 }
@@ -360,6 +366,43 @@ func TestApprovalShowsTheWholeLongCommand(t *testing.T) {
 			}
 			v.typeText("n")
 			v.waitIdle("turn completed")
+		})
+	}
+}
+
+// Resizing the terminal while a tall reply streams leaves no stale frame
+// on the screen or in the scrollback, and the reply still arrives whole,
+// once and in order.
+func TestResizeMidReply(t *testing.T) {
+	for _, to := range []struct{ cols, rows int }{{30, 24}, {100, 30}, {80, 12}} {
+		t.Run(fmt.Sprintf("80x24 to %dx%d", to.cols, to.rows), func(t *testing.T) {
+			steps, _ := tallReply(42, 6)
+			for i := range steps {
+				if _, ok := steps[i]["sleep_ms"]; ok {
+					steps[i] = clienttest.SleepMs(250)
+				}
+			}
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{clienttest.Response(steps...)}})
+			v := startVT(t, ws, 80, 24)
+			v.waitScreen("fixture-model")
+			v.typeText("show me the file\r")
+			v.waitScreen("code-line-0")
+			v.resize(to.cols, to.rows)
+			v.waitIdle("turn completed")
+			assertOnce(t, v, v.all(), 42)
+			assertLive(t, v, "fixture")
+			status := 0
+			for _, r := range v.all() {
+				if strings.Contains(r, "working") {
+					t.Fatalf("a stale spinner line (%q):\n%s", r, v.dump())
+				}
+				if strings.Contains(r, " · fixture") || strings.HasPrefix(strings.TrimSpace(r), "fixture ·") {
+					status++
+				}
+			}
+			if status != 1 {
+				t.Fatalf("%d status bars on the screen and in the scrollback; want the live one:\n%s", status, v.dump())
+			}
 		})
 	}
 }
