@@ -21,7 +21,7 @@ type Place struct {
 // Limits on the work one check does; past them the command asks.
 const (
 	maxDepth = 24      // nested scripts, substitutions and function calls
-	maxSteps = 1 << 16 // words expanded and commands checked
+	maxSteps = 1 << 14 // words expanded and commands checked
 	maxGlobs = 64      // directory reads for pathname expansion
 )
 
