@@ -190,6 +190,9 @@ func TestBypasses(t *testing.T) {
 		{"npx rimraf ~/canary", ReasonDeleteOutside},
 		{"npx -c 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{`$'\x72\x6d' -rf ~/canary`, ReasonDeleteOutside},
+		// Work past the bounds.
+		{"echo {1..100}{1..100}{1..100}", ReasonTooDeep},
+		{strings.Repeat("echo {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n};", 200), ReasonTooDeep},
 		// Parse failures.
 		{"rm -rf 'unterminated", ReasonUnparsable},
 		{"echo $(", ReasonUnparsable},
