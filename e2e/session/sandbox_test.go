@@ -86,4 +86,12 @@ func TestSandboxUnderAuto(t *testing.T) {
 		t.Errorf("inside.txt = %q, %v", data, err)
 	}
 	ch.Shutdown()
+	// The diagnostic log says at startup what confines commands.
+	logs, _ := filepath.Glob(filepath.Join(ws.Home, "logs", "serve-*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("diagnostic logs %v; want one", logs)
+	}
+	if data, _ := os.ReadFile(logs[0]); !strings.Contains(string(data), "sandbox: workspace-write under approval = auto") {
+		t.Errorf("diagnostic log without the sandbox line:\n%s", data)
+	}
 }
