@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -26,7 +27,7 @@ func account(l launch) int {
 			fmt.Print("provider (openai or anthropic): ")
 			provider = strings.TrimSpace(readLine())
 		}
-		if provider != "openai" && provider != "anthropic" {
+		if !slices.Contains(credentialProviders, provider) {
 			fmt.Fprintln(os.Stderr, "magi-code: login: the provider is openai or anthropic")
 			return 2
 		}

@@ -47,6 +47,10 @@ func cli(l launch) int {
 			fmt.Fprintln(os.Stderr, "magi-code: mcp list:", err)
 			return 1
 		}
+		if len(list) == 0 {
+			fmt.Println("no MCP servers configured; [mcp_servers.NAME] in settings.toml adds one")
+			break
+		}
 		fmt.Print(config.MCPText(list))
 	case modeSessionsList:
 		list, err := runner.ListSessions(env)

@@ -124,7 +124,7 @@ func TestCommandLineExitCodes(t *testing.T) {
 }
 
 // Settings a command cannot read end it with 1 and one line naming the
-// command on stderr, never a partial listing.
+// command, the setting and its file on stderr, never a partial listing.
 func TestCommandsRefuseBrokenSettings(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, "provider = 3\n")
 	for _, c := range []struct {
@@ -140,7 +140,7 @@ func TestCommandsRefuseBrokenSettings(t *testing.T) {
 		{[]string{"model", "m"}, "magi-code: model: "},
 	} {
 		o := runIn(t, ws, "", c.args)
-		o.want(t, strings.Join(c.args, " "), 1, nil, []string{c.prefix, "wrong types or unknown keys"})
+		o.want(t, strings.Join(c.args, " "), 1, nil, []string{c.prefix, "setting `provider` in ~/" + filepath.Base(ws.Home) + "/settings.toml must be a string"})
 		if strings.Count(o.stderr, "\n") != 1 {
 			t.Fatalf("%v: stderr %q; want one line", c.args, o.stderr)
 		}

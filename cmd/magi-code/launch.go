@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/config"
 )
 
 // mode is what a command line asks for.
@@ -26,6 +28,7 @@ const (
 	modeLogin
 	modeLogout
 	modeModel
+	modeVersion
 )
 
 // launch is a validated command line.
@@ -41,6 +44,8 @@ type launch struct {
 	resumeAsk  bool
 	continueIt bool
 	provider   string
+	// topic is the command whose usage help prints ("" for all).
+	topic string
 }
 
 var errUsage = errors.New("usage")
@@ -50,6 +55,9 @@ var errUsage = errors.New("usage")
 func parseArgs(args []string) (launch, error) {
 	if len(args) == 0 {
 		return launch{mode: modeInteractive}, nil
+	}
+	if l, ok, err := helpArgs(args); ok {
+		return l, err
 	}
 	switch args[0] {
 	case "serve":
@@ -75,23 +83,39 @@ func parseArgs(args []string) (launch, error) {
 		if len(args) <= 2 {
 			l := launch{mode: modeLogin}
 			if len(args) == 2 {
+				if !slices.Contains(credentialProviders, args[1]) {
+					return launch{}, errProvider
+				}
 				l.provider = args[1]
 			}
 			return l, nil
 		}
 	case "logout":
 		if len(args) == 2 {
+			if !slices.Contains(credentialProviders, args[1]) {
+				return launch{}, errProvider
+			}
 			return launch{mode: modeLogout, provider: args[1]}, nil
 		}
 	case "model":
+		l := launch{mode: modeModel}
 		switch len(args) {
 		case 1:
-			return launch{mode: modeModel}, nil
+			return l, nil
 		case 2:
-			return launch{mode: modeModel, name: args[1]}, nil
+			l.name = args[1]
 		case 3:
-			return launch{mode: modeModel, provider: args[1], name: args[2]}, nil
+			l.provider, l.name = args[1], args[2]
+			if !slices.Contains(config.ProviderNames, l.provider) {
+				return launch{}, fmt.Errorf("%w: model: the provider is one of %s", errUsage, strings.Join(config.ProviderNames, ", "))
+			}
+		default:
+			return launch{}, groupError("model")
 		}
+		if err := config.CheckModel(l.name); err != nil {
+			return launch{}, fmt.Errorf("%w: model: %v", errUsage, err)
+		}
+		return l, nil
 	case "--prompt":
 		if len(args) == 2 {
 			return launch{mode: modeInteractive, prompt: args[1]}, nil
@@ -137,12 +161,71 @@ func parseArgs(args []string) (launch, error) {
 		if len(args) == 2 && args[1] == "prune" {
 			return launch{mode: modeSessionsPrune}, nil
 		}
-	case "help", "-h", "--help":
+	case "version", "--version":
 		if len(args) == 1 {
-			return launch{mode: modeHelp}, nil
+			return launch{mode: modeVersion}, nil
 		}
 	}
-	return launch{}, fmt.Errorf("%w: unknown command", errUsage)
+	if topicUsage(args[0]) != "" {
+		return launch{}, groupError(args[0])
+	}
+	return launch{}, fmt.Errorf("%w: unknown command; magi-code help lists the commands", errUsage)
+}
+
+// credentialProviders are the providers login stores a key for and
+// logout removes one of.
+var credentialProviders = []string{"openai", "anthropic"}
+
+var errProvider = fmt.Errorf("%w: the provider is openai or anthropic", errUsage)
+
+// helpArgs recognizes a request for usage: help, -h or --help alone (all
+// commands), help COMMAND, or -h or --help after any command (that
+// command's usage). ok is false when args ask for something else.
+func helpArgs(args []string) (l launch, ok bool, err error) {
+	isHelp := func(a string) bool { return a == "-h" || a == "--help" }
+	switch {
+	case len(args) == 1 && (args[0] == "help" || isHelp(args[0])):
+		return launch{mode: modeHelp}, true, nil
+	case args[0] == "help" && len(args) == 2:
+		if topicUsage(args[1]) == "" {
+			return launch{}, true, fmt.Errorf("%w: no such command; magi-code help lists the commands", errUsage)
+		}
+		return launch{mode: modeHelp, topic: args[1]}, true, nil
+	case args[0] == "help":
+		return launch{}, true, fmt.Errorf("%w: help takes at most one COMMAND", errUsage)
+	case slices.ContainsFunc(args[1:], isHelp) && topicUsage(args[0]) != "":
+		return launch{mode: modeHelp, topic: args[0]}, true, nil
+	}
+	return launch{}, false, nil
+}
+
+// groupError is the answer to a command without the subcommand or
+// arguments it needs: its usage lines.
+func groupError(command string) error {
+	return fmt.Errorf("%w: %s takes one of:\n%s", errUsage, command, strings.TrimSuffix(topicUsage(command), "\n"))
+}
+
+// topicUsage is the part of the usage text about command: its lines and
+// their continuation lines; "" when usage has none.
+func topicUsage(command string) string {
+	if command == "" || command == "help" {
+		return ""
+	}
+	var b strings.Builder
+	in := false
+	for _, line := range strings.SplitAfter(usage, "\n") {
+		rest, isCommand := strings.CutPrefix(line, "  magi-code ")
+		switch {
+		case isCommand:
+			in = strings.HasPrefix(rest, command+" ") || strings.TrimSpace(rest) == command
+		case !strings.HasPrefix(line, "      "):
+			in = false // not a continuation line
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 const usage = `magi-code: a coding-agent backend
@@ -162,9 +245,11 @@ Usage:
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it
   magi-code logs [--follow] [INSTANCE]
                                  print the latest child's diagnostic log (or INSTANCE's; --follow keeps printing)
-  magi-code sessions list        stored sessions: id, last activity, size, workspace
+  magi-code sessions list        stored sessions: ID, last activity, size, workspace, first prompt
   magi-code sessions prune       delete sessions idle for session_retention_days (default 30; 0 never)
   magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
   magi-code conformance --server "COMMAND ARGS..."
                                  check any server of the protocol with the conformance kit
+  magi-code version              the version, the source revision and the Go release of this build
+  magi-code help [COMMAND]       this text, or one command's part of it (so does COMMAND --help)
 `

@@ -49,6 +49,20 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"daemon"}, 0},
 		{[]string{"--prompt"}, 0},
 		{[]string{"bogus"}, 0},
+		{[]string{"version"}, modeVersion},
+		{[]string{"--version"}, modeVersion},
+		{[]string{"version", "x"}, 0},
+		{[]string{"model", "--help"}, modeHelp},
+		{[]string{"model", "-h"}, modeHelp},
+		{[]string{"help", "sessions"}, modeHelp},
+		{[]string{"help", "nosuch"}, 0},
+		{[]string{"model", "a b"}, 0},
+		{[]string{"model", "-x"}, 0},
+		{[]string{"model", "bogus", "m"}, 0},
+		{[]string{"logout", "foo"}, 0},
+		{[]string{"login", "foo"}, 0},
+		{[]string{"sessions"}, 0},
+		{[]string{"mcp"}, 0},
 	}
 	for _, c := range cases {
 		l, err := parseArgs(c.args)
@@ -66,7 +80,7 @@ func TestParseArgs(t *testing.T) {
 
 // --help names every way in, the terminal modes included.
 func TestUsageNamesEveryMode(t *testing.T) {
-	for _, want := range []string{"magi-code                ", "--prompt TEXT", "--continue", "resume [ID]", "login [PROVIDER]", "logout PROVIDER", "model [[PROVIDER] NAME]", "serve --stdio", "config show", "mcp list", "mcp approve NAME"} {
+	for _, want := range []string{"magi-code                ", "--prompt TEXT", "--continue", "resume [ID]", "login [PROVIDER]", "logout PROVIDER", "model [[PROVIDER] NAME]", "serve --stdio", "config show", "mcp list", "mcp approve NAME", "version", "help [COMMAND]"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("usage lacks %q:\n%s", want, usage)
 		}

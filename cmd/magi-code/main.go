@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/magi-code/magi-code/runner/sandbox"
@@ -57,7 +58,15 @@ func run(args []string) int {
 	case modeLogin, modeLogout, modeModel:
 		return account(l)
 	case modeHelp:
+		if l.topic != "" {
+			fmt.Print(topicUsage(l.topic))
+			return 0
+		}
 		fmt.Print(usage)
+		return 0
+	case modeVersion:
+		info, _ := debug.ReadBuildInfo()
+		fmt.Println(versionText(info))
 		return 0
 	default:
 		return cli(l)
