@@ -36,6 +36,9 @@ type Description struct {
 	// machine, or that nothing does (docs/configuration.md,
 	// [tools.sandbox]).
 	Sandbox string
+	// Warnings are what works but should be fixed (a global settings file
+	// others may read), each naming the file and the fix.
+	Warnings []string
 }
 
 // Describe loads the effective settings for env.Cwd without side effects (no
@@ -49,7 +52,7 @@ func Describe(env Env) (Description, error) {
 		d.Readiness = protocol.CodeConfigurationInvalid
 		return d, fmt.Errorf("settings: %w", err)
 	}
-	d.Home, d.Cwd = st.home, st.cwd
+	d.Home, d.Cwd, d.Warnings = st.home, st.cwd, st.warnings
 	d.Readiness = finish(context.Background(), &env, &Snapshot{}, st)
 	d.Sandbox = sandbox.Probe().Text(st.settings.Tools.Sandbox.Mode)
 	for _, m := range st.servers {
@@ -175,6 +178,9 @@ func (d Description) Text() string {
 	b.WriteString(MCPText(d.MCP))
 	if d.Sandbox != "" {
 		fmt.Fprintf(&b, "# sandbox: %s\n", d.Sandbox)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, "# warning: %s\n", w)
 	}
 	if d.Readiness == "" {
 		b.WriteString("# readiness: ready\n")

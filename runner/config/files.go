@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func ReadPrivate(path string) ([]byte, error) {
 		return nil, err
 	}
 	if runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return nil, errInsecure
+		return nil, fmt.Errorf("%s: %w; run `chmod 600 %s` to make it private", path, errInsecure, path)
 	}
 	return data, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -120,6 +121,7 @@ type settingsState struct {
 	global, project *layer
 	settings        *Settings
 	servers         []MCPServer
+	warnings        []string // for a person: what works but should be fixed
 }
 
 // Retention returns the sessions directory ($MC_HOME/sessions) and the
@@ -164,11 +166,33 @@ func loadSettingsAt(env *Env, home, cwd string, writeBack bool) (*settingsState,
 	if st.project, err = loadLayer(SourceProject, filepath.Join(cwd, ".magi-code", "settings.toml"), env.Home, env.logf); err != nil {
 		return st, err
 	}
+	if st.global.present {
+		// Read all the same: refusing would stop every start-up over a
+		// mode the user chose; the warning names the fix.
+		if err := checkPrivate(st.global.path, st.global.perm); err != nil {
+			env.logf("config: %v", err)
+			st.warnings = append(st.warnings, err.Error())
+		}
+	}
 	if writeBack && st.global.moved {
 		if err := st.global.writeBack(); err != nil {
 			// The migrated settings are used in memory either way.
 			env.logf("config: could not rewrite migrated global settings: %v", err)
 		}
+	}
+	// Name the first unknown or wrongly typed key and its file (never the
+	// value); the strict decode below would only say that one exists.
+	for _, l := range []*layer{st.global, st.project} {
+		if p := checkKeys(l.raw); p != nil {
+			err := p.error(displayPath(l.path, env.Home))
+			env.logf("config: %v", err)
+			return st, err
+		}
+	}
+	if err := checkProjectGrants(st.global.raw, st.project.raw); err != nil {
+		err = fmt.Errorf("%w (in %s)", err, displayPath(st.project.path, env.Home))
+		env.logf("config: %v", err)
+		return st, err
 	}
 	s, err := merge(st.global.raw, st.project.raw)
 	if err != nil {

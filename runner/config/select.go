@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -16,6 +17,33 @@ import (
 
 // ProviderNames are the values `provider` accepts.
 var ProviderNames = []string{"fixture", "openai", "anthropic"}
+
+// checkPrivate refuses a global settings file that group or others may
+// read, naming the file and the command that fixes it. Settings can hold
+// secrets (the env values of an MCP server). Permission bits carry no such
+// meaning on Windows.
+func checkPrivate(path string, perm fs.FileMode) error {
+	if runtime.GOOS == "windows" || perm&0o077 == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is readable by group or others, and settings can hold secrets (an MCP server's env values); run `chmod 600 %s` to make it private", path, path)
+}
+
+// errModelName is CheckModel's answer: the grammar, never the name.
+var errModelName = errors.New("not a model name: 1-256 bytes, no spaces or control characters, not starting with '-', not an API key (login stores keys)")
+
+// CheckModel checks a model name before it is stored or used: a name that
+// could be reported to a client (SafeName: 1-256 bytes of UTF-8, no white
+// space or control characters, nothing secret-like such as a pasted API
+// key) and that does not start with '-' (an option typed where the name
+// goes, as in `model --help`). The error states the grammar and never
+// repeats the name.
+func CheckModel(name string) error {
+	if _, ok := SafeName(name); !ok || strings.HasPrefix(name, "-") {
+		return errModelName
+	}
+	return nil
+}
 
 // HomeDir returns MC_HOME as Load resolves it: $MC_HOME, else
 // $HOME/.magi-code; it must be absolute.
@@ -37,7 +65,12 @@ func SetSelection(env Env, provider, model string) error {
 		known = known || p == provider
 	}
 	if !known {
-		return fmt.Errorf("unknown provider %q (one of %s)", provider, strings.Join(ProviderNames, ", "))
+		return fmt.Errorf("unknown provider (one of %s)", strings.Join(ProviderNames, ", "))
+	}
+	if model != "" {
+		if err := CheckModel(model); err != nil {
+			return err
+		}
 	}
 	home, err := env.homeDir()
 	if err != nil {
@@ -45,7 +78,7 @@ func SetSelection(env Env, provider, model string) error {
 	}
 	path := filepath.Join(home, "settings.toml")
 	perm := os.FileMode(0o600)
-	old, err := ReadPrivate(path)
+	old, oldPerm, err := readBounded(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		old = []byte("schema_version = 2\n")
@@ -55,9 +88,13 @@ func SetSelection(env Env, provider, model string) error {
 	case err != nil:
 		return err
 	default:
-		if st, err := os.Stat(path); err == nil {
-			perm = st.Mode().Perm()
+		// Settings can hold secrets (an MCP server's env values): this
+		// command keeps them private or leaves the file alone, and says
+		// how to make it private (loading warns the same way).
+		if err := checkPrivate(path, oldPerm); err != nil {
+			return err
 		}
+		perm = oldPerm
 	}
 	set := map[string]string{"provider": provider}
 	if model != "" {
