@@ -190,6 +190,8 @@ func TestBypasses(t *testing.T) {
 		{"npx rimraf ~/canary", ReasonDeleteOutside},
 		{"npx -c 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{`$'\x72\x6d' -rf ~/canary`, ReasonDeleteOutside},
+		{"ssh localhost 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"ssh -p 22 -o BatchMode=yes localhost rm -rf canary", ReasonDeleteOutside},
 		// Work past the bounds.
 		{"echo {1..100}{1..100}{1..100}", ReasonTooDeep},
 		{strings.Repeat("echo {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n};", 200), ReasonTooDeep},
@@ -276,6 +278,7 @@ func TestAllowed(t *testing.T) {
 		"npx rimraf ./dist",
 		"rm -rf l*", // the links themselves
 		"npx prettier --write .",
+		"ssh -p 2222 host uptime",
 		"cd sublink/.. && rm -rf sub", // cd -L: .. is lexical, back in the workspace
 		"for f in *.txt; do wc -l \"$f\"; done",
 		"if [ -d build ]; then rm -rf build; fi",

@@ -103,6 +103,13 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "watch": // watch joins its arguments and runs them with sh -c
 		c.nested(joinText(skipOpts(rest, "n", nil)), nil, true)
+	case "ssh": // ssh HOST COMMAND...: the host may be this machine
+		if ops := skipOpts(rest, "BbcDEeFIiJLlmOopQRSWw", nil); len(ops) > 1 {
+			c.subshell(func() {
+				c.vcwd = c.vars["HOME"] // it runs in the login's home; "" when unknown
+				c.nested(joinText(ops[1:]), nil, false)
+			})
+		}
 	case "su", "runuser", "script":
 		for i, a := range rest {
 			if (a.text == "-c" || a.text == "--command") && i+1 < len(rest) {
