@@ -380,36 +380,24 @@ func (c *httpConn) readStream(ctx context.Context, body io.Reader, id mcp.Reques
 	}
 }
 
-// dispatchEvent routes one event's JSON-RPC message: the response to id is
-// returned; a notification goes to the handler; a server request is
-// answered. Anything else is ignored, as over stdio.
+// dispatchEvent routes one event's JSON-RPC message (route): the response
+// to id is returned; a notification goes to the handler; a server request
+// is answered.
 func (c *httpConn) dispatchEvent(ctx context.Context, data []byte, id mcp.RequestId) *transport.JSONRPCResponse {
-	if len(data) == 0 {
-		return nil
-	}
-	var msg message
-	if json.Unmarshal(data, &msg) != nil {
-		return nil
-	}
-	hasID := len(msg.ID) > 0 && string(msg.ID) != "null"
-	switch {
-	case msg.Method != "" && !hasID:
-		var n mcp.JSONRPCNotification
-		if json.Unmarshal(data, &n) != nil {
-			return nil
-		}
+	var resp *transport.JSONRPCResponse
+	route(data, func(n mcp.JSONRPCNotification) {
 		c.mu.Lock()
 		handler := c.onNotify
 		c.mu.Unlock()
 		if handler != nil {
 			handler(n)
 		}
-	case msg.Method != "":
+	}, func(msg message) {
 		_ = c.postNoAnswer(ctx, serverRequestReply(msg))
-	case hasID:
-		return responseTo(msg, id)
-	}
-	return nil
+	}, func(msg message) {
+		resp = responseTo(msg, id)
+	})
+	return resp
 }
 
 // boundedRoundTripper cancels each request when abort ends and cuts each

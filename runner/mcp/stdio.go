@@ -264,46 +264,62 @@ type message struct {
 	Error  *mcp.JSONRPCErrorDetails `json:"error"`
 }
 
-// dispatch routes one line: a response to its waiting request, a
-// notification to the handler, a request from the server to a fixed answer.
-// Lines that are not JSON-RPC are ignored, as mcp-go does.
-func (t *stdioTransport) dispatch(line []byte) {
-	if len(line) == 0 {
+// route decodes one JSON-RPC message from a server and hands it on: a
+// notification to notify, a request from the server to request, a response
+// to response. Anything else (not JSON-RPC, empty) is ignored, as mcp-go
+// does. Both transports read their servers' messages through it.
+func route(data []byte, notify func(mcp.JSONRPCNotification), request, response func(message)) {
+	if len(data) == 0 {
 		return
 	}
 	var msg message
-	if err := json.Unmarshal(line, &msg); err != nil {
+	if err := json.Unmarshal(data, &msg); err != nil {
 		return
 	}
 	hasID := len(msg.ID) > 0 && string(msg.ID) != "null"
 	switch {
 	case msg.Method != "" && !hasID:
 		var n mcp.JSONRPCNotification
-		if json.Unmarshal(line, &n) != nil {
-			return
-		}
-		t.notifyMu.RLock()
-		handler := t.onNotify
-		t.notifyMu.RUnlock()
-		if handler != nil {
-			handler(n)
+		if json.Unmarshal(data, &n) == nil {
+			notify(n)
 		}
 	case msg.Method != "":
-		t.answerServerRequest(msg)
+		request(msg)
 	case hasID:
-		var id mcp.RequestId
-		if json.Unmarshal(msg.ID, &id) != nil {
-			return
-		}
-		key := id.String()
-		t.mu.Lock()
-		waiting, ok := t.pending[key]
-		delete(t.pending, key)
-		t.mu.Unlock()
-		if ok {
-			// Never blocks: capacity 1 and one delivery per key.
-			waiting <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: msg.Result, Error: msg.Error}
-		}
+		response(msg)
+	}
+}
+
+// dispatch routes one line: a response to its waiting request, a
+// notification to the handler, a request from the server to a fixed answer.
+func (t *stdioTransport) dispatch(line []byte) {
+	route(line, t.notify, t.answerServerRequest, t.deliver)
+}
+
+// notify hands a notification to the handler, if one is set.
+func (t *stdioTransport) notify(n mcp.JSONRPCNotification) {
+	t.notifyMu.RLock()
+	handler := t.onNotify
+	t.notifyMu.RUnlock()
+	if handler != nil {
+		handler(n)
+	}
+}
+
+// deliver hands a response to the request waiting for it, if any.
+func (t *stdioTransport) deliver(msg message) {
+	var id mcp.RequestId
+	if json.Unmarshal(msg.ID, &id) != nil {
+		return
+	}
+	key := id.String()
+	t.mu.Lock()
+	waiting, ok := t.pending[key]
+	delete(t.pending, key)
+	t.mu.Unlock()
+	if ok {
+		// Never blocks: capacity 1 and one delivery per key.
+		waiting <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: msg.Result, Error: msg.Error}
 	}
 }
 
