@@ -9,11 +9,9 @@ import (
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
-	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Main() // the test binary is the sandbox launcher of its commands
 	goleak.VerifyTestMain(m)
 }
 

@@ -15,13 +15,13 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/magi-code/magi-code/runner/sandbox"
+	// The OS sandbox's launcher: this same executable, started by the
+	// runner to confine a command, is handled by that package's init
+	// before main runs (runner/sandbox, launch.go).
+	_ "github.com/magi-code/magi-code/runner/sandbox"
 )
 
 func main() {
-	// The OS sandbox's launcher: this same executable, started by the
-	// runner to confine a command (runner/sandbox); it never returns.
-	sandbox.Main()
 	// A write to a closed pipe on fd 1 or 2 would kill us with
 	// SIGPIPE; ignore it first thing and treat EPIPE as broken output.
 	signal.Ignore(syscall.SIGPIPE)

@@ -7,9 +7,16 @@ import (
 	"os"
 )
 
+// The launcher runs from this package's init, before main or TestMain:
+// every binary that links this package, and so can start a sandboxed
+// command with itself as the launcher, handles LauncherArg, test binaries
+// of any package included. A binary that did not would run itself (the
+// CLI, or its whole test suite) as each sandboxed command, and every copy
+// would start more.
+func init() { Main() }
+
 // Main runs the launcher when os.Args[1] is LauncherArg and never returns
-// then; otherwise it returns at once. Call it first thing in main and in
-// TestMain of test binaries that run sandboxed commands.
+// then; otherwise it returns at once. This package's init calls it.
 func Main() {
 	if len(os.Args) < 2 || os.Args[1] != LauncherArg {
 		return

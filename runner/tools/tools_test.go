@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/internal/proctest"
-	"github.com/magi-code/magi-code/runner/sandbox"
 
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Main() // the test binary is the sandbox launcher of its shell commands
 	goleak.VerifyTestMain(m)
 }
 
