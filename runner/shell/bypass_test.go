@@ -103,6 +103,8 @@ func TestBypasses(t *testing.T) {
 		{"find . -exec sh -c 'rm -rf ~/canary' \\;", ReasonDeleteOutside},
 		{"find -L . -name '*.o' -delete", ReasonDeleteOutside},
 		{"find ./link/ -delete", ReasonDeleteOutside},
+		{"find . -exec sudo rm {} +", ReasonDeleteWorkspace},
+		{"find . -type f -exec /bin/rm -f {} +", ReasonDeleteWorkspace},
 		// Functions and aliases.
 		{`f() { rm -rf "$1"; }; f ~/canary`, ReasonDeleteOutside},
 		{"f() { rm -rf ~/canary; }", ReasonDeleteOutside},

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"strings"
 )
 
@@ -186,11 +187,13 @@ func (c *checker) find(args []field) {
 			if len(cmd) == 0 {
 				continue
 			}
-			if w == workspace || w == gitDir {
-				switch cmd[0].text {
-				case "rm", "shred", "unlink":
-					c.flag(deleteReason(w))
-					return
+			if w == workspace || w == gitDir { // each entry in turn: everything
+				for _, a := range cmd { // the deleting command, or a wrapper of it
+					switch filepath.Base(a.text) {
+					case "rm", "shred", "unlink", "rimraf":
+						c.flag(deleteReason(w))
+						return
+					}
 				}
 			}
 			sub := make([]field, len(cmd))
