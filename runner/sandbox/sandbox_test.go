@@ -177,3 +177,35 @@ func TestNetwork(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLaunch measures one confined /bin/true through the launcher
+// (this test binary), the cost a sandboxed shell command adds; compare
+// BenchmarkUnconfined.
+func BenchmarkLaunch(b *testing.B) {
+	if st := Probe(); !st.Available {
+		b.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	self, err := Self()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := Policy{Writable: Defaults(b.TempDir(), []string{"HOME=" + os.Getenv("HOME")}, nil), Network: true}
+	for b.Loop() {
+		cmd := exec.Command("/bin/true")
+		if err := p.Wrap(cmd, self); err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnconfined is /bin/true started directly.
+func BenchmarkUnconfined(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
