@@ -185,3 +185,85 @@ func TestErrorAttributesRedacted(t *testing.T) {
 type stringer string
 
 func (s stringer) String() string { return string(s) }
+
+// TestValueBound: a string value of MaxValueBytes is kept whole; a longer
+// one is cut at a rune boundary, with a marker.
+func TestValueBound(t *testing.T) {
+	exact := strings.Repeat("a", MaxValueBytes)
+	if got := bound(exact); got != exact {
+		t.Fatalf("a value of exactly MaxValueBytes was cut to %d bytes", len(got))
+	}
+	long := strings.Repeat("a", MaxValueBytes-1) + "é" // the rune straddles the bound
+	got := bound(long)
+	if got != strings.Repeat("a", MaxValueBytes-1)+"…[cut]" {
+		t.Fatalf("bound of %d bytes = %d bytes ending %q; want MaxValueBytes-1 bytes and the marker", len(long), len(got), got[len(got)-12:])
+	}
+}
+
+// TestDiskRefusesNothing: lines that were written, and the report of
+// dropped lines, count as lost to neither the disk nor the queue.
+func TestDiskRefusesNothing(t *testing.T) {
+	l := New(t.TempDir(), "i1", 0)
+	for range QueueLines + 3 {
+		l.Info("line")
+	}
+	l.Open()
+	l.Close(context.Background())
+	if n := l.lost.Load(); n != 0 {
+		t.Fatalf("%d lines counted as refused by the disk; want 0", n)
+	}
+	lines := readLines(t, l.Path())
+	if len(lines) != QueueLines+1 || lines[0]["count"] != float64(3) {
+		t.Fatalf("%d lines, first %v; want the report of 3 dropped, then %d lines", len(lines), lines[0], QueueLines)
+	}
+}
+
+// TestRotation: a line that would take the file past MaxFileBytes moves it
+// to NAME.1 first; one that fills it exactly does not; a file's size
+// counts what an earlier child wrote to it; an empty file is never rotated,
+// however long the line.
+func TestRotation(t *testing.T) {
+	line := []byte(`{"msg":"x"}` + "\n")
+	cases := []struct {
+		name    string
+		before  int64 // bytes in the file before Open (-1: no file)
+		line    []byte
+		rotated bool
+	}{
+		{"fills exactly", MaxFileBytes - int64(len(line)), line, false},
+		{"one byte over", MaxFileBytes - int64(len(line)) + 1, line, true},
+		{"an earlier child's file", MaxFileBytes - 1, line, true},
+		{"empty file, long line", 0, []byte(strings.Repeat("x", MaxFileBytes+1)), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName("i1"))
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, c.before); err != nil {
+				t.Fatal(err)
+			}
+			f := openFile(path)
+			if f == nil {
+				t.Fatal("openFile failed")
+			}
+			defer func() { f.file.Close() }()
+			if err := f.write(c.line); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(path + ".1")
+			if rotated := err == nil; rotated != c.rotated {
+				t.Fatalf("rotated = %v; want %v", rotated, c.rotated)
+			}
+			st, _ := os.Stat(path)
+			want := c.before + int64(len(c.line))
+			if c.rotated {
+				want = int64(len(c.line))
+			}
+			if st.Size() != want || f.size != want {
+				t.Fatalf("file %d bytes, counted %d; want %d", st.Size(), f.size, want)
+			}
+		})
+	}
+}

@@ -70,3 +70,19 @@ func TestValidateTrailing(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateUnnamedBranch: a frame that names no branch of the root is
+// validated against the root, whose error says the frame matches none of
+// its branches (not that the schema could not be compiled).
+func TestValidateUnnamedBranch(t *testing.T) {
+	for _, frame := range []string{
+		`{"protocol":"magi-code.local-agent","version":1,"type":"bogus"}`,
+		`{"protocol":"magi-code.local-agent","version":1,"type":"response","id":"r1","result":{"nothing":true}}`,
+		`[1]`,
+	} {
+		err := Validate([]byte(frame))
+		if err == nil || !strings.Contains(err.Error(), "validating") || strings.Contains(err.Error(), "compiling") {
+			t.Errorf("Validate(%s) = %v; want the root's verdict on the frame", frame, err)
+		}
+	}
+}
