@@ -252,18 +252,17 @@ func (m *Model) command(f []string) tea.Cmd {
 		if m.restarting {
 			return m.print(styleError().Render("wait: the backend is restarting"))
 		}
-		if m.opts.SetModel == nil || len(f) < 2 || len(f) > 3 {
-			return m.print(styleDim().Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", m.provider, m.model, m.readiness)))
+		if m.opts.SetModel == nil || len(f) > 3 {
+			return m.print(styleDim().Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", orDash(m.provider), orDash(m.model), m.readiness)))
+		}
+		if len(f) == 1 {
+			return m.modelPicker()
 		}
 		provider, model := m.provider, f[1]
 		if len(f) == 3 {
 			provider, model = f[1], f[2]
 		}
-		if err := m.opts.SetModel(provider, model); err != nil {
-			return m.print(styleError().Render("model: " + err.Error()))
-		}
-		m.wantModel = model
-		return m.changed("stored provider " + provider + ", model " + model + " in the global settings")
+		return m.setModel(provider, model)
 	case "/new":
 		if m.running || m.restarting || m.readiness != "ready" {
 			return m.print(styleError().Render("new: not now (" + m.readiness + ")"))

@@ -60,6 +60,11 @@ type Options struct {
 	// is running, initializes the new backend and reopens this session.
 	// Nil: a new key or model is used from the next start.
 	Restart func() (Backend, error)
+	// Configured is the provider the settings name ("" for none), to
+	// tell a missing choice from a missing key; nil: unknown.
+	Configured func() string
+	// Models lists the models the /model picker offers; nil: KnownModels.
+	Models func() []ModelChoice
 	// Now is the clock of the approval countdown; nil is time.Now.
 	Now func() time.Time
 }
@@ -312,7 +317,12 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				dropped = m.print(styleError().Render("the prompt typed while starting was not sent"))
 			}
 			if m.opts.Prompt == "" && m.opts.Restart != nil {
-				return tea.Sequence(dropped, m.print(styleError().Render("not ready: "+human.Readiness(code))))
+				advice := "not ready: " + human.Readiness(code)
+				if code == "provider_unavailable" && m.opts.Configured != nil && m.opts.Configured() == "" {
+					// A key alone does not choose a provider.
+					advice = "not ready: no provider and model chosen yet; /model lists them (an API key stored with /login is kept)"
+				}
+				return tea.Sequence(dropped, m.print(styleError().Render(advice)))
 			}
 			if dropped != nil {
 				return tea.Sequence(dropped, m.failed(fmt.Sprintf("%s failed: %s", c.method, code)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,18 @@ func interactive(l launch) int {
 		Login:    func(provider, key string) error { return storeKey(env, provider, key) },
 		SetModel: func(provider, model string) error { return setModel(env, provider, model) },
 		Sessions: func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
+		Configured: func() string {
+			d, err := config.Describe(config.Env(env))
+			if err != nil {
+				return "?" // unreadable settings: not a missing choice
+			}
+			for _, v := range d.Values {
+				if v.Key == "provider" {
+					return strings.Trim(v.Value, `"`)
+				}
+			}
+			return ""
+		},
 	}
 	if l.continueIt || l.resumeAsk {
 		list, err := cwdSessions(env)
