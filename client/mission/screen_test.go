@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/magi-code/magi-code/client"
 )
 
 // sized returns a started model on a cols x rows screen.
@@ -283,5 +285,48 @@ func TestQuitWaitsForThePrints(t *testing.T) {
 	update(m, printedMsg{})
 	if !m.quitSent {
 		t.Fatal("did not quit once everything was printed")
+	}
+}
+
+// /model alone opens a picker of the catalog's models per provider; Enter
+// stores the chosen one.
+func TestModelPicker(t *testing.T) {
+	var stored [2]string
+	m, _, _ := started(t, Options{SetModel: func(p, mo string) error { stored = [2]string{p, mo}; return nil }})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	typeLine(m, "/model")
+	if m.picker == nil {
+		t.Fatal("/model alone opened no picker")
+	}
+	v := view(m)
+	if !strings.Contains(v, "anthropic") || !strings.Contains(v, "context") {
+		t.Fatalf("the picker lacks the catalog's models:\n%s", v)
+	}
+	var sawOpenAI bool
+	for _, it := range m.picker.items {
+		sawOpenAI = sawOpenAI || it.value[0] == "openai"
+	}
+	if !sawOpenAI {
+		t.Fatal("no openai models in the picker")
+	}
+	update(m, tea.KeyPressMsg{Code: tea.KeyDown})
+	want := m.picker.items[m.picker.sel].value
+	update(m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	if stored != [2]string{want[0], want[1]} || m.picker != nil {
+		t.Fatalf("picked %v, stored %v", want, stored)
+	}
+}
+
+// Not ready for want of a provider choice (a key alone was stored) says
+// to pick a model, not to log in again.
+func TestNotReadyWithoutAProviderSaysPickAModel(t *testing.T) {
+	for _, configured := range []string{"", "openai"} {
+		fb := &fakeBackend{events: make(chan client.Event)}
+		m := New(Options{Backend: fb, Restart: func() (Backend, error) { return fb, nil }, Configured: func() string { return configured }})
+		msgs(update(m, failure(0, "initialize", "provider_unavailable")))
+		p := printed(m)
+		if picks := strings.Contains(p, "/model lists them"); picks != (configured == "") {
+			t.Fatalf("configured provider %q: %s", configured, p)
+		}
 	}
 }
