@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -404,5 +405,53 @@ func TestResizeMidReply(t *testing.T) {
 				t.Fatalf("%d status bars on the screen and in the scrollback; want the live one:\n%s", status, v.dump())
 			}
 		})
+	}
+}
+
+// A bracketed paste of several lines keeps them: the prompt stored is the
+// lines joined by line feeds, and Enter inside the paste does not send.
+func TestPasteKeepsLines(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.em.Paste("line one\rline two\rline three") // terminals send CR for a line break
+	v.waitScreen("line three")
+	screen := strings.Join(v.screen(), "\n")
+	if !strings.Contains(screen, "line one") || !strings.Contains(screen, "line two") {
+		t.Fatalf("the pasted lines are not all in the input:\n%s", v.dump())
+	}
+	v.typeText("\r")
+	v.waitIdle("turn completed")
+	files, _ := filepath.Glob(filepath.Join(ws.Home, "sessions", "*.jsonl"))
+	var stored bool
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		stored = stored || strings.Contains(string(data), `line one\nline two\nline three`)
+	}
+	if !stored {
+		t.Fatalf("no session stores the prompt with its line feeds (%v):\n%s", files, v.dump())
+	}
+}
+
+// Ctrl-C with a draft clears it and the app stays; Up brings back the
+// last prompt; Ctrl-C on an empty input leaves with 0.
+func TestCtrlCClearsTheDraft(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("first question\r")
+	v.waitIdle("turn completed")
+	v.typeText("half a thought")
+	v.waitScreen("half a thought")
+	v.typeText("\x03")
+	v.waitIdle("ask anything")
+	if strings.Contains(strings.Join(v.screen(), "\n"), "half a thought") {
+		t.Fatalf("Ctrl-C left the draft:\n%s", v.dump())
+	}
+	v.typeText("\x1b[A") // Up
+	v.waitScreen("› first question")
+	v.typeText("\x03\x03")
+	if code := v.exitCode(); code != 0 {
+		t.Fatalf("exit %d after Ctrl-C on an empty input:\n%s", code, v.dump())
 	}
 }
