@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -77,27 +78,26 @@ func indent(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// The outcomes of an approval as this app saw them.
-type approvalResult int
+// How an approval ended is said once, by the backend: the activity line
+// of the call that asked ("✗ shell denied by user", "✗ shell approval
+// expired, not run", "✗ shell cancelled", "✗ shell refused: REASON"; see
+// docs/mission-control.md, Approvals). This app adds a line only for an
+// allowed call, saying what was allowed; the rest is styled here, in one
+// place, so that a person's denial, an expiry, a cancellation and a
+// protection's refusal never look alike.
 
-const (
-	outcomeAllowed approvalResult = iota
-	outcomeDenied
-	outcomeExpired
-	outcomeCancelled
-)
+// allowedLine records an allowed request.
+func allowedLine(summary string) string { return styleDim().Render("allowed: " + summary) }
 
-// approvalOutcome is the line that records how an approval ended. One
-// place for the wording: a person's denial, an expiry and a cancellation
-// read differently.
-func approvalOutcome(r approvalResult, summary string) string {
-	switch r {
-	case outcomeAllowed:
-		return styleDim().Render("allowed: " + summary)
-	case outcomeDenied:
-		return styleWarn().Render("denied by you: " + summary)
-	case outcomeExpired:
-		return styleWarn().Render("not answered in time, so denied: " + summary)
+// failedStyle is the style of a failed activity's summary by who decided.
+func failedStyle(summary string) lipgloss.Style {
+	switch {
+	case strings.Contains(summary, "refused: "):
+		return styleError().Bold(true) // a protection
+	case strings.Contains(summary, "approval expired"), strings.Contains(summary, "denied by user"):
+		return styleWarn() // nobody in time, or the person
+	case strings.HasSuffix(summary, ": cancelled"), summary == "cancelled":
+		return styleDim()
 	}
-	return styleDim().Render("cancelled with the turn: " + summary)
+	return styleError()
 }

@@ -51,10 +51,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case m.running && !m.cancelling:
 			// First Ctrl-C or Esc: cancel the turn; run.finished follows cleanup.
 			m.cancelling = true
-			if m.approval != nil {
-				m.note(approvalOutcome(outcomeCancelled, m.approval.summary))
-				m.approval = nil
-			}
+			m.approval = nil // the call's activity line says it was cancelled
 			if m.runID == "" {
 				m.cancelQueued = true // turn.start's answer sends it (answered)
 				return nil

@@ -330,3 +330,37 @@ func TestNotReadyWithoutAProviderSaysPickAModel(t *testing.T) {
 		}
 	}
 }
+
+// A person's denial, an expiry, a cancellation and a protection's refusal
+// read differently; only the person's denial says "denied by".
+func TestApprovalOutcomesReadDifferently(t *testing.T) {
+	cases := []struct{ summary, want string }{
+		{"shell: denied by user", "✗ shell denied by user"},
+		{"shell: approval expired, not run", "✗ shell approval expired, not run"},
+		{"shell: cancelled", "✗ shell cancelled"},
+		{"shell: refused: recursive delete outside the workspace", "✗ shell refused: recursive delete outside the workspace"},
+	}
+	for i, c := range cases {
+		m, _, clk := sized(t, 80, 24, Options{})
+		send(m, "activity", map[string]any{"activity_id": "a1", "kind": "tool", "state": "started", "name": "shell", "summary": "shell: started"})
+		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: rm -rf ~/x", "expires_in_ms": 60000})
+		switch i {
+		case 0:
+			key(m, "n")
+		case 1:
+			clk.t = clk.t.Add(time.Minute)
+			m.Update(tickMsg(clk.t))
+		case 2:
+			key(m, "ctrl+c")
+		}
+		send(m, "activity", map[string]any{"activity_id": "a1", "kind": "tool", "state": "failed", "name": "shell", "summary": c.summary})
+		send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+		p := printed(m)
+		if !strings.Contains(p, c.want) {
+			t.Errorf("%q: printed\n%s", c.summary, p)
+		}
+		if i > 0 && strings.Contains(p, "denied") {
+			t.Errorf("%q reads as a denial:\n%s", c.summary, p)
+		}
+	}
+}

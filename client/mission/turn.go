@@ -194,14 +194,13 @@ func elapsed(d time.Duration) string {
 	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
 
-// countdown expires the pending approval at its deadline. docs/protocol.md, approval.answer: approvals
-// expire after 60,000 ms and default to deny; the backend decides, this
-// only shows it.
+// countdown takes the pending approval down at its deadline.
+// docs/protocol.md, approval.answer: approvals expire after 60,000 ms and
+// default to deny; the backend decides and its activity line says so.
 func (m *Model) countdown() {
 	if m.approval == nil || m.now().Before(m.approval.deadline) {
 		return
 	}
-	m.note(approvalOutcome(outcomeExpired, m.approval.summary))
 	m.approval = nil
 }
 
@@ -209,10 +208,8 @@ func (m *Model) countdown() {
 func (m *Model) answer(allow bool) tea.Cmd {
 	a := m.approval
 	m.approval = nil
-	outcome := outcomeDenied
 	if allow {
-		outcome = outcomeAllowed
+		m.note(allowedLine(a.summary))
 	}
-	m.note(approvalOutcome(outcome, a.summary))
 	return tea.Batch(m.settle(), m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow}))
 }

@@ -126,6 +126,9 @@ func renderActivity(a *activity) string {
 	// The runner's summaries begin with the tool's name ("shell: started"):
 	// said once.
 	summary := strings.TrimPrefix(a.summary, name+": ")
+	if a.state == "failed" {
+		summary = failedStyle(summary).Render(summary)
+	}
 	return style.Render(mark+" "+name) + " " + summary
 }
 

@@ -455,3 +455,27 @@ func TestCtrlCClearsTheDraft(t *testing.T) {
 		t.Fatalf("exit %d after Ctrl-C on an empty input:\n%s", code, v.dump())
 	}
 }
+
+// Under approval = "auto" a protected command still asks, says which
+// protection, and the person's denial reads as theirs, with the
+// protection's reason, once, before the final answer.
+func TestProtectedRequestAndDenial(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Responses: [][]clienttest.Step{
+		clienttest.Response(clienttest.Shell("rm -rf ~/important-project-directory")),
+		clienttest.Response(clienttest.Text("final-answer")),
+	}})
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("clean up\r")
+	v.waitIdle("approve?")
+	if s := strings.Join(v.screen(), "\n"); !strings.Contains(s, "recursive delete outside the workspace") {
+		t.Fatalf("the request does not name the protection:\n%s", v.dump())
+	}
+	v.typeText("n")
+	v.waitIdle("turn completed")
+	all := strings.Join(v.all(), "\n")
+	denial := strings.Index(all, "✗ shell denied by user (protected: recursive delete outside the workspace)")
+	if denial < 0 || strings.Count(all, "denied by user") != 1 || strings.Index(all, "final-answer") < denial {
+		t.Fatalf("the denial is not shown once, as the person's, before the answer:\n%s", v.dump())
+	}
+}
