@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os/exec"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -54,3 +55,14 @@ func restrict(p Policy) error {
 }
 
 func execve(path string, argv, env []string) error { return syscall.Exec(path, argv, env) }
+
+// newSession makes cmd start as the leader of a new session (and so of a
+// new process group), with no controlling terminal. Setpgid is cleared: a
+// session leader cannot change its group, so both would fail the start.
+func newSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid = false
+}

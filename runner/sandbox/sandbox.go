@@ -112,7 +112,12 @@ func Defaults(cwd string, env []string, extra []string) []string {
 }
 
 // Wrap rewrites cmd, not yet started, to run through the launcher of the
-// executable self under p. cmd.Path must be absolute.
+// executable self under p. cmd.Path must be absolute. The command starts in
+// a session of its own, without a controlling terminal: through the
+// terminal it shares with the person (/dev/tty), a confined command could
+// push input (TIOCSTI) that an unconfined shell or app then reads as typed.
+// A session leader leads its own process group too (pgid = pid), so group
+// kills (runner/subproc) still reach everything it starts.
 func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	if !filepath.IsAbs(cmd.Path) || !filepath.IsAbs(self) {
 		return errors.New("sandbox: command and launcher must be absolute paths")
@@ -123,6 +128,7 @@ func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	}
 	args := append([]string{self, LauncherArg, string(spec), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = self, args
+	newSession(cmd)
 	return nil
 }
 
