@@ -283,3 +283,32 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("markers left in:\n%s", got)
 	}
 }
+
+func TestMarkdownMore(t *testing.T) {
+	text := "some *italic* and _also_ but snake_case_name stays\n> a quoted line\n[the docs](https://example.com/x)\n| name | size |\n|------|-----:|\n| a.go | 12 |\n| b.go | 3400 |\n```go\nfunc main() { return \"s\" } // note\n```"
+	raw := renderMarkdown(text, 60)
+	got := ansi.Strip(raw)
+	for _, want := range []string{"some italic and also but snake_case_name stays", "│ a quoted line", "the docs (https://example.com/x)", "name │ size", "a.go │ 12", "b.go │ 3400", "func main() { return \"s\" } // note"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "|---") || strings.Contains(got, "](") {
+		t.Errorf("markers left in:\n%s", got)
+	}
+	for _, styled := range []string{"\x1b[3m", "\x1b[4m"} { // italic, underline
+		if !strings.Contains(raw, styled) {
+			t.Errorf("no %q in the rendering", styled)
+		}
+	}
+	if !strings.Contains(highlight("func main() {}", "go"), "func\x1b") && !strings.Contains(highlight("func main() {}", "go"), "m\x1b") {
+		t.Errorf("the keyword is not highlighted: %q", highlight("func main() {}", "go"))
+	}
+	if highlight("func x", "go") == highlight("func x", "nolang") {
+		t.Error("go and an unknown language look the same")
+	}
+	narrow := ansi.Strip(renderMarkdown("| a long header | another long header |\n|---|---|\n| value one | value two |", 20))
+	if !strings.Contains(narrow, "a long header: value one") {
+		t.Errorf("a table too wide is not laid out as lines:\n%s", narrow)
+	}
+}
