@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/magi-code/magi-code/internal/filelock"
 	"github.com/magi-code/magi-code/protocol"
 	"golang.org/x/sys/unix"
 )
@@ -16,76 +17,45 @@ import (
 // open), close-on-exec, and checked with fstat to be a regular file.
 const safeFlags = unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
-// lease is the writer and active lease of one session: exclusive flocks on
-// two lock files under <sessionsDir>/.leases. A flock belongs to the open
-// file description, so a second attachment conflicts whether it lives in
-// another process or in this one. Lock files are removed only by Prune,
-// while it holds them; a locker that opened a file before its removal finds,
-// after its flock, that the path no longer names what it locked, and
-// reports the session busy instead of holding a lease nobody else sees.
-type lease struct {
-	files [2]*os.File // active, writer
-}
-
-// leaseDir is where lock files live, beside the session files, so that a
-// lazy session (no file yet) can hold its leases too.
-const leaseDir = ".leases"
-
-func acquireLease(sessionsDir, id string) (*lease, protocol.Code) {
-	dir := filepath.Join(sessionsDir, leaseDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// lockLeaseFile opens (creating it) and locks one lease file. Prune may
+// remove a lock file while a locker opens it: a locker that opened the file
+// before its removal finds, after its lock, that the path no longer names
+// what it locked, and reports the session busy instead of holding a lease
+// nobody else sees.
+func lockLeaseFile(path string) (*os.File, protocol.Code) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|safeFlags, 0o600)
+	if err != nil {
 		return nil, protocol.CodeSessionInvalid
 	}
-	l := &lease{}
-	for i, name := range [2]string{id + ".active", id + ".writer"} {
-		fd, err := unix.Open(filepath.Join(dir, name), unix.O_RDWR|unix.O_CREAT|safeFlags, 0o600)
-		if err != nil {
-			l.release()
-			return nil, protocol.CodeSessionInvalid
-		}
-		f := os.NewFile(uintptr(fd), name)
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			f.Close()
-			l.release()
-			return nil, protocol.CodeSessionInvalid
-		}
-		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			f.Close()
-			l.release()
-			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, protocol.CodeSessionBusy
-			}
-			return nil, protocol.CodeSessionInvalid
-		}
-		var now unix.Stat_t
-		if unix.Lstat(filepath.Join(dir, name), &now) != nil || now.Ino != st.Ino || now.Dev != st.Dev {
-			// Prune removed the file while we opened it: what we locked is
-			// no longer the lease.
-			f.Close()
-			l.release()
-			return nil, protocol.CodeSessionBusy
-		}
-		l.files[i] = f
+	f := os.NewFile(uintptr(fd), filepath.Base(path))
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		f.Close()
+		return nil, protocol.CodeSessionInvalid
 	}
-	return l, ""
+	switch ok, err := filelock.TryLock(f); {
+	case err != nil:
+		f.Close()
+		return nil, protocol.CodeSessionInvalid
+	case !ok:
+		f.Close()
+		return nil, protocol.CodeSessionBusy
+	}
+	var now unix.Stat_t
+	if unix.Lstat(path, &now) != nil || now.Ino != st.Ino || now.Dev != st.Dev {
+		// Prune removed the file while we opened it: what we locked is
+		// no longer the lease.
+		f.Close()
+		return nil, protocol.CodeSessionBusy
+	}
+	return f, ""
 }
 
 // removeFiles unlinks the lease's lock files; call it only while holding
 // the lease (Prune, after deleting the session file).
 func (l *lease) removeFiles(sessionsDir, id string) {
-	for _, name := range [2]string{id + ".active", id + ".writer"} {
+	for _, name := range leaseNames(id) {
 		_ = os.Remove(filepath.Join(sessionsDir, leaseDir, name))
-	}
-}
-
-// release closes the lock files, which drops both flocks. Idempotent.
-func (l *lease) release() {
-	for i, f := range l.files {
-		if f != nil {
-			f.Close()
-			l.files[i] = nil
-		}
 	}
 }
 

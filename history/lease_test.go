@@ -1,0 +1,24 @@
+package history
+
+import "testing"
+
+// The store refuses on Windows the session IDs that Windows opens as a
+// device; the check is pure, so it is held here on every OS.
+func TestWindowsDeviceName(t *testing.T) {
+	for _, c := range []struct {
+		base string
+		want bool
+	}{
+		{"CON.jsonl", true}, {"con.active", true}, {"Con.writer", true}, {"CON", true},
+		{"PRN.jsonl", true}, {"AUX.jsonl", true}, {"NUL.jsonl", true}, {"nul", true},
+		{"COM1.jsonl", true}, {"com9.jsonl", true}, {"COM0.jsonl", true}, {"LPT1.active", true}, {"lpt9", true},
+		{"CONIN$", true}, {"CONOUT$.x", true}, {"CLOCK$", true}, {"CON .jsonl", true},
+		{"CONSOLE.jsonl", false}, {"ACON.jsonl", false}, {"COM10.jsonl", false}, {"COM.jsonl", false},
+		{"COMA.jsonl", false}, {"LPT.jsonl", false}, {"NULL.jsonl", false}, {"AUX_1.jsonl", false},
+		{"b9a3c2e4-6f1d-4e8a-9b7c-1d2e3f4a5b6c.jsonl", false}, {"", false}, {".jsonl", false},
+	} {
+		if got := windowsDeviceName(c.base); got != c.want {
+			t.Errorf("windowsDeviceName(%q) = %v; want %v", c.base, got, c.want)
+		}
+	}
+}
