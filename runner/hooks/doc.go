@@ -30,7 +30,8 @@
 //
 // # Running a hook
 //
-// Each matching hook runs, in settings order, as /bin/sh -c COMMAND:
+// Each matching hook runs, in settings order, as /bin/sh -c COMMAND (on
+// Windows cmd.exe; see runner/subproc):
 //
 //   - in the session cwd, in its own process group (on timeout, on ctx end
 //     and after the shell exits the whole group gets SIGKILL, so background

@@ -218,7 +218,7 @@ const (
 	CauseSignal                     // killed by a signal we did not send
 	CauseTimeout                    // ran past its timeout; its group was killed
 	CauseCancelled                  // ctx ended; its group was killed
-	CauseStart                      // could not start (pipes, cwd, /bin/sh)
+	CauseStart                      // could not start (pipes, cwd, the shell)
 	CauseMatcher                    // its matcher does not compile
 )
 

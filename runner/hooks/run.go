@@ -96,7 +96,7 @@ func (h *hook) failure(ctx context.Context, c Cause) *Error {
 
 // command is the shell of h, bound to runCtx and to the child's ends of p.
 func (r *Runner) command(runCtx context.Context, h *hook, p *pipes) *exec.Cmd {
-	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", h.command)
+	cmd := subproc.Shell(runCtx, h.command)
 	cmd.Dir = r.cwd
 	cmd.Env = r.env
 	// *os.File ends: the child uses the pipes directly, and Wait returns

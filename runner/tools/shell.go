@@ -32,7 +32,7 @@ type shellArgs struct {
 
 func (*shell) Name() string { return "shell" }
 func (*shell) Description() string {
-	return "Run a command with /bin/sh -c in the session working directory. Stdin is empty; stdout and stderr are combined and truncated when long. Commands time out."
+	return "Run a command with " + subproc.ShellName + " in the session working directory. Stdin is empty; stdout and stderr are combined and truncated when long. Commands time out."
 }
 func (*shell) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"shell command line"}},"required":["command"]}`)
@@ -61,7 +61,7 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		return errResult(t.Name(), "cannot start")
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", a.Command)
+	cmd := subproc.Shell(runCtx, a.Command)
 	cmd.Dir = t.o.Cwd
 	cmd.Env = t.o.Env
 	cmd.Stdin = nil // /dev/null
@@ -81,6 +81,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
+		if errors.Is(err, subproc.ErrMultiLine) {
+			return errResult(t.Name(), subproc.ErrMultiLine.Error())
+		}
 		return errResult(t.Name(), "cannot start")
 	}
 	pw.Close()

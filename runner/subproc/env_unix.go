@@ -1,0 +1,5 @@
+//go:build !windows
+
+package subproc
+
+var inherited = [...]string{"PATH", "HOME", "LANG", "TERM"}
