@@ -14,10 +14,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
 )
@@ -703,16 +703,16 @@ func firstWriteHelper(mode string) {
 	}
 	in := Record{Type: TypeInput, RunID: "r1", MessageID: "u1", Text: strings.Repeat("q", 4096)}
 	if mode == "efbig" {
-		var lim syscall.Rlimit
-		syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim)
-		small := lim
-		small.Cur = 100
-		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small)
+		restore, err := ostest.LimitFileSize(100)
+		if err != nil {
+			fmt.Println("file size limit:", err)
+			os.Exit(1)
+		}
 		if _, err := a.AppendInput(in); err == nil {
 			fmt.Println("first append unexpectedly succeeded")
 			os.Exit(1)
 		}
-		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim)
+		restore()
 	}
 	if _, err := a.AppendInput(in); err != nil {
 		fmt.Println("append:", err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/protocol"
 )
 
@@ -261,9 +262,7 @@ func TestOpenCodes(t *testing.T) {
 			e.write(t, id, encode(h))
 		}, "", []string{protocol.NoticeCwdUnverified}},
 		{"fifo", func(id string) {
-			if err := syscall.Mkfifo(filepath.Join(e.dir, id+".jsonl"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			ostest.Fifo(t, filepath.Join(e.dir, id+".jsonl"))
 		}, protocol.CodeSessionInvalid, nil},
 		{"symlink", func(id string) {
 			target := e.write(t, id+"-target", encode(hdr(id)))

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/protocol"
 )
 
@@ -131,9 +131,7 @@ func TestOpenInNewChild(t *testing.T) {
 	ch.WantError("session.open", map[string]string{"session_id": "missing-session"}, protocol.CodeSessionMissing)
 	// A FIFO planted as a session file: session_invalid, not a hang (the
 	// hang guard of the call is the only clock here).
-	if err := syscall.Mkfifo(filepath.Join(sessions, "fifo-session.jsonl"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ostest.Fifo(t, filepath.Join(sessions, "fifo-session.jsonl"))
 	ch.WantError("session.open", map[string]string{"session_id": "fifo-session"}, protocol.CodeSessionInvalid)
 	// A symlink to the durable session: not followed.
 	if err := os.Symlink(clienttest.SessionFile(ws.Home, id), filepath.Join(sessions, "link-session.jsonl")); err != nil {

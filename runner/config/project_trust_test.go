@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/magi-code/magi-code/internal/ostest"
 )
 
 // Security review of settings loading against a hostile project directory
@@ -125,9 +127,7 @@ func TestFIFOInstructionsBlockStartup(t *testing.T) {
 	w := newWorld(t)
 	w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
 	fifo := w.path("cwd/AGENTS.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	ostest.Fifo(t, fifo)
 	ctx := context.Background()
 	done := make(chan struct{})
 	go func() {

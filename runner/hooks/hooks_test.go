@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/magi-code/magi-code/internal/ostest"
+	"github.com/magi-code/magi-code/internal/proctest"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/config"
 )
@@ -333,35 +333,6 @@ func parsePids(t *testing.T, s string) []int {
 	return pids
 }
 
-// gone reports whether pid no longer runs (absent, or a zombie awaiting
-// its reaper).
-func gone(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return syscall.Kill(pid, 0) == syscall.ESRCH
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
-// waitGone waits until every pid is gone. SIGKILL is delivered
-// asynchronously, so a killed process may take a moment to die; the bound
-// is generous and only ever reached on failure.
-func waitGone(t *testing.T, pids []int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for !gone(pid) {
-			if time.Now().After(deadline) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("process %d outlived its hook", pid)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
-
 func TestTimeoutKillsGroup(t *testing.T) {
 	dir := t.TempDir()
 	r := New([]config.Hook{{Event: PreToolUse, Command: "sleep 60 & echo $$ $! > pids; wait", TimeoutMs: 1000}}, dir, nil)
@@ -374,15 +345,13 @@ func TestTimeoutKillsGroup(t *testing.T) {
 		t.Error("a timeout must not look like the caller's cancellation")
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "pids"))
-	waitGone(t, parsePids(t, string(b)))
+	proctest.WaitGone(t, parsePids(t, string(b))...)
 }
 
 func TestCancelKillsGroup(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pids")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ostest.Fifo(t, fifo)
 	r := New([]config.Hook{
 		{Event: PostToolUse, Command: "sleep 60 & echo $$ $! > pids; wait", TimeoutMs: 600_000},
 		{Event: PostToolUse, Command: "touch second"},
@@ -401,7 +370,7 @@ func TestCancelKillsGroup(t *testing.T) {
 	if !errors.As(err, &he) || he.Cause != CauseCancelled || !errors.Is(err, context.Canceled) {
 		t.Fatalf("PostToolUse = %v; want cancelled", err)
 	}
-	waitGone(t, parsePids(t, <-pidText))
+	proctest.WaitGone(t, parsePids(t, <-pidText)...)
 	if exists(filepath.Join(dir, "second")) {
 		t.Error("a hook ran after cancellation")
 	}
@@ -436,7 +405,7 @@ func TestBackgroundChildHoldingPipesDoesNotHang(t *testing.T) {
 		t.Fatalf("PreToolUse = %v, %v", block, err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "pids"))
-	waitGone(t, parsePids(t, string(b)))
+	proctest.WaitGone(t, parsePids(t, string(b))...)
 }
 
 func TestConcurrentUse(t *testing.T) {
