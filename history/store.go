@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -57,7 +58,12 @@ type Store struct {
 	cwd string // canonical child cwd; "" if it could not be canonicalized
 	now func() time.Time
 	// gen is the replay generation: every snapshot and every append takes a
-	// new value, so a revision is never valid again once replaced.
+	// new value, so a revision is never valid again once replaced. It
+	// starts at a random point of [0, 2^62) in every store (one per child),
+	// so that revisions and cursors, which carry it, belong to the child
+	// that issued them: another child that projects the same bytes issues
+	// other ones, and answers stale_revision to these (docs/protocol.md,
+	// Frames).
 	gen atomic.Uint64
 }
 
@@ -65,6 +71,7 @@ type Store struct {
 // child running in cwd. now stamps created_at in new headers.
 func NewStore(sessionsDir, cwd string, now func() time.Time) *Store {
 	s := &Store{dir: sessionsDir, now: now}
+	s.gen.Store(rand.Uint64N(1 << 62))
 	if c, err := filepath.EvalSymlinks(cwd); err == nil && filepath.IsAbs(c) {
 		s.cwd = c
 	}

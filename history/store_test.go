@@ -672,3 +672,45 @@ func TestEmptyFileFirstAppendWritesHeader(t *testing.T) {
 		t.Fatalf("file after first append:\n%s", data)
 	}
 }
+
+// Revisions and cursors belong to the store (the child) that issued them:
+// another store that opens the same unchanged session, in the same order of
+// work, issues other ones and answers stale_revision to the first one's.
+func TestRevisionsAndCursorsScopedToStore(t *testing.T) {
+	e := newEnv(t)
+	var recs []Record
+	recs = append(recs, e.header("s"))
+	for i := range 150 {
+		recs = append(recs, turn("s", fmt.Sprint("r", i), "q", "a")...)
+	}
+	e.write(t, "s", encode(recs...))
+	firstPage := func(s *Store) (*Attachment, string, string) {
+		t.Helper()
+		a, _, code := s.Open("s", nil)
+		if code != "" {
+			t.Fatal(code)
+		}
+		raw, code := a.Page(a.Revision(), nil)
+		if code != "" {
+			t.Fatal(code)
+		}
+		i := bytes.Index(raw, []byte(`"next_cursor":"`))
+		return a, a.Revision(), string(raw[i+15 : i+15+bytes.IndexByte(raw[i+15:], '"')])
+	}
+	a, revA, curA := firstPage(e.store)
+	a.Close()
+	b, revB, curB := firstPage(NewStore(e.dir, e.cwd, fixedNow))
+	defer b.Close()
+	if revA == revB || curA == curB {
+		t.Fatalf("two stores issued revision %q / %q and cursor %q / %q; want different ones", revA, revB, curA, curB)
+	}
+	if _, code := b.Page(revA, nil); code != protocol.CodeStaleRevision {
+		t.Fatalf("the other store's revision: %q; want stale_revision", code)
+	}
+	if _, code := b.Page(revB, &curA); code != protocol.CodeStaleRevision {
+		t.Fatalf("the other store's cursor: %q; want stale_revision", code)
+	}
+	if _, code := b.Page(revB, &curB); code != "" {
+		t.Fatalf("its own cursor: %q", code)
+	}
+}
