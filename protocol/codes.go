@@ -60,6 +60,16 @@ const (
 	NoticeCwdUnverified             = "cwd_unverified"
 )
 
+// Invocation identities: what started the turns of a runtime. serve --stdio
+// is the local agent (docs/protocol.md, Initialization: "Invocation identity
+// is local_agent, not Mission Control or subagent"); the terminal app runs
+// the same pipeline in-process as Mission Control. Hooks read it in their
+// input ("invocation") and every line of the diagnostic log carries it.
+const (
+	InvocationLocalAgent     = "local_agent"
+	InvocationMissionControl = "mission_control"
+)
+
 // Closes reports whether answering with c ends admission and closes the
 // connection. docs/protocol.md, Error codes: "Mismatch/request-limit/oversize close as specified."
 func (c Code) Closes() bool {

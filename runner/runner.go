@@ -80,6 +80,10 @@ func safe(name string) string {
 // Options are the process-wide parts of a runtime.
 type Options struct {
 	Logf func(string, ...any) // details for people; nil discards
+	// Invocation is what starts the turns: protocol.InvocationLocalAgent
+	// (serve --stdio) or protocol.InvocationMissionControl (the terminal
+	// app). Hooks read it in their input.
+	Invocation string
 	// WrapProvider, when set, wraps the provider New built (tests record
 	// the requests a run makes).
 	WrapProvider func(Provider) Provider
@@ -145,7 +149,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.
-		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Logf).Sandboxed(conf.when(snap.Settings.Tools.Approval))
+		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.when(snap.Settings.Tools.Approval))
 	}
 	return rt, ""
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/internal/benchcpu"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 )
 
@@ -58,7 +59,7 @@ func BenchmarkPipelineFlood(b *testing.B) {
 	}
 	code := make(chan int, 1)
 	go func() {
-		code <- pipeline(inR, outW, runner.Env{MCHome: home, Home: root, Cwd: cwd})
+		code <- pipeline(inR, outW, runner.Env{MCHome: home, Home: root, Cwd: cwd}, protocol.InvocationLocalAgent)
 		outW.Close()
 	}()
 	br := bufio.NewReaderSize(outR, 64<<10)

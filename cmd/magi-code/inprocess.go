@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/writer"
 )
@@ -25,7 +26,7 @@ func connect(opts client.Options) (c *client.Client, end func() int) {
 	code := make(chan int, 1)
 	go func() { // owned by end, which waits for it
 		defer output.Close() // EOF for the client's reader
-		code <- pipeline(requests, output, runner.ProcessEnv())
+		code <- pipeline(requests, output, runner.ProcessEnv(), protocol.InvocationMissionControl)
 	}()
 	c = client.Connect(output, input, opts)
 	return c, func() int {

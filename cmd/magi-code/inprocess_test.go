@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/protocol/schemacheck"
 )
 
@@ -66,5 +70,40 @@ func TestInProcessEOF(t *testing.T) {
 	ch.Result("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities}, nil)
 	if code := end(); code != exitOK {
 		t.Fatalf("pipeline exit = %d; want %d after EOF", code, exitOK)
+	}
+}
+
+// The terminal session is Mission Control, not the local agent: its hooks
+// read "invocation":"mission_control", and so does every line of its
+// diagnostic log.
+func TestInProcessIsMissionControl(t *testing.T) {
+	stop := filepath.Join(t.TempDir(), "stop.json")
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
+		Extra: "\n[[hooks]]\nevent = \"stop\"\ncommand = " + clienttest.Quote("cat > "+clienttest.Quote(stop)) + "\n",
+	})
+	ch, end := inProcess(t, ws)
+	ch.Result("initialize", map[string]any{"required_capabilities": clienttest.AllCapabilities}, nil)
+	ch.Turn(ch.Create().SessionID, "hello").WantOutcome(t, "completed", "")
+	ch.Shutdown()
+	if code := end(); code != exitOK {
+		t.Fatalf("pipeline exit = %d; want %d", code, exitOK)
+	}
+	var in map[string]any
+	if b, err := os.ReadFile(stop); err != nil || json.Unmarshal(b, &in) != nil || in["invocation"] != protocol.InvocationMissionControl {
+		t.Fatalf("stop hook input %s (%v); want invocation %q", b, err, protocol.InvocationMissionControl)
+	}
+	logs, err := filepath.Glob(filepath.Join(ws.Home, "logs", "serve-*.log"))
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("log files %v, %v; want one", logs, err)
+	}
+	raw, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.SplitSeq(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["invocation"] != protocol.InvocationMissionControl {
+			t.Errorf("log line %.200s (%v); want invocation %q", l, err, protocol.InvocationMissionControl)
+		}
 	}
 }

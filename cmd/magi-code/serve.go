@@ -48,7 +48,7 @@ func serve() int {
 	stopProfile := startProfile()
 	defer stopProfile()
 
-	return pipeline(in, out, runner.ProcessEnv())
+	return pipeline(in, out, runner.ProcessEnv(), protocol.InvocationLocalAgent)
 }
 
 // quietLogs sends the default log and slog loggers nowhere. mcp-go's client
@@ -62,13 +62,15 @@ func quietLogs() {
 // pipeline wires the stages between in and out and runs them until the
 // child must end, returning the exit code. serve runs it on the process's
 // stdio; the terminal session runs it in-process over a writer.Pipe, with
-// the same rules. It does not close in or out.
+// the same rules. It does not close in or out. invocation says which
+// (protocol.InvocationLocalAgent or protocol.InvocationMissionControl): hooks
+// read it, and every line of the diagnostic log carries it.
 //
 // The one exit path: every end sets the wiring's cancellation cause
 // (exit.go), exitCode maps it, and cleanup always follows, waiting a
 // bounded time for every goroutine started here.
-func pipeline(in io.Reader, out writer.Output, env runner.Env) int {
-	p, err := newWiring(in, out, env)
+func pipeline(in io.Reader, out writer.Output, env runner.Env, invocation string) int {
+	p, err := newWiring(in, out, env, invocation)
 	if err != nil {
 		return exitCode(fmt.Errorf("%w: %w", causeOutputBroken, err))
 	}
@@ -119,13 +121,13 @@ type wiring struct {
 //     events only while fewer than writer.EventWatermark (16) frames are
 //     pending. Deltas are paced on it (backpressure.Pacing): one that finds
 //     it full waits a grace for room, then text coalesces.
-func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error) {
+func newWiring(in io.Reader, out writer.Output, env runner.Env, invocation string) (*wiring, error) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	now, newID := time.Now, uuid.NewString
 	instanceID := newID()
 	p := &wiring{ctx: ctx, stop: stop, in: in, writerDone: make(chan struct{})}
 	levelSet := false
-	p.log, levelSet = openLog(env, instanceID)
+	p.log, levelSet = openLog(env, instanceID, invocation)
 	p.log.Info("serve started", "instance_id", instanceID, "pid", os.Getpid(), "cwd", env.Cwd)
 
 	p.events = backpressure.NewMixed("run-events", protocol.WorkerEvents, worker.EventPolicy, backpressure.System)
@@ -137,7 +139,7 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error)
 		return nil, err
 	}
 	p.w = w
-	p.pool = worker.NewPool(worker.Options{Env: env, NewID: newID, Now: now,
+	p.pool = worker.NewPool(worker.Options{Env: env, Runner: runner.Options{Invocation: invocation}, NewID: newID, Now: now,
 		Events: p.events, Output: ctx, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
 	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
 	return p, nil
@@ -145,8 +147,9 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env) (*wiring, error)
 
 // openLog returns the child's diagnostic log in $MC_HOME/logs (nothing is
 // created before initialize is admitted), at the level MC_LOG_LEVEL names
-// (levelSet), else info until the settings say otherwise.
-func openLog(env runner.Env, instanceID string) (l *diaglog.Log, levelSet bool) {
+// (levelSet), else info until the settings say otherwise. Every line
+// carries "invocation".
+func openLog(env runner.Env, instanceID, invocation string) (l *diaglog.Log, levelSet bool) {
 	dir, err := env.LogDir()
 	if err != nil {
 		return diaglog.Discard(), false
@@ -157,7 +160,9 @@ func openLog(env runner.Env, instanceID string) (l *diaglog.Log, levelSet bool) 
 			level, levelSet = diaglog.ParseLevel(v)
 		}
 	}
-	return diaglog.New(dir, instanceID, level), levelSet
+	l = diaglog.New(dir, instanceID, level)
+	l.Logger = l.Logger.With("invocation", invocation)
+	return l, levelSet
 }
 
 // logf is the stages' Logf: details for people, in the diagnostic log.

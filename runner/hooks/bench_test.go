@@ -14,7 +14,7 @@ func BenchmarkPreToolUseNoMatch(b *testing.B) {
 		{Event: PreToolUse, Matcher: "mcp__.*", Command: "true"},
 		{Event: PreToolUse, Matcher: "write_file|edit_file", Command: "true"},
 		{Event: PostToolUse, Command: "true"},
-	}, b.TempDir(), nil)
+	}, b.TempDir(), "test", nil)
 	args := json.RawMessage(`{"command":"ls"}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -27,7 +27,7 @@ func BenchmarkPreToolUseNoMatch(b *testing.B) {
 // BenchmarkPreToolUseTrue is one hook run end to end: spawn /bin/sh -c true,
 // feed stdin, drain, reap, kill the group.
 func BenchmarkPreToolUseTrue(b *testing.B) {
-	r := New([]config.Hook{{Event: PreToolUse, Command: "true"}}, b.TempDir(), nil)
+	r := New([]config.Hook{{Event: PreToolUse, Command: "true"}}, b.TempDir(), "test", nil)
 	args := json.RawMessage(`{"command":"ls"}`)
 	for b.Loop() {
 		if block, _, err := r.PreToolUse(b.Context(), "shell", args); block || err != nil {

@@ -38,10 +38,11 @@ const (
 // Runner runs the configured hooks. It implements agent.Hooks. It is
 // immutable after New and safe for concurrent use.
 type Runner struct {
-	hooks []hook
-	cwd   string
-	env   []string
-	logf  func(string, ...any)
+	hooks      []hook
+	cwd        string
+	invocation string
+	env        []string
+	logf       func(string, ...any)
 	// sandbox, when set, confines each hook command before it starts.
 	sandbox func(*exec.Cmd) error
 }
@@ -68,15 +69,17 @@ type hook struct {
 }
 
 // New returns a Runner for hooks (settings order kept), running commands
-// in cwd. logf receives details of every hook run (never on the wire); nil
+// in cwd. invocation is what started the turns (protocol.InvocationLocalAgent
+// for serve, protocol.InvocationMissionControl for the terminal app); every
+// hook reads it in its input. logf receives details of every hook run (never on the wire); nil
 // discards them. Hooks of an unknown event are kept out and logged (config
 // validation rejects them first); an invalid matcher is kept and fails at
 // each event of its kind (see the package doc).
-func New(hooks []config.Hook, cwd string, logf func(string, ...any)) *Runner {
+func New(hooks []config.Hook, cwd, invocation string, logf func(string, ...any)) *Runner {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	r := &Runner{cwd: cwd, env: tools.MinimalEnv(), logf: logf}
+	r := &Runner{cwd: cwd, invocation: invocation, env: tools.MinimalEnv(), logf: logf}
 	for i, h := range hooks {
 		hk := hook{index: i + 1, event: h.Event, command: h.Command, timeout: DefaultTimeout}
 		if h.TimeoutMs > 0 {
@@ -142,7 +145,7 @@ func (r *Runner) PreToolUse(ctx context.Context, tool string, args json.RawMessa
 			continue
 		}
 		if input == nil {
-			input = encodeInput(PreToolUse, r.cwd, tool, args, nil, false, "")
+			input = encodeInput(PreToolUse, r.invocation, r.cwd, tool, args, nil, false, "")
 		}
 		res := r.run(ctx, h, tool, input)
 		if res.err != nil {
@@ -173,7 +176,7 @@ func (r *Runner) PostToolUse(ctx context.Context, tool string, args json.RawMess
 			continue
 		}
 		if input == nil {
-			input = encodeInput(PostToolUse, r.cwd, tool, args, &result, isError, "")
+			input = encodeInput(PostToolUse, r.invocation, r.cwd, tool, args, &result, isError, "")
 		}
 		if res := r.run(ctx, h, tool, input); res.err != nil {
 			errs = append(errs, res.err)
@@ -197,7 +200,7 @@ func (r *Runner) Stop(ctx context.Context, outcome agent.Outcome) error {
 			continue
 		}
 		if input == nil {
-			input = encodeInput(Stop, r.cwd, "", nil, nil, false, string(outcome))
+			input = encodeInput(Stop, r.invocation, r.cwd, "", nil, nil, false, string(outcome))
 		}
 		if res := r.run(ctx, h, "", input); res.err != nil {
 			errs = append(errs, res.err)

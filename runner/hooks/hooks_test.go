@@ -15,6 +15,7 @@ import (
 
 	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/internal/proctest"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/config"
 )
@@ -54,7 +55,7 @@ func TestPreToolUse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := New(tt.hooks, t.TempDir(), t.Logf)
+			r := New(tt.hooks, t.TempDir(), "test", t.Logf)
 			block, reason, err := r.PreToolUse(t.Context(), "shell", json.RawMessage(`{"command":"rm -rf /"}`))
 			if block != tt.wantBlock || reason != tt.wantReason {
 				t.Errorf("PreToolUse = %v, %q; want %v, %q", block, reason, tt.wantBlock, tt.wantReason)
@@ -87,7 +88,7 @@ func TestFirstBlockWinsLaterHooksDoNotRun(t *testing.T) {
 		pre("touch ran1"),
 		pre("touch ran2; exit 2"),
 		pre("touch ran3; exit 2"),
-	}, dir, nil)
+	}, dir, "test", nil)
 	block, _, err := r.PreToolUse(t.Context(), "shell", nil)
 	if !block || err != nil {
 		t.Fatalf("PreToolUse = %v, %v; want block", block, err)
@@ -108,7 +109,7 @@ func TestPostToolUseAndStopRunAllAndJoinFailures(t *testing.T) {
 		{Event: PostToolUse, Command: "touch post4"},
 		{Event: Stop, Command: "touch stop1; exit 5"},
 		{Event: Stop, Command: "touch stop2"},
-	}, dir, nil)
+	}, dir, "test", nil)
 	err := r.PostToolUse(t.Context(), "shell", nil, "ok", false)
 	want := []string{"post_tool_use hook 1 failed (exit status 1)", "post_tool_use hook 3 failed (exit status 2)"}
 	if got := errTexts(err); !reflect.DeepEqual(got, want) {
@@ -127,7 +128,7 @@ func TestPostToolUseAndStopRunAllAndJoinFailures(t *testing.T) {
 
 func TestErrorsCarryNoOutputOrPaths(t *testing.T) {
 	dir := t.TempDir()
-	r := New([]config.Hook{pre("echo " + fakeKey + "; echo " + dir + " >&2; exit 7")}, dir, nil)
+	r := New([]config.Hook{pre("echo " + fakeKey + "; echo " + dir + " >&2; exit 7")}, dir, "test", nil)
 	_, _, err := r.PreToolUse(t.Context(), "shell", nil)
 	if err == nil {
 		t.Fatal("no error")
@@ -145,7 +146,7 @@ func TestLogsAreRedacted(t *testing.T) {
 		defer mu.Unlock()
 		logs = append(logs, fmt.Sprintf(f, a...))
 	}
-	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), logf)
+	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), "test", logf)
 	if err := r.Stop(t.Context(), agent.Completed); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestLogsAreRedacted(t *testing.T) {
 }
 
 func TestStartFailure(t *testing.T) {
-	r := New([]config.Hook{pre("true")}, filepath.Join(t.TempDir(), "missing"), nil)
+	r := New([]config.Hook{pre("true")}, filepath.Join(t.TempDir(), "missing"), "test", nil)
 	_, _, err := r.PreToolUse(t.Context(), "shell", nil)
 	var he *Error
 	if !errors.As(err, &he) || he.Cause != CauseStart || err.Error() != "pre_tool_use hook 1 could not start" {
@@ -166,7 +167,7 @@ func TestStartFailure(t *testing.T) {
 
 func TestCwd(t *testing.T) {
 	dir := t.TempDir()
-	r := New([]config.Hook{pre("pwd -P > where")}, dir, nil)
+	r := New([]config.Hook{pre("pwd -P > where")}, dir, "test", nil)
 	if _, _, err := r.PreToolUse(t.Context(), "shell", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestMinimalEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", fakeKey)
 	t.Setenv("MC_HOME", "/somewhere")
 	dir := t.TempDir()
-	r := New([]config.Hook{pre("env > env.txt")}, dir, nil)
+	r := New([]config.Hook{pre("env > env.txt")}, dir, "test", nil)
 	if _, _, err := r.PreToolUse(t.Context(), "shell", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestStdinDocument(t *testing.T) {
 		{Event: PreToolUse, Command: "cat > pre.json"},
 		{Event: PostToolUse, Command: "cat > post.json"},
 		{Event: Stop, Command: "cat > stop.json"},
-	}, dir, nil)
+	}, dir, protocol.InvocationLocalAgent, nil)
 	read := func(name string) map[string]any {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -272,6 +273,8 @@ func TestStdinDocument(t *testing.T) {
 			if err := tt.call(); err != nil {
 				t.Fatal(err)
 			}
+			// Every document says what started the turn.
+			tt.want["invocation"] = protocol.InvocationLocalAgent
 			if got := read(tt.file); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("stdin = %.300v\nwant    %.300v", got, tt.want)
 			}
@@ -281,7 +284,7 @@ func TestStdinDocument(t *testing.T) {
 
 func TestHookNotReadingStdin(t *testing.T) {
 	args := json.RawMessage(`"` + strings.Repeat("y", InputFieldBytes-2) + `"`)
-	r := New([]config.Hook{pre("exit 0"), pre("exec <&-; exit 0")}, t.TempDir(), nil)
+	r := New([]config.Hook{pre("exit 0"), pre("exec <&-; exit 0")}, t.TempDir(), "test", nil)
 	if block, _, err := r.PreToolUse(t.Context(), "shell", args); block || err != nil {
 		t.Fatalf("PreToolUse = %v, %v", block, err)
 	}
@@ -289,7 +292,7 @@ func TestHookNotReadingStdin(t *testing.T) {
 
 func TestBoundedOutput(t *testing.T) {
 	// 10 MB on each stream; the reason keeps at most OutputBytes.
-	r := New([]config.Hook{pre("yes 'stdout filler' | head -c 10000000; yes 'no way' | head -c 10000000 >&2; exit 2")}, t.TempDir(), nil)
+	r := New([]config.Hook{pre("yes 'stdout filler' | head -c 10000000; yes 'no way' | head -c 10000000 >&2; exit 2")}, t.TempDir(), "test", nil)
 	block, reason, err := r.PreToolUse(t.Context(), "shell", nil)
 	if !block || err != nil {
 		t.Fatalf("PreToolUse = %v, %v", block, err)
@@ -306,7 +309,7 @@ func TestBoundedOutputNeverHalfASecret(t *testing.T) {
 	// A secret straddling the capture bound is dropped whole, not left as a
 	// fragment the rules might not recognise.
 	pad := strings.Repeat("a ", (OutputBytes-10)/2)
-	r := New([]config.Hook{pre("printf '%s' '" + pad + fakeKey + "' >&2; exit 2")}, t.TempDir(), nil)
+	r := New([]config.Hook{pre("printf '%s' '" + pad + fakeKey + "' >&2; exit 2")}, t.TempDir(), "test", nil)
 	block, reason, _ := r.PreToolUse(t.Context(), "shell", nil)
 	if !block || !strings.HasPrefix(reason, "a a a") {
 		t.Fatalf("PreToolUse = %v, %.20q", block, reason)
@@ -335,7 +338,7 @@ func parsePids(t *testing.T, s string) []int {
 
 func TestTimeoutKillsGroup(t *testing.T) {
 	dir := t.TempDir()
-	r := New([]config.Hook{{Event: PreToolUse, Command: "sleep 60 & echo $$ $! > pids; wait", TimeoutMs: 1000}}, dir, nil)
+	r := New([]config.Hook{{Event: PreToolUse, Command: "sleep 60 & echo $$ $! > pids; wait", TimeoutMs: 1000}}, dir, "test", nil)
 	block, _, err := r.PreToolUse(t.Context(), "shell", nil)
 	var he *Error
 	if block || !errors.As(err, &he) || he.Cause != CauseTimeout || err.Error() != "pre_tool_use hook 1 timed out after 1s" {
@@ -355,7 +358,7 @@ func TestCancelKillsGroup(t *testing.T) {
 	r := New([]config.Hook{
 		{Event: PostToolUse, Command: "sleep 60 & echo $$ $! > pids; wait", TimeoutMs: 600_000},
 		{Event: PostToolUse, Command: "touch second"},
-	}, dir, nil)
+	}, dir, "test", nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pidText := make(chan string, 1)
@@ -378,7 +381,7 @@ func TestCancelKillsGroup(t *testing.T) {
 
 func TestCancelledBeforeStart(t *testing.T) {
 	dir := t.TempDir()
-	r := New([]config.Hook{pre("touch ran"), {Event: Stop, Command: "touch ran"}}, dir, nil)
+	r := New([]config.Hook{pre("touch ran"), {Event: Stop, Command: "touch ran"}}, dir, "test", nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, _, err := r.PreToolUse(ctx, "shell", nil); !errors.Is(err, context.Canceled) {
@@ -400,7 +403,7 @@ func TestBackgroundChildHoldingPipesDoesNotHang(t *testing.T) {
 	// The shell exits at once; its background child keeps stdout open but
 	// is in the group, so it is killed and PreToolUse returns promptly.
 	dir := t.TempDir()
-	r := New([]config.Hook{pre("sleep 60 & echo $$ $! > pids; exit 0")}, dir, nil)
+	r := New([]config.Hook{pre("sleep 60 & echo $$ $! > pids; exit 0")}, dir, "test", nil)
 	if block, _, err := r.PreToolUse(t.Context(), "shell", nil); block || err != nil {
 		t.Fatalf("PreToolUse = %v, %v", block, err)
 	}
@@ -409,7 +412,7 @@ func TestBackgroundChildHoldingPipesDoesNotHang(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	r := New([]config.Hook{pre("cat >/dev/null; exit 2")}, t.TempDir(), nil)
+	r := New([]config.Hook{pre("cat >/dev/null; exit 2")}, t.TempDir(), "test", nil)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {

@@ -10,10 +10,13 @@ import (
 // Input is the JSON document a hook reads on stdin. Fields that do not
 // apply to the event are left out:
 //
-//	{"event":"pre_tool_use","cwd":"/w","tool":"shell","arguments":{"command":"ls"}}
-//	{"event":"post_tool_use","cwd":"/w","tool":"shell","arguments":{...},"result":"...","is_error":false}
-//	{"event":"stop","cwd":"/w","outcome":"completed"}
+//	{"event":"pre_tool_use","invocation":"local_agent","cwd":"/w","tool":"shell","arguments":{"command":"ls"}}
+//	{"event":"post_tool_use","invocation":"local_agent","cwd":"/w","tool":"shell","arguments":{...},"result":"...","is_error":false}
+//	{"event":"stop","invocation":"mission_control","cwd":"/w","outcome":"completed"}
 //
+// invocation is what started the turn: local_agent under serve --stdio (a
+// frontend's child), mission_control in the terminal app; a subagent's tool
+// calls carry the invocation of the turn that delegated to it.
 // arguments is the call's JSON arguments as the model sent them when they
 // are valid JSON of at most InputFieldBytes; otherwise it is a string (the
 // first InputFieldBytes of them, valid UTF-8) and arguments_truncated is
@@ -22,6 +25,7 @@ import (
 // agent runs no stop hook for a cancelled turn).
 type Input struct {
 	Event              string          `json:"event"`
+	Invocation         string          `json:"invocation"`
 	Cwd                string          `json:"cwd"`
 	Tool               string          `json:"tool,omitempty"`
 	Arguments          json.RawMessage `json:"arguments,omitempty"`
@@ -34,8 +38,8 @@ type Input struct {
 
 // encodeInput builds the stdin document of one event. result is nil except
 // for post_tool_use.
-func encodeInput(event, cwd, tool string, args json.RawMessage, result *string, isError bool, outcome string) []byte {
-	in := Input{Event: event, Cwd: cwd, Tool: tool, Outcome: outcome}
+func encodeInput(event, invocation, cwd, tool string, args json.RawMessage, result *string, isError bool, outcome string) []byte {
+	in := Input{Event: event, Invocation: invocation, Cwd: cwd, Tool: tool, Outcome: outcome}
 	if event != Stop {
 		in.Arguments, in.ArgumentsTruncated = boundArgs(args)
 	}

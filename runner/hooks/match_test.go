@@ -36,7 +36,7 @@ func TestMatcher(t *testing.T) {
 		{"(?i)Shell", "shell", true},
 	}
 	for _, tt := range tests {
-		r := New([]config.Hook{{Event: PreToolUse, Matcher: tt.matcher, Command: "true"}}, "/", nil)
+		r := New([]config.Hook{{Event: PreToolUse, Matcher: tt.matcher, Command: "true"}}, "/", "test", nil)
 		if got := r.hooks[0].matches(tt.tool); got != tt.want {
 			t.Errorf("matcher %q on %q = %v; want %v", tt.matcher, tt.tool, got, tt.want)
 		}
@@ -53,7 +53,7 @@ func TestInvalidMatcherFailsEveryCall(t *testing.T) {
 		}
 	}
 	marker := t.TempDir() + "/ran"
-	r := New([]config.Hook{{Event: PostToolUse, Matcher: "(", Command: "touch " + marker}}, t.TempDir(), nil)
+	r := New([]config.Hook{{Event: PostToolUse, Matcher: "(", Command: "touch " + marker}}, t.TempDir(), "test", nil)
 	err := r.PostToolUse(t.Context(), "anything", nil, "", false)
 	var he *Error
 	if !errors.As(err, &he) || he.Cause != CauseMatcher {
@@ -68,7 +68,7 @@ func TestInvalidMatcherFailsEveryCall(t *testing.T) {
 }
 
 func TestStopIgnoresMatcher(t *testing.T) {
-	r := New([]config.Hook{{Event: Stop, Matcher: "(", Command: "true"}}, t.TempDir(), nil)
+	r := New([]config.Hook{{Event: Stop, Matcher: "(", Command: "true"}}, t.TempDir(), "test", nil)
 	if err := r.Stop(t.Context(), "completed"); err != nil {
 		t.Fatalf("Stop = %v; want nil", err)
 	}
@@ -80,7 +80,7 @@ func TestNewDropsUnknownEvents(t *testing.T) {
 		{Event: "bogus", Command: "true"},
 		{Event: Stop, Command: "true", TimeoutMs: 250},
 		{Event: PreToolUse, Command: "true"},
-	}, "/", func(f string, a ...any) { logged = append(logged, f) })
+	}, "/", "test", func(f string, a ...any) { logged = append(logged, f) })
 	if len(r.hooks) != 2 || r.hooks[0].index != 2 || r.hooks[1].index != 3 {
 		t.Fatalf("hooks = %+v; want indexes 2 and 3", r.hooks)
 	}

@@ -29,7 +29,7 @@ func TestHookSandboxed(t *testing.T) {
 		}
 	}
 	wrap := func(cmd *exec.Cmd) error { return sandbox.Policy{Writable: []string{ws}}.Wrap(cmd, self) }
-	r := New([]config.Hook{{Event: Stop, Command: "touch inside; rm -rf " + canary}}, ws, nil).Sandboxed(wrap)
+	r := New([]config.Hook{{Event: Stop, Command: "touch inside; rm -rf " + canary}}, ws, "test", nil).Sandboxed(wrap)
 	err = r.Stop(context.Background(), "completed")
 	if err == nil {
 		t.Error("the hook's delete outside its roots succeeded")
