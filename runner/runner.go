@@ -17,8 +17,10 @@ import (
 // ProcessEnv reads the process environment for Admit.
 func ProcessEnv() Env {
 	cwd, _ := os.Getwd()
+	// $HOME on Unix; on Windows, where HOME is usually unset, %USERPROFILE%.
+	home, _ := os.UserHomeDir()
 	return Env{
-		Home:   os.Getenv("HOME"),
+		Home:   home,
 		MCHome: os.Getenv("MC_HOME"),
 		Cwd:    cwd,
 		Getenv: os.Getenv,
