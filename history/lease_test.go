@@ -1,6 +1,11 @@
 package history
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+
+	"github.com/magi-code/magi-code/protocol"
+)
 
 // The store refuses on Windows the session IDs that Windows opens as a
 // device; the check is pure, so it is held here on every OS.
@@ -19,6 +24,29 @@ func TestWindowsDeviceName(t *testing.T) {
 	} {
 		if got := windowsDeviceName(c.base); got != c.want {
 			t.Errorf("windowsDeviceName(%q) = %v; want %v", c.base, got, c.want)
+		}
+	}
+}
+
+// On Windows the store refuses those IDs before opening anything: create
+// and open answer session_invalid.
+func TestWindowsDeviceIDsRefused(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("device names are a Windows notion")
+	}
+	e := newEnv(t)
+	for _, id := range []string{"CON", "nul", "COM1", "lpt9"} {
+		if a, code := e.store.Create(id, Selection{}); code != protocol.CodeSessionInvalid {
+			if a != nil {
+				a.Close()
+			}
+			t.Errorf("Create(%q) = %q; want session_invalid", id, code)
+		}
+		if a, _, code := e.store.Open(id, nil); code != protocol.CodeSessionInvalid {
+			if a != nil {
+				a.Close()
+			}
+			t.Errorf("Open(%q) = %q; want session_invalid", id, code)
 		}
 	}
 }

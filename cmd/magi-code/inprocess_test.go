@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -88,9 +89,13 @@ func TestInProcessIsMissionControl(t *testing.T) {
 	if code := end(); code != exitOK {
 		t.Fatalf("pipeline exit = %d; want %d", code, exitOK)
 	}
-	var in map[string]any
-	if b, err := os.ReadFile(stop); err != nil || json.Unmarshal(b, &in) != nil || in["invocation"] != protocol.InvocationMissionControl {
-		t.Fatalf("stop hook input %s (%v); want invocation %q", b, err, protocol.InvocationMissionControl)
+	// The hook is `cat`, which a Windows cmd.exe does not have: there only
+	// the log is checked.
+	if runtime.GOOS != "windows" {
+		var in map[string]any
+		if b, err := os.ReadFile(stop); err != nil || json.Unmarshal(b, &in) != nil || in["invocation"] != protocol.InvocationMissionControl {
+			t.Fatalf("stop hook input %s (%v); want invocation %q", b, err, protocol.InvocationMissionControl)
+		}
 	}
 	logs, err := filepath.Glob(filepath.Join(ws.Home, "logs", "serve-*.log"))
 	if err != nil || len(logs) != 1 {

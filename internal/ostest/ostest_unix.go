@@ -21,3 +21,6 @@ func LimitFileSize(n uint64) (restore func(), err error) {
 	}
 	return func() { _ = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim) }, nil
 }
+
+// FIFOs reports whether Mkfifo can make one here.
+const FIFOs = true

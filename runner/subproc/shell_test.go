@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -47,5 +48,25 @@ func TestShellRunsEveryLine(t *testing.T) {
 	}
 	if !strings.Contains(ShellName, "/bin/sh") {
 		t.Errorf("ShellName = %q", ShellName)
+	}
+}
+
+// On Windows the shell is the system's cmd.exe: && chains, the exit status
+// comes back, and a command with a line break does not start.
+func TestShellRunsCmdExe(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("cmd.exe exists on Windows only")
+	}
+	cmd := Shell(context.Background(), `echo one&& echo "two three"`)
+	out, err := cmd.Output()
+	if err != nil || strings.ReplaceAll(string(out), "\r\n", "\n") != "one\n\"two three\"\n" || !strings.EqualFold(filepath.Base(cmd.Path), "cmd.exe") {
+		t.Fatalf("Shell ran %s: %q, %v; want cmd.exe printing both lines", cmd.Path, out, err)
+	}
+	var exitErr *exec.ExitError
+	if err := Shell(context.Background(), "exit /b 3").Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 3 {
+		t.Fatalf("exit /b 3: %v", err)
+	}
+	if err := Shell(context.Background(), "echo a\necho b").Run(); !errors.Is(err, ErrMultiLine) {
+		t.Fatalf("a two-line command: %v; want ErrMultiLine", err)
 	}
 }
