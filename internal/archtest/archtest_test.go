@@ -37,9 +37,9 @@ func layerOf(p string) (int, bool) {
 		return false
 	}
 	switch {
-	case under("internal/archtest", "internal/benchcpu", "internal/everything", "internal/proctest"):
+	case under("internal/archtest", "internal/benchcpu", "internal/everything", "internal/ostest", "internal/proctest"):
 		return support, true
-	case under("protocol", "internal/jsonenc", "internal/diaglog", "redact", "chunk", "backpressure"):
+	case under("protocol", "internal/jsonenc", "internal/diaglog", "internal/filelock", "redact", "chunk", "backpressure"):
 		return foundation, true
 	case under("runner", "history"):
 		return middle, true

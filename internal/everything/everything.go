@@ -20,8 +20,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/magi-code/magi-code/internal/filelock"
 )
 
 // installTimeout bounds the npm install (an unreachable registry otherwise
@@ -71,8 +69,7 @@ func Entry(t testing.TB) (node, entry string) {
 	if err := os.MkdirAll(tools, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Waits for another test process that installs it meanwhile.
-	unlock, err := filelock.Lock(context.Background(), filepath.Join(tools, ".install.lock"))
+	unlock, err := lock(filepath.Join(tools, ".install.lock"))
 	if err != nil {
 		t.Fatal(err)
 	}

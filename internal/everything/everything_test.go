@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // fakeTB records a Skip or a Fatal and ends the goroutine, as testing.T
@@ -249,5 +251,33 @@ func TestEntryOf(t *testing.T) {
 	}
 	if _, err := entryOf(t.TempDir()); err == nil {
 		t.Error("entryOf without package.json succeeded")
+	}
+}
+
+// The install lock is exclusive while held (another open of the file
+// cannot take it) and free after unlock.
+func TestLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".install.lock")
+	unlock, err := lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	try := func() error {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	if err := try(); err != unix.EWOULDBLOCK {
+		t.Fatalf("flock while held: %v; want EWOULDBLOCK", err)
+	}
+	unlock()
+	if err := try(); err != nil {
+		t.Fatalf("flock after unlock: %v", err)
+	}
+	if _, err := lock(filepath.Join(t.TempDir(), "missing", "lock")); err == nil {
+		t.Fatal("lock in a missing directory succeeded")
 	}
 }

@@ -1,6 +1,7 @@
-// Package filelock is the one place where a file is locked across
-// processes: the credential store's lock (runner/auth), the session leases
-// (history) and the test tools' install lock (internal/everything).
+// Package filelock is the one place where the product locks a file across
+// processes: the credential store's lock (runner/auth) and the session
+// leases (history). (The test helper internal/everything keeps its own
+// flock: test helpers import nothing of ours.)
 //
 // A lock is exclusive and belongs to the open file (flock(2) on Unix,
 // LockFileEx on Windows): a second open of the same path conflicts with the
