@@ -9,8 +9,10 @@
 // decode.go (the strict one-line decoder), project.go (Builder: records ->
 // reconciled, redacted, chunked entries) and page.go (Projection: page
 // layout, cursors, the serialized history.page result). I/O: reader.go (the
-// streaming reader), store.go (Store, Attachment) and fs_unix.go (flock,
-// O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC opens, fsync). No goroutines start here;
+// streaming reader), store.go (Store, Attachment), lease.go (the two
+// leases), fs_unix.go (flock, O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC opens, fsync)
+// and fs_windows.go (LockFileEx, no-follow opens, FlushFileBuffers; no
+// directory sync). No goroutines start here;
 // no frame, seq number or protocol loop is known here.
 //
 // # File format (JSONL, one flat JSON object per LF-terminated line)
@@ -79,15 +81,18 @@
 //
 // Revisions are "v<gen>-<32 hex of SHA-256 of the file bytes>"; gen is a
 // store-wide counter taken by every open, append and rebuild, so a replaced
-// revision never becomes valid again. Cursors are "p<gen>.<first entry>" and
+// revision never becomes valid again. It starts at a random point in each
+// store (one per child), so another child's revisions and cursors are stale
+// here even for the same bytes. Cursors are "p<gen>.<first entry>" and
 // only the page starts of the current projection are accepted.
 //
 // # Leases
 //
-// Create and Open take exclusive, nonblocking flocks on
+// Create and Open take exclusive, nonblocking file locks (internal/filelock:
+// flock, LockFileEx on Windows) on
 // <sessionsDir>/.leases/<id>.active and <id>.writer and hold them until
 // Close, idle or not (a lazy session has no session file, so the leases live
-// in their own files). flock is per open file description: another process,
+// in their own files). A lock belongs to the open file: another process,
 // or another attachment in this process, gets session_busy. Open of the
 // caller's current session ID passes the leases to the new attachment.
 package history

@@ -7,7 +7,8 @@
 // time, never during startup"), by POSTing the refresh token to the
 // configured token endpoint (RFC 6749 section 6). The new tokens are written
 // back to $MC_HOME/auth.json atomically (a 0600 temporary file renamed over
-// it) under an exclusive flock on $MC_HOME/auth.json.lock, so two children
+// it) under an exclusive lock (flock; LockFileEx on Windows) on
+// $MC_HOME/auth.json.lock, so two children
 // sharing MC_HOME never refresh at once and the second one adopts the tokens
 // the first wrote.
 //
