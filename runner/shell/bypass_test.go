@@ -96,6 +96,14 @@ func TestBypasses(t *testing.T) {
 		{"watch -n 1 rm -rf ~/canary", ReasonDeleteOutside},
 		{"su -c 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"busybox rm -rf ~/canary", ReasonDeleteOutside},
+		// systemd-run: its boolean options are not arguments of the
+		// option before the command (and the user's manager runs it
+		// outside any OS sandbox).
+		{"systemd-run --user rm -rf ~/canary", ReasonDeleteOutside},
+		{"systemd-run --user --wait rm -rf ~/canary", ReasonDeleteOutside},
+		{"systemd-run -G rm -rf ~/canary", ReasonDeleteOutside},
+		{"systemd-run --unit x -p Nice=5 rm -rf ~/canary", ReasonDeleteOutside},
+		{"sudo --user root rm -rf ~/canary", ReasonDeleteOutside},
 		// find.
 		{"find ~/canary -delete", ReasonDeleteOutside},
 		{"find ~/canary -name '*.txt' -delete", ReasonDeleteOutside},

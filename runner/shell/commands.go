@@ -3,6 +3,7 @@ package shell
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -152,7 +153,7 @@ var wrappers = map[string]string{
 	"timeout": "sk", "command": "", "exec": "a", "builtin": "", "xargs": "IEnPsLadi",
 	"stdbuf": "ioe", "ionice": "cnpPu", "busybox": "", "toybox": "", "setsid": "", "chrt": "p",
 	"taskset": "", "nsenter": "tSGwr", "unshare": "", "flock": "wEc", "strace": "eoOpPsSuIbXU",
-	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuGMH", "caffeinate": "tw",
+	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
 	"npx": "pc", "bunx": "p", "pnpx": "p",
 }
@@ -165,6 +166,18 @@ var longWithArg = map[string]bool{
 	"--classdata": true, "--max-args": true, "--max-procs": true, "--max-lines": true,
 	"--delimiter": true, "--arg-file": true, "--input": true, "--output": true, "--error": true,
 	"--property": true, "--interval": true, "--working-directory": true, "--package": true, "--call": true, "--setenv": true, "--uid": true, "--gid": true, "--wait": true,
+	// systemd-run
+	"--unit": true, "--description": true, "--slice": true, "--machine": true, "--nice": true,
+	"--service-type": true, "--timer-property": true, "--path-property": true,
+	"--socket-property": true, "--on-active": true, "--on-boot": true, "--on-startup": true,
+	"--on-unit-active": true, "--on-unit-inactive": true, "--on-calendar": true,
+}
+
+// longNoArg are long options that take no argument for one wrapper
+// although longWithArg lists them (for sudo and flock they take one):
+// read as taking one, they would swallow the command name.
+var longNoArg = map[string][]string{
+	"systemd-run": {"--user", "--wait"},
 }
 
 func (c *checker) wrapper(name, withArg string, rest []field, in input) {
@@ -172,7 +185,7 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 	var replace string
 	chdir := false
 	dir := c.vcwd
-	rest = skipOpts(rest, withArg, func(opt string, arg field) {
+	rest = skipOptions(rest, withArg, longNoArg[name], func(opt string, arg field) {
 		switch {
 		case name == "env" && (opt == "S" || opt == "--split-string"):
 			split = append(split, arg)
@@ -234,6 +247,11 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 // or "--"), calling seen (when not nil) with each option and its argument.
 // withArg lists the short options that take an argument.
 func skipOpts(args []field, withArg string, seen func(opt string, arg field)) []field {
+	return skipOptions(args, withArg, nil, seen)
+}
+
+// skipOptions is skipOpts where the long options noArg take no argument.
+func skipOptions(args []field, withArg string, noArg []string, seen func(opt string, arg field)) []field {
 	note := func(opt string, arg field) {
 		if seen != nil {
 			seen(opt, arg)
@@ -253,6 +271,8 @@ func skipOpts(args []field, withArg string, seen func(opt string, arg field)) []
 			switch {
 			case eq:
 				note(k, lit(v))
+			case slices.Contains(noArg, k):
+				note(k, field{})
 			case longWithArg[k] || k == "--split-string" || k == "--replace" || k == "--command":
 				if len(args) > 0 {
 					note(k, args[0])
