@@ -120,7 +120,6 @@ func inline(s string) string {
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-
 // renderTable lays out a Markdown table: columns as wide as their widest
 // cell, or, when that does not fit width, each row as "header: cell" lines.
 func renderTable(rows []string, width int) []string {
