@@ -215,7 +215,10 @@ func (t *writeFile) Describe(args json.RawMessage) string {
 	if a.Content != nil {
 		n = len(*a.Content)
 	}
-	return describe("write_file: " + a.Path + " (" + strconv.Itoa(n) + " bytes)")
+	if a.Content == nil {
+		return describe("write_file: " + a.Path + " (0 bytes)")
+	}
+	return describe("write_file: " + a.Path + " (" + strconv.Itoa(n) + " bytes)\n" + diffLines("+ ", *a.Content))
 }
 
 func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
@@ -261,8 +264,33 @@ func (*editFile) Mutating() bool { return true }
 func (t *editFile) Describe(args json.RawMessage) string {
 	var a editArgs
 	_ = decode(args, &a)
-	return describe("edit_file: " + a.Path)
+	if a.New == nil {
+		return describe("edit_file: " + a.Path)
+	}
+	// The change itself, so that the person sees what they allow (the
+	// approval request is redacted and bounded by the caller).
+	return describe("edit_file: " + a.Path + "\n" + diffLines("- ", a.Old) + "\n" + diffLines("+ ", *a.New))
 }
+
+// diffLines prefixes each of the first describeLines lines of s, and says
+// how many more there are.
+func diffLines(prefix, s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	more := 0
+	if len(lines) > describeLines {
+		lines, more = lines[:describeLines], len(lines)-describeLines
+	}
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	if more > 0 {
+		lines = append(lines, prefix+"… "+strconv.Itoa(more)+" more lines")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// describeLines bounds each side of an edit's change in its description.
+const describeLines = 8
 
 func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	var a editArgs

@@ -69,7 +69,7 @@ type Result struct {
 const (
 	DefaultMaxOutput    = 64 << 10          // bytes of tool output handed to the model
 	DefaultShellTimeout = 120 * time.Second // per shell command
-	DescribeBytes       = 512               // bound of Describe's result
+	DescribeBytes       = 896               // bound of Describe's result: with a protection's prefix, within an approval summary's 1024 bytes
 	TruncatedMarker     = "\n[output truncated]"
 )
 

@@ -287,3 +287,27 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// An edit's and a write's approval description shows the change, each
+// side bounded, and the whole within DescribeBytes.
+func TestDescribeShowsTheChange(t *testing.T) {
+	set := Builtin(Options{Cwd: t.TempDir()})
+	edit, _ := set.Get("edit_file")
+	write, _ := set.Get("write_file")
+	args, _ := json.Marshal(map[string]any{"path": "main.go", "old": "x := 1\ny := 2", "new": "x := 10\ny := 20"})
+	d := edit.Describe(args)
+	for _, want := range []string{"edit_file: main.go", "- x := 1", "- y := 2", "+ x := 10", "+ y := 20"} {
+		if !strings.Contains(d, want) {
+			t.Fatalf("the edit's description lacks %q:\n%s", want, d)
+		}
+	}
+	long := strings.Repeat("a line of the new file\n", 200)
+	args, _ = json.Marshal(map[string]any{"path": "big.txt", "old": "a", "new": long})
+	if d := edit.Describe(args); len(d) > DescribeBytes || !strings.Contains(d, "+ … 192 more lines") {
+		t.Fatalf("a long change is not bounded (%d bytes):\n%s", len(d), d)
+	}
+	args, _ = json.Marshal(map[string]any{"path": "new.txt", "content": "hello\nworld\n"})
+	if d := write.Describe(args); !strings.Contains(d, "+ hello\n+ world") {
+		t.Fatalf("the write's description lacks its content:\n%s", d)
+	}
+}
