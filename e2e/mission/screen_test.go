@@ -479,3 +479,34 @@ func TestProtectedRequestAndDenial(t *testing.T) {
 		t.Fatalf("the denial is not shown once, as the person's, before the answer:\n%s", v.dump())
 	}
 }
+
+// An edit's approval shows the change (old lines, new lines), with a
+// secret in it redacted, at 80 and 30 columns.
+func TestEditApprovalShowsTheDiff(t *testing.T) {
+	const token = "ghp_" + "Zq8Xw3Lm9Vt2Rk7Np4Hs6Jd1Fb5Gc0Ya8Ue3"
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.ToolCall("edit_file", map[string]any{"path": "config.go", "old": "timeout := 5", "new": "timeout := 50\ntoken := \"" + token + "\""})),
+				clienttest.Response(clienttest.Text("ok")),
+			}})
+			ws.WriteFile(t, filepath.Join(ws.Cwd, "config.go"), "timeout := 5\n")
+			v := startVT(t, ws, cols, 24)
+			v.waitScreen("fixture-model")
+			v.typeText("raise the timeout\r")
+			v.waitIdle("approve?")
+			screen := strings.Join(v.screen(), "\n")
+			flat := strings.Join(strings.Fields(screen), "")
+			for _, want := range []string{"edit_file:config.go", "-timeout:=5", "+timeout:=50", "+token:="} {
+				if !strings.Contains(flat, want) {
+					t.Fatalf("the approval lacks %q:\n%s", want, v.dump())
+				}
+			}
+			if strings.Contains(flat, token[:12]) {
+				t.Fatalf("the secret in the change reached the screen:\n%s", v.dump())
+			}
+			v.typeText("n")
+			v.waitIdle("turn completed")
+		})
+	}
+}
