@@ -98,8 +98,9 @@ func TestSelectionIntoASharedSettingsFile(t *testing.T) {
 
 // A model name is bounded, has no white space or control characters, does
 // not start with '-' (an option typed where the name goes) and is no API
-// key; SetSelection refuses the others without writing or repeating them,
-// and a settings file holding one is configuration_invalid.
+// key; SetSelection refuses the others without writing or repeating them.
+// (A settings file written by hand keeps loading: its model is then
+// reported as null, docs/protocol.md, initialize.)
 func TestModelNames(t *testing.T) {
 	for _, ok := range []string{"gpt-4o", "claude-sonnet-4-5", "openai/gpt-oss-120b", "llama3.1:8b", "m@2024", strings.Repeat("m", 256)} {
 		if err := CheckModel(ok); err != nil {
@@ -121,11 +122,6 @@ func TestModelNames(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(home, "settings.toml")); err == nil {
 			t.Errorf("SetSelection(%q) wrote the settings", bad)
 		}
-	}
-	w := newWorld(t)
-	w.write(t, "home/settings.toml", fixtureGlobal+"model = \"--help\"\n", 0o600)
-	if _, err := Describe(w.env()); err == nil || !strings.Contains(err.Error(), "model: not a model name") {
-		t.Fatalf("Describe with model \"--help\" = %v", err)
 	}
 }
 

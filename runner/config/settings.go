@@ -342,12 +342,6 @@ func (s *Settings) validateSelection() error {
 	if !ValidThinking(s.Thinking) {
 		return errors.New("thinking: not one of off|minimal|low|medium|high")
 	}
-	for _, m := range []struct{ key, name string }{{"model", s.Model},
-		{"providers.openai.model", s.Providers.OpenAI.Model}, {"providers.anthropic.model", s.Providers.Anthropic.Model}} {
-		if m.name != "" && CheckModel(m.name) != nil {
-			return fmt.Errorf("%s: %w", m.key, errModelName)
-		}
-	}
 	if s.ContextWindow < 0 {
 		return errors.New("context_window: negative")
 	}
