@@ -294,6 +294,10 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		if failure == nil && perr != nil {
 			failure = &Error{Code: CodeOf(perr, protocol.CodeExecutionFailed), Err: perr}
+			// The code stays a spec code; the person reads why. A
+			// diagnostic that cannot be delivered leaves the run's own
+			// code (the sink accounts its own failure), as for hooks.
+			_ = r.sink.Diagnostic(string(CodeOf(perr, protocol.CodeExecutionFailed)), ProviderFailureSummary(perr))
 		}
 		if failure != nil {
 			// Calls of a failed response never run: keep only the text.

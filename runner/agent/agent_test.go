@@ -256,7 +256,8 @@ func TestRun(t *testing.T) {
 			script:   `{"responses":[{"steps":[{"text":"part"},{"tool_call":{"name":"list_dir"}},{"error":"boom"}]}]}`,
 			wantOut:  Failed,
 			wantCode: protocol.CodeExecutionFailed,
-			wantEv:   []string{"start id-1", "delta id-1 part", "end id-1 part"},
+			wantEv: []string{"start id-1", "delta id-1 part", "end id-1 part",
+				"diag execution_failed provider error: the provider call failed for a reason that could not be told; `magi-code logs` has the details"},
 			wantMsgs: []string{"user:hello", "assistant:part"},
 		},
 		{

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/runner/provider"
 )
 
 // Error is a run failure with a safe protocol code. Error() returns only the
@@ -66,4 +67,11 @@ func ctxError(ctx context.Context) error {
 		return &Error{Code: c.ErrorCode(), Err: cause}
 	}
 	return ErrCancelled
+}
+
+// ProviderFailureSummary is the diagnostic summary of a failed provider
+// call: the fixed sentence of its reason (provider.Reason.Summary), never
+// the provider's answer or an error string.
+func ProviderFailureSummary(err error) string {
+	return "provider error: " + provider.ReasonOf(err).Summary()
 }

@@ -93,12 +93,14 @@ type Provider interface {
 	Stream(ctx context.Context, req Request, emit func(StreamEvent) error) error
 }
 
-// Error is a provider failure with a safe protocol code. Error() returns only
-// the code; the cause (which may quote upstream bodies or paths) is kept for
+// Error is a provider failure with a safe protocol code and, when it could
+// be told, its Reason (what a person reads). Error() returns only the code;
+// the cause (which may quote upstream bodies or paths) is kept for
 // errors.Is/As and injected logs, never for the wire.
 type Error struct {
-	Code protocol.Code
-	Err  error
+	Code   protocol.Code
+	Reason Reason
+	Err    error
 }
 
 func (e *Error) Error() string { return "provider: " + string(e.Code) }
@@ -111,3 +113,20 @@ func (e *Error) ErrorCode() protocol.Code { return e.Code }
 
 // Failed returns an *Error with code execution_failed and cause err.
 func Failed(err error) *Error { return &Error{Code: protocol.CodeExecutionFailed, Err: err} }
+
+// Broken returns an *Error with code execution_failed, reason
+// ReasonBadResponse and cause err: an answer that did not parse or was cut.
+func Broken(err error) *Error {
+	return &Error{Code: protocol.CodeExecutionFailed, Reason: ReasonBadResponse, Err: err}
+}
+
+// HTTPFailure returns the *Error of a call that got an HTTP error answer or
+// none (status 0): provider_unavailable for a rejected credential (401,
+// 403), execution_failed otherwise, with the reason Classify tells.
+func HTTPFailure(status int, apiType, apiCode, message string, err error) *Error {
+	code := protocol.CodeExecutionFailed
+	if status == 401 || status == 403 {
+		code = protocol.CodeProviderUnavailable
+	}
+	return &Error{Code: code, Reason: Classify(status, apiType, apiCode, message, err), Err: err}
+}

@@ -31,6 +31,7 @@ func (s *turnSink) Diagnostic(code, summary string) error {
 		// (hook_failed) becomes execution_failed; the summary says what failed.
 		code = string(protocol.CodeExecutionFailed)
 	}
+	s.p.opts.Log.Info("diagnostic", "run_id", s.r.id, "code", code, "summary", summary)
 	if err := s.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary}); err != nil {
 		return err
 	}

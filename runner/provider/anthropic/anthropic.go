@@ -168,6 +168,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		out, err := r.add(&ev)
 		if err != nil {
 			p.logf("anthropic: %v", err)
+			if errors.Is(err, errEvent) {
+				return provider.Broken(err)
+			}
 			return provider.Failed(err)
 		}
 		if out.Kind != 0 {
@@ -186,7 +189,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		// A connection closed cleanly mid-response looks like a normal end
 		// to the SSE decoder: without message_stop it was cut.
 		p.logf("anthropic: %v", errCut)
-		return provider.Failed(errCut)
+		return provider.Broken(errCut)
 	}
 	calls := r.calls()
 	p.keepLocked(r.thinkingBlocks, calls)
@@ -198,20 +201,19 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	return emit(provider.StreamEvent{Kind: provider.Done})
 }
 
-// streamError maps a failed request or stream to a safe code. The log line
-// names the status and the API's error type, never the body or message.
+// streamError maps a failed request or stream to a safe code and a reason
+// (provider.HTTPFailure). The log line names the status, the request ID
+// and the reason, never the body or message.
 func (p *Provider) streamError(err error) error {
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		p.logf("anthropic: HTTP %d (request %s)", ae.StatusCode, ae.RequestID)
-		switch ae.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return &provider.Error{Code: protocol.CodeProviderUnavailable, Err: err}
-		}
-		return provider.Failed(err)
+		pe := provider.HTTPFailure(ae.StatusCode, string(ae.Type()), "", ae.Message, err)
+		p.logf("anthropic: HTTP %d (request %s, %s)", ae.StatusCode, ae.RequestID, pe.Reason)
+		return pe
 	}
-	p.logf("anthropic: stream failed: %T", err)
-	return provider.Failed(err)
+	pe := provider.HTTPFailure(0, "", "", "", err)
+	p.logf("anthropic: stream failed: %T (%s)", err, pe.Reason)
+	return pe
 }
 
 // keepLocked remembers the response's thinking blocks under each of its

@@ -98,7 +98,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		case st.SleepMs != nil:
 			err = sleep(ctx, time.Duration(*st.SleepMs)*time.Millisecond)
 		case st.Error != nil:
-			err = &provider.Error{Code: scriptCode(*st.Error)}
+			err = scriptError(*st.Error)
 		}
 		if err != nil {
 			return err
@@ -134,6 +134,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// scriptError is the failure of a script's {"error": CODE} step. A
+// provider.Reason name fails as a real provider does for that reason
+// (unauthorized with provider_unavailable, any other with execution_failed);
+// otherwise CODE is the code (scriptCode), without a reason.
+func scriptError(code string) *provider.Error {
+	if r, ok := provider.ReasonNamed(code); ok {
+		if r == provider.ReasonUnauthorized {
+			return &provider.Error{Code: protocol.CodeProviderUnavailable, Reason: r}
+		}
+		return &provider.Error{Code: protocol.CodeExecutionFailed, Reason: r}
+	}
+	return &provider.Error{Code: scriptCode(code)}
 }
 
 // scriptCode maps a script's error CODE to a safe code: the turn failure

@@ -228,3 +228,29 @@ func TestCancelledCallConsumes(t *testing.T) {
 		t.Fatalf("next call = %v, %v; want the second response", got, err)
 	}
 }
+
+// A script's {"error": REASON} step fails as a real provider does for that
+// reason: unauthorized with provider_unavailable, the others with
+// execution_failed; a protocol code stays a code without a reason.
+func TestErrorReasons(t *testing.T) {
+	for _, c := range []struct {
+		step   string
+		code   string
+		reason provider.Reason
+	}{
+		{"rate_limited", "execution_failed", provider.ReasonRateLimited},
+		{"unauthorized", "provider_unavailable", provider.ReasonUnauthorized},
+		{"model_not_found", "execution_failed", provider.ReasonModelNotFound},
+		{"context_too_long", "execution_failed", provider.ReasonContextTooLong},
+		{"network", "execution_failed", provider.ReasonNetwork},
+		{"content_limit", "content_limit", provider.ReasonUnknown},
+		{"unknown", "execution_failed", provider.ReasonUnknown},
+	} {
+		p := New(mustParse(t, `{"responses":[{"steps":[{"error":"`+c.step+`"}]}]}`))
+		_, err := collect(p, "hi")
+		var pe *provider.Error
+		if !errors.As(err, &pe) || string(pe.Code) != c.code || pe.Reason != c.reason {
+			t.Errorf("%s: err %v (%+v); want %s with reason %s", c.step, err, pe, c.code, c.reason)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	if !finished {
 		// A connection closed cleanly mid-response looks like a normal
 		// end to the SSE decoder: without a finish reason it was cut.
-		return provider.Failed(errCut)
+		return provider.Broken(errCut)
 	}
 	for _, call := range acc.calls() {
 		if err := emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call}); err != nil {
@@ -306,20 +306,19 @@ func toolParams(specs []provider.ToolSpec) []sdk.ChatCompletionToolUnionParam {
 	return out
 }
 
-// streamError maps a failed request or stream to a safe code, as the
-// Anthropic provider does: a rejected credential (401, 403) is
-// provider_unavailable, anything else execution_failed. The log line names
-// the status only, never the upstream body.
+// streamError maps a failed request or stream to a safe code and a reason
+// (provider.HTTPFailure), as the Anthropic provider does: a rejected
+// credential (401, 403) is provider_unavailable, anything else
+// execution_failed. The log line names the status and the reason only,
+// never the upstream body or message.
 func (p *Provider) streamError(err error) error {
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		p.logf("openai: HTTP %d", ae.StatusCode)
-		switch ae.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return &provider.Error{Code: protocol.CodeProviderUnavailable, Err: err}
-		}
-		return provider.Failed(err)
+		pe := provider.HTTPFailure(ae.StatusCode, ae.Type, ae.Code, ae.Message, err)
+		p.logf("openai: HTTP %d (%s)", ae.StatusCode, pe.Reason)
+		return pe
 	}
-	p.logf("openai: stream failed: %T", err)
-	return provider.Failed(err)
+	pe := provider.HTTPFailure(0, "", "", "", err)
+	p.logf("openai: stream failed: %T (%s)", err, pe.Reason)
+	return pe
 }
