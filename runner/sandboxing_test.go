@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +23,27 @@ import (
 // says so.
 func TestShellConfinedUnderAuto(t *testing.T) {
 	st := sandbox.Probe()
+	// outside is writable to this test but to no confined command: it is
+	// below the package directory, not the workspace or a temp directory.
+	outside, err := os.MkdirTemp(".", "confine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outside, err = filepath.Abs(outside); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	// wrote runs the shell command of tool through run and reports whether
+	// it wrote a file outside the workspace.
+	n := 0
+	wrote := func(t *testing.T, run func(cmd string)) bool {
+		t.Helper()
+		n++
+		f := filepath.Join(outside, "f"+strconv.Itoa(n))
+		run("echo x > " + f)
+		_, err := os.Stat(f)
+		return err == nil
+	}
 	for _, tc := range []struct {
 		name, approval, codeApproval, mode string
 		direct, code                       bool // confined
@@ -50,7 +74,21 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 			if got := strings.Contains(res.Summary, tools.SandboxSummary); got != (tc.direct && st.Available) {
 				t.Errorf("direct shell summary %q; confined %v, want %v", res.Summary, got, tc.direct && st.Available)
 			}
+			confined := tc.direct && st.Available
+			if got := wrote(t, func(cmd string) {
+				direct.Run(context.Background(), json.RawMessage(`{"command":"`+cmd+`"}`))
+			}); got == confined {
+				t.Errorf("direct shell wrote outside the workspace: %v; confined %v", got, confined)
+			}
 			runCode, _ := rt.tools.Get("run_code")
+			// Under "ask" Code Mode's shell asks, and here no one answers:
+			// only an "auto" one runs.
+			confined = tc.code && st.Available
+			if got := wrote(t, func(cmd string) {
+				runCode.Run(context.Background(), json.RawMessage(`{"code":"try { tools.shell({command: '`+cmd+`'}) } catch (e) {}"}`))
+			}); tc.codeApproval == "auto" && got == confined {
+				t.Errorf("Code Mode shell wrote outside the workspace: %v; confined %v", got, confined)
+			}
 			res = runCode.Run(context.Background(), json.RawMessage(`{"code":"try { tools.shell({command: 'exit 3'}) } catch (e) { return e.message }"}`))
 			if got := strings.Contains(res.Text, tools.SandboxSummary); got != (tc.code && st.Available) {
 				t.Errorf("Code Mode shell result %q; confined %v, want %v", res.Text, got, tc.code && st.Available)
