@@ -202,6 +202,20 @@ func TestBypasses(t *testing.T) {
 		{`$'\x72\x6d' -rf ~/canary`, ReasonDeleteOutside},
 		{"ssh localhost 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"ssh -p 22 -o BatchMode=yes localhost rm -rf canary", ReasonDeleteOutside},
+		// Servers and daemons that run a command later, perhaps outside
+		// any OS sandbox (the person's tmux server, cron, atd).
+		{"tmux new-window -d 'rm -rf ~/canary'", ReasonOpaque},
+		{"tmux -L x new -d 'sh x.sh'", ReasonOpaque},
+		{"tmux send-keys -t 0 'rm -rf ~/canary' Enter", ReasonOpaque},
+		{`tmux ls \; run-shell 'rm -rf ~/canary'`, ReasonOpaque},
+		{"tmux ls; tmux splitw 'rm -rf ~/canary'", ReasonOpaque},
+		{"tmux $CMD", ReasonOpaque},
+		{"screen -dm rm -rf ~/canary", ReasonOpaque},
+		{"screen -S s -X stuff 'rm -rf ~/canary\n'", ReasonOpaque},
+		{"at now <<< 'rm -rf ~/canary'", ReasonOpaque},
+		{"echo 'rm -rf ~/canary' | batch", ReasonOpaque},
+		{"crontab <<< '* * * * * rm -rf ~/canary'", ReasonOpaque},
+		{"crontab jobs.txt", ReasonOpaque},
 		// Work past the bounds.
 		{"echo {1..100}{1..100}{1..100}", ReasonTooDeep},
 		{strings.Repeat("echo {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n};", 200), ReasonTooDeep},
@@ -225,6 +239,7 @@ func TestAllowed(t *testing.T) {
 	for _, cmd := range []string{
 		"go test ./...",
 		"go build -o bin/app ./cmd/app && ./bin/app --help",
+		"tmux ls", "tmux list-windows -a", "screen -ls", "crontab -l", "at -l",
 		"rm -rf ./node_modules",
 		"rm -rf node_modules build dist",
 		"rm -rf build && mkdir build",

@@ -111,6 +111,10 @@ func (c *checker) named(name string, rest []field, in input) {
 				c.nested(joinText(ops[1:]), nil, false)
 			})
 		}
+	case "tmux", "screen", "at", "batch", "crontab":
+		if handsOff(name, rest) {
+			c.flag(ReasonOpaque)
+		}
 	case "su", "runuser", "script":
 		for i, a := range rest {
 			if (a.text == "-c" || a.text == "--command") && i+1 < len(rest) {
@@ -574,4 +578,42 @@ func (c *checker) program(in input, programs []field, lang string) {
 			c.flag(ReasonInterpreter) // perl and ruby run `commands`
 		}
 	}
+}
+
+// tmuxRuns are the tmux commands that run a shell command, type into a
+// pane or read commands from a file.
+var tmuxRuns = map[string]bool{
+	"new-session": true, "new": true, "new-window": true, "neww": true, "split-window": true,
+	"splitw": true, "respawn-pane": true, "respawnp": true, "respawn-window": true,
+	"respawnw": true, "run-shell": true, "run": true, "if-shell": true, "if": true,
+	"display-popup": true, "popup": true, "send-keys": true, "send": true, "pipe-pane": true,
+	"pipep": true, "source-file": true, "source": true,
+}
+
+// handsOff reports whether the tmux, screen, at, batch or crontab command
+// hands a command to a server or daemon to run later. That server may
+// have been started by the person, outside any OS sandbox, and its text
+// (a pane's keys, a job on stdin, a crontab file) is not checked here.
+// Looking (tmux ls, screen -ls, atq's at -l, crontab -l) does not.
+func handsOff(name string, args []field) bool {
+	switch name {
+	case "tmux": // any word: commands may be chained with ";"
+		for _, a := range args {
+			if !a.known() || tmuxRuns[strings.TrimSuffix(a.text, ";")] {
+				return true
+			}
+		}
+		return false
+	case "screen":
+		for _, a := range args {
+			if a.text != "-ls" && a.text != "-list" {
+				return true
+			}
+		}
+		return false
+	case "crontab":
+		return !slices.ContainsFunc(args, func(a field) bool { return a.text == "-l" })
+	}
+	// at, batch: at -l (atq) only lists.
+	return !(len(args) == 1 && args[0].text == "-l")
 }
