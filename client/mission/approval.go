@@ -87,7 +87,9 @@ func indent(s string, width int) string {
 // protection's refusal never look alike.
 
 // allowedLine records an allowed request.
-func allowedLine(summary string) string { return styleDim().Render("allowed: " + summary) }
+func allowedLine(summary string) string {
+	return styleDim().Render("allowed: " + strings.ReplaceAll(summary, "\n", "\n  "))
+}
 
 // failedStyle is the style of a failed activity's summary by who decided.
 func failedStyle(summary string) lipgloss.Style {

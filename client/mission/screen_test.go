@@ -176,7 +176,7 @@ func TestTurnOrder(t *testing.T) {
 	send(m, "message.reconcile", map[string]any{"message_id": "m2", "part": 0, "text": "the answer", "last_part": true, "partial": false})
 	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
 	p := printed(m)
-	order := []string{"first I look", "✓ shell ls", "allowed: shell: ls", "the answer", "turn completed"}
+	order := []string{"first I look", "allowed: shell: ls", "✓ shell ls", "the answer", "turn completed"}
 	at := 0
 	for _, want := range order {
 		i := strings.Index(p[at:], want)

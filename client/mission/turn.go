@@ -209,7 +209,17 @@ func (m *Model) answer(allow bool) tea.Cmd {
 	a := m.approval
 	m.approval = nil
 	if allow {
-		m.note(allowedLine(a.summary))
+		// Before the line of the call it allowed (the last one running),
+		// which says how the call went.
+		it := &item{note: allowedLine(a.summary)}
+		at := len(m.items)
+		for i := len(m.items) - 1; i >= 0; i-- {
+			if act := m.items[i].act; act != nil && !m.items[i].settled() {
+				at = i
+				break
+			}
+		}
+		m.items = append(m.items[:at], append([]*item{it}, m.items[at:]...)...)
 	}
 	return tea.Batch(m.settle(), m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow}))
 }
