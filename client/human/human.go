@@ -52,6 +52,43 @@ func Readiness(code string) string {
 	return "not ready (" + Visible(code, maxCodeRunes) + ")"
 }
 
+// Diagnostic is the line for a diagnostic event: its summary, which the
+// backend writes for people (redacted, at most 1024 bytes), made safe for
+// a terminal; a diagnostic without one reads as its code's sentence. The
+// code itself is for programs.
+func Diagnostic(code, summary string) string {
+	if s := strings.TrimSpace(summary); s != "" {
+		return Visible(s, maxSummaryRunes)
+	}
+	switch code {
+	case "persistence_failed":
+		return "history could not be saved; this turn's history is incomplete"
+	case "content_limit":
+		return "the reply reached the size limit of a run and was stopped there"
+	case "output_unavailable":
+		return "the backend could not deliver all of this turn's output"
+	case "execution_failed":
+		return "something in this turn failed; `magi-code logs` has the details"
+	}
+	return "backend diagnostic: " + Visible(code, maxCodeRunes)
+}
+
+// DiagnosticEntry is the line for a history page's diagnostic entry, whose
+// text is "CODE" or "CODE: SUMMARY" (the history projection's form), or a
+// sentence of the projection's own ("interrupted: ..."). Codes are
+// lower-case words joined by '_'; anything else is shown as written.
+func DiagnosticEntry(text string) string {
+	code, summary, _ := strings.Cut(text, ": ")
+	if !strings.Contains(code, "_") || strings.ContainsFunc(code, func(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }) {
+		return Diagnostic("", text) // not a code: show the text
+	}
+	return Diagnostic(code, summary)
+}
+
+// maxSummaryRunes bounds a summary shown (the protocol bounds it to 1024
+// bytes already).
+const maxSummaryRunes = 1024
+
 // maxCodeRunes bounds a code shown as itself.
 const maxCodeRunes = 64
 

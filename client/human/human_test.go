@@ -72,3 +72,29 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// A diagnostic reads as its summary (never its code); one without a
+// summary as its code's sentence; a history entry's "CODE: SUMMARY" as the
+// summary.
+func TestDiagnostic(t *testing.T) {
+	for _, c := range []struct{ code, summary, want string }{
+		{"execution_failed", "provider error: the provider is rate limiting requests", "provider error: the provider is rate limiting requests"},
+		{"persistence_failed", "", "history could not be saved; this turn's history is incomplete"},
+		{"execution_failed", "a\x1b[2Jb", "a?[2Jb"},
+		{"odd_code", "", "backend diagnostic: odd_code"},
+	} {
+		if got := Diagnostic(c.code, c.summary); got != c.want {
+			t.Errorf("Diagnostic(%q, %q) = %q; want %q", c.code, c.summary, got, c.want)
+		}
+	}
+	for text, want := range map[string]string{
+		"execution_failed: provider error: the provider is rate limiting requests": "provider error: the provider is rate limiting requests",
+		"persistence_failed": "history could not be saved; this turn's history is incomplete",
+		"Turn interrupted: the reply may be incomplete": "Turn interrupted: the reply may be incomplete",
+		"interrupted: this turn has no durable completion record": "interrupted: this turn has no durable completion record",
+	} {
+		if got := DiagnosticEntry(text); got != want {
+			t.Errorf("DiagnosticEntry(%q) = %q; want %q", text, got, want)
+		}
+	}
+}

@@ -27,3 +27,19 @@ func TestNoticesAndReadinessForPeople(t *testing.T) {
 		t.Fatalf("a settings error advised:\n%s", out)
 	}
 }
+
+// A diagnostic reads as its summary, live and replayed from history; its
+// code is for programs.
+func TestDiagnosticForPeople(t *testing.T) {
+	const summary = "provider error: the provider is rate limiting requests; wait a little and send the prompt again"
+	m, _, _ := started(t, Options{})
+	send(m, "diagnostic", map[string]any{"code": "execution_failed", "summary": summary})
+	send(m, "run.finished", map[string]any{"outcome": "failed", "persistence": "durable", "revision": "r2", "error_code": "execution_failed"})
+	out := printed(m) + view(m)
+	if !strings.Contains(out, summary) || strings.Contains(out, "diagnostic execution_failed") {
+		t.Fatalf("a live diagnostic reads:\n%s", out)
+	}
+	if got := renderEntry("diagnostic", "execution_failed: "+summary, 80); !strings.Contains(got, summary) || strings.Contains(got, "execution_failed") {
+		t.Fatalf("a replayed diagnostic reads %q", got)
+	}
+}

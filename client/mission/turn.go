@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // A running turn is a list of items in the order they began: assistant
@@ -111,7 +112,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
 	case "diagnostic":
-		m.note(styleWarn().Render(fmt.Sprintf("diagnostic %s: %s", d.Code, d.Summary)))
+		m.note(styleWarn().Render(human.Diagnostic(d.Code, d.Summary)))
 		return m.settle()
 	case "input.persisted":
 		m.durable = true

@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // The styles are functions, not package variables: a package variable
@@ -144,7 +146,7 @@ func renderEntry(kind, text string, width int) string {
 	case "activity":
 		return styleDim().Render("• " + text)
 	case "diagnostic":
-		return styleWarn().Render(text)
+		return styleWarn().Render(human.DiagnosticEntry(text))
 	case "compaction":
 		return styleDim().Render("(compacted) " + text)
 	}
