@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/config"
@@ -85,7 +86,7 @@ func selectionText(d config.Description) string {
 	}
 	ready := "ready"
 	if d.Readiness != "" {
-		ready = "not ready: " + string(d.Readiness)
+		ready = "not ready: " + human.Readiness(string(d.Readiness))
 	}
 	return fmt.Sprintf("provider %s, model %s: %s", get("provider"), get("model"), ready)
 }

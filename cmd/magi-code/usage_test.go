@@ -125,3 +125,14 @@ func TestSettingsMessagesNameKeyAndFile(t *testing.T) {
 	runIn(t, ws, "", []string{"model", "other-model"}).want(t, "model NAME into a 0644 file", 1, nil,
 		[]string{"magi-code: model: " + canon + " is readable by group or others", "run `chmod 600 " + canon + "`"})
 }
+
+// magi-code model says what is not ready in words, with the command that
+// fixes it, never as the startup code.
+func TestModelReadinessForPeople(t *testing.T) {
+	ws := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"gpt-x\"\n")
+	o := runIn(t, ws, "", []string{"model"})
+	o.want(t, "model without a credential", 0, []string{"provider openai (global), model gpt-x (global): not ready: no usable credential", "/login"}, nil)
+	if strings.Contains(o.stdout, "provider_unavailable") {
+		t.Fatalf("model printed the code: %q", o.stdout)
+	}
+}
