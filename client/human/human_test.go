@@ -89,8 +89,8 @@ func TestDiagnostic(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"execution_failed: provider error: the provider is rate limiting requests": "provider error: the provider is rate limiting requests",
-		"persistence_failed": "history could not be saved; this turn's history is incomplete",
-		"Turn interrupted: the reply may be incomplete": "Turn interrupted: the reply may be incomplete",
+		"persistence_failed":                                      "history could not be saved; this turn's history is incomplete",
+		"Turn interrupted: the reply may be incomplete":           "Turn interrupted: the reply may be incomplete",
 		"interrupted: this turn has no durable completion record": "interrupted: this turn has no durable completion record",
 	} {
 		if got := DiagnosticEntry(text); got != want {
