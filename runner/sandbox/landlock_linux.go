@@ -42,7 +42,12 @@ func restrict(p Policy) error {
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	}
 	if len(p.Writable) > 0 {
-		rules = append(rules, landlock.RWDirs(p.Writable...).IgnoreIfMissing())
+		// WithRefer: a file may be renamed or linked from one directory to
+		// another within the writable ones (rustc, git and Python's
+		// os.replace do; without it they fail with EXDEV). A file outside
+		// them still cannot be linked or moved in: its directory does not
+		// grant refer.
+		rules = append(rules, landlock.RWDirs(p.Writable...).WithRefer().IgnoreIfMissing())
 	}
 	// V5: files (truncate included) and ioctl on devices, and TCP. Best
 	// effort only downgrades within what Probe checked (ABI >= 3): on ABI 3

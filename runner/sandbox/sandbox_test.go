@@ -111,6 +111,11 @@ func TestConfined(t *testing.T) {
 	if out, ok := run("sh", "-c", "echo in > inside && mkdir -p d/e && touch d/e/f && rm -rf d && cat inside"); !ok || out != "in\n" {
 		t.Fatalf("writing inside the workspace: ok=%v %q", ok, out)
 	}
+	// A link or rename from one directory to another inside (as rustc
+	// and git do; mv would fall back to a copy).
+	if out, ok := run("sh", "-c", "mkdir a b && echo x > a/f && ln a/f b/g && ln -s x a/s && rm -f a/f && cat b/g"); !ok || out != "x\n" {
+		t.Fatalf("linking across directories inside the workspace: ok=%v %q", ok, out)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -119,6 +124,8 @@ func TestConfined(t *testing.T) {
 		{"sh", []string{"-c", "echo x > " + filepath.Join(canary, "egg")}},
 		{"sh", []string{"-c", ": > " + filepath.Join(canary, "egg")}}, // truncate
 		{"sh", []string{"-c", "mv " + canary + " " + filepath.Join(ws, "stolen")}},
+		{"sh", []string{"-c", "ln " + filepath.Join(canary, "egg") + " hard && : > hard"}},
+		{"python3", []string{"-c", "import os,sys; os.replace(sys.argv[1], 'moved')", filepath.Join(canary, "egg")}},
 		{"sh", []string{"-c", "echo x > " + filepath.Join(home, "new")}},
 		{"python3", []string{"-c", "import shutil,sys; shutil.rmtree(sys.argv[1])", canary}},
 		{"perl", []string{"-MFile::Path=rmtree", "-e", "rmtree($ARGV[0]) ; exit(-e $ARGV[0] ? 1 : 0)", canary}},
