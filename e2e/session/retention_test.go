@@ -5,13 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // cliRun runs `magi-code ARGS...` in ws (cwd, MC_HOME) and returns its
@@ -52,7 +53,7 @@ func age(t *testing.T, ws *clienttest.Workspace, id string, d time.Duration) {
 }
 
 // TestSessionsCLI: `magi-code sessions list` shows every stored session
-// (id, workspace, last activity, size); `magi-code sessions prune` deletes
+// (id, last activity, size, workspace, first prompt); `magi-code sessions prune` deletes
 // the sessions idle for session_retention_days (30 by default), prints
 // what it removed, and never deletes a session another child has attached
 // (its lease is held), nor a recent one. serve never prunes:
@@ -87,9 +88,12 @@ func TestSessionsCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := id + "  " + fi.ModTime().UTC().Format(time.RFC3339) + "  " + strconv.FormatInt(fi.Size(), 10) + "  " + cwd
-		if !strings.Contains(out, want+"\n") {
-			t.Fatalf("sessions list:\n%s\nlacks the line %q", out, want)
+		// The listing for people (client/human): local time to the
+		// minute, size in B/KiB/MiB, workspace, first prompt.
+		want := "(?m)^" + id + "  +" + regexp.QuoteMeta(fi.ModTime().Local().Format("2006-01-02 15:04")) + "  +" +
+			regexp.QuoteMeta(human.Size(fi.Size())) + "  +" + regexp.QuoteMeta(cwd) + "  +remember this$"
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Fatalf("sessions list:\n%s\nlacks a line matching %q", out, want)
 		}
 	}
 
