@@ -183,6 +183,10 @@ func (m *Model) submit(line string) tea.Cmd {
 		}
 		return m.changed("stored the " + provider + " API key in auth.json")
 	}
+	if line != "" && !strings.HasPrefix(line, "/") && (m.running || (!m.ready && m.starting() && m.pending != "")) {
+		// Not now: the draft stays in the input for later.
+		return m.print(styleError().Render("not now: a turn is running or starting; your text stays in the input"))
+	}
 	m.input.AddHistory(line)
 	m.input.Reset()
 	if line == "" {
@@ -192,15 +196,11 @@ func (m *Model) submit(line string) tea.Cmd {
 		return m.command(strings.Fields(line))
 	}
 	switch {
-	case m.running:
-		return m.print(styleError().Render("wait for the current turn to finish"))
 	case !m.ready && m.starting() && m.pending == "":
 		// Typed while the backend starts or the session attaches: sent
 		// as soon as the session is open rather than lost.
 		m.pending = line
 		return m.print(renderEntry("user", line, m.width))
-	case !m.ready && m.starting():
-		return m.print(styleError().Render("wait: the session is opening"))
 	case !m.ready:
 		return m.print(styleError().Render("not ready (" + m.readiness + ")"))
 	}

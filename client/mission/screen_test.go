@@ -364,3 +364,18 @@ func TestApprovalOutcomesReadDifferently(t *testing.T) {
 		}
 	}
 }
+
+// Text typed during a turn stays in the input when Enter cannot send it.
+func TestDraftDuringATurnIsKept(t *testing.T) {
+	m, fb, _ := started(t, Options{})
+	if calls := enter(m, fb, "next question"); len(calls) != 0 {
+		t.Fatalf("Enter during a turn sent %v", calls)
+	}
+	if m.input.Value() != "next question" || !strings.Contains(view(m), "next question") {
+		t.Fatalf("the draft was lost: input %q\n%s", m.input.Value(), view(m))
+	}
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	if calls := enter(m, fb, ""); len(calls) != 1 || calls[0] != "turn.start" {
+		t.Fatalf("Enter after the turn sent %v; want turn.start of the kept draft", calls)
+	}
+}

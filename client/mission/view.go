@@ -48,7 +48,8 @@ func (m *Model) View() tea.View {
 	case m.picker != nil:
 		bottom = m.picker.lines(w, m.liveRows()-1)
 	case m.running:
-		bottom = []string{m.spinnerLine()}
+		// The input stays: the next prompt can be written meanwhile.
+		bottom = append([]string{m.spinnerLine()}, m.inputLines(w)...)
 	default:
 		bottom = m.inputLines(w)
 	}
