@@ -123,7 +123,7 @@ func TestIdleSelectRespectsWatermark(t *testing.T) {
 	}
 	cause := errors.New("test over")
 	cancel(cause)
-	if err := <-result; !errors.Is(err, cause) {
+	if err := recv(t, result, "Run returning"); !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want the cancellation's cause", err)
 	}
 	if pendingAtTake > EventWatermark {

@@ -59,7 +59,7 @@ func TestOversizeBoundsExact(t *testing.T) {
 	if f := rd.next(); f.Event != protocol.EventMessageDelta || f.Data.Text != e.Text || f.Seq != 6 {
 		t.Fatalf("a 65,536-byte event frame came out as %s seq %d (%d bytes of text); want the delta as is", f.Event, f.Seq, len(f.Data.Text))
 	}
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatal(err)
 	}
 	if s := w.Stats(); s.Oversize != 1 || s.Frames != 6 {
@@ -113,7 +113,7 @@ func TestOversizeEventDiagnosticKeepsIDs(t *testing.T) {
 	if d := next(); d.Event != protocol.EventDiagnostic || d.Data.Code != string(protocol.CodeContentLimit) || d.Data.RunID != "" {
 		t.Fatalf("event with a 70,000-byte run ID became %s code %q run %.20q; want a content_limit diagnostic without IDs", d.Event, d.Data.Code, d.Data.RunID)
 	}
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 func newMemWriter(t *testing.T) (*Pipe, *Writer) {
 	t.Helper()
+	bounded(t)
 	p := NewPipe()
 	t.Cleanup(func() { p.Close() })
 	w, err := New(p, Options{InstanceID: testInstance})
@@ -67,7 +68,7 @@ func TestPipeStalledReaderHitsOutputDeadline(t *testing.T) {
 	w.Respond(&wire.Response{ID: "big", Result: []byte(`"` + strings.Repeat("z", 60000) + `"`)})
 	w.Respond(&wire.Response{ID: "big2", Result: []byte(`"` + strings.Repeat("z", 10000) + `"`)})
 	result := startRun(t, w, make(chan wire.Event))
-	if err := <-result; !errors.Is(err, ErrOutputDeadline) {
+	if err := recv(t, result, "Run returning"); !errors.Is(err, ErrOutputDeadline) {
 		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
 	}
 	if got := w.Stats().Bytes; got != PipeCapacity {
@@ -84,8 +85,11 @@ func TestPipeSlowReaderPartialProgressDoesNotPostponeDeadline(t *testing.T) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	buf := make([]byte, 512)
+	bound := time.After(waitBound)
 	for {
 		select {
+		case <-bound:
+			t.Fatalf("Run did not end with the output deadline within %v", waitBound)
 		case err := <-result:
 			if !errors.Is(err, ErrOutputDeadline) {
 				t.Fatalf("Run = %v; want ErrOutputDeadline", err)
@@ -110,7 +114,7 @@ func TestPipeClosedReaderIsBrokenOutput(t *testing.T) {
 	if err := w.Respond(status("x")); !errors.Is(err, ErrOutputBroken) {
 		t.Fatalf("Respond = %v; want ErrOutputBroken", err)
 	}
-	if err := <-result; !errors.Is(err, ErrOutputBroken) {
+	if err := recv(t, result, "Run returning"); !errors.Is(err, ErrOutputBroken) {
 		t.Fatalf("Run = %v; want ErrOutputBroken", err)
 	}
 }
@@ -124,7 +128,7 @@ func TestPipeContextEndsRunDuringStall(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, make(chan wire.Event), nil) }()
 	cancel(cause)
-	if err := <-done; !errors.Is(err, cause) {
+	if err := recv(t, done, "Run returning"); !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want ctx's cause", err)
 	}
 }

@@ -57,7 +57,7 @@ func TestStalledReaderParksInPoller(t *testing.T) {
 	w.q.limit = 300 * time.Millisecond
 	fill(t, f)
 	w.Respond(status("stuck"))
-	if err := <-startRun(t, w, make(chan wire.Event)); !errors.Is(err, ErrOutputDeadline) {
+	if err := recv(t, startRun(t, w, make(chan wire.Event)), "Run returning"); !errors.Is(err, ErrOutputDeadline) {
 		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
 	}
 	if n := out.calls.Load(); n == 0 || n > 20 {
@@ -107,7 +107,7 @@ func TestContextEndsRunParkedPastDeadline(t *testing.T) {
 	yieldUntil(t, "Run parked in the poller", func() bool { return inState("writer.(*Writer).flush", "IO wait") })
 	shift.Store(int64(10 * time.Second))
 	cancel(cause)
-	if err := <-done; !errors.Is(err, cause) {
+	if err := recv(t, done, "Run returning"); !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want ctx's cause", err)
 	}
 }

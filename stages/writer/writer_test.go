@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -40,11 +41,23 @@ func TestMain(m *testing.M) {
 // nonblocking and registered with the poller.
 func newPipe(t testing.TB) (r, w *os.File) {
 	t.Helper()
+	bounded(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close(); w.Close() })
+	t.Cleanup(func() {
+		// Close waits for a write in progress on the pipe: a writer stuck
+		// in one would hang the test here.
+		closed := make(chan struct{})
+		go func() { r.Close(); w.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(waitBound):
+			stuck.Store(true)
+			t.Errorf("closing the pipe did not return within %v: a writer is stuck in a write on it", waitBound)
+		}
+	})
 	return r, w
 }
 
@@ -85,7 +98,12 @@ func startRunQueued(t testing.TB, w *Writer, events <-chan wire.Event, queued fu
 	}()
 	t.Cleanup(func() {
 		cancel(errors.New("test over"))
-		<-done
+		select {
+		case <-done:
+		case <-time.After(waitBound):
+			stuck.Store(true)
+			t.Errorf("Run did not return within %v of its context's end", waitBound)
+		}
 	})
 	return result
 }
@@ -131,20 +149,71 @@ type frame struct {
 	} `json:"data"`
 }
 
+// waitBound bounds every wait of these tests (for Run to return, a frame
+// to arrive, a callback to run), well under the package timeout: a writer
+// that loses count of its pending frames fails the test with what did not
+// happen instead of hanging it.
+const waitBound = 30 * time.Second
+
+// stuck is set once a bounded wait expired: a writer goroutine may still
+// spin or sit in a write, and later tests would only wait for it in turn;
+// newPipe fails them at once.
+var stuck atomic.Bool
+
+// bounded fails t at once when an earlier test left a writer stuck, and
+// ends the test binary, naming t, when t is still running after
+// 4*waitBound: a call into the writer that never returns (Respond waiting
+// for room that never comes) cannot be bounded from the test's goroutine.
+// The bounded waits of recv, next and the clean-ups end first and say
+// what did not happen.
+func bounded(t testing.TB) {
+	t.Helper()
+	if stuck.Load() {
+		t.Fatal("not run: an earlier test left a writer stuck (see its failure)")
+	}
+	name := t.Name()
+	watchdog := time.AfterFunc(4*waitBound, func() {
+		panic(name + " still running after " + (4 * waitBound).String() + ": a call into the writer never returned")
+	})
+	t.Cleanup(func() { watchdog.Stop() })
+}
+
+// recv returns the next value of ch, or fails t saying what did not happen
+// within waitBound.
+func recv[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitBound):
+		stuck.Store(true)
+		t.Fatalf("%s did not happen within %v", what, waitBound)
+		panic("unreachable")
+	}
+}
+
 // reader reads protocol frames, skipping fill's empty lines.
 type reader struct {
-	t  testing.TB
-	br *bufio.Reader
+	t   testing.TB
+	src io.Reader
+	br  *bufio.Reader
 }
 
 func newReader(t testing.TB, r io.Reader) *reader {
-	return &reader{t: t, br: bufio.NewReaderSize(r, 128<<10)}
+	return &reader{t: t, src: r, br: bufio.NewReaderSize(r, 128<<10)}
 }
 
 func (r *reader) next() frame {
 	r.t.Helper()
+	if d, ok := r.src.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(time.Now().Add(waitBound))
+	}
 	for {
 		line, err := r.br.ReadBytes('\n')
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			stuck.Store(true)
+			r.t.Fatalf("no complete frame came out within %v (%d bytes of a partial line)", waitBound, len(line))
+		}
 		if err != nil {
 			r.t.Fatalf("reading frame: %v", err)
 		}
@@ -215,7 +284,7 @@ func TestOrderAndSeqAcrossResponsesAndEvents(t *testing.T) {
 	events <- wire.Event{Name: protocol.EventRunFinished, SessionID: "s1", RunID: "run1", Outcome: "completed", Persistence: "durable"}
 	close(events)
 	expect("event", protocol.EventRunFinished)
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatalf("Run = %v; want nil after events closed and drained", err)
 	}
 	if len(taken) != 6 {
@@ -245,7 +314,7 @@ func TestEventFloodKeepsOrder(t *testing.T) {
 			t.Fatalf("frame %d: seq=%d part=%d", i, f.Seq, f.Data.Part)
 		}
 	}
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatalf("Run = %v; want nil", err)
 	}
 	if s := w.Stats(); s.Writes >= n {
@@ -278,7 +347,7 @@ func TestBatchingPendingFramesGoOutInOneWrite(t *testing.T) {
 		}
 	}
 	close(events)
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatalf("Run = %v", err)
 	}
 	// 5 small frames (< PIPE_BUF) are written atomically by one write(2).
@@ -321,7 +390,7 @@ func TestPendingLimit(t *testing.T) {
 			// Run parked on the stalled pipe must notice at once, not at
 			// the output deadline.
 			result := startRun(t, w, make(chan wire.Event))
-			if err := <-result; !errors.Is(err, ErrOverflow) {
+			if err := recv(t, result, "Run returning"); !errors.Is(err, ErrOverflow) {
 				t.Fatalf("Run = %v; want ErrOverflow", err)
 			}
 			if err := w.Respond(status("after")); !errors.Is(err, ErrOverflow) {
@@ -345,7 +414,7 @@ func TestOverflowWakesRunParkedInPoller(t *testing.T) {
 	if err := w.Respond(status("boom")); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("33rd Respond = %v; want ErrOverflow", err)
 	}
-	if err := <-result; !errors.Is(err, ErrOverflow) {
+	if err := recv(t, result, "Run returning"); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("Run = %v; want ErrOverflow (not the later output deadline)", err)
 	}
 }
@@ -361,7 +430,7 @@ func TestEventsLeaveHeadroomForResponses(t *testing.T) {
 	}
 	result := startRunQueued(t, w, events, func(*wire.Event) { taken <- struct{}{} })
 	for range EventWatermark {
-		<-taken
+		recv(t, taken, "the queued callback")
 	}
 	// Run checks the watermark in the same critical section that takes
 	// an event, so it can take no more now.
@@ -390,7 +459,7 @@ func TestStalledReaderHitsOutputDeadline(t *testing.T) {
 	var before, after unix.Rusage
 	unix.Getrusage(unix.RUSAGE_SELF, &before)
 	result := startRun(t, w, make(chan wire.Event))
-	if err := <-result; !errors.Is(err, ErrOutputDeadline) {
+	if err := recv(t, result, "Run returning"); !errors.Is(err, ErrOutputDeadline) {
 		t.Fatalf("Run = %v; want ErrOutputDeadline", err)
 	}
 	unix.Getrusage(unix.RUSAGE_SELF, &after)
@@ -416,8 +485,11 @@ func TestSlowReaderPartialProgressDoesNotPostponeDeadline(t *testing.T) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	buf := make([]byte, 512)
+	bound := time.After(waitBound)
 	for {
 		select {
+		case <-bound:
+			t.Fatalf("Run did not end with the output deadline within %v", waitBound)
 		case err := <-result:
 			if !errors.Is(err, ErrOutputDeadline) {
 				t.Fatalf("Run = %v; want ErrOutputDeadline", err)
@@ -453,7 +525,7 @@ func TestClosedReaderIsBrokenOutput(t *testing.T) {
 			if err := c.emit(w, events); err != nil && !errors.Is(err, ErrOutputBroken) {
 				t.Fatalf("emit = %v; want nil or ErrOutputBroken", err)
 			}
-			err := <-result
+			err := recv(t, result, "Run returning")
 			if !errors.Is(err, ErrOutputBroken) || !errors.Is(err, syscall.EPIPE) {
 				t.Fatalf("Run = %v; want ErrOutputBroken wrapping EPIPE", err)
 			}
@@ -471,7 +543,7 @@ func TestContextEndsRunDuringStall(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, make(chan wire.Event), nil) }()
 	cancel(cause)
-	if err := <-done; !errors.Is(err, cause) {
+	if err := recv(t, done, "Run returning"); !errors.Is(err, cause) {
 		t.Fatalf("Run = %v; want ctx's cause", err)
 	}
 }
@@ -506,7 +578,7 @@ func TestThirtyTwoInFlightNeverOverflows(t *testing.T) {
 		}
 	}
 	close(events)
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatalf("Run = %v", err)
 	}
 }
@@ -559,7 +631,7 @@ func TestOversizeFramesAreReplaced(t *testing.T) {
 		t.Fatalf("oversize event became %+v; want a content_limit diagnostic", f)
 	}
 	close(events)
-	if err := <-result; err != nil {
+	if err := recv(t, result, "Run returning"); err != nil {
 		t.Fatal(err)
 	}
 	if s := w.Stats(); s.Oversize != 3 || len(logged) != 3 {
