@@ -443,6 +443,9 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 		if e.Partial {
 			text += " " + styleDim().Render("(partial)")
 		}
+		if e.Kind == "user" && !e.Partial {
+			m.input.AddHistory(text) // Up brings back a resumed session's prompts too
+		}
 		blocks = append(blocks, renderEntry(e.Kind, text, m.width))
 	}
 	cmd := m.print(blocks...)

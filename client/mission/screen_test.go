@@ -379,3 +379,14 @@ func TestDraftDuringATurnIsKept(t *testing.T) {
 		t.Fatalf("Enter after the turn sent %v; want turn.start of the kept draft", calls)
 	}
 }
+
+// A resumed session's prompts join the input's history.
+func TestResumedPromptsInHistory(t *testing.T) {
+	m, _, _ := started(t, Options{})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	m.Update(result(0, "history.page", `{"session_id":"`+sess+`","revision":"r2","next_cursor":null,"entries":[{"message_id":"u1","kind":"user","text":"an old question","partial":false,"last_part":true},{"message_id":"a1","kind":"assistant","text":"an answer","partial":false,"last_part":true}]}`))
+	update(m, tea.KeyPressMsg{Code: tea.KeyUp})
+	if m.input.Value() != "an old question" {
+		t.Fatalf("Up after a resume: %q", m.input.Value())
+	}
+}
