@@ -49,12 +49,16 @@ func restrict(p Policy) error {
 		// grant refer.
 		rules = append(rules, landlock.RWDirs(p.Writable...).WithRefer().IgnoreIfMissing())
 	}
-	// V5: files (truncate included) and ioctl on devices, and TCP. Best
-	// effort only downgrades within what Probe checked (ABI >= 3): on ABI 3
-	// the network stays open, which Probe's callers document.
-	cfg := landlock.V5.BestEffort()
+	// V6: files (truncate included) and ioctl on devices, TCP, and the IPC
+	// scopes: no signal to a process outside the sandbox (the person's
+	// editor, the child that started the command) and no connection to an
+	// abstract UNIX socket served from outside it. Best effort only
+	// downgrades within what Probe checked (ABI >= 3): on ABI 3 the network
+	// stays open, before ABI 6 signals and abstract sockets do, which
+	// Probe's callers document.
+	cfg := landlock.V6.BestEffort()
 	if p.Network {
-		return cfg.RestrictPaths(rules...)
+		cfg.HandledAccessNet = 0
 	}
 	return cfg.Restrict(rules...)
 }

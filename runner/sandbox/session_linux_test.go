@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -36,5 +37,36 @@ func TestOwnSession(t *testing.T) {
 	}
 	if f[2] != f[0] {
 		t.Errorf("session %s, want the command's own (%s): it shares the caller's terminal", f[2], f[0])
+	}
+}
+
+// TestSignalsScoped: a confined command cannot signal a process outside
+// the sandbox (here the test itself, its parent), with the network open or
+// closed (Landlock ABI 6 or later); it can signal what it started.
+func TestSignalsScoped(t *testing.T) {
+	requireLandlock(t)
+	if st := Probe(); st.ABI < 6 {
+		t.Skipf("Landlock ABI %d does not scope signals", st.ABI)
+	}
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, network := range []bool{false, true} {
+		cmd := exec.Command("/bin/sh", "-c", `sleep 30 </dev/null >/dev/null 2>&1 & child=$!; kill -0 "$child" || exit 3; kill "$child"; kill -0 "$PPID" && exit 4; exit 0`)
+		if err := (Policy{Writable: []string{t.TempDir()}, Network: network}).Wrap(cmd, self); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee) && ee.ExitCode() == 3:
+			t.Errorf("network %v: the command could not signal its own child (%q)", network, out)
+		case errors.As(err, &ee) && ee.ExitCode() == 4:
+			t.Errorf("network %v: the command signalled a process outside the sandbox", network)
+		default:
+			t.Errorf("network %v: %v (%q)", network, err, out)
+		}
 	}
 }
