@@ -67,12 +67,17 @@ func itoa(n int) string {
 // cacheDirs are the package caches below HOME that the defaults keep
 // writable, so that go test, npm test and cargo build work: ~/.cache (Go's
 // build cache GOCACHE, pip, and other XDG caches), ~/go/pkg/mod (Go's
-// module cache), ~/.npm, ~/.cargo and ~/.rustup.
-var cacheDirs = []string{".cache", "go/pkg/mod", ".npm", ".cargo", ".rustup"}
+// module cache), ~/.npm, and Cargo's downloads, ~/.cargo/registry and
+// ~/.cargo/git. Not ~/.cargo itself, nor ~/.rustup: they hold programs
+// the person runs unconfined (~/.cargo/bin is on the PATH, ~/.cargo/env is
+// sourced by the shell's profile, ~/.rustup holds the toolchains), and
+// cargo works with the rest of its home read-only.
+var cacheDirs = []string{".cache", "go/pkg/mod", ".npm", ".cargo/registry", ".cargo/git"}
 
 // cacheEnv are variables that move those caches; their values are writable
-// too when the command's environment sets them.
-var cacheEnv = []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "CARGO_HOME", "RUSTUP_HOME", "TMPDIR"}
+// too when the command's environment sets them (CARGO_HOME's registry and
+// git only, as for ~/.cargo).
+var cacheEnv = []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "TMPDIR"}
 
 // Defaults returns the writable directories of a command run in cwd with
 // env: cwd, the temp directory (os.TempDir and /tmp), the caches below
@@ -96,6 +101,9 @@ func Defaults(cwd string, env []string, extra []string) []string {
 	}
 	for _, k := range cacheEnv {
 		dirs = append(dirs, lookup(k))
+	}
+	if ch := lookup("CARGO_HOME"); ch != "" {
+		dirs = append(dirs, filepath.Join(ch, "registry"), filepath.Join(ch, "git"))
 	}
 	dirs = append(dirs, extra...)
 	var out []string

@@ -17,14 +17,16 @@ func TestMain(m *testing.M) {
 }
 
 func TestDefaults(t *testing.T) {
-	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin"}
+	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	for _, want := range []string{"/work/ws", os.TempDir(), "/tmp", "/home/u/.cache", "/home/u/go/pkg/mod", "/home/u/.npm", "/home/u/.cargo", "/home/u/.rustup", "/mods", "/extra"} {
+	for _, want := range []string{"/work/ws", os.TempDir(), "/tmp", "/home/u/.cache", "/home/u/go/pkg/mod", "/home/u/.npm", "/home/u/.cargo/registry", "/home/u/.cargo/git", "/mods", "/ch/registry", "/ch/git", "/extra"} {
 		if !slices.Contains(got, filepath.Clean(want)) {
 			t.Errorf("Defaults = %q; missing %q", got, want)
 		}
 	}
-	for _, bad := range []string{"relative", "rel", "/home/u"} {
+	// Cargo's and rustup's homes hold programs the person runs unconfined
+	// (~/.cargo/bin on the PATH, ~/.cargo/env, the toolchains).
+	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cargo", "/home/u/.rustup", "/ch", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
 		}
