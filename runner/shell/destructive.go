@@ -293,6 +293,7 @@ func (c *checker) stmt(st *syntax.Stmt) {
 		for _, a := range cmd.Assigns {
 			c.substs(a)
 		}
+		c.commandVars(cmd.Assigns)
 		c.run(c.words(cmd.Args), c.stdin(st))
 	case *syntax.Block:
 		c.stmts(cmd.Stmts)
@@ -341,8 +342,54 @@ func (c *checker) stmt(st *syntax.Stmt) {
 	case *syntax.CoprocClause:
 		c.subshell(func() { c.stmt(cmd.Stmt) })
 	case nil:
-	default: // [[ ]], (( )), let, declare/export/local: only their substitutions run
+	case *syntax.DeclClause: // declare/export/local: only their substitutions run
 		c.substs(cmd)
+		c.commandVars(cmd.Args)
+	default: // [[ ]], (( )), let: only their substitutions run
+		c.substs(cmd)
+	}
+}
+
+// runVars are variables whose value a program runs as a shell command
+// (a pager, an editor, git's ssh or diff program, bash's PROMPT_COMMAND).
+var runVars = map[string]bool{
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true,
+	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_SSH_COMMAND": true, "GIT_SSH": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PROMPT_COMMAND": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "BROWSER": true,
+}
+
+// loadVars are variables that make a program load a file the check does
+// not read: a script bash runs first (BASH_ENV, ENV), a library, or git
+// configuration (which may name commands).
+var loadVars = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "LD_PRELOAD": true, "LD_AUDIT": true,
+	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true,
+}
+
+// commandVars checks assignments (before a command, alone, or exported)
+// to variables that make a later program run a command: the command a
+// runVars value holds is checked; a loadVars value asks.
+func (c *checker) commandVars(assigns []*syntax.Assign) {
+	for _, a := range assigns {
+		if a.Name == nil || c.why != "" {
+			continue
+		}
+		var val string
+		known := true
+		if a.Value != nil {
+			val = plainWord(a.Value)
+			known = val != "" || len(a.Value.Parts) == 0
+		}
+		switch {
+		case runVars[a.Name.Value] && !known:
+			c.flag(ReasonOpaque)
+		case runVars[a.Name.Value]:
+			c.nested(val, nil, false)
+		case loadVars[a.Name.Value] && (val != "" || !known):
+			c.flag(ReasonOpaque)
+		}
 	}
 }
 

@@ -265,12 +265,24 @@ func (c *checker) git(args []field) {
 			case "-C", "--work-tree":
 				dir = c.dirOf(dir, v)
 			case "-c":
-				if k, cmd, ok := strings.Cut(v.text, "="); ok && strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(cmd, "!") {
+				k, cmd, _ := strings.Cut(v.text, "=")
+				switch k = strings.ToLower(k); {
+				case !v.known():
+					c.flag(ReasonOpaque)
+				case strings.HasPrefix(k, "alias.") && strings.HasPrefix(cmd, "!"):
 					c.nested(cmd[1:], nil, false)
+				case gitRunKey(k):
+					c.nested(strings.TrimPrefix(cmd, "!"), nil, false)
+				case k == "core.hookspath" || k == "include.path" || strings.HasPrefix(k, "includeif."):
+					c.flag(ReasonOpaque) // hooks or configuration from files not read here
 				}
+			case "--config-env": // a setting's value from a variable
+				c.flag(ReasonOpaque)
 			}
 		} else if v, ok := strings.CutPrefix(t, "--work-tree="); ok {
 			dir = c.dirOf(dir, lit(v))
+		} else if strings.HasPrefix(t, "--config-env=") {
+			c.flag(ReasonOpaque)
 		}
 		i++
 	}
@@ -397,4 +409,22 @@ func device(p string) bool {
 		}
 	}
 	return true
+}
+
+// gitRunKey reports whether the git configuration key (lower case) names a
+// command git runs with the shell: a pager, an editor, ssh, a diff, merge
+// or filter driver, a credential helper, the fsmonitor hook.
+func gitRunKey(k string) bool {
+	switch k {
+	case "core.pager", "core.editor", "sequence.editor", "core.sshcommand", "core.fsmonitor",
+		"core.askpass", "diff.external", "credential.helper", "gpg.program", "core.gitproxy",
+		"uploadpack.packobjectshook", "web.browser":
+		return true
+	}
+	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".receivepack", ".uploadpack", ".helper"} {
+		if strings.HasSuffix(k, suffix) {
+			return true
+		}
+	}
+	return strings.HasPrefix(k, "pager.")
 }
