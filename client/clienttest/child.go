@@ -279,8 +279,12 @@ func WaitExit(t testing.TB, c *client.Client) (code int, stderr []byte) {
 		return r.code, r.stderr
 	case <-time.After(HangGuard):
 		c.Kill()
-		<-done
-		t.Fatalf("child did not exit within %v", HangGuard)
+		select {
+		case <-done:
+			t.Fatalf("child did not exit within %v", HangGuard)
+		case <-time.After(HangGuard):
+			t.Fatalf("child did not exit within %v, and its output did not end within %v of SIGKILL", HangGuard, HangGuard)
+		}
 		return 0, nil
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -182,7 +183,16 @@ func (w *Workspace) Start(t testing.TB, opts client.Options) *client.Client {
 	}
 	t.Cleanup(func() {
 		c.Kill()
-		_, _, _ = c.Wait()
+		waited := make(chan struct{})
+		go func() { _, _, _ = c.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(HangGuard):
+			// The child is killed; something it started still holds
+			// its pipes open.
+			t.Errorf("the killed child's output did not end within %v", HangGuard)
+			return
+		}
 		if err := c.CheckErr(); err != nil {
 			t.Errorf("child output: %v", err)
 		}
