@@ -3,6 +3,7 @@ package chunk
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestNextEscapeBudgetBindsPlainRuns: escaped bytes spent before a run of
@@ -33,5 +34,24 @@ func TestNextEscapeBudgetBindsPlainRuns(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSplitSmallestBudgets: budgets of exactly one rune (4 raw bytes, 6
+// escaped) are allowed and give one rune a part at worst; one less panics.
+func TestSplitSmallestBudgets(t *testing.T) {
+	checkParts(t, "😀\x01a\"é", utf8.UTFMax, 6)
+	if got := Split("😀\x01", utf8.UTFMax, 6); len(got) != 2 {
+		t.Fatalf("Split = %q; want one rune a part", got)
+	}
+	for _, b := range [][2]int{{utf8.UTFMax - 1, 6}, {utf8.UTFMax, 5}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Split(raw %d, esc %d) did not panic", b[0], b[1])
+				}
+			}()
+			Split("x", b[0], b[1])
+		}()
 	}
 }
