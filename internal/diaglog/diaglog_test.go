@@ -198,6 +198,10 @@ func TestValueBound(t *testing.T) {
 	if got != strings.Repeat("a", MaxValueBytes-1)+"…[cut]" {
 		t.Fatalf("bound of %d bytes = %d bytes ending %q; want MaxValueBytes-1 bytes and the marker", len(long), len(got), got[len(got)-12:])
 	}
+	// Not UTF-8 at all: no rune starts before the bound.
+	if got := bound(strings.Repeat("\x80", MaxValueBytes+1)); got != "…[cut]" {
+		t.Fatalf("bound of continuation bytes only = %d bytes; want the marker alone", len(got))
+	}
 }
 
 // TestDiskRefusesNothing: lines that were written, and the report of
