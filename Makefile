@@ -5,7 +5,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench bench-ref fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate
+.PHONY: all build test demo bench bench-ref fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate mutate-edge
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -103,6 +103,19 @@ mutate: $(GREMLINS)
 	  TMPDIR=$$tmp GOFLAGS=-count=1 timeout $(MUTATE_TIMEOUT) nice -n 10 $(GREMLINS) unleash --workers 1 --timeout-coefficient $(MUTATE_COEFF) $(MUTATE_FLAGS) $$p >$$log 2>&1; \
 	  pkill -9 -f "$$tmp/" 2>/dev/null; rm -rf $$tmp; \
 	  grep -E '^ *(LIVED|TIMED OUT)|^(Killed|Timed out|Test efficacy)' $$log || echo "   $$p: no result within $(MUTATE_TIMEOUT) ($$log)"; done
+
+# The packages around the core (`make mutate-edge`; figures in
+# docs/testing.md), smallest first. history and stages/worker are run for
+# retention and the turn's durability path only: their other files are
+# the core run's.
+MUTATE_EDGE ?= ./protocol/schemacheck ./chunk ./internal/diaglog ./runner/auth ./runner/hooks ./runner/mcp ./runner/tools ./runner/config ./runner/codemode ./conformance
+MUTATE_RETENTION := -E '^(decode|firstinput|page|project|reader|record|replay|store|writeback_linux|writeback_other|fs_unix|fs_other)\.go'
+MUTATE_DURABILITY := -E '^(approvals|carry|init|pool|session|sink|sink_agent)\.go'
+.PHONY: mutate-edge
+mutate-edge: $(GREMLINS)
+	@$(MAKE) --no-print-directory mutate PKG="$(MUTATE_EDGE)"
+	@$(MAKE) --no-print-directory mutate PKG=./history MUTATE_OUT=$(MUTATE_OUT)/retention MUTATE_FLAGS="$(MUTATE_RETENTION)"
+	@$(MAKE) --no-print-directory mutate PKG=./stages/worker MUTATE_OUT=$(MUTATE_OUT)/durability MUTATE_FLAGS="$(MUTATE_DURABILITY)"
 
 $(GREMLINS):
 	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
