@@ -93,9 +93,29 @@ func requireGone(t *testing.T, pids ...int) {
 		if pid <= 0 {
 			continue
 		}
+		deadline := time.Now().Add(testBound)
 		for !processGone(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d still runs %v after its server was ended: its process group was not killed", pid, testBound)
+			}
 			time.Sleep(5 * time.Millisecond)
 		}
+	}
+}
+
+// testBound bounds each wait of these tests, well under the package
+// timeout; a wait past it fails the test saying what did not happen.
+const testBound = 30 * time.Second
+
+// waitManager waits for m's goroutines (m.wait), at most testBound.
+func waitManager(t *testing.T, m *Manager) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { m.wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(testBound):
+		t.Fatalf("the manager's goroutines did not end within %v of Close (a server's pipes still open?)", testBound)
 	}
 }
 
@@ -106,7 +126,7 @@ func closeManager(t *testing.T, m *Manager) {
 	if err := m.Close(ctx); err != nil {
 		t.Errorf("Close = %v; want nil", err)
 	}
-	m.wait()
+	waitManager(t, m)
 }
 
 func TestGoodServer(t *testing.T) {
@@ -333,7 +353,12 @@ func TestStartCancelledWhileHanging(t *testing.T) {
 	hangPid, hangChild := readMarker(t, hangMarker)
 	goodPid, _ := readMarker(t, goodMarker)
 	cancel()
-	r := <-done
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(testBound):
+		t.Fatalf("Start did not return within %v of its context's end", testBound)
+	}
 	if r.m != nil || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("Start = %v, %v; want nil, context.Canceled", r.m, r.err)
 	}
@@ -357,7 +382,7 @@ func TestCloseKillsStubbornServer(t *testing.T) {
 	if err := m.Close(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Close = %v; want context.Canceled", err)
 	}
-	m.wait()
+	waitManager(t, m)
 	requireGone(t, pid, child, goodPid)
 }
 
@@ -501,7 +526,7 @@ func TestHTTPCloseAbortsHangingDelete(t *testing.T) {
 	if err := m.Close(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Close = %v; want context.Canceled", err)
 	}
-	m.wait()
+	waitManager(t, m)
 }
 
 func TestStartEmpty(t *testing.T) {
