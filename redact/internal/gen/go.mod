@@ -1,6 +1,6 @@
 module github.com/magi-code/magi-code/redact/internal/gen
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/pelletier/go-toml/v2 v2.2.3
