@@ -165,9 +165,27 @@ fuzz:
 fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
-lint:
+# Lint: gofmt, go vet, staticcheck and govulncheck, pinned and run with
+# go run pkg@version (fetched once into the module cache, then offline), and
+# the architecture test. govulncheck reads the Go vulnerability database as a
+# module (golang.org/x/vulndb, pinned), indexed once into .tools/ by its own
+# indexdb command; it checks the standard library of the Go that runs it
+# (GOTOOLCHAIN above). Both must report nothing (docs/testing.md, Lint).
+STATICCHECK    := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOVULNCHECK    := golang.org/x/vuln/cmd/govulncheck@v1.9.0
+VULNDB_VERSION := v0.0.0-20261105234957-e22db6528018
+VULNDB         := $(CURDIR)/.tools/vulndb-$(VULNDB_VERSION)
+
+$(VULNDB)/index/db.json:
+	src=$$($(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | sed -n 's/.*"Dir": "\(.*\)",/\1/p') && test -d "$$src/data/osv" && \
+	  rm -rf $(VULNDB).tmp && $(GO) run golang.org/x/vulndb/cmd/indexdb@$(VULNDB_VERSION) -vulns "$$src/data/osv" -out $(VULNDB).tmp && \
+	  rm -rf $(VULNDB) && mv $(VULNDB).tmp $(VULNDB)
+
+lint: $(VULNDB)/index/db.json
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
+	$(GO) run $(GOVULNCHECK) -db file://$(VULNDB) $(PKGS)
 	$(GO) test -count=1 ./internal/archtest
 
 mcp-everything:

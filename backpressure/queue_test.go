@@ -243,7 +243,7 @@ func BenchmarkOfferMixedStruct(b *testing.B) {
 		}
 		return Wait(2 * time.Second)
 	}, nil)
-	v := bigEvent{a: "delta", b: "x"}
+	v := bigEvent{a: "delta", b: "x", c: "c", d: "d", e: "e", f: "f", g: "g", h: "h", i: "i", j: "j", n: 1}
 	b.ReportAllocs()
 	for b.Loop() {
 		q.Offer(context.Background(), v)

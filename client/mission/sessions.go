@@ -12,9 +12,6 @@ import (
 // `magi-code resume` without one open it. /resume takes a full ID or the
 // short one the status bar and the picker show (any unique prefix).
 
-// shortLen is the length of a short session ID.
-const shortLen = 8
-
 // sessionLabel is one row of the session picker.
 func sessionLabel(s SessionInfo) string {
 	first := strings.Join(strings.Fields(s.FirstPrompt), " ")

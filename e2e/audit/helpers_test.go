@@ -14,7 +14,6 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 
 type (
 	step         = clienttest.Step
-	run          = clienttest.Run
 	entry        = clienttest.Entry
 	statusResult = clienttest.StatusResult
 )

@@ -1,7 +1,6 @@
 package codemode
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,16 +43,6 @@ func mustRead(t testing.TB, path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", filepath.Base(path), err)
-	}
-	return string(b)
-}
-
-// mustJSON marshals v.
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return string(b)
 }

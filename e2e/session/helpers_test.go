@@ -11,10 +11,8 @@ import (
 type child struct{ *clienttest.Child }
 
 type (
-	step          = clienttest.Step
-	run           = clienttest.Run
-	entry         = clienttest.Entry
-	sessionResult = clienttest.SessionResult
+	step  = clienttest.Step
+	entry = clienttest.Entry
 )
 
 var (

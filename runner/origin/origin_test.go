@@ -49,8 +49,7 @@ func TestClientRefusesCrossOrigin(t *testing.T) {
 	defer other.Close()
 	otherURL, _ := url.Parse(other.URL)
 	otherHost := "http://localhost:" + otherURL.Port() // same port, other host name
-	var home *httptest.Server
-	home = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/to-port":
 			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)

@@ -106,8 +106,7 @@ func TestIdleSelectRespectsWatermark(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, out := newPipe(t)
 	pendingAtTake := -1
-	var w *Writer
-	w = newWriter(t, out, Options{})
+	w := newWriter(t, out, Options{})
 	queued := func(*wire.Event) { pendingAtTake = pendingFrames(w) }
 	events := make(chan wire.Event)
 	ctx, cancel := context.WithCancelCause(context.Background())
