@@ -74,7 +74,7 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 	// The queue closes after the workers end (their last act may be to
 	// offer run.finished).
 	t.Cleanup(func() {
-		p.Wait()
+		waitPool(t, p)
 		p.Teardown(context.Background())
 		q.Close()
 	})

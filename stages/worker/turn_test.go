@@ -46,7 +46,7 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 	// The queue closes after the workers end (their last act may be to
 	// offer run.finished).
 	t.Cleanup(func() {
-		p.Wait()
+		waitPool(t, p)
 		p.Teardown(context.Background())
 		q.Close()
 	})
@@ -71,6 +71,19 @@ func startedPool(t *testing.T, script, extra string) (*Pool, chan wire.Event, st
 		close(events)
 	}()
 	return p, events, d.Attached
+}
+
+// waitPool waits for the pool's workers after a test, at most 30 s: a turn
+// that never finishes fails the test with that instead of holding it.
+func waitPool(t *testing.T, p *Pool) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Errorf("the pool's workers did not end within 30 s of the test's end (a turn that never finished)")
+	}
 }
 
 // runTurn runs one turn and returns its events up to run.finished.
