@@ -5,12 +5,12 @@ go 1.27.3
 require (
 	charm.land/bubbletea/v2 v2.1.1
 	charm.land/catwalk v0.52.1
-	charm.land/lipgloss/v2 v2.1.0
-	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	charm.land/lipgloss/v2 v2.1.1
+	github.com/anthropics/anthropic-sdk-go/v2 v2.17.0
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/vt v0.1.0
 	github.com/creack/pty v1.1.24
-	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/dop251/goja v0.0.0-20260311135729-065cd970411c
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/google/jsonschema-go v0.4.2
 	github.com/google/uuid v1.6.0
@@ -19,8 +19,8 @@ require (
 	github.com/knadh/koanf/v2 v2.4.1
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/mark3labs/mcp-go v1.2.1
-	github.com/openai/openai-go/v3 v3.98.0
-	github.com/pelletier/go-toml/v2 v2.2.3
+	github.com/openai/openai-go/v3 v3.102.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sourcegraph/conc v0.3.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
@@ -44,7 +44,7 @@ require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
-	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/dlclark/regexp2 v1.11.4 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
@@ -78,6 +78,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/api v0.215.0 // indirect
 	google.golang.org/grpc v1.67.3 // indirect
-	gopkg.in/yaml.v2 v2.3.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
