@@ -36,12 +36,19 @@
 // use. Clean text costs that one pass and no allocation; a Stream scans
 // each delta once and matches each trigger once it is settled.
 //
-// Stream holds back at most Holdback bytes at the end of each Push (never
-// cutting a UTF-8 sequence), so a secret split across deltas at any offset
-// is still caught. Whenever no secret is longer than 64 bytes, the
-// concatenated output of Push and Flush equals String of the concatenated
-// deltas; longer secrets (a JWT, a private-key block) are replaced by one
-// Marker once recognised and the rest of them is dropped as it arrives.
+// Stream holds back only what a rule could still take into a secret
+// (hold.go): the word at the end of the window (a token's or a credential
+// path's beginning), and an open candidate, a trigger whose outcome more
+// text may change, from the first byte its secret could take (the value
+// after "password =", the token after "Bearer "). Everything else goes
+// out with the delta that brought it. IdleTo, called when the producer
+// pauses, shows the word too; an open candidate stays held until it is
+// decided, the segment ends, or it passes 2*Holdback bytes. Whenever no
+// secret is longer than 64 bytes, the concatenated output of Push and
+// Flush equals String of the concatenated deltas, wherever they were split;
+// longer secrets (a JWT, a private-key block) are replaced by one Marker
+// once recognised and the rest of them is dropped as it arrives.
+//
 // The corpus of shapes that must be caught and look-alikes that must survive
 // is in redact_test.go, rules_test.go (every rule) and testdata.
 package redact

@@ -363,7 +363,7 @@ func gitleaksTable() []*rule {
 		r := &slab[i]
 		r.name, r.triggers, r.fold, r.pattern = g.id, g.triggers, g.fold, g.pattern
 		r.back, r.whole, r.group, r.limit, r.assign, r.assignMin = g.back, g.whole, g.group, g.limit, g.assign, g.assignMin
-		r.tail, r.extend, r.gl = extendClass, true, g
+		r.tail, r.extend, r.gl, r.after = extendClass, true, g, g.assign
 		if g.left {
 			r.left = boundary
 		}

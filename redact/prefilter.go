@@ -145,6 +145,7 @@ func init() {
 			maxTrigger = max(maxTrigger, len(lit))
 		}
 	}
+	buildHold()
 }
 
 func bigram(a, b byte) uint16 { return uint16(lower[a])<<8 | uint16(lower[b]) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Marker replaces every redacted secret.
@@ -91,10 +92,7 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 		return
 	}
 	if r.assign && !assignAhead(s, pos, r.assignMin) {
-		if open != nil {
-			*open = pos+assignSkip > len(s)
-		}
-		return
+		return // decided: assignAhead is true while s ends first
 	}
 	// The cheap checks before the regexp (precheck.go): a false is final.
 	if !skipPrechecks && (r.pre != nil && !r.pre(s, pos) || r.gl != nil && r.assign && r.back == 0 && !r.gl.mayHold(s, pos)) {
@@ -326,18 +324,21 @@ const (
 // render returns s[from:to] with every span, clipped to that range,
 // replaced by Marker. Spans are sorted and disjoint.
 func render(s string, from, to int, spans []span) string {
-	var b strings.Builder
-	b.Grow(to - from + len(spans)*len(Marker))
+	b := appendRender(make([]byte, 0, to-from+len(spans)*len(Marker)), s, from, to, spans)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendRender is render appending to dst.
+func appendRender(dst []byte, s string, from, to int, spans []span) []byte {
 	pos := from
 	for _, sp := range spans {
 		start, end := max(sp.start, from), min(sp.end, to)
 		if start >= end {
 			continue
 		}
-		b.WriteString(s[pos:start])
-		b.WriteString(Marker)
+		dst = append(dst, s[pos:start]...)
+		dst = append(dst, Marker...)
 		pos = end
 	}
-	b.WriteString(s[pos:to])
-	return b.String()
+	return append(dst, s[pos:to]...)
 }

@@ -72,6 +72,13 @@ type rule struct {
 	// pem marks the private-key block rule: an open block lasts until its
 	// footer, whatever bytes it holds.
 	pem bool
+	// after: the secret starts past the trigger's last byte (a value after
+	// a key or a header name), so a Stream need not hold a trigger that is
+	// not yet complete (hold.go).
+	after bool
+	// lead is where in a match its secret starts at the earliest (hold.go),
+	// made with the regexp.
+	lead leadPlan
 }
 
 // re returns the rule's regexp, anchored at the trigger: compiled once, on
@@ -87,6 +94,7 @@ func (r *rule) re() *regexp.Regexp {
 		r.compiled = regexp.MustCompile(flags + `^(?:` + pattern + `)`)
 		if re, err := syntax.Parse(r.pattern, syntax.Perl); err == nil {
 			r.oneLine = !matchesNL(re)
+			r.lead = planLead(r, re)
 		}
 	})
 	return r.compiled
@@ -191,14 +199,14 @@ var ownRules = []*rule{
 	// An unterminated block is redacted to the end of the text.
 	{name: "private-key", triggers: []string{"-----BEGIN "}, pem: true,
 		pattern: `-----BEGIN ` + pemLabel + `(?s:.*?)(?:` + pemFooter + `|\z)`},
-	{name: "bearer", triggers: []string{"bearer"}, fold: true, left: boundary,
+	{name: "bearer", after: true, triggers: []string{"bearer"}, fold: true, left: boundary,
 		pattern: `(?i)bearer[ \t]+([A-Za-z0-9._~+/=-]+)`,
 		valid:   credential(16), tail: tokenClass, tailGroup: 1},
-	{name: "authorization", triggers: []string{"authorization"}, fold: true, left: boundary,
+	{name: "authorization", after: true, triggers: []string{"authorization"}, fold: true, left: boundary,
 		pattern: `(?i)authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|digest|negotiate|apikey)[ \t]+)?([A-Za-z0-9._~+/=-]+)`,
 		valid:   credential(8), tail: tokenClass, tailGroup: 1},
 	// user:password@ in a URL: only the password goes.
-	{name: "url-password", triggers: []string{"://"}, left: scheme,
+	{name: "url-password", after: true, triggers: []string{"://"}, left: scheme,
 		pattern: `://[^\s/?#@:"'<>]+:([^\s/?#@"'<>]+)@`,
 		valid:   secretValue},
 	// key = value, key: value, "key": "value", key := value in code, env
@@ -212,22 +220,22 @@ var ownRules = []*rule{
 		valid:   secretValue, check: notProse, tail: bareValue, tailGroup: 3, assign: true, pre: assignPre},
 	// Connection strings: Azure's AccountKey= and SharedAccessKey=, ODBC
 	// and ADO.NET Pwd= (Password= is an assignment above).
-	{name: "connection-string", fold: true, left: boundary,
+	{name: "connection-string", after: true, fold: true, left: boundary,
 		triggers: []string{"accountkey", "sharedaccesskey", "pwd="},
 		pattern:  `(?i)(?:accountkey|sharedaccesskey|pwd)[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s;"'<>]+))`,
 		valid:    secretValue},
 	// .netrc: machine HOST login USER password SECRET, on one line or many.
-	{name: "netrc", fold: true, left: boundary, triggers: []string{"machine", "login"},
+	{name: "netrc", after: true, fold: true, left: boundary, triggers: []string{"machine", "login"},
 		pattern: `(?i)(?:machine[ \t\r\n]+\S+[ \t\r\n]+)?(?:login[ \t\r\n]+\S+[ \t\r\n]+)?(?:account[ \t\r\n]+\S+[ \t\r\n]+)?password[ \t\r\n]+(\S+)`,
 		valid:   secretValue},
 	// .pgpass: hostname:port:database:username:password, found at its port.
-	{name: "pgpass", triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
+	{name: "pgpass", after: true, triggers: []string{":5432:", ":5433:", ":*:"}, back: 64, whole: 1, group: 2, limit: 64 + 256,
 		left:    func(b int) bool { return b < 0 || b == '\n' || b == ' ' || b == '\t' },
 		pattern: `(?s:.){0,64}?([A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:([^\s]{1,200}))`,
 		valid:   secretValue},
 	// Registry auth: Docker's config.json "auth": "<base64 user:token>",
 	// npm's _auth=, and a password on a docker or pip command line.
-	{name: "registry-auth", fold: true, triggers: []string{`"auth"`, "_auth", "--password"},
+	{name: "registry-auth", after: true, fold: true, triggers: []string{`"auth"`, "_auth", "--password"},
 		pattern: `(?i)(?:"auth"[ \t]*:[ \t]*"([A-Za-z0-9+/=_-]{8,})"|_auth[ \t]*=[ \t]*"?([A-Za-z0-9+/=_-]{8,})|--password(?:=|[ \t]+)["']?([^\s"']+))`,
 		valid:   secretValue},
 	// Stripe's webhook signing secret (gitleaks knows its API keys only).

@@ -7,18 +7,19 @@ import (
 
 // Stream bounds.
 const (
-	// Holdback is the most raw text a Stream keeps unemitted after Push
-	// returns: a secret split across deltas is recognised as long as the
-	// part of it needed to recognise it (for example an API key's prefix
-	// and minimum length, a JWT's header and first payload bytes, a PEM
-	// header) fits in Holdback bytes. One exception: a matched secret that
-	// is not yet complete and not of a run-shaped kind (a credential path
-	// whose last name may still grow) is held from its start, up to
-	// 2*Holdback bytes; past that it is redacted as it stands.
+	// Holdback bounds what a Stream holds back for one open candidate (a
+	// trigger whose outcome more text may change): it is held from the
+	// first byte its secret could take up to 2*Holdback bytes; past that
+	// it is taken as it stands. A secret is recognised as long as the part
+	// of it needed to recognise it (an API key's prefix and minimum
+	// length, a JWT's header and first payload bytes, a PEM header) fits.
 	Holdback = 256
 	// contextBytes of already emitted text stay in the window so that
 	// word boundaries and keys before a value read as they do in String.
 	contextBytes = 64
+	// maxContext bounds the emitted text kept for the triggers of open
+	// candidates whose secret starts well after them.
+	maxContext = 1024
 	// swallowAt is the length from which an open secret (one still growing
 	// at the end of the window) is emitted as Marker at once, and the rest
 	// of its run dropped as it arrives, instead of being held back.
@@ -29,16 +30,19 @@ const (
 )
 
 // Stream redacts one segment of text that arrives as deltas. Push returns
-// the text that is safe to emit now, holding back at most Holdback bytes
-// that could be the start of a secret continuing in the next delta; Flush
-// returns the rest at the end of the segment. The zero value is ready to
-// use. A Stream is not safe for concurrent use.
+// the text that is safe to emit now; it holds back only what could still
+// become part of a secret (hold.go): an open candidate from the first byte
+// its secret could take, and a trigger not yet complete at the end. Idle
+// releases the latter when the producer pauses. Flush returns the rest at
+// the end of the segment. The zero value is ready to use. A Stream is not
+// safe for concurrent use.
 //
 // Whenever no secret (no match of a rule, counted from its first byte,
 // key included) is longer than swallowAt bytes, the concatenation of all Push
 // results and Flush equals String of the concatenated deltas, wherever the
-// deltas were split. Longer secrets are still caught: once recognised they
-// become one Marker and the rest of their run is dropped as it arrives.
+// deltas were split (Idle aside: a trigger it shows is not taken back).
+// Longer secrets are still caught: once recognised they become one Marker
+// and the rest of their run is dropped as it arrives.
 type Stream struct {
 	// buf is the window: buf[:ctx] was emitted already and is kept as
 	// context; buf[ctx:] is held back. It lies in store, and moves to the
@@ -80,16 +84,14 @@ func (s *Stream) Push(delta string) string {
 			return ""
 		}
 	}
-	cut := s.add(delta)
-	if cut < 0 {
-		return ""
-	}
+	s.add(delta)
 	if len(s.hits) == 0 {
+		cut := s.cleanCut(false)
 		out := s.emit(s.buf[s.ctx:cut])
 		s.shift(cut)
 		return out
 	}
-	return s.slow(cut)
+	return string(s.slow(nil, false))
 }
 
 // emit returns a copy of b, cut from the slab when it fits in a quarter
@@ -117,22 +119,39 @@ func (s *Stream) PushTo(dst []byte, delta string) []byte {
 			return dst
 		}
 	}
-	cut := s.add(delta)
-	if cut < 0 {
+	s.add(delta)
+	return s.release(dst, false)
+}
+
+// IdleTo appends to dst what the Stream holds back that is not part of an
+// open candidate: the producer has paused, and a trigger not yet complete
+// at the end of the window is shown rather than held for the length of the
+// pause. An open candidate stays held. Call it when no delta has come for
+// a while (the caller's clock); it allocates nothing without a trigger in
+// sight.
+func (s *Stream) IdleTo(dst []byte) []byte {
+	if s.tail != nil || s.pem || len(s.buf) == s.ctx {
 		return dst
 	}
+	return s.release(dst, true)
+}
+
+// Held is the number of raw bytes the Stream holds back.
+func (s *Stream) Held() int { return len(s.buf) - s.ctx }
+
+// release appends what may go out of the window now to dst.
+func (s *Stream) release(dst []byte, idle bool) []byte {
 	if len(s.hits) == 0 {
+		cut := s.cleanCut(idle)
 		dst = append(dst, s.buf[s.ctx:cut]...)
 		s.shift(cut)
 		return dst
 	}
-	return append(dst, s.slow(cut)...)
+	return s.slow(dst, idle)
 }
 
-// add appends delta to the window, notes the triggers it completes, and
-// returns where the window may be cut for output (never inside a UTF-8
-// sequence), or -1 while no more than Holdback bytes are held back.
-func (s *Stream) add(delta string) int {
+// add appends delta to the window and notes the triggers it completes.
+func (s *Stream) add(delta string) {
 	old, n := len(s.buf), len(s.hits)
 	s.room(len(delta))
 	s.buf = append(s.buf, delta...)
@@ -141,58 +160,72 @@ func (s *Stream) add(delta string) int {
 	for range len(s.hits) - n {
 		s.outs = append(s.outs, outcome{})
 	}
-	if len(s.buf)-s.ctx <= Holdback {
-		return -1
-	}
-	return nextRuneStart(s.buf, len(s.buf)-Holdback)
 }
 
-// slow handles a window that holds a trigger: it finds the spans, moves the
-// cut out of any secret, and either emits up to the cut or, for an open
-// secret that has grown long, emits Marker for it and starts dropping its
-// run.
-func (s *Stream) slow(cut int) string {
+// cleanCut is where the window may be cut for output as far as text
+// without a trigger decides: before an unfinished UTF-8 sequence at its
+// end and, unless idle, before a trigger not yet complete there.
+func (s *Stream) cleanCut(idle bool) int {
+	cut := len(s.buf)
+	if cut == s.ctx {
+		return cut
+	}
+	if i := runeStart(s.buf, cut-1, s.ctx); !utf8.FullRune(s.buf[i:]) {
+		cut = i
+	}
+	if !idle {
+		cut = min(cut, prefixHold(unsafe.String(unsafe.SliceData(s.buf), len(s.buf)), s.ctx))
+	}
+	return cut
+}
+
+// slow handles a window that holds a trigger: it finds the spans, holds
+// each open candidate from the first byte its secret could take, and
+// either emits up to the cut or, for an open secret that has grown long,
+// emits Marker for it and starts dropping its run.
+func (s *Stream) slow(dst []byte, idle bool) []byte {
 	// A view of the window, read only until the window changes below
-	// (render copies what it emits).
+	// (appendRender copies what it emits).
 	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	var buf [8]span
 	spans := find(w, s.hits, buf[:0], s.outs)
+	cut := s.cleanCut(idle)
+	end := cut // the cut were nothing held for a secret
+	for i, h := range s.hits {
+		if s.outs[i].state == outOpen {
+			cut = min(cut, max(s.ctx, rules[h.rule].spanFrom(w, h.pos)))
+		}
+	}
 	for i, sp := range spans {
-		if sp.end <= s.ctx {
+		if sp.end <= s.ctx || sp.start > cut {
 			continue
 		}
-		start := max(sp.start, s.ctx)
 		closed := sp.r.pem && footerRE().MatchString(w[sp.start:sp.end])
 		// open: the secret runs to the end of the window and may go on.
-		// settled: two more bytes follow it, which is all the lookahead
-		// any rule needs (a word boundary, or a dot before an extension),
-		// so more text cannot change it.
-		open := !closed && sp.end == len(w)
-		settled := closed || sp.end+2 <= len(w)
-		switch {
-		case open && sp.swallowable() && sp.end-sp.start >= swallowAt:
-			out := render(w, s.ctx, start, spans[:i]) + Marker
+		if open := !closed && sp.end == len(w); open && sp.swallowable() && sp.end-sp.start >= swallowAt {
+			dst = appendRender(dst, w, s.ctx, max(sp.start, s.ctx), spans[:i])
+			dst = append(dst, Marker...)
 			s.startDrop(w, sp)
-			return out
-		case !settled && sp.start < cut:
-			// Hold an unsettled secret from its start; past twice the bound
-			// it is taken as complete rather than held without limit.
-			if len(w)-sp.start <= 2*Holdback {
-				cut = start
-			} else {
-				cut = len(w)
-			}
-		case settled && sp.start < cut && cut < sp.end:
-			// A complete secret crossing the cut goes out whole.
-			cut = sp.end
+			return dst
 		}
 	}
-	if cut <= s.ctx {
-		return ""
+	// A secret that reaches into the held text, or ends where it starts
+	// (a secret starting there would merge with it), is held whole.
+	for i := len(spans) - 1; i >= 0; i-- {
+		if sp := spans[i]; sp.start < cut && (sp.end > cut || sp.end == cut && cut < len(w)) {
+			cut = sp.start
+		}
 	}
-	out := render(w, s.ctx, cut, spans)
+	// Past twice the bound an open candidate is taken as it stands.
+	if cut = max(cut, s.ctx); len(w)-cut > 2*Holdback {
+		cut = end
+	}
+	if cut <= s.ctx {
+		return dst
+	}
+	dst = appendRender(dst, w, s.ctx, cut, spans)
 	s.shift(cut)
-	return out
+	return dst
 }
 
 // Flush returns the redacted rest of the segment and resets the Stream for
@@ -285,9 +318,16 @@ func (s *Stream) dropBlock(delta string) string {
 	return delta[i:]
 }
 
-// shift drops emitted text from the window, keeping contextBytes of it.
+// shift drops emitted text from the window, keeping contextBytes of it,
+// and more for the trigger of an open candidate (up to maxContext).
 func (s *Stream) shift(cut int) {
-	k := runeStart(s.buf, max(0, cut-contextBytes), 0)
+	k := cut - contextBytes
+	for i, h := range s.hits {
+		if s.outs[i].state == outOpen {
+			k = min(k, h.pos-contextBytes)
+		}
+	}
+	k = runeStart(s.buf, max(0, k, cut-maxContext), 0)
 	s.buf = s.buf[k:]
 	s.ctx = cut - k
 	s.next = max(0, s.next-k)
@@ -322,17 +362,6 @@ func (s *Stream) room(n int) {
 		return
 	}
 	s.buf = s.store[:copy(s.store[:cap(s.store)], s.buf)]
-}
-
-// nextRuneStart moves i forward to the start of the next UTF-8 sequence
-// if it falls inside one. Invalid bytes count as sequences of one.
-func nextRuneStart(b []byte, i int) int {
-	for j := i; j < len(b) && j < i+utf8.UTFMax; j++ {
-		if utf8.RuneStart(b[j]) {
-			return j
-		}
-	}
-	return i
 }
 
 // runeStart moves i back to the start of the UTF-8 sequence it falls in,
