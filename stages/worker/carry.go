@@ -13,7 +13,8 @@ const slabBytes = 64 << 10
 // textCarry is a segment's safe text not yet offered as a delta. The text
 // is written once, by the redactor, into an append-only slab, and the texts
 // of offered deltas are views of it: no copy between redaction and the
-// frame encoder. It is plain data, owned by the turn worker's goroutine.
+// frame encoder. It is plain data, guarded by the turn sink's mu (the turn
+// worker's goroutine and the sink's idle timer use it).
 //
 // Invariant: slab[off:] is the carried text. Bytes before kept may have been
 // handed out (Text, then Consume) and are never written again, so the

@@ -192,6 +192,7 @@ func TestSinkReuseNeverOverwritesQueuedDeltas(t *testing.T) {
 	r := &activeRun{id: "run-1", sessionID: "sess-1", cancel: cancel, approvals: newApprovals(time.Now)}
 	p.run.Store(r)
 	s := newTurnSink(p, r, att)
+	defer s.stopIdle()
 
 	// The reply: numbered 3,900-byte pieces, so that a text from anywhere
 	// else in it is told apart.

@@ -37,6 +37,7 @@ func pacingSink(t *testing.T) (*turnSink, *backpressure.Queue[wire.Event]) {
 		}
 	}
 	s := newTurnSink(p, r, att)
+	t.Cleanup(s.stopIdle)
 	s.SegmentStart("msg-1")
 	return s, events
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -23,11 +24,19 @@ import (
 const liveEscBudget = protocol.MaxOutputFrameBytes - 4*wire.FrameOverhead - 3*protocol.ActivityInternalIDBytes
 
 // turnSink turns the runner's progress into run events and session
-// records. It runs on the turn worker's goroutine only.
+// records. It runs on the turn worker's goroutine, but for its idle timer
+// (sink_idle.go), which shares the open segment's delta state under mu.
 type turnSink struct {
 	p   *Pool
 	r   *activeRun
 	att *history.Attachment
+
+	// mu guards what the idle timer (sink_idle.go) shares with the turn
+	// worker's goroutine: the stream, the carry and the delta state of
+	// the open segment, and the timer's own fields.
+	mu      sync.Mutex
+	idle    idleTimer
+	segment string // the open segment's message ID; "" between segments
 
 	stream  redact.Stream
 	carry   textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
@@ -124,17 +133,23 @@ func (s *turnSink) SegmentStart(messageID string) {
 		// no room cancels it with output_unavailable.
 		s.r.cancel(err)
 	}
+	s.mu.Lock()
 	s.stream = redact.Stream{}
 	s.carry.Reset()
+	s.deltaPart = 0
+	s.segment = messageID
+	s.mu.Unlock()
 	s.unsaved = s.unsaved[:0]
 	s.chunked = false
-	s.deltaPart = 0
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
+	s.mu.Lock()
 	// The stream releases at most the delta plus what it held back.
-	s.carry.Append(len(text)+2*redact.Holdback, func(dst []byte) []byte { return s.stream.PushTo(dst, text) })
+	s.carry.Append(len(text)+s.stream.Held(), func(dst []byte) []byte { return s.stream.PushTo(dst, text) })
 	s.deltas(messageID, false)
+	s.armIdleLocked()
+	s.mu.Unlock()
 	s.unsaved = append(s.unsaved, text...)
 	if len(s.unsaved) >= chunkBytes {
 		return s.saveChunk(messageID)
@@ -214,7 +229,7 @@ const maxCarry = 256 << 10
 const deltaGrace = 20 * time.Millisecond
 
 // deltas offers the carried safe text as best-effort delta parts of at most
-// 4,000 bytes, as s.pacing decides. docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under
+// 4,000 bytes, as s.pacing decides; mu is held. docs/protocol.md, Ordering and delivery: "Deltas may coalesce/drop under
 // pressure". A dropped part keeps its part number, so the client sees the
 // gap. With final (the segment ended), everything carried is offered.
 func (s *turnSink) deltas(messageID string, final bool) {
@@ -280,8 +295,12 @@ func runeStart(b []byte, i int) int {
 }
 
 func (s *turnSink) SegmentEnd(messageID, fullText string) error {
+	s.mu.Lock()
+	s.stopIdleLocked()
 	s.carry.Push(s.stream.Flush())
 	s.deltas(messageID, true)
+	s.segment = ""
+	s.mu.Unlock()
 	seg := &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0, chunked: s.chunked}
 	s.pending = seg
 	if !seg.chunked {

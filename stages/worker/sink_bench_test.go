@@ -38,7 +38,9 @@ func benchSink(b *testing.B) *turnSink {
 	_, cancel := context.WithCancelCause(context.Background())
 	b.Cleanup(func() { cancel(nil) })
 	r := &activeRun{id: "run-1", sessionID: "bench-session", cancel: cancel, approvals: newApprovals(p.opts.Now)}
-	return newTurnSink(p, r, att)
+	s := newTurnSink(p, r, att)
+	b.Cleanup(s.stopIdle) // before the edge closes: no delta after it
+	return s
 }
 
 // BenchmarkSinkTextDelta is the turn sink's share of a delta flood: one

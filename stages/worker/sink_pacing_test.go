@@ -36,7 +36,9 @@ func testSink(t *testing.T) (*turnSink, *backpressure.Queue[wire.Event], string)
 		att.Close()
 	})
 	r := &activeRun{id: "run-1", sessionID: "session-1", cancel: cancel, approvals: newApprovals(p.opts.Now)}
-	return newTurnSink(p, r, att), q, filepath.Join(dir, "session-1.jsonl")
+	s := newTurnSink(p, r, att)
+	t.Cleanup(s.stopIdle)
+	return s, q, filepath.Join(dir, "session-1.jsonl")
 }
 
 // drain reads the edge until it closes.

@@ -153,6 +153,9 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 			p.opts.Log.Debug("turn message", "run_id", r.id, "role", m.Role, "tool", m.ToolName, "text", m.Text)
 		}
 	}
+	// Every segment ended (the runner closes the open one on any path);
+	// should one not have, no delta follows the run's end.
+	sink.stopIdle()
 	outcome, code := res.Outcome, res.Code
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
