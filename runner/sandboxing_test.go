@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/sandbox"
 	"github.com/magi-code/magi-code/runner/tools"
@@ -23,16 +24,10 @@ import (
 // says so.
 func TestShellConfinedUnderAuto(t *testing.T) {
 	st := sandbox.Probe()
-	// outside is writable to this test but to no confined command: it is
-	// below the package directory, not the workspace or a temp directory.
-	outside, err := os.MkdirTemp(".", "confine-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if outside, err = filepath.Abs(outside); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	// outside is writable to this test but to no confined command: not the
+	// workspace, a temp directory or the package directory (a clone may be
+	// below /tmp).
+	outside := ostest.OutsideTemp(t)
 	// wrote runs the shell command of tool through run and reports whether
 	// it wrote a file outside the workspace.
 	n := 0

@@ -9,20 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/runner/sandbox"
 )
-
-// outsideTemp makes a directory outside the temp directory, which the
-// sandbox's defaults keep writable: the canary's home must not be below it.
-func outsideTemp(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", "magi-sandbox-")
-	if err != nil {
-		t.Skipf("no directory outside the temp directory to test with: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
 
 // TestShellSandboxed runs the real shell tool, confined the way the runner
 // confines it under approval = "auto" (the sandbox's defaults: workspace,
@@ -39,7 +28,7 @@ func TestShellSandboxed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := outsideTemp(t)
+	root := ostest.OutsideTemp(t)
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	canary := filepath.Join(home, "canary")
 	for _, d := range []string{ws, canary} {
