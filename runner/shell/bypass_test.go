@@ -40,6 +40,15 @@ func TestBypasses(t *testing.T) {
 		want Reason
 	}{
 		{"rm -rf ~/canary", ReasonDeleteOutside},
+		// Deleting under another command's name.
+		{"git -C ~/canary rm -r .", ReasonDeleteOutside},
+		{"git -C ~ rm -rf canary", ReasonDeleteOutside},
+		{"cmake -E rm -rf ~/canary", ReasonDeleteOutside},
+		{"cmake -E remove_directory ~/canary", ReasonDeleteOutside},
+		{"rsync -a --remove-source-files ~/canary/ build/", ReasonDeleteOutside},
+		{"tar --remove-files -cf x.tar ~/canary", ReasonDeleteOutside},
+		{"mv ~/canary /tmp/x", ReasonDeleteOutside},
+		{"mv -t build ~/canary", ReasonDeleteOutside},
 		{"rm -rf " + l.canary, ReasonDeleteOutside},
 		{"rm -r ~/canary/sub", ReasonDeleteOutside},
 		{"rm --recursive ~/canary", ReasonDeleteOutside},
@@ -260,6 +269,9 @@ func TestAllowed(t *testing.T) {
 		"GIT_PAGER=cat git log -3", "PAGER= git log", "export GIT_EDITOR=true; git commit --amend",
 		"git -c core.pager=cat log", "git -c user.name=x -c user.email=y commit -m z", "X=1 BASH_ENV= bash -c true",
 		"rm -rf ./node_modules",
+		"git rm -r build", "git rm -r --cached build", "cmake -E rm -rf build", "cmake -E remove_directory build",
+		"rsync -a --remove-source-files build/ $TMPDIR/out/", "tar --remove-files -cf build.tar build",
+		"mv build dist", "mv -t dist build", "mv $TMPDIR/x build/",
 		"rm -rf node_modules build dist",
 		"rm -rf build && mkdir build",
 		"rm -rf build/*",

@@ -76,6 +76,12 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.linked = true
 	case "rsync":
 		c.rsync(rest)
+	case "cmake":
+		c.cmake(rest)
+	case "mv":
+		c.mv(rest)
+	case "tar", "bsdtar", "gtar":
+		c.tar(rest)
 	case "source", ".":
 		if ops := operands(rest); len(ops) > 0 {
 			c.scriptFile(ops[0], in, func(src string) { c.nested(src, nil, true) })

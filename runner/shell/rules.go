@@ -36,14 +36,57 @@ func hasCDPATH(vars map[string]string) bool {
 
 // rsync with a --del* option deletes in its destination (the last operand).
 func (c *checker) rsync(args []field) {
-	del := false
+	del, moveOut := false, false
 	for _, a := range args {
 		del = del || strings.HasPrefix(a.text, "--del") || (!a.known() && a.split)
+		moveOut = moveOut || strings.HasPrefix(a.text, "--remove-s") || (!a.known() && a.split)
+	}
+	// --remove-source-files empties the sources (every operand but the last).
+	if ops := operands(args); moveOut && len(ops) > 1 {
+		c.rm(append([]field{lit("-r")}, ops[:len(ops)-1]...))
 	}
 	if ops := operands(args); del && len(ops) > 0 {
 		if r := deleteReason(c.where(ops[len(ops)-1], true)); r != "" {
 			c.flag(r)
 		}
+	}
+}
+
+// cmake -E rm and remove_directory are rm under another name.
+func (c *checker) cmake(args []field) {
+	if len(args) < 2 || args[0].text != "-E" {
+		return
+	}
+	switch args[1].text {
+	case "rm":
+		c.rm(args[2:])
+	case "remove_directory":
+		c.rm(append([]field{lit("-r")}, args[2:]...))
+	}
+}
+
+// mv takes its sources away from where they were: moving a directory out
+// of a place outside the workspace is deleting it there.
+func (c *checker) mv(args []field) {
+	ops, target := operands(args), false
+	for _, a := range args {
+		target = target || strings.HasPrefix(a.text, "-t") || strings.HasPrefix(a.text, "--t") || (!a.known() && a.split)
+	}
+	if !target && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
+	}
+	c.rm(append([]field{lit("-r")}, ops...))
+}
+
+// tar --remove-files deletes what it archived: every operand counts as a
+// recursive delete (the archive name among them is only ever stricter).
+func (c *checker) tar(args []field) {
+	remove := false
+	for _, a := range args {
+		remove = remove || strings.HasPrefix(a.text, "--remove-f") || (!a.known() && a.split)
+	}
+	if remove {
+		c.rm(append([]field{lit("-r")}, operands(args)...))
 	}
 }
 
@@ -313,6 +356,17 @@ func (c *checker) git(args []field) {
 			if a.text == "--hard" {
 				c.flag(ReasonGitReset)
 			}
+		}
+	case "rm":
+		recursive := false
+		for _, a := range rest {
+			recursive = recursive || shortFlag(a, 'r') || (!a.known() && a.split)
+		}
+		if !recursive {
+			return
+		}
+		if w := c.where(field{text: dir}, true); dir == "" || w == outside {
+			c.flag(ReasonDeleteOutside)
 		}
 	case "clean":
 		force, dry := false, false
