@@ -156,15 +156,10 @@ func class(body string) *[256]bool {
 }
 
 var (
-	alnum        = class("A-Za-z0-9")
-	alnumUS      = class("A-Za-z0-9_")
-	alnumDash    = class("A-Za-z0-9_-")
-	slackClass   = class("A-Za-z0-9-")
-	jwtClass     = class("A-Za-z0-9_.-")
-	tokenClass   = class("A-Za-z0-9._~+/=-")
-	hexLower     = class("a-f0-9")
-	hexAny       = class("a-fA-F0-9")
-	webhookClass = class("A-Za-z0-9/_-")
+	alnum      = class("A-Za-z0-9")
+	alnumDash  = class("A-Za-z0-9_-")
+	jwtClass   = class("A-Za-z0-9_.-")
+	tokenClass = class("A-Za-z0-9._~+/=-")
 	// extendClass is what a gitleaks secret is extended over (rule.extend).
 	extendClass = class("A-Za-z0-9_+/=-")
 	// bareValue is [^\s"',;&] as bytes: RE2's \s is ASCII only, and any
