@@ -41,11 +41,14 @@ test: build mcp-everything
 	$(MAKE) --no-print-directory cross
 
 # The CLI, the interactive mode included, must keep building where serve is
-# refused (Windows) and on macOS.
+# refused (Windows) and on macOS; vet type-checks the tests there too, so a
+# test that assumes Unix fails here rather than on someone's Windows box.
 .PHONY: cross
 cross:
 	GOOS=windows GOARCH=amd64 $(GO) build ./...
 	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 
 # Coverage of unit and whole-process tests together: the binary is built with
 # -cover and run through a wrapper that gives it GOCOVERDIR (a cover build
