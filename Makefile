@@ -190,6 +190,7 @@ lint: $(VULNDB)/index/db.json
 	$(GO) run $(STATICCHECK) $(PKGS)
 	$(GO) run $(GOVULNCHECK) -db file://$(VULNDB) $(PKGS)
 	$(GO) test -count=1 ./internal/archtest
+	.ci/install-check
 
 mcp-everything:
 	@if [ -d "$(EVERYTHING_DIR)" ]; then :; \
