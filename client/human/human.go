@@ -17,7 +17,7 @@ import (
 )
 
 // Notice is the sentence for a session.open notice code. A code this build
-// does not know is shown as itself, made safe for a terminal.
+// does not know reads as a sentence too: codes are for programs.
 func Notice(code string) string {
 	switch code {
 	case "saved_selection_unavailable":
@@ -27,7 +27,7 @@ func Notice(code string) string {
 	case "cwd_unverified":
 		return "this session was stored without its working directory, so it could not be checked against this one"
 	}
-	return "backend notice: " + Visible(code, maxCodeRunes)
+	return "the backend reported something about this session that this version cannot describe; `magi-code logs` has the details"
 }
 
 // Readiness is the advice for a startup that is not ready, by its code:
@@ -49,8 +49,91 @@ func Readiness(code string) string {
 	case "startup_cancelled":
 		return "start-up was cancelled"
 	}
-	return "not ready (" + Visible(code, maxCodeRunes) + ")"
+	return "the backend is not ready for a reason this version cannot describe; `magi-code logs` has the details"
 }
+
+// ReadinessWord is readiness in a word or two, for a status bar: "ready",
+// "starting", "restarting", or what is wrong ("no API key"). Readiness
+// gives the advice.
+func ReadinessWord(code string) string {
+	switch code {
+	case "", "ready":
+		return "ready"
+	case "starting", "initializing":
+		return "starting"
+	case "restarting":
+		return "restarting"
+	case "configuration_invalid":
+		return "settings error"
+	case "provider_unavailable":
+		return "no API key or model"
+	case "profile_invalid":
+		return "profile error"
+	case "mcp_unavailable":
+		return "MCP server failed"
+	case "startup_cancelled":
+		return "start-up cancelled"
+	}
+	return "not ready"
+}
+
+// Error is the sentence for an error code of the protocol (a request's
+// error or a run's error_code): what happened and, where a person can do
+// something, what. The code itself never shows; a code this build does not
+// know reads as a sentence too.
+func Error(code string) string {
+	switch code {
+	case "configuration_invalid", "provider_unavailable", "profile_invalid", "mcp_unavailable", "startup_failed", "startup_cancelled":
+		return Readiness(code)
+	case "invalid_frame", "invalid_request", "invalid_params", "protocol_mismatch", "unsupported_method",
+		"unsupported_capability", "not_initialized", "already_initialized", "duplicate_id", "frame_too_large", "incomplete_frame":
+		return "the backend refused a request of this app (a bug); `magi-code logs` has the details"
+	case "request_limit":
+		return "the backend took all the requests one start of magi-code may make; start magi-code again (`magi-code --continue` reopens this session)"
+	case "busy":
+		return "the backend is busy with another request; try again when it is done"
+	case "stale_session":
+		return "another session was opened meanwhile"
+	case "session_missing":
+		return "no such session; /resume lists this directory's sessions"
+	case "session_busy":
+		return "another magi-code has this session open; leave it there first, or /new starts a new session"
+	case "session_invalid":
+		return "the session's file could not be read; /new starts a new session"
+	case "cwd_mismatch":
+		return "the session belongs to another directory; start magi-code there to resume it"
+	case "history_limit":
+		return "the session's history is too large to show"
+	case "stale_revision":
+		return "the session changed while its history was read; /resume reads it again"
+	case "content_limit":
+		return "the reply reached the size limit of a turn and was stopped there"
+	case "operation_cancelled":
+		return "it was cancelled"
+	case "stale_run":
+		return "the turn had already ended"
+	case "stale_approval":
+		return "the request had already been answered or had expired"
+	case "execution_failed":
+		return "something in this turn failed; `magi-code logs` has the details"
+	case "persistence_failed":
+		return "its history could not be saved"
+	case "output_unavailable":
+		return "the backend could not deliver all of its output"
+	}
+	return "an error this version cannot describe; `magi-code logs` has the details"
+}
+
+// Headline is the first clause of a sentence of this package or of a
+// diagnostic's summary (up to its first "; ", where the advice begins),
+// on one line and at most maxHeadlineRunes long.
+func Headline(s string) string {
+	s, _, _ = strings.Cut(s, "; ")
+	return OneLine(s, maxHeadlineRunes)
+}
+
+// maxHeadlineRunes bounds a headline.
+const maxHeadlineRunes = 100
 
 // Diagnostic is the line for a diagnostic event: its summary, which the
 // backend writes for people (redacted, at most 1024 bytes), made safe for
@@ -67,10 +150,8 @@ func Diagnostic(code, summary string) string {
 		return "the reply reached the size limit of a run and was stopped there"
 	case "output_unavailable":
 		return "the backend could not deliver all of this turn's output"
-	case "execution_failed":
-		return "something in this turn failed; `magi-code logs` has the details"
 	}
-	return "backend diagnostic: " + Visible(code, maxCodeRunes)
+	return Error(code)
 }
 
 // DiagnosticEntry is the line for a history page's diagnostic entry, whose
@@ -88,9 +169,6 @@ func DiagnosticEntry(text string) string {
 // maxSummaryRunes bounds a summary shown (the protocol bounds it to 1024
 // bytes already).
 const maxSummaryRunes = 1024
-
-// maxCodeRunes bounds a code shown as itself.
-const maxCodeRunes = 64
 
 // Session is one stored session as the listing shows it.
 type Session struct {

@@ -4,10 +4,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Every notice code of the protocol reads as a sentence, never as the code;
-// an unknown code is shown as itself, made safe.
+// an unknown code reads as a sentence too.
 func TestNotice(t *testing.T) {
 	for _, code := range []string{"saved_selection_unavailable", "saved_selection_notice", "cwd_unverified"} {
 		s := Notice(code)
@@ -15,7 +17,7 @@ func TestNotice(t *testing.T) {
 			t.Errorf("Notice(%q) = %q; want a sentence without the code", code, s)
 		}
 	}
-	if got := Notice("new_code\x1b[2J"); got != "backend notice: new_code?[2J" {
+	if got := Notice("new_code\x1b[2J"); strings.Contains(got, "new_code") || strings.Contains(got, "\x1b") || !strings.Contains(got, "magi-code logs") {
 		t.Errorf("unknown notice = %q", got)
 	}
 }
@@ -29,8 +31,58 @@ func TestReadiness(t *testing.T) {
 	if s := Readiness("provider_unavailable"); !strings.Contains(s, "/login") {
 		t.Errorf("provider_unavailable advice = %q", s)
 	}
-	if s := Readiness("weird\ncode"); s != "not ready (weird?code)" {
+	if s := Readiness("weird\ncode"); strings.Contains(s, "weird") || !strings.Contains(s, "not ready") {
 		t.Errorf("unknown readiness = %q", s)
+	}
+}
+
+// noCode fails when s shows a protocol code ("busy" is a word too), or
+// any word joined by '_'.
+func noCode(t *testing.T, what, s string) {
+	t.Helper()
+	for _, c := range protocol.Codes {
+		if strings.Contains(string(c), "_") && strings.Contains(s, string(c)) {
+			t.Errorf("%s = %q shows the code %s", what, s, c)
+		}
+	}
+	if strings.Contains(s, "_") {
+		t.Errorf("%s = %q: a code-like word", what, s)
+	}
+}
+
+// Every error code of the protocol reads as a sentence of its own, never
+// as the code; the status bar's word for a readiness code is no code
+// either.
+func TestErrorEveryCode(t *testing.T) {
+	unknown := Error("no_such_code")
+	noCode(t, "Error(unknown)", unknown)
+	for _, c := range protocol.Codes {
+		s := Error(string(c))
+		noCode(t, "Error("+string(c)+")", s)
+		if s == unknown || !strings.Contains(s, " ") {
+			t.Errorf("Error(%s) = %q: not a sentence of its own", c, s)
+		}
+		w := ReadinessWord(string(c))
+		noCode(t, "ReadinessWord("+string(c)+")", w)
+		if len(w) > 20 {
+			t.Errorf("ReadinessWord(%s) = %q: too long for a status bar", c, w)
+		}
+	}
+	if w := ReadinessWord("provider_unavailable"); w == "not ready" {
+		t.Errorf("ReadinessWord(provider_unavailable) = %q: says nothing of the cause", w)
+	}
+}
+
+// A headline is a sentence's first clause, on one line and bounded.
+func TestHeadline(t *testing.T) {
+	for in, want := range map[string]string{
+		"provider error: the provider is rate limiting requests; wait a little": "provider error: the provider is rate limiting requests",
+		"one\nclause":            "one clause",
+		strings.Repeat("x", 150): strings.Repeat("x", 100) + "…",
+	} {
+		if got := Headline(in); got != want {
+			t.Errorf("Headline(%q) = %q; want %q", in, got, want)
+		}
 	}
 }
 
@@ -81,7 +133,7 @@ func TestDiagnostic(t *testing.T) {
 		{"execution_failed", "provider error: the provider is rate limiting requests", "provider error: the provider is rate limiting requests"},
 		{"persistence_failed", "", "history could not be saved; this turn's history is incomplete"},
 		{"execution_failed", "a\x1b[2Jb", "a?[2Jb"},
-		{"odd_code", "", "backend diagnostic: odd_code"},
+		{"odd_code", "", Error("odd_code")},
 	} {
 		if got := Diagnostic(c.code, c.summary); got != c.want {
 			t.Errorf("Diagnostic(%q, %q) = %q; want %q", c.code, c.summary, got, c.want)
