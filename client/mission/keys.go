@@ -183,9 +183,14 @@ func (m *Model) submit(line string) tea.Cmd {
 		}
 		return m.changed("stored the " + provider + " API key in auth.json")
 	}
-	if line != "" && !strings.HasPrefix(line, "/") && (m.running || (!m.ready && m.starting() && m.pending != "")) {
+	if line != "" && !strings.HasPrefix(line, "/") {
 		// Not now: the draft stays in the input for later.
-		return m.print(styleError().Render("not now: a turn is running or starting; your text stays in the input"))
+		switch {
+		case m.running:
+			return m.print(styleError().Render("not sent yet: a turn is running; your text stays in the input: Enter sends it once the turn ends (Esc or Ctrl-C cancels the turn)"))
+		case !m.ready && m.starting() && m.pending != "":
+			return m.print(styleError().Render("not sent yet: the backend is still starting and the prompt before this one waits for it; your text stays in the input"))
+		}
 	}
 	m.input.AddHistory(line)
 	m.input.Reset()
@@ -202,7 +207,7 @@ func (m *Model) submit(line string) tea.Cmd {
 		m.pending = line
 		return m.print(renderEntry("user", line, m.width))
 	case !m.ready:
-		return m.print(styleError().Render("not ready (" + m.readiness + ")"))
+		return m.print(styleError().Render(m.notReady() + "; the prompt was not sent (Up brings it back)"))
 	}
 	return m.startTurn(line)
 }
@@ -221,6 +226,17 @@ func (m *Model) leaveLogin() {
 	m.input.Prompt, m.input.Placeholder = "› ", "ask anything; /help for commands"
 }
 
+// duringTurn says that what cannot be done while a turn runs and what the
+// person can do: wait for the turn's end or cancel it.
+func duringTurn(what string) string {
+	return what + ": a turn is running; wait for it to end, or cancel it with Esc or Ctrl-C, then try again"
+}
+
+// restartingNow says that what waits for the backend's restart.
+func restartingNow(what string) string {
+	return what + ": the backend is restarting with the new settings; try again in a moment"
+}
+
 // command runs a slash command.
 func (m *Model) command(f []string) tea.Cmd {
 	switch f[0] {
@@ -230,7 +246,7 @@ func (m *Model) command(f []string) tea.Cmd {
 		return m.print(styleDim().Render(helpText()))
 	case "/login":
 		if m.restarting {
-			return m.print(styleError().Render("wait: the backend is restarting"))
+			return m.print(styleError().Render(restartingNow("login")))
 		}
 		if m.opts.Login == nil {
 			return m.print(styleError().Render("login is not available here"))
@@ -247,10 +263,10 @@ func (m *Model) command(f []string) tea.Cmd {
 		return nil
 	case "/model":
 		if m.restarting {
-			return m.print(styleError().Render("wait: the backend is restarting"))
+			return m.print(styleError().Render(restartingNow("model")))
 		}
 		if m.opts.SetModel == nil || len(f) > 3 {
-			return m.print(styleDim().Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", orDash(m.provider), orDash(m.model), m.readiness)))
+			return m.print(styleDim().Render(fmt.Sprintf("provider %s, model %s, %s; /model [PROVIDER] NAME changes them", orDash(m.provider), orDash(m.model), human.ReadinessWord(m.readiness))))
 		}
 		if len(f) == 1 {
 			return m.modelPicker()
@@ -261,8 +277,13 @@ func (m *Model) command(f []string) tea.Cmd {
 		}
 		return m.setModel(provider, model)
 	case "/new":
-		if m.running || m.restarting || m.readiness != "ready" {
-			return m.print(styleError().Render("new: not now (" + m.readiness + ")"))
+		switch {
+		case m.running:
+			return m.print(styleError().Render(duringTurn("new")))
+		case m.restarting:
+			return m.print(styleError().Render(restartingNow("new")))
+		case m.readiness != "ready":
+			return m.print(styleError().Render("new: " + m.notReady()))
 		}
 		m.shown, m.announce = "", "new session"
 		return m.call("session.create", map[string]any{})
@@ -272,15 +293,18 @@ func (m *Model) command(f []string) tea.Cmd {
 		}
 		list, err := m.opts.Sessions()
 		if err != nil {
-			return m.print(styleError().Render("sessions: " + err.Error()))
+			return m.print(styleError().Render("sessions: the session list could not be read"))
 		}
 		return m.print(human.Sessions(list, time.Local))
 	case "/resume":
 		if len(f) > 2 {
 			return m.print(styleError().Render("resume: /resume [ID] (see /sessions)"))
 		}
-		if m.running || m.restarting {
-			return m.print(styleError().Render("wait for the current turn to finish"))
+		switch {
+		case m.running:
+			return m.print(styleError().Render(duringTurn("resume")))
+		case m.restarting:
+			return m.print(styleError().Render(restartingNow("resume")))
 		}
 		if len(f) == 1 {
 			return m.sessionPicker()

@@ -15,7 +15,6 @@ package mission
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -170,11 +169,13 @@ type Model struct {
 	cancelling bool
 	// cancelQueued: Ctrl-C came before turn.start answered.
 	cancelQueued bool
-	turnStart    time.Time
-	items        []*item // the turn's parts not printed yet, in order
-	byID         map[string]*liveMessage
-	actByID      map[string]*activity
-	approval     *approval
+	// reason is the turn's last diagnostic, as shown: why it failed.
+	reason    string
+	turnStart time.Time
+	items     []*item // the turn's parts not printed yet, in order
+	byID      map[string]*liveMessage
+	actByID   map[string]*activity
+	approval  *approval
 
 	// The screen (screen.go).
 	height   int
@@ -304,7 +305,7 @@ func (m *Model) failed(what string) tea.Cmd {
 // answered handles the response of a protocol call.
 func (m *Model) answered(c callMsg) tea.Cmd {
 	if c.err != nil {
-		return m.failed(c.method + ": the backend stopped")
+		return m.failed(doing(c.method) + ": the backend stopped")
 	}
 	if c.resp.Error != nil {
 		code := c.resp.Error.Code
@@ -317,15 +318,10 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				dropped = m.print(styleError().Render("the prompt typed while starting was not sent"))
 			}
 			if m.opts.Prompt == "" && m.opts.Restart != nil {
-				advice := "not ready: " + human.Readiness(code)
-				if code == "provider_unavailable" && m.opts.Configured != nil && m.opts.Configured() == "" {
-					// A key alone does not choose a provider.
-					advice = "not ready: no provider and model chosen yet; /model lists them (an API key stored with /login is kept)"
-				}
-				return tea.Sequence(dropped, m.print(styleError().Render(advice)))
+				return tea.Sequence(dropped, m.print(styleError().Render(m.notReady())))
 			}
 			if dropped != nil {
-				return tea.Sequence(dropped, m.failed(fmt.Sprintf("%s failed: %s", c.method, code)))
+				return tea.Sequence(dropped, m.failed(doing(c.method)+": "+human.Error(code)))
 			}
 		case "turn.start":
 			m.running = false
@@ -339,13 +335,13 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			}
 			if m.restarting {
 				m.restarting, m.sessionID, m.durable = false, "", false
-				return m.print(styleError().Render("could not reopen the session after the restart (" + code + "); /new starts a new one, /resume ID reopens one"))
+				return m.print(styleError().Render("could not reopen the session after the restart: " + human.Headline(human.Error(code)) + "; /new starts a new session, /resume reopens one"))
 			}
 		}
 		if c.method == "session.create" || c.method == "session.open" {
 			m.pending = ""
 		}
-		return m.failed(fmt.Sprintf("%s failed: %s", c.method, code))
+		return m.failed(doing(c.method) + ": " + human.Error(code))
 	}
 	switch c.method {
 	case "initialize":
@@ -413,6 +409,40 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// notReady says what keeps the backend from being ready and what fixes
+// it.
+func (m *Model) notReady() string {
+	if m.readiness == "provider_unavailable" && m.opts.Configured != nil && m.opts.Configured() == "" {
+		// A key alone does not choose a provider.
+		return "not ready: no provider and model chosen yet; /model lists them (an API key stored with /login is kept)"
+	}
+	return "not ready: " + human.Readiness(m.readiness)
+}
+
+// doing is what a protocol call was doing, for a person: the start of the
+// line that says it failed.
+func doing(method string) string {
+	switch method {
+	case "initialize":
+		return "the backend could not start"
+	case "session.create":
+		return "could not start a session"
+	case "session.open":
+		return "could not open the session"
+	case "history.page":
+		return "could not read the session's history"
+	case "turn.start":
+		return "the prompt was not sent"
+	case "turn.cancel":
+		return "could not cancel the turn"
+	case "approval.answer":
+		return "the answer did not reach the backend"
+	case "status":
+		return "could not read the backend's status"
+	}
+	return "a request failed"
 }
 
 // replay prints one history page and asks for the next.

@@ -81,7 +81,7 @@ func TestPendingPromptDroppedWhenNotReady(t *testing.T) {
 			t.Fatalf("calls %v: a turn started on a backend that is not ready", fb.calls)
 		}
 	}
-	if calls := enter(m, fb, "again"); len(calls) != 0 || !strings.Contains(printed(m), "not ready ("+code+")") {
+	if calls := enter(m, fb, "again"); len(calls) != 0 || !strings.Contains(printed(m), "not ready: no usable credential") || strings.Contains(printed(m), code) {
 		t.Fatalf("Enter after the failure sent %v; screen:\n%s", calls, printed(m))
 	}
 }

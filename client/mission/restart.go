@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // A backend reads the settings and credentials once, when it initializes
@@ -105,7 +107,7 @@ func (m *Model) status(raw json.RawMessage) tea.Cmd {
 	if m.announce == "" {
 		return nil
 	}
-	line := styleDim().Render(m.announce + ": " + orDash(m.provider) + " · " + orDash(m.model) + " · " + m.readiness)
+	line := styleDim().Render(m.announce + ": " + orDash(m.provider) + " · " + orDash(m.model) + " · " + human.ReadinessWord(m.readiness))
 	want := m.wantModel
 	m.announce, m.wantModel = "", ""
 	if want != "" && want != m.model {

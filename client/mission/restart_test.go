@@ -177,11 +177,11 @@ func TestNotReadyUntilLogin(t *testing.T) {
 		Login:   func(string, string) error { return nil },
 		Restart: func() (Backend, error) { return next, nil }})
 	m.Update(failure(0, "initialize", "provider_unavailable"))
-	if v := view(m); !strings.Contains(v, "provider_unavailable") {
-		t.Fatalf("readiness not shown:\n%s", v)
+	if v := view(m); !strings.Contains(v, "no API key or model") || strings.Contains(v, "provider_unavailable") {
+		t.Fatalf("readiness not shown in words:\n%s", v)
 	}
 	typeLine(m, "hello")
-	if m.running || !strings.Contains(printed(m), "not ready (provider_unavailable)") {
+	if m.running || !strings.Contains(printed(m), "not ready: no usable credential") || strings.Contains(printed(m), "provider_unavailable") {
 		t.Fatalf("a prompt went out without a ready backend:\n%s", printed(m))
 	}
 	typeLine(m, "/login anthropic")

@@ -63,7 +63,7 @@ func (it *item) render(width int) string {
 // begin resets the turn's state and sends turn.start of prompt, which is
 // on the screen already.
 func (m *Model) begin(prompt string) tea.Cmd {
-	m.running, m.cancelling, m.cancelQueued = true, false, false
+	m.running, m.cancelling, m.cancelQueued, m.reason = true, false, false, ""
 	m.items, m.byID, m.actByID = nil, map[string]*liveMessage{}, map[string]*activity{}
 	m.turnStart = m.now()
 	return tea.Batch(m.call("turn.start", map[string]string{"session_id": m.sessionID, "prompt": prompt}), m.startTicking())
@@ -112,7 +112,8 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
 	case "diagnostic":
-		m.note(styleWarn().Render(human.Diagnostic(d.Code, d.Summary)))
+		m.reason = human.Diagnostic(d.Code, d.Summary)
+		m.note(styleWarn().Render(m.reason))
 		return m.settle()
 	case "input.persisted":
 		m.durable = true
@@ -154,24 +155,14 @@ func (m *Model) printItems(n int) tea.Cmd {
 	return m.print(blocks...)
 }
 
-// finished moves the rest of the turn to the scrollback.
+// finished moves the rest of the turn to the scrollback and ends it with
+// one line in words: how it ended and, for a turn that did not complete,
+// why (the first clause of the turn's last diagnostic, which is printed
+// whole above it, or else the sentence of its error code). The codes are
+// for programs: none reaches the screen.
 func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
-	line := "turn " + outcome
-	if code != nil {
-		line += " (" + *code + ")"
-	}
-	if persistence != "durable" {
-		line += ", history " + persistence
-	}
-	style := styleDim()
-	if outcome != "completed" {
-		style = styleError()
-	}
-	if outcome == "completed" {
-		line += " in " + elapsed(m.now().Sub(m.turnStart))
-	}
 	cmd := m.printItems(len(m.items))
-	cmd = tea.Batch(cmd, m.print(style.Render(line)))
+	cmd = tea.Batch(cmd, m.print(m.endLine(outcome, persistence, code)))
 	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
 	if m.opts.Prompt != "" {
 		code := 1
@@ -184,6 +175,38 @@ func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
 		return tea.Batch(cmd, m.restart())
 	}
 	return cmd
+}
+
+// endLine is the turn's last line: "turn completed in 4s", "turn failed:
+// the provider is rate limiting requests", "turn cancelled", and what
+// happened to its history when it was not saved whole.
+func (m *Model) endLine(outcome, persistence string, code *string) string {
+	var line string
+	switch {
+	case outcome == "completed":
+		line = "turn completed in " + elapsed(m.now().Sub(m.turnStart))
+	case outcome == "cancelled" && (m.cancelling || code == nil || *code == "operation_cancelled"):
+		line = "turn cancelled" // as asked: no reason to give
+	default:
+		line = "turn " + human.OneLine(outcome, 20)
+		switch {
+		case m.reason != "":
+			line += ": " + human.Headline(m.reason)
+		case code != nil:
+			line += ": " + human.Headline(human.Error(*code))
+		}
+	}
+	switch persistence {
+	case "durable":
+	case "not_started":
+		line += "; it was not saved to the session's history"
+	default:
+		line += "; the session's history of it is incomplete"
+	}
+	if outcome == "completed" {
+		return styleDim().Render(line)
+	}
+	return styleError().Render(line)
 }
 
 // elapsed is a duration as people read it: 4s, 1m05s.

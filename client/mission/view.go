@@ -93,7 +93,7 @@ func (m *Model) statusLine() string {
 	if cwd != "" {
 		cwd = filepath.Base(cwd)
 	}
-	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), m.readiness)
+	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), human.ReadinessWord(m.readiness))
 	return styleStatus().Render(ansi.Truncate(s, max(8, m.width), "…"))
 }
 

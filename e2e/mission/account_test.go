@@ -212,7 +212,7 @@ func TestModelInsideTheAppRestarts(t *testing.T) {
 	tm.typeText("again\r")
 	tm.waitFor("echo: again")
 	// The reply's text comes before the turn ends; /new typed in between
-	// is refused while the turn runs ("new: not now"), so the screen
+	// is refused while the turn runs ("new: a turn is running"), so the screen
 	// would never say "new session".
 	tm.waitForNth("turn completed", 2)
 	tm.typeText("/new\r")
@@ -226,13 +226,13 @@ func TestModelInsideTheAppRestarts(t *testing.T) {
 	}
 }
 
-// A new user without a credential: the app says provider_unavailable;
+// A new user without a credential: the app says so in words;
 // /login stores the key and the restarted backend is ready at once.
 func TestLoginInsideTheAppMakesItReady(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"gpt-test\"\n[providers.openai]\nbase_url = \"http://127.0.0.1:9/v1\"\n")
 	const key = "sk-inapp-login-0123456789abcdef"
 	tm := start(t, ws)
-	tm.waitFor("provider_unavailable")
+	tm.waitFor("no API key or model")
 	tm.typeText("/login openai\r")
 	tm.waitFor("openai API key (not shown)")
 	tm.typeText(key + "\r")

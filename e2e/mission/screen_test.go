@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // vterm is the real binary on a pseudo-terminal whose output goes through a
@@ -139,6 +140,22 @@ func (v *vterm) waitScreen(s string) {
 	for !strings.Contains(strings.Join(v.screen(), "\n"), s) {
 		if time.Now().After(deadline) {
 			v.t.Fatalf("the screen never showed %q:\n%s", s, v.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// flat is the scrollback and the screen as words joined by single
+// spaces: a line wrapped at the screen's edge reads whole.
+func (v *vterm) flat() string { return strings.Join(strings.Fields(strings.Join(v.all(), " ")), " ") }
+
+// waitWords waits until the scrollback and screen show s, wrapped or not.
+func (v *vterm) waitWords(s string) {
+	v.t.Helper()
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for !strings.Contains(v.flat(), s) {
+		if time.Now().After(deadline) {
+			v.t.Fatalf("the terminal never showed %q:\n%s", s, v.dump())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -509,4 +526,90 @@ func TestEditApprovalShowsTheDiff(t *testing.T) {
 			v.waitIdle("turn completed")
 		})
 	}
+}
+
+// codeOnScreen is the first protocol code (a word joined by '_') the rows
+// show, or "".
+func codeOnScreen(rows []string) string {
+	all := strings.Join(rows, "\n")
+	for _, c := range protocol.Codes {
+		if strings.Contains(string(c), "_") && strings.Contains(all, string(c)) {
+			return string(c)
+		}
+	}
+	for _, n := range []string{"_notice", "saved_selection", "cwd_unverified", "not_started"} {
+		if strings.Contains(all, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// A turn the provider failed ends with a sentence saying why, live and
+// once the session is resumed; no protocol code reaches the screen, at 80
+// and 30 columns.
+func TestFailedTurnSaysWhyInWords(t *testing.T) {
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Text("Let me look. "), clienttest.Step{"error": "rate_limited"}),
+			}})
+			v := startVT(t, ws, cols, 24)
+			v.waitScreen("fixture-model")
+			v.typeText("look at it\r")
+			v.waitIdle("turn failed")
+			flat := strings.Join(strings.Fields(strings.Join(v.all(), " ")), " ")
+			if !strings.Contains(flat, "turn failed: provider error: the provider is rate limiting requests") {
+				t.Fatalf("the failed turn does not end with its reason in words:\n%s", v.dump())
+			}
+			if c := codeOnScreen(v.all()); c != "" {
+				t.Fatalf("%s reached the screen:\n%s", c, v.dump())
+			}
+			v.typeText("/quit\r")
+			if code := v.exitCode(); code != 0 {
+				t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
+			}
+			r := startVT(t, ws, cols, 24, "--continue")
+			r.waitIdle("resumed session")
+			r.waitIdle("rate limiting")
+			if c := codeOnScreen(r.all()); c != "" {
+				t.Fatalf("%s reached the screen of the resumed session:\n%s", c, r.dump())
+			}
+			if os.Getenv("MISSION_TRANSCRIPT") != "" {
+				t.Logf("live:\n%s\nresumed:\n%s", v.dump(), r.dump())
+			}
+		})
+	}
+}
+
+// Commands that cannot run during a turn say what the person can do
+// (wait, or cancel the turn), and a prompt typed meanwhile stays in the
+// input; nothing reads as a bare "not now" or a readiness code.
+func TestCommandsDuringATurnSayWhatToDo(t *testing.T) {
+	text := "working on it. " + strings.Repeat("more words ", 40)
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		clienttest.Response(clienttest.Text(text), clienttest.SleepMs(600_000)),
+	}})
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("take your time\r")
+	v.waitScreen("working on it")
+	for _, c := range []struct{ typed, want string }{
+		{"/new\r", "new: a turn is running; wait for it to end, or cancel it with Esc or Ctrl-C"},
+		{"/resume\r", "resume: a turn is running; wait for it to end, or cancel it with Esc or Ctrl-C"},
+		{"next question\r", "not sent yet: a turn is running; your text stays in the input"},
+	} {
+		v.typeText(c.typed)
+		v.waitWords(c.want)
+	}
+	if s := strings.Join(v.screen(), "\n"); !strings.Contains(s, "› next question") {
+		t.Fatalf("the prompt typed during the turn left the input:\n%s", v.dump())
+	}
+	if all := strings.Join(v.all(), "\n"); strings.Contains(all, "not now") || strings.Contains(all, "(ready)") {
+		t.Fatalf("a refusal does not say what to do:\n%s", v.dump())
+	}
+	v.typeText("\x1b")
+	v.waitIdle("turn cancelled")
+	v.typeText("\x15/new\r")
+	v.waitIdle("new session")
 }
