@@ -46,6 +46,10 @@ var guardCases = []struct{ name, cmd, need string }{
 	{"link-then-delete", "ln -s ~/canary x && rm -rf x/", ""},
 	{"env-chdir", "env -C ~ rm -rf canary", ""},
 	{"awk", `awk 'BEGIN { system("rm -rf " ENVIRON["HOME"] "/canary") }'`, "awk"},
+	// Deleting under another name.
+	{"tar-remove-files", "tar --remove-files -cf out.tar -C ~ canary", "tar"},
+	{"mv-out", "mv ~/canary ./here", ""},
+	{"git-rm", "git -C ~/canary init -q && git -C ~/canary add . && git -C ~/canary rm -r -f -q .", "git"},
 }
 
 // TestGuardRailRealShell runs each bypass form through the real shell tool
