@@ -118,8 +118,8 @@ mutate: $(GREMLINS)
 # retention and the turn's durability path only: their other files are
 # the core run's.
 MUTATE_EDGE ?= ./protocol/schemacheck ./chunk ./internal/diaglog ./runner/auth ./runner/hooks ./runner/mcp ./runner/tools ./runner/config ./runner/codemode ./conformance
-MUTATE_RETENTION := -E '^(decode|firstinput|page|project|reader|record|replay|store|writeback_linux|writeback_other|fs_unix|fs_other)\.go'
-MUTATE_DURABILITY := -E '^(approvals|carry|init|pool|session|sink|sink_agent)\.go'
+MUTATE_RETENTION := -E '^(doc|lease|fs_windows|decode|firstinput|page|project|reader|record|replay|store|writeback_linux|writeback_other|fs_unix|fs_other)\.go'
+MUTATE_DURABILITY := -E '^(doc|sink_idle|approvals|carry|init|pool|session|sink|sink_agent)\.go'
 .PHONY: mutate-edge
 mutate-edge: $(GREMLINS)
 	@$(MAKE) --no-print-directory mutate PKG="$(MUTATE_EDGE)"
