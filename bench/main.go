@@ -72,6 +72,7 @@ var scenarios = []scenario{
 	{"stall", 3, runStall},
 	{"history", 3, runHistory},
 	{"turns", 1, runTurns},
+	{"latency", 1, runLatency},
 }
 
 func main() {
