@@ -55,18 +55,25 @@ func TestLatencyScript(t *testing.T) {
 	}
 }
 
-// The schedule is anchored where the smallest lag is zero; each lag is the
-// arrival less that anchor and the piece's offset.
+// latency.* bounds each piece's production by a later piece's arrival
+// less the schedule's gap; latency.global.* anchors the schedule once at
+// the smallest lag.
 func TestLatencyResult(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	pieces := []latencyPiece{{end: 1, at: 0}, {end: 2, at: 100 * time.Millisecond}, {end: 3, at: 200 * time.Millisecond}}
-	visible := []time.Time{t0.Add(30 * time.Millisecond), t0.Add(110 * time.Millisecond), t0.Add(400 * time.Millisecond)}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	pieces := []latencyPiece{{end: 1, at: 0}, {end: 2, at: ms(100)}, {end: 3, at: ms(200)}, {end: 4, at: ms(300)}}
+	// Piece 0 is held until piece 1 arrives; piece 2 is shown at once
+	// after a 50 ms overrun of the sleep before it; piece 3 at once.
+	visible := []time.Time{t0.Add(ms(100)), t0.Add(ms(100)), t0.Add(ms(250)), t0.Add(ms(350))}
 	got := map[string]float64{}
 	for _, f := range latencyResult(pieces, visible).figures {
 		got[f.name] = f.value
 	}
-	// Anchor t0+10ms (piece 1's lag is the smallest): lags 20, 0, 190 ms.
-	if got["latency.p50"] != 20 || got["latency.max"] != 190 || got["latency.pieces"] != 3 {
-		t.Fatalf("figures %v; want p50 20 ms, max 190 ms, 3 pieces", got)
+	// Local lags 100, 0, 0, 0; global, anchored at t0: 100, 0, 50, 50.
+	want := map[string]float64{"latency.p50": 0, "latency.max": 100, "latency.global.p50": 50, "latency.global.max": 100, "latency.pieces": 4}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v; want %v (all: %v)", k, got[k], v, got)
+		}
 	}
 }

@@ -19,7 +19,7 @@ import "time"
 // Deltas it offers follow the segment's pacing (best effort, may drop).
 
 // idleCheck is the idle timer's period.
-const idleCheck = 40 * time.Millisecond
+const idleCheck = 20 * time.Millisecond
 
 // idleTimer is the idle state of a turn sink, guarded by its mu.
 type idleTimer struct {
