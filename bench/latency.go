@@ -85,18 +85,12 @@ func runLatency(bin string) (*result, error) {
 		return nil, err
 	}
 	defer w.remove()
-	c, err := startReady(bin, w)
+	c, err := startChild(bin, w)
 	if err != nil {
 		return nil, err
 	}
 	defer c.closeAndWait(5 * time.Second)
-	var s struct {
-		SessionID string `json:"session_id"`
-	}
-	if err := c.call("create", "session.create", "{}", &s); err != nil {
-		return nil, err
-	}
-	if err := c.send(request("t", "turn.start", `{"session_id":"`+s.SessionID+`","prompt":"write"}`)); err != nil {
+	if _, err := startTurn(c); err != nil {
 		return nil, err
 	}
 	// visible[i] is when the text visible reached piece i's end.
