@@ -164,10 +164,9 @@ func planLead(r *rule, re *syntax.Regexp) leadPlan {
 func leadOf(re *syntax.Regexp, target func(int) bool, steps []leadStep) ([]leadStep, int, bool) {
 	switch re.Op {
 	case syntax.OpCapture:
-		if target(re.Cap) {
-			return steps, 0, true
+		if !target(re.Cap) {
+			return leadOf(re.Sub[0], target, steps)
 		}
-		return leadOf(re.Sub[0], target, steps)
 	case syntax.OpConcat:
 		for _, sub := range re.Sub {
 			if hasTarget(sub, target) {
@@ -181,6 +180,13 @@ func leadOf(re *syntax.Regexp, target func(int) bool, steps []leadStep) ([]leadS
 			steps = append(steps, st)
 		}
 		return steps, 0, false
+	}
+	// re holds the secret. It starts at a byte it may begin with: the
+	// bytes before that one (the space after "key =", the newline and
+	// fence after "token:") are not part of the secret whatever follows.
+	var set [256]bool
+	if firstBytes(re, &set) {
+		steps = append(steps, leadStep{first: &set})
 	}
 	off, ok := groupOffset(re, target)
 	return steps, off, ok

@@ -3,8 +3,11 @@ package redact
 import (
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // assistantText is testdata/assistant.txt: what a coding agent writes,
@@ -32,10 +35,16 @@ func TestStreamHoldsOnlyWhatMayBecomeSecret(t *testing.T) {
 		{"prose ending in a space", "Let me look at the tests first. ", "Let me look at the tests first. ", ""},
 		{"the last word waits", "Let me look", "Let me ", "look"},
 		{"key and a word", "the key is here", "the key is ", "here"},
-		{"assignment up to its value", "password = hun", "password =", ""},
+		{"assignment up to its value", "password = hun", "password = ", ""},
+		// The space, newline, quote or fence after the operator is not part
+		// of the value whatever follows: only a byte a value may start with
+		// is held.
+		{"assignment before its value", "apiKey = ", "apiKey = ", ""},
+		{"a quoted value", `password = "hun`, "password = ", ""},
+		{"a fence after a colon", "the token store:\n\n```d", "the token store:\n\n```", ""},
 		{"bearer up to its token", "the Bearer abc", "the Bearer ", ""},
 		// The credential may be "Bearer" itself (the scheme is optional).
-		{"a header up to its value", "Authorization: Bearer abc", "Authorization:", ""},
+		{"a header up to its value", "Authorization: Bearer abc", "Authorization: ", ""},
 		{"a token's prefix", "use gh", "use ", "gh"},
 		{"an open key", "use AKIAZ7Q3XW", "use ", ""},
 		{"an open key and more words", "id=AKIAZ7Q3XW5RT2M4KP", "id=", ""},
@@ -165,4 +174,65 @@ func shownTriggerPrefix(in, want, got string, i int) bool {
 		}
 	}
 	return false
+}
+
+// TestStreamLagAtModelPace replays the assistant text as a model writes it
+// (pieces of 1-40 bytes at 200 bytes a second, a 600 ms pause after every
+// sixth: the pacing of the latency benchmark, docs/benchmarks.md) in
+// virtual time, with IdleTo called 40 ms after a delta when no other came
+// (the latest the turn's idle timer does so), and measures for each piece
+// how long after its arrival its last byte was out. No secret is in the
+// text, so only open candidates that the next bytes decide may wait: at
+// most until the next piece, and few pieces end inside one.
+func TestStreamLagAtModelPace(t *testing.T) {
+	const idle = 40 * time.Millisecond
+	in := assistantText(t)
+	type piece struct {
+		start, end int
+		at         time.Duration
+	}
+	var pieces []piece
+	var at time.Duration
+	rng := rand.New(rand.NewPCG(24, 200))
+	for off := 0; off < len(in); {
+		n := min(1+rng.IntN(40), len(in)-off)
+		for off+n < len(in) && !utf8.RuneStart(in[off+n]) {
+			n++
+		}
+		pieces = append(pieces, piece{off, off + n, at})
+		off += n
+		at += time.Duration(n) * time.Second / 200
+		if len(pieces)%6 == 0 {
+			at += 600 * time.Millisecond
+		}
+	}
+	var s Stream
+	out := 0
+	lags := make([]time.Duration, 0, len(pieces))
+	next := 0 // the first piece not yet out
+	shown := func(now time.Duration) {
+		for ; next < len(pieces) && pieces[next].end <= out; next++ {
+			lags = append(lags, now-pieces[next].at)
+		}
+	}
+	for i, p := range pieces {
+		out += len(s.Push(in[p.start:p.end]))
+		shown(p.at)
+		if i+1 == len(pieces) {
+			out += len(s.Flush()) // the segment ends with the reply
+			shown(p.at)
+		} else if quiet := p.at + idle; quiet < pieces[i+1].at {
+			out += len(s.IdleTo(nil))
+			shown(quiet)
+		}
+	}
+	if out != len(in) || next != len(pieces) {
+		t.Fatalf("%d of %d bytes out, %d of %d pieces", out, len(in), next, len(pieces))
+	}
+	slices.Sort(lags)
+	p50, p99, most := lags[len(lags)/2], lags[(len(lags)*99+99)/100-1], lags[len(lags)-1]
+	t.Logf("%d pieces: lag p50 %v, p99 %v, max %v (virtual time)", len(lags), p50, p99, most)
+	if p50 > idle || p99 > 150*time.Millisecond || most > 250*time.Millisecond {
+		t.Errorf("lag p50 %v, p99 %v, max %v; want at most %v, 150ms and 250ms", p50, p99, most, idle)
+	}
 }

@@ -211,6 +211,10 @@ func FuzzStream(f *testing.F) {
 	f.Add("DefaultEndpointsProtocol=https;AccountName=a;AccountKey="+rep(an, 86)+"==;x", []byte{60, 2, 9})
 	f.Add("machine h login u password "+rep(an, 20)+"\n"+strings.Repeat("x", 300), []byte{30, 1})
 	f.Add("api_key = \""+rep(an, 30)+"\" adafruit_key = "+rep(hex, 32)+" ", []byte{10, 20, 30})
+	// Bytes between an operator and its value that the value cannot start
+	// with go out before the value is decided.
+	f.Add("the token store:\n\n```"+rep(an, 24)+"\n", []byte{17, 1, 1, 1})
+	f.Add("secret: = \"'"+rep(an, 20)+"' Authorization: \t Bearer  "+rep(an, 20), []byte{8, 1, 1, 1, 1, 30, 2, 2})
 	f.Fuzz(func(t *testing.T, in string, cuts []byte) {
 		var deltas []string
 		i := 0
