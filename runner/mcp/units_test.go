@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -134,31 +133,6 @@ func TestTail(t *testing.T) {
 		kept, dropped := tl.Bytes()
 		if string(kept) != tc.want || dropped != tc.wantDropped {
 			t.Errorf("%s: tail = %q, %d dropped; want %q, %d", tc.name, kept, dropped, tc.want, tc.wantDropped)
-		}
-	}
-}
-
-func TestBoundedBody(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		body    string
-		max     int64
-		wantErr error
-	}{
-		{"under", "abc", 5, nil},
-		{"exact", "abcde", 5, nil},
-		{"over", "abcdef", 5, ErrMessageTooLarge},
-	} {
-		released := 0
-		b := &boundedBody{body: io.NopCloser(strings.NewReader(tc.body)), left: tc.max, release: func() { released++ }}
-		got, err := io.ReadAll(b)
-		if !errors.Is(err, tc.wantErr) || int64(len(got)) > tc.max {
-			t.Errorf("%s: ReadAll = %q, %v; want at most %d bytes, err %v", tc.name, got, err, tc.max, tc.wantErr)
-		}
-		b.Close()
-		b.Close()
-		if released != 1 {
-			t.Errorf("%s: released %d times; want 1", tc.name, released)
 		}
 	}
 }
