@@ -180,11 +180,15 @@ func TestGoodServer(t *testing.T) {
 		{"tool error", "mcp__good__write", `{"text":"x"}`, 100, "refused: x", true, nil},
 		{"no args", "mcp__good__odd_name_with_spaces", ``, 100, "odd", false, nil},
 		{"bounded", "mcp__good__big", `{"n":1000}`, 100, strings.Repeat("é", 31) + "\n[truncated: 62 of 1000 bytes shown]", false, nil},
+		// A line longer than the reader's 64 KiB buffer is gathered whole.
+		{"long line", "mcp__good__big", `{"n":300000}`, 400000, strings.Repeat("é", 150000), false, nil},
 		{"unknown", "mcp__good__nope", `{}`, 100, "", false, ErrUnknownTool},
 		{"json-rpc error", "mcp__good__rpcerr", `{}`, 1000, "MCP error: internal error: handler failed", true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text, isError, err := m.Call(context.Background(), tc.tool, json.RawMessage(tc.args), tc.max)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			text, isError, err := m.Call(ctx, tc.tool, json.RawMessage(tc.args), tc.max)
 			if !errors.Is(err, tc.wantErr) || isError != tc.wantIsError || (tc.want != "" && text != tc.want) {
 				t.Errorf("Call(%s, %s) = %q, %v, %v; want %q, %v, %v", tc.tool, tc.args, text, isError, err, tc.want, tc.wantIsError, tc.wantErr)
 			}
@@ -302,7 +306,7 @@ func TestStartFailures(t *testing.T) {
 		wantErr    error  // errors.Is target, or nil to check only the server
 		wantStderr string // in StartError.Stderr
 	}{
-		{"exits at once", "exit", nil, "fatal: boom"},
+		{"exits at once", "exit", ErrServerExited, "fatal: boom"},
 		{"line too long", "longline", ErrMessageTooLarge, ""},
 		{"no such command", "", nil, ""},
 	} {
@@ -320,7 +324,9 @@ func TestStartFailures(t *testing.T) {
 			if !errors.As(err, &serr) || serr.Server != "bad" {
 				t.Fatalf("Start err = %v; want *StartError for bad", err)
 			}
-			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+			// The server's own failure, not the client's view of it
+			// ("initialize: transport error: ...").
+			if tc.wantErr != nil && serr.Err != tc.wantErr {
 				t.Errorf("Start err = %v; want %v", err, tc.wantErr)
 			}
 			if !strings.Contains(string(serr.Stderr), tc.wantStderr) {

@@ -70,3 +70,29 @@ func TestReadReadyBounded(t *testing.T) {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// readReady returns at EOF with what was written: a closed writer's pipe
+// reads 0 bytes and no error, which ends the copy.
+func TestReadReadyAtEOF(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString("last words\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var got bytes.Buffer
+	done := make(chan struct{})
+	go func() { defer close(done); readReady(&got, r) }()
+	select {
+	case <-done:
+		r.Close()
+	case <-time.After(10 * time.Second):
+		// r stays open: Close would wait for the read still running.
+		t.Fatal("readReady did not return within 10s at the end of a closed pipe")
+	}
+	if got.String() != "last words\n" {
+		t.Errorf("read %q; want what was written", got.String())
+	}
+}

@@ -99,6 +99,11 @@ func serveGood(flood bool) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
+	s.AddTool(mcp.NewTool("die"),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(5) // in the middle of a call
+			return nil, nil
+		})
 	s.AddTool(mcp.NewTool("rpcerr"),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("handler failed")
