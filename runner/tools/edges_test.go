@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// run runs the builtin tool name in dir with args.
+func run(t *testing.T, dir string, maxOutput int, name, args string) Result {
+	t.Helper()
+	tool, ok := Builtin(Options{Cwd: dir, MaxOutput: maxOutput}).Get(name)
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	return tool.Run(context.Background(), json.RawMessage(args))
+}
+
+// A chain of exactly maxLinks symbolic links resolves; one more is refused.
+func TestRealPathLinkBound(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prev := target
+	for i := 1; i <= maxLinks+1; i++ {
+		link := filepath.Join(dir, "l"+strconv.Itoa(i))
+		if err := os.Symlink(prev, link); err != nil {
+			t.Fatal(err)
+		}
+		prev = link
+	}
+	real, _ := filepath.EvalSymlinks(target)
+	if got, err := realPath(filepath.Join(dir, "l"+strconv.Itoa(maxLinks))); err != nil || got != real {
+		t.Errorf("realPath(%d links) = %q, %v; want %q", maxLinks, got, err, real)
+	}
+	if _, err := realPath(filepath.Join(dir, "l"+strconv.Itoa(maxLinks+1))); !errors.Is(err, errTooManyLinks) {
+		t.Errorf("realPath(%d links) err = %v; want errTooManyLinks", maxLinks+1, err)
+	}
+}
+
+// realOrSelf resolves a directory reached through a link; only what cannot
+// be resolved stays as written.
+func TestRealOrSelf(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(real)
+	if got := realOrSelf(filepath.Join(dir, "link") + "/"); got != want {
+		t.Errorf("realOrSelf(link/) = %q; want %q", got, want)
+	}
+	if got := realOrSelf(""); got != "" {
+		t.Errorf("realOrSelf(\"\") = %q", got)
+	}
+}
+
+// Options used without preparation still protect .git by its real path: a
+// link in the workspace that points into .git is no way around it.
+func TestWriteTargetUnpreparedOptions(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, ".git"), filepath.Join(dir, "innocent")); err != nil {
+		t.Fatal(err)
+	}
+	if _, reason, bad := (Options{Cwd: dir}).writeTarget("innocent/config"); reason != RefusedGitInternals {
+		t.Errorf("writeTarget(innocent/config) = reason %q, bad %q; want %q", reason, bad, RefusedGitInternals)
+	}
+	// A workspace whose own path has a .git component is judged inside
+	// the workspace only.
+	ws := filepath.Join(dir, ".git", "ws")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, reason, bad := (Options{Cwd: ws}).writeTarget("file.txt"); reason != "" || bad != "" {
+		t.Errorf("writeTarget(file.txt) in %s = reason %q, bad %q; want it allowed", ws, reason, bad)
+	}
+}
+
+// MinimalEnv passes PATH as it is, defaults an unset or empty PATH, and
+// leaves out an unset HOME rather than inventing one.
+func TestMinimalEnvPath(t *testing.T) {
+	t.Setenv("PATH", "/custom/bin")
+	t.Setenv("HOME", "")
+	os.Unsetenv("HOME")
+	env := strings.Join(MinimalEnv(), "\n")
+	if !strings.Contains(env, "PATH=/custom/bin") || strings.Contains(env, "HOME=") {
+		t.Errorf("MinimalEnv = %q; want PATH as set and no HOME", env)
+	}
+	t.Setenv("PATH", "")
+	if env := strings.Join(MinimalEnv(), "\n"); !strings.Contains(env, "PATH=/usr/bin:/bin") {
+		t.Errorf("MinimalEnv with an empty PATH = %q; want the default", env)
+	}
+}
+
+// bound and clip keep text of exactly the limit as it is, and never cut
+// before the first byte (a text of continuation bytes becomes empty).
+func TestBoundAndClipAtTheLimit(t *testing.T) {
+	if got := bound("abcdef", 6, "…"); got != "abcdef" {
+		t.Errorf("bound(6 bytes, 6) = %q; want it whole", got)
+	}
+	if got := bound("\x80\x80\x80\x80", 2, ""); got != "" {
+		t.Errorf("bound(continuation bytes, 2) = %q; want nothing", got)
+	}
+	if got, cut := clip("abcdef", 6, false); got != "abcdef" || cut {
+		t.Errorf("clip(6 bytes, 6) = %q, %v; want it whole", got, cut)
+	}
+}
+
+// An edit's description shows at most describeLines lines of each side and
+// says how many more there are: exactly describeLines shows all, no note.
+func TestDiffLines(t *testing.T) {
+	lines := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString("l" + strconv.Itoa(i) + "\n")
+		}
+		return b.String()
+	}
+	if got := diffLines("- ", lines(describeLines)); strings.Count(got, "\n") != describeLines-1 || strings.Contains(got, "more lines") {
+		t.Errorf("diffLines(%d lines) = %q; want all of them and no note", describeLines, got)
+	}
+	if got := diffLines("- ", lines(describeLines+1)); !strings.HasSuffix(got, "- … 1 more lines") {
+		t.Errorf("diffLines(%d lines) = %q; want a note of 1 more line", describeLines+1, got)
+	}
+}
+
+// grep treats a file whose first byte is NUL as binary, and accepts a
+// pattern of exactly maxPatternBytes.
+func TestGrepEdges(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "nul.bin"), []byte("\x00hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "text.txt"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, dir, 1000, "grep", `{"pattern":"hello","path":"."}`); res.Text != "text.txt:1:hello\n" {
+		t.Errorf("grep = %q; want only the text file", res.Text)
+	}
+	exact := strings.Repeat("a", maxPatternBytes-len("hello|")) // "hello|aaa..." is exactly the bound
+	if res := run(t, dir, 1000, "grep", `{"pattern":"hello|`+exact+`","path":"text.txt"}`); res.IsError {
+		t.Errorf("grep with a %d-byte pattern = %q; want it accepted", maxPatternBytes, res.Text)
+	}
+	if res := run(t, dir, 1000, "grep", `{"pattern":"hello|`+exact+`a","path":"text.txt"}`); !res.IsError {
+		t.Errorf("grep with a %d-byte pattern = %q; want invalid arguments", maxPatternBytes+1, res.Text)
+	}
+}
