@@ -158,3 +158,90 @@ func TestGrepEdges(t *testing.T) {
 		t.Errorf("grep with a %d-byte pattern = %q; want invalid arguments", maxPatternBytes+1, res.Text)
 	}
 }
+
+// write_file's description counts the content's bytes.
+func TestWriteFileDescribeCounts(t *testing.T) {
+	tool, _ := Builtin(Options{Cwd: t.TempDir(), MaxOutput: 1000}).Get("write_file")
+	if got := tool.Describe(json.RawMessage(`{"path":"f.txt","content":"hi\n"}`)); !strings.HasPrefix(got, "write_file: f.txt (3 bytes)\n+ hi") {
+		t.Errorf("Describe = %q; want the path, 3 bytes and the content", got)
+	}
+	if got := tool.Describe(json.RawMessage(`{"path":"f.txt"}`)); got != "write_file: f.txt (0 bytes)" {
+		t.Errorf("Describe without content = %q", got)
+	}
+}
+
+// grep does not descend into a credential directory of the workspace, and
+// an empty pattern match at the end of a file is no extra line.
+func TestGrepSkipsCredentialDirsAndEOF(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{".ssh/id_ed25519": "hello secret\n", "a.txt": "hello\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := run(t, dir, 1000, "grep", `{"pattern":"hello","path":"."}`); res.Text != "a.txt:1:hello\n" {
+		t.Errorf("grep = %q; want only a.txt (not .ssh)", res.Text)
+	}
+	if res := run(t, dir, 1000, "grep", `{"pattern":"^$","path":"a.txt"}`); res.Text != "no matches" {
+		t.Errorf("grep ^$ = %q; want no matches (the end of the file is no line)", res.Text)
+	}
+}
+
+// edit_file edits a file of exactly MaxEditBytes and refuses a larger one
+// without touching it.
+func TestEditFileSizeBound(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat("x", MaxEditBytes-len("old\n")) + "old\n"
+	for _, tc := range []struct {
+		name, content string
+		ok            bool
+	}{{"exact.txt", body, true}, {"over.txt", body + "y", false}} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, dir, 1000, "edit_file", `{"path":"`+tc.name+`","old":"old","new":"new"}`)
+		got, _ := os.ReadFile(p)
+		if tc.ok && (res.IsError || len(got) != len(tc.content) || !strings.HasSuffix(string(got), "new\n")) {
+			t.Errorf("%s (%d bytes): %q, file %d bytes; want it edited", tc.name, len(tc.content), res.Text, len(got))
+		}
+		if !tc.ok && (res.Text != "edit_file: file too large" || string(got) != tc.content) {
+			t.Errorf("%s (%d bytes): %q, file %d bytes; want file too large and the file unchanged", tc.name, len(tc.content), res.Text, len(got))
+		}
+	}
+}
+
+// list_dir: an empty directory has 0 entries; MaxDirEntries entries are not
+// truncated, one more is; names that fill the output exactly all show.
+func TestListDirBounds(t *testing.T) {
+	mk := func(n int, width int) string {
+		dir := t.TempDir()
+		for i := range n {
+			name := strconv.Itoa(i)
+			name = strings.Repeat("f", max(0, width-len(name))) + name
+			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	if res := run(t, mk(0, 0), 100, "list_dir", `{}`); res.IsError || res.Text != "" || res.Summary != "list_dir: 0 entries" {
+		t.Errorf("empty dir: %+v", res)
+	}
+	if res := run(t, mk(10, 9), 100, "list_dir", `{}`); len(res.Text) != 100 || strings.Contains(res.Summary, "truncated") {
+		t.Errorf("ten 9-byte names in 100 bytes: %q, %q; want all, not truncated", res.Text, res.Summary)
+	}
+	big := mk(MaxDirEntries, 0)
+	if res := run(t, big, 1<<20, "list_dir", `{}`); res.Summary != "list_dir: 10000 entries" {
+		t.Errorf("%d entries: %q; want them all, not truncated", MaxDirEntries, res.Summary)
+	}
+	if err := os.WriteFile(filepath.Join(big, "one-more"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, big, 1<<20, "list_dir", `{}`); res.Summary != "list_dir: 10000 entries (truncated)" {
+		t.Errorf("%d entries: %q; want 10000 shown and truncated", MaxDirEntries+1, res.Summary)
+	}
+}
