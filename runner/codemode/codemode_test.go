@@ -378,6 +378,7 @@ func TestOutput(t *testing.T) {
 	for _, code := range []string{
 		`for (let i = 0; i < 1000; i++) console.log("line " + i)`,
 		`return "é".repeat(1000)`,
+		`return "x".repeat(1000)`, // one byte a unit: cut to exactly the room
 		`return {k: "x".repeat(5000)}`,
 		`console.log("y".repeat(1e6)); return 1`,
 	} {
