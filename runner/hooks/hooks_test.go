@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,18 +138,12 @@ func TestErrorsCarryNoOutputOrPaths(t *testing.T) {
 }
 
 func TestLogsAreRedacted(t *testing.T) {
-	var mu sync.Mutex
-	var logs []string
-	logf := func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logs = append(logs, fmt.Sprintf(f, a...))
-	}
-	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), "test", logf)
+	var logs logLines
+	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), "test", logs.logf)
 	if err := r.Stop(t.Context(), agent.Completed); err != nil {
 		t.Fatal(err)
 	}
-	all := strings.Join(logs, "\n")
+	all := logs.String()
 	if strings.Contains(all, fakeKey) || !strings.Contains(all, "token [REDACTED]") || !strings.Contains(all, "err [REDACTED]") {
 		t.Errorf("logs = %q", all)
 	}
