@@ -49,3 +49,35 @@ func TestNearestField(t *testing.T) {
 		}
 	}
 }
+
+// distance counts a swap of neighbours as one edit (optimal string
+// alignment), and never less than what the strings differ by.
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"ab", "ab", 0}, {"ab", "ba", 1}, {"abc", "acb", 1}, {"model", "modle", 1},
+		{"abc", "bca", 2}, {"ca", "abc", 3}, {"abcd", "badc", 2}, {"ab", "cd", 2}, {"aab", "aba", 1},
+	} {
+		if got := distance(c.a, c.b); got != c.want {
+			t.Errorf("distance(%q, %q) = %d; want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// A description reads "ready" when nothing would fail, else the startup
+// code; a server's listing shows its URL, or its command and arguments.
+func TestDescriptionText(t *testing.T) {
+	if got := (Description{}).Text(); !strings.Contains(got, "# readiness: ready\n") {
+		t.Errorf("Text() = %q; want readiness: ready", got)
+	}
+	if got := (Description{Readiness: "provider_unavailable"}).Text(); !strings.Contains(got, "# readiness: provider_unavailable\n") {
+		t.Errorf("Text() = %q; want the startup code", got)
+	}
+	got := MCPText([]MCPServer{{Name: "web", URL: "https://mcp.example.com/mcp"}, {Name: "local", Command: "srv", Args: []string{"--stdio", "-v"}}})
+	if !strings.Contains(got, "mcp web ") || !strings.HasSuffix(strings.Split(got, "\n")[0], "  https://mcp.example.com/mcp") ||
+		!strings.HasSuffix(strings.Split(got, "\n")[1], "  srv --stdio -v") {
+		t.Errorf("MCPText = %q; want the URL of web and the command line of local", got)
+	}
+}
