@@ -81,3 +81,44 @@ func TestDescriptionText(t *testing.T) {
 		t.Errorf("MCPText = %q; want the URL of web and the command line of local", got)
 	}
 }
+
+// An empty single-quoted front matter value is the empty string.
+func TestScalarEmptyQuoted(t *testing.T) {
+	if got, err := scalar("''"); err != nil || got != "" {
+		t.Errorf("scalar('') = %q, %v; want the empty string", got, err)
+	}
+	if _, err := scalar("'"); err == nil {
+		t.Error("scalar(') accepted a lone quote")
+	}
+}
+
+// A key of exactly maxKeyRunes is shown whole; a longer one is cut and
+// marked.
+func TestKeyProblemBound(t *testing.T) {
+	exact := strings.Repeat("k", maxKeyRunes)
+	if got := (&keyProblem{key: exact, unknown: true}).error("settings.toml").Error(); !strings.Contains(got, exact) || strings.Contains(got, exact+"…") {
+		t.Errorf("a key of %d runes: %q; want it whole", maxKeyRunes, got)
+	}
+	if got := (&keyProblem{key: exact + "x", unknown: true}).error("settings.toml").Error(); !strings.Contains(got, exact+"…") {
+		t.Errorf("a key of %d runes: %q; want it cut and marked", maxKeyRunes+1, got)
+	}
+}
+
+// A profile's tool name of 128 bytes is accepted, 129 refused.
+func TestProfileToolNameBound(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		n  int
+		ok bool
+	}{{128, true}, {129, false}} {
+		p := filepath.Join(dir, "a.md")
+		doc := "---\nname: a\ndescription: d\ntools: [" + strings.Repeat("t", tc.n) + "]\n---\nprompt\n"
+		if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := parseProfile(p, "a")
+		if (err == nil) != tc.ok {
+			t.Errorf("a tool name of %d bytes: %v; want ok %v", tc.n, err, tc.ok)
+		}
+	}
+}
