@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,6 +120,49 @@ func TestProfileToolNameBound(t *testing.T) {
 		_, err := parseProfile(p, "a")
 		if (err == nil) != tc.ok {
 			t.Errorf("a tool name of %d bytes: %v; want ok %v", tc.n, err, tc.ok)
+		}
+	}
+}
+
+// readDirBounded returns a directory's entries sorted by name: exactly
+// MaxDirEntries of them, one more is refused.
+func TestReadDirBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := MaxDirEntries - 1; i >= 0; i-- { // created in reverse order
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("e%03d", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := readDirBounded(dir)
+	if err != nil || len(entries) != MaxDirEntries {
+		t.Fatalf("%d entries: %d, %v; want all", MaxDirEntries, len(entries), err)
+	}
+	for i, e := range entries {
+		if want := fmt.Sprintf("e%03d", i); e.Name() != want {
+			t.Fatalf("entry %d = %s; want %s (sorted by name)", i, e.Name(), want)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "one-more"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readDirBounded(dir); err == nil {
+		t.Errorf("%d entries accepted", MaxDirEntries+1)
+	}
+}
+
+// Describe lists the settings sorted by key.
+func TestDescribeSortedByKey(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte("provider = \"fixture\"\nmodel = \"m\"\n[tools]\napproval = \"ask\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Describe(Env{MCHome: home, Cwd: t.TempDir()})
+	if err != nil || len(d.Values) < 3 {
+		t.Fatalf("Describe = %d values, %v", len(d.Values), err)
+	}
+	for i := 1; i < len(d.Values); i++ {
+		if d.Values[i-1].Key > d.Values[i].Key {
+			t.Fatalf("values %q before %q; want them sorted by key", d.Values[i-1].Key, d.Values[i].Key)
 		}
 	}
 }
