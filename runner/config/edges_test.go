@@ -166,3 +166,52 @@ func TestDescribeSortedByKey(t *testing.T) {
 		}
 	}
 }
+
+// A home reached through a link is described by its real path; reading a
+// home without an approvals file logs nothing about approvals.
+func TestDescribeRealHomeAndQuietApprovals(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real-home")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "settings.toml"), []byte("provider = \"fixture\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "home-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	d, err := Describe(Env{MCHome: link, Cwd: t.TempDir(), Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+	want, _ := filepath.EvalSymlinks(real)
+	if err != nil || d.Home != want {
+		t.Errorf("Describe through a link: home %q, %v; want %q", d.Home, err, want)
+	}
+	if all := strings.Join(logs, "\n"); strings.Contains(all, "approvals") {
+		t.Errorf("log = %q; want nothing about approvals when there are none", all)
+	}
+}
+
+// A settings file that is a link (a dotfiles checkout) stays a link when
+// the model is chosen: the file it points to is rewritten.
+func TestSetSelectionKeepsSettingsLink(t *testing.T) {
+	home, dotfiles := t.TempDir(), t.TempDir()
+	target := filepath.Join(dotfiles, "settings.toml")
+	if err := os.WriteFile(target, []byte("provider = \"fixture\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "settings.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetSelection(Env{MCHome: home, Cwd: t.TempDir()}, "fixture", "fixture-model"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("settings.toml after SetSelection: %v, %v; want it still a link", fi, err)
+	}
+	if got, _ := os.ReadFile(target); !strings.Contains(string(got), "fixture-model") {
+		t.Errorf("the linked file = %q; want the model in it", got)
+	}
+}
