@@ -87,3 +87,15 @@ func TestFailureText(t *testing.T) {
 		t.Errorf("Failure at line 3 = %q", got)
 	}
 }
+
+// Transcript steps carry their line in the transcript file, from 1, and a
+// bad line is named by its number.
+func TestParseLineNumbers(t *testing.T) {
+	tr, err := Parse("t", []byte("conformance: any server\n-- transcript --\n# a comment\n\n> {\"id\":\"1\"}\nclose\n"))
+	if err != nil || len(tr.Steps) != 2 || tr.Steps[0].Line != 3 || tr.Steps[1].Line != 4 {
+		t.Fatalf("Parse = %+v, %v; want steps at lines 3 and 4", tr, err)
+	}
+	if _, err := Parse("t", []byte("-- transcript --\nclose\nbogus\n")); err == nil || !strings.Contains(err.Error(), "2") {
+		t.Errorf("Parse(bad line 2) = %v; want an error naming line 2", err)
+	}
+}
