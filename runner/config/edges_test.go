@@ -215,3 +215,12 @@ func TestSetSelectionKeepsSettingsLink(t *testing.T) {
 		t.Errorf("the linked file = %q; want the model in it", got)
 	}
 }
+
+// A plain scalar's comment goes, also when nothing comes before it.
+func TestScalarComment(t *testing.T) {
+	for in, want := range map[string]string{"value # note": "value", " # only a note": "", "a#b": "a#b"} {
+		if got, err := scalar(in); err != nil || got != want {
+			t.Errorf("scalar(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
