@@ -224,3 +224,47 @@ func TestScalarComment(t *testing.T) {
 		}
 	}
 }
+
+// Each settings bound accepts its limit and refuses one past it; a hook
+// without timeout_ms gets the default and one with it keeps it; a float is
+// refused where an integer is required.
+func TestSettingsBounds(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		ok   bool
+	}{
+		{"session_retention_days = 36500", true},
+		{"session_retention_days = 36501", false},
+		{"session_retention_days = 1.5", false},
+		{"session_retention_days = 2.0", false}, // a float, even a whole one
+		{"[tools.code_mode]\ntimeout_ms = 1", true},
+		{"[tools.code_mode]\ntimeout_ms = 0", false},
+		{"[tools.code_mode]\ntimeout_ms = 600000", true},
+		{"[tools.code_mode]\ntimeout_ms = 600001", false},
+		{"[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\ntimeout_ms = 600000", true},
+		{"[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\ntimeout_ms = 600001", false},
+		{"[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\ntimeout_ms = -1", false},
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte("provider = \"fixture\"\n"+tc.toml+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadSettings(&Env{MCHome: home, Cwd: t.TempDir()}, false)
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v; want ok %v", tc.toml, err, tc.ok)
+		}
+	}
+	for toml, want := range map[string]int{
+		"[[hooks]]\nevent = \"stop\"\ncommand = \"true\"":                    defaultHookTimeout,
+		"[[hooks]]\nevent = \"stop\"\ncommand = \"true\"\ntimeout_ms = 5000": 5000,
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte("provider = \"fixture\"\n"+toml+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, err := loadSettings(&Env{MCHome: home, Cwd: t.TempDir()}, false)
+		if err != nil || len(st.settings.Hooks) != 1 || st.settings.Hooks[0].TimeoutMs != want {
+			t.Errorf("%q: %v; want one hook with timeout %d ms", toml, err, want)
+		}
+	}
+}
