@@ -268,3 +268,20 @@ func TestSettingsBounds(t *testing.T) {
 		}
 	}
 }
+
+// setTopLevel keeps every line: a last line without a newline, a file that
+// starts with a table, and blank lines after the last top-level value.
+func TestSetTopLevelLayouts(t *testing.T) {
+	set := map[string]string{"provider": "fixture"}
+	for in, want := range map[string]string{
+		"schema_version = 2":                  "schema_version = 2\nprovider = \"fixture\"\n",
+		"schema_version = 2\n":                "schema_version = 2\nprovider = \"fixture\"\n",
+		"[tools]\napproval = \"ask\"\n":       "provider = \"fixture\"\n[tools]\napproval = \"ask\"\n",
+		"a = 1\n\n# note\n[tools]\n":          "a = 1\nprovider = \"fixture\"\n\n# note\n[tools]\n",
+		"provider = \"openai\" # mine\nb = 2": "provider = \"fixture\"\nb = 2\n",
+	} {
+		if got := string(setTopLevel([]byte(in), set, []string{"provider"})); got != want {
+			t.Errorf("setTopLevel(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
