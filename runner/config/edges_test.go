@@ -285,3 +285,38 @@ func TestSetTopLevelLayouts(t *testing.T) {
 		}
 	}
 }
+
+// A credential prints masked, and says none when there is none.
+func TestCredentialString(t *testing.T) {
+	if got := (Credential{}).String(); got != "Credential{none}" {
+		t.Errorf("empty Credential = %q", got)
+	}
+	c := Credential{Kind: CredentialOAuth, AccessToken: "at-SECRET-123", RefreshToken: "rt-SECRET-456"}
+	if got := c.String(); got != "Credential{oauth, masked}" || strings.Contains(fmt.Sprintf("%v %+v %#v", c, c, c), "SECRET") {
+		t.Errorf("Credential = %q; want it masked in every verb", got)
+	}
+}
+
+// A provider's base URL is filled with the default only when none is set.
+func TestProviderDefaultsKeepBaseURL(t *testing.T) {
+	var s Settings
+	s.Providers.OpenAI.BaseURL = "https://proxy.example.com/v1"
+	s.fillProviderDefaults()
+	if s.Providers.OpenAI.BaseURL != "https://proxy.example.com/v1" || s.Providers.Anthropic.BaseURL == "" {
+		t.Errorf("base URLs = %q, %q; want the one set kept and the other defaulted", s.Providers.OpenAI.BaseURL, s.Providers.Anthropic.BaseURL)
+	}
+}
+
+// A version 1 api_key_env moves only with provider openai or anthropic.
+func TestMigrateAPIKeyEnvProviders(t *testing.T) {
+	for provider, ok := range map[string]bool{"openai": true, "anthropic": true, "fixture": false, "": false} {
+		m := map[string]any{"api_key_env": "MY_KEY"}
+		if provider != "" {
+			m["provider"] = provider
+		}
+		_, err := migrate(m)
+		if (err == nil) != ok {
+			t.Errorf("api_key_env with provider %q: %v; want ok %v", provider, err, ok)
+		}
+	}
+}
