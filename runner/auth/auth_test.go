@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
+	"github.com/magi-code/magi-code/internal/logtest"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -103,18 +105,8 @@ func writeStore(t *testing.T, home string, exp time.Time, mode os.FileMode) {
 	os.Chmod(path, mode)
 }
 
-type logs struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(&l.buf, format+"\n", args...)
-}
-
-func (l *logs) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
+// logs is the refresher's diagnostic log.
+type logs = logtest.Lines
 
 func cred(exp time.Time) config.Credential {
 	return config.Credential{Kind: config.CredentialOAuth, AccessToken: oldAccess, RefreshToken: oldRefresh, ExpiresAt: exp}
@@ -123,7 +115,7 @@ func cred(exp time.Time) config.Credential {
 func refresher(home, url string, c config.Credential, l *logs, hc *http.Client) *Refresher {
 	return NewRefresher(Config{
 		Home: home, Provider: "anthropic", Credential: c, TokenURL: url, ClientID: "client-1",
-		HTTPClient: hc, Now: func() time.Time { return t0 }, Logf: l.logf,
+		HTTPClient: hc, Now: func() time.Time { return t0 }, Logf: l.Logf,
 	})
 }
 
@@ -159,7 +151,7 @@ func TestToken(t *testing.T) {
 			var l logs
 			src := New(Config{
 				Home: home, Provider: "anthropic", Credential: cred(exp), TokenURL: srv.URL, ClientID: "client-1",
-				HTTPClient: srv.Client(), Now: func() time.Time { return t0 }, Logf: l.logf,
+				HTTPClient: srv.Client(), Now: func() time.Time { return t0 }, Logf: l.Logf,
 			})
 			if n := e.n.Load(); n != 0 {
 				t.Fatalf("New made %d token requests; want 0 (refresh only at turn time)", n)

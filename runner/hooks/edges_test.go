@@ -3,11 +3,10 @@ package hooks
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/logtest"
 	"github.com/magi-code/magi-code/runner/config"
 )
 
@@ -68,30 +67,12 @@ func TestLogNamesOutcome(t *testing.T) {
 		{"exit 2", ": blocked in "},
 		{"exit 1", ": pre_tool_use hook 1 failed (exit status 1) in "},
 	} {
-		var logs logLines
-		r := New([]config.Hook{pre(tc.cmd)}, t.TempDir(), "test", logs.logf)
+		var logs logtest.Lines
+		r := New([]config.Hook{pre(tc.cmd)}, t.TempDir(), "test", logs.Logf)
 		_, _, _ = r.PreToolUse(t.Context(), "shell", nil)
 		all := logs.String()
 		if !strings.Contains(all, tc.want) {
 			t.Errorf("hook %q: log = %q; want it to say %q", tc.cmd, all, tc.want)
 		}
 	}
-}
-
-// logLines collects a Runner's log lines; safe for concurrent use.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) logf(f string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(f, a...))
-}
-
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/magi-code/magi-code/internal/logtest"
 	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/internal/proctest"
 	"github.com/magi-code/magi-code/protocol"
@@ -138,8 +139,8 @@ func TestErrorsCarryNoOutputOrPaths(t *testing.T) {
 }
 
 func TestLogsAreRedacted(t *testing.T) {
-	var logs logLines
-	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), "test", logs.logf)
+	var logs logtest.Lines
+	r := New([]config.Hook{{Event: Stop, Command: "echo token " + fakeKey + "; echo err " + fakeKey + " >&2"}}, t.TempDir(), "test", logs.Logf)
 	if err := r.Stop(t.Context(), agent.Completed); err != nil {
 		t.Fatal(err)
 	}

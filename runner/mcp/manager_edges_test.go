@@ -8,29 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/internal/logtest"
 )
-
-// recorder collects a Manager's log lines.
-type recorder struct {
-	t     *testing.T
-	mu    sync.Mutex
-	lines []string
-}
-
-func (r *recorder) logf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, fmt.Sprintf(format, args...))
-}
-
-func (r *recorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.lines, "\n")
-}
 
 // A server that dies in the middle of a call fails the call with
 // ErrServerExited (not the client's "transport error: ..."), and the log
@@ -38,8 +20,8 @@ func (r *recorder) String() string {
 func TestCallToServerThatDies(t *testing.T) {
 	checkLeaks(t)
 	def, _ := testDef(t, "good", "good")
-	logs := &recorder{t: t}
-	m, err := Start(context.Background(), []ServerDef{def}, logs.logf)
+	var logs logtest.Lines
+	m, err := Start(context.Background(), []ServerDef{def}, logs.Logf)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -59,8 +41,8 @@ func TestStartFailureLogs(t *testing.T) {
 	checkLeaks(t)
 	good, _ := testDef(t, "good", "good")
 	bad, _ := testDef(t, "bad", "exit")
-	logs := &recorder{t: t}
-	if m, err := Start(context.Background(), []ServerDef{good, bad}, logs.logf); m != nil || err == nil {
+	var logs logtest.Lines
+	if m, err := Start(context.Background(), []ServerDef{good, bad}, logs.Logf); m != nil || err == nil {
 		t.Fatalf("Start = %v, %v; want failure", m, err)
 	}
 	all := logs.String()
@@ -120,15 +102,15 @@ func TestLogStderr(t *testing.T) {
 		{"a line of exactly the bound", exact, []string{"stderr: " + exact}},
 		{"a line past the bound", exact + "yz", []string{"stderr: " + exact + "…[cut]"}},
 	} {
-		logs := &recorder{t: t}
-		logStderr(logs.logf, "s", []byte(tc.tail))
-		if len(logs.lines) != len(tc.want) {
-			t.Errorf("%s: %d lines logged; want %d: %q", tc.name, len(logs.lines), len(tc.want), logs.lines)
+		var logs logtest.Lines
+		logStderr(logs.Logf, "s", []byte(tc.tail))
+		if len(logs.All()) != len(tc.want) {
+			t.Errorf("%s: %d lines logged; want %d: %q", tc.name, len(logs.All()), len(tc.want), logs.All())
 			continue
 		}
 		for i, w := range tc.want {
-			if !strings.HasSuffix(logs.lines[i], w) {
-				t.Errorf("%s: line %d = %q; want it to end in %q", tc.name, i, logs.lines[i], w)
+			if !strings.HasSuffix(logs.All()[i], w) {
+				t.Errorf("%s: line %d = %q; want it to end in %q", tc.name, i, logs.All()[i], w)
 			}
 		}
 	}
