@@ -3,6 +3,8 @@ package auth
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +81,28 @@ func TestTokenResponseBound(t *testing.T) {
 		if !tc.ok && (err == nil || !strings.Contains(l.String(), "token response over")) {
 			t.Errorf("a %d-byte answer: %q, %v (log: %s); want it refused as too large", tc.size, tok, err, l.String())
 		}
+	}
+}
+
+// An auth.json that is a link (kept in a dotfiles checkout) stays a link
+// when a key is stored: the file it points to is rewritten, private.
+func TestSetKeyKeepsStoreLink(t *testing.T) {
+	home, dotfiles := t.TempDir(), t.TempDir()
+	target := filepath.Join(dotfiles, "auth.json")
+	writeStoreEntry(t, dotfiles, `{"openai": `+openaiLine+`}`)
+	link := filepath.Join(home, "auth.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetKey(t.Context(), home, "anthropic", "sk-ant-api03-"+strings.Repeat("k", 40)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("auth.json after SetKey: %v; want it still a link", err)
+	}
+	got, _ := os.ReadFile(target)
+	fi, _ := os.Stat(target)
+	if !strings.Contains(string(got), "anthropic") || !strings.Contains(string(got), "openai") || fi.Mode().Perm() != 0o600 {
+		t.Errorf("linked store = %q, mode %v; want both entries, 0600", got, fi.Mode().Perm())
 	}
 }

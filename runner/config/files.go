@@ -84,6 +84,13 @@ func ReadPrivate(path string) ([]byte, error) {
 // reader sees the old file or the new one, never a partial one. Concurrent
 // writers of one path need a lock of their own (runner/auth holds one).
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	// A file that is a symbolic link (settings or credentials kept in a
+	// dotfiles checkout) stays one: the file it points to is replaced.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := canonical(path); err == nil {
+			path = target
+		}
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

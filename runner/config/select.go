@@ -95,11 +95,6 @@ func SetSelection(env Env, provider, model string) error {
 			return err
 		}
 		perm = oldPerm
-		// A settings file that is a link (a dotfiles checkout) stays one:
-		// the file it points to is rewritten.
-		if c, err := canonical(path); err == nil {
-			path = c
-		}
 	}
 	set := map[string]string{"provider": provider}
 	if model != "" {
