@@ -163,3 +163,34 @@ func TestBoundedBody(t *testing.T) {
 		}
 	}
 }
+
+// A read whose buffer is exactly what the bound has left stays inside that
+// buffer: it neither panics (io.ReadAll's buffer has no room past its
+// length) nor returns more than was asked. The bound still tells a body of
+// exactly max from a longer one on the next read.
+func TestBoundedBodyReadOfExactlyWhatIsLeft(t *testing.T) {
+	const max = 8
+	for _, n := range []int{max, max + 1} {
+		body := &boundedBody{body: io.NopCloser(strings.NewReader(strings.Repeat("x", n))), left: max, release: func() {}}
+		read := func(p []byte) (got int, err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Fatalf("%d-byte body: Read of %d bytes with %d left panicked: %v", n, len(p), body.left, v)
+				}
+			}()
+			return body.Read(p)
+		}
+		p := make([]byte, max) // len == cap == what is left
+		got, err := read(p)
+		if got != max || err != nil || string(p) != strings.Repeat("x", max) {
+			t.Fatalf("%d-byte body: first Read = %d, %v; want all %d bytes of the bound and no error", n, got, err, max)
+		}
+		got, err = read(make([]byte, max))
+		if n == max && (got != 0 || err != io.EOF) {
+			t.Errorf("%d-byte body: second Read = %d, %v; want 0, EOF", n, got, err)
+		}
+		if n > max && (got != 0 || !errors.Is(err, ErrMessageTooLarge)) {
+			t.Errorf("%d-byte body: second Read = %d, %v; want 0, ErrMessageTooLarge", n, got, err)
+		}
+	}
+}
