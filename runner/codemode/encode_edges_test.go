@@ -134,3 +134,17 @@ func TestOutputEncodingAfterEarlierLines(t *testing.T) {
 		t.Errorf("an Error after 2 bytes in 7 = %q, full %v; want \"abError\", full", e.buf, e.full)
 	}
 }
+
+// A long line after an earlier one (an uncaught error's line after the
+// program's output) is cut to the room that is left: the output with its
+// marker never passes the limit.
+func TestOutputLineAfterEarlierLineCutToWhatIsLeft(t *testing.T) {
+	o := &output{limit: len(tools.TruncatedMarker) + 10}
+	o.line("abc")
+	o.line(strings.Repeat("y", 20))
+	want := "abc\n" + strings.Repeat("y", 6) + tools.TruncatedMarker
+	if got := o.text(); got != want || !o.truncated {
+		t.Errorf("a 20-byte line after 4 bytes in a room of 10 = %q (%d bytes, limit %d), truncated %v; want %q, truncated",
+			got, len(got), o.limit, o.truncated, want)
+	}
+}
