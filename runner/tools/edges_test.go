@@ -245,3 +245,21 @@ func TestListDirBounds(t *testing.T) {
 		t.Errorf("%d entries: %q; want 10000 shown and truncated", MaxDirEntries+1, res.Summary)
 	}
 }
+
+// grep output of exactly MaxOutput bytes is whole, not marked truncated;
+// one byte less of room truncates it.
+func TestGrepOutputOfExactlyItsLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\nworld\nhello again\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "a.txt:1:hello\na.txt:3:hello again\n"
+	res := run(t, dir, len(want), "grep", `{"pattern":"hello","path":"."}`)
+	if res.Text != want || res.Summary != "grep: 2 matches" {
+		t.Errorf("grep with MaxOutput %d = %q (%q); want %q whole (grep: 2 matches)", len(want), res.Text, res.Summary, want)
+	}
+	res = run(t, dir, len(want)-1, "grep", `{"pattern":"hello","path":"."}`)
+	if !strings.HasSuffix(res.Text, TruncatedMarker) || !strings.HasSuffix(res.Summary, "(truncated)") {
+		t.Errorf("grep with MaxOutput %d = %q (%q); want it truncated", len(want)-1, res.Text, res.Summary)
+	}
+}
