@@ -320,3 +320,25 @@ func TestMigrateAPIKeyEnvProviders(t *testing.T) {
 		}
 	}
 }
+
+// Exactly MaxInstructionFiles candidates (the two AGENTS.md places plus the
+// listed files) are loaded; one more is refused.
+func TestInstructionFilesAtTheBound(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	var listed []string
+	for i := range MaxInstructionFiles - 1 {
+		p := filepath.Join(cwd, fmt.Sprintf("doc%02d.md", i))
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("doc %d\n", i)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, p)
+	}
+	docs, err := loadInstructions(home, cwd, listed[:MaxInstructionFiles-2], &Env{})
+	if err != nil || len(docs) != MaxInstructionFiles-2 {
+		t.Errorf("loadInstructions with %d candidates = %d documents, %v; want %d, no error",
+			MaxInstructionFiles, len(docs), err, MaxInstructionFiles-2)
+	}
+	if _, err := loadInstructions(home, cwd, listed, &Env{}); err == nil || err.Error() != "too many instruction files" {
+		t.Errorf("loadInstructions with %d candidates: err = %v; want too many instruction files", MaxInstructionFiles+1, err)
+	}
+}

@@ -20,6 +20,10 @@ func TestMigrateGlobalRewritten(t *testing.T) {
 	if snap.Settings.Tools.Approval != "auto" || snap.Settings.Providers.OpenAI.APIKeyEnv != "MY_KEY" || snap.Settings.SchemaVersion != SchemaVersion {
 		t.Fatalf("migrated settings = %+v", snap.Settings)
 	}
+	// The rewrite succeeded: no line says it failed.
+	if all := strings.Join(w.logs, "\n"); strings.Contains(all, "could not rewrite") {
+		t.Errorf("logs after a successful rewrite = %q; want no 'could not rewrite'", all)
+	}
 	bak, err := os.ReadFile(w.path("home/settings.toml.v1.bak"))
 	if err != nil || string(bak) != v1 {
 		t.Fatalf("backup = %q, %v; want the original", bak, err)
