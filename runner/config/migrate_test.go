@@ -106,3 +106,34 @@ func TestMigrateCodes(t *testing.T) {
 		})
 	}
 }
+
+// A global settings.toml that is a link (a dotfiles checkout) stays a link
+// when migrated: the file it points to is rewritten, and the backup lies
+// beside that file.
+func TestMigrateLinkedGlobal(t *testing.T) {
+	w := newWorld(t)
+	v1 := "provider = \"openai\"\nmodel = \"m\"\napproval_policy = \"auto\"\napi_key_env = \"MY_KEY\"\n[providers.openai]\nbase_url = \"http://127.0.0.1:9/v1\"\n"
+	w.write(t, "dots/settings.toml", v1, 0o600)
+	w.vars["MY_KEY"] = "k"
+	if err := os.MkdirAll(w.path("home/."), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.path("dots/settings.toml"), w.path("home/settings.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, code := w.load(t); code != "" {
+		t.Fatalf("Load = %q (logs %q)", code, w.logs)
+	}
+	if fi, err := os.Lstat(w.path("home/settings.toml")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("home/settings.toml after the migration: %v, %v; want still a link", fi, err)
+	}
+	if got, _ := os.ReadFile(w.path("dots/settings.toml")); !strings.Contains(string(got), "schema_version = 2") {
+		t.Errorf("linked file after the migration = %q; want it rewritten at version 2", got)
+	}
+	if bak, err := os.ReadFile(w.path("dots/settings.toml.v1.bak")); err != nil || string(bak) != v1 {
+		t.Errorf("backup beside the linked file = %q, %v; want the original", bak, err)
+	}
+	if _, err := os.Lstat(w.path("home/settings.toml.v1.bak")); err == nil {
+		t.Error("backup written beside the link; want it beside the file it points to")
+	}
+}
