@@ -342,3 +342,22 @@ func TestInstructionFilesAtTheBound(t *testing.T) {
 		t.Errorf("loadInstructions with %d candidates: err = %v; want too many instruction files", MaxInstructionFiles+1, err)
 	}
 }
+
+// A rename that fails (the path is a non-empty directory) is WriteAtomic's
+// error, and no temporary file is left behind.
+func TestWriteAtomicRenameFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "auth.json")
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(path, []byte("{}"), 0o600); err == nil {
+		t.Error("WriteAtomic over a non-empty directory = nil; want the rename's error")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "auth.json" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
