@@ -1,6 +1,6 @@
 # magi-code: a stdio coding-agent backend. `make demo` runs the main job, `make test` the tests.
 GO        ?= go
-# The Go release that builds, tests and lints (go.mod's go line names it): it
+# The Go release that builds, tests and lints (go.mod's toolchain line): it
 # has no known reachable standard-library vulnerability, where go1.26.8 had
 # ten (docs/testing.md, Lint). The go command takes it from the module proxy
 # when the installed Go is another one.
