@@ -63,9 +63,8 @@ func (e *encoder) str(s goja.String, quoted bool) {
 	}
 	// Every UTF-16 unit is at least one byte: never convert more units
 	// than the room can take. What is left out makes the output full.
-	cut := false
 	if !e.strict && s.Length() > room {
-		s, cut = s.Substring(0, max(room, 0)), true
+		s, e.full = s.Substring(0, max(room, 0)), true
 	}
 	text := s.String()
 	if e.strict && len(text) > e.maxStr {
@@ -78,11 +77,9 @@ func (e *encoder) str(s goja.String, quoted bool) {
 		if len(e.buf) > e.limit {
 			e.over(n)
 		}
-		e.full = e.full || cut
 		return
 	}
 	e.long(text)
-	e.full = e.full || cut
 }
 
 // long is raw for text that may be long (a top-level string): cut at
