@@ -97,6 +97,28 @@ func startTurn(c *child) (string, error) {
 	return s.SessionID, c.send(request("turn", "turn.start", `{"session_id":"`+s.SessionID+`","prompt":"flood"}`))
 }
 
+// scriptedTurn starts bin in a workspace whose fixture provider plays
+// script, and starts a turn; end closes the child and removes the workspace.
+func scriptedTurn(bin, script string) (c *child, end func(), err error) {
+	w, err := newWorkspace(script)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, err = startChild(bin, w); err != nil {
+		w.remove()
+		return nil, nil, err
+	}
+	end = func() {
+		c.closeAndWait(5 * time.Second)
+		w.remove()
+	}
+	if _, err := startTurn(c); err != nil {
+		end()
+		return nil, nil, err
+	}
+	return c, end, nil
+}
+
 // readTurn reads the turn's frames until run.finished, classifying each
 // with a few byte searches; only reconcile and run.finished are decoded.
 func readTurn(c *child) (*turnStats, error) {
@@ -226,19 +248,11 @@ func eventName(l []byte) string {
 // floodRun starts a child whose turn floods repeat deltas, reads the turn
 // with the reader pacing set on the child, and ends the child.
 func floodRun(bin string, repeat int, slow bool) (*turnStats, error) {
-	w, err := newWorkspace(floodScript(repeat))
+	c, end, err := scriptedTurn(bin, floodScript(repeat))
 	if err != nil {
 		return nil, err
 	}
-	defer w.remove()
-	c, err := startChild(bin, w)
-	if err != nil {
-		return nil, err
-	}
-	defer c.closeAndWait(5 * time.Second)
-	if _, err := startTurn(c); err != nil {
-		return nil, err
-	}
+	defer end()
 	if slow {
 		c.pace(slowReadBytes, slowReadEvery)
 	}

@@ -80,19 +80,11 @@ func runLatency(bin string) (*result, error) {
 	}
 	corpus := string(raw)
 	script, pieces := latencyScript(corpus)
-	w, err := newWorkspace(script)
+	c, end, err := scriptedTurn(bin, script)
 	if err != nil {
 		return nil, err
 	}
-	defer w.remove()
-	c, err := startChild(bin, w)
-	if err != nil {
-		return nil, err
-	}
-	defer c.closeAndWait(5 * time.Second)
-	if _, err := startTurn(c); err != nil {
-		return nil, err
-	}
+	defer end()
 	// visible[i] is when the text visible reached piece i's end.
 	visible := make([]time.Time, len(pieces))
 	var shown strings.Builder
