@@ -208,3 +208,47 @@ func TestPlantedImportsCaught(t *testing.T) {
 		t.Errorf("an unplaced package: %q", got)
 	}
 }
+
+// notLinked are packages the magi-code binary must not link: mcp-go's
+// client and server (runner/mcp speaks the protocol itself over mcp-go's
+// types; the client package links the server for its in-process
+// transport), and the JSON Schema validator the server compiles five
+// meta-schemas with in init, at every start of serve (docs/benchmarks.md,
+// Start-up and idle memory).
+var notLinked = []string{
+	"github.com/mark3labs/mcp-go/client",
+	"github.com/mark3labs/mcp-go/client/transport",
+	"github.com/mark3labs/mcp-go/server",
+	"github.com/santhosh-tekuri/jsonschema/v6",
+}
+
+// linkedAnyway returns the packages of deps that notLinked names.
+func linkedAnyway(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		if slices.Contains(notLinked, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestBinaryLeavesOut(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/magi-code").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/mark3labs/mcp-go/mcp") {
+		t.Fatalf("go list -deps did not list mcp-go's protocol types: is this the binary?")
+	}
+	for _, p := range linkedAnyway(deps) {
+		t.Errorf("the binary links %s", p)
+	}
+	// Planted: each is caught alone.
+	for _, p := range notLinked {
+		if got := linkedAnyway(append(slices.Clone(deps), p)); !slices.Equal(got, []string{p}) {
+			t.Errorf("planting %s: caught %q", p, got)
+		}
+	}
+}

@@ -1,17 +1,30 @@
 // Package mcp connects the agent runner to the MCP servers of the admitted
 // settings and offers their tools to the model as mcp__SERVER__TOOL.
 //
-// Start connects every server of a list, concurrently, each with Initialize
-// and ListTools under the caller's ctx. Startup is strict: one failure shuts
+// Start connects every server of a list, concurrently, each with the
+// handshake and tools/list under the caller's ctx. Startup is strict: one failure shuts
 // down every server already connected and Start returns that failure (the
 // integrator reports mcp_unavailable); a cancelled ctx does the same cleanup
 // and Start returns ctx.Err() (startup_cancelled). A server that hangs at
 // startup is killed as soon as ctx ends.
 //
+// The client side of the protocol is ours too (session.go), over mcp-go's
+// protocol types (package mcp) only: mcp-go's client package links its
+// server package (for an in-process transport), and that links a JSON
+// Schema validator which compiles five meta-schemas at every start of the
+// binary, serve included (about 5 ms and 1.7 MB; docs/benchmarks.md,
+// Start-up and idle memory). A session probes with server/discover (the
+// stateless protocol of 2026-07-28: version, identity and capabilities in
+// every request's _meta, and on HTTP the Mcp-Method, Mcp-Name and
+// Mcp-Param-* headers) and falls back to the initialize handshake of
+// earlier versions; it declares no client capability, follows tools/list
+// cursors (at most 100 pages, no cursor twice), fails a tools/call that asks
+// for input, and tells a stdio server when a request's ctx ended
+// (notifications/cancelled).
+//
 // Stdio servers do not use mcp-go's own stdio transport, which passes on the
 // whole environment, lets the server reach our stderr, reads lines without a
-// bound and can take seconds to close. stdioTransport implements mcp-go's
-// transport.Interface instead:
+// bound and can take seconds to close. stdioTransport does instead:
 //   - the child gets the minimal environment (docs/protocol.md, Choices: PATH, HOME, LANG,
 //     TERM from ours) plus the server's own env entries, never anything else
 //     (no provider credentials);
@@ -25,7 +38,7 @@
 // Streamable HTTP servers (url = "http://...") do not use mcp-go's
 // StreamableHTTP either: it adds its headers on every redirect hop, so
 // credentials followed a redirect to any origin (an advisory without a fixed
-// version). httpConn implements transport.Interface instead:
+// version). httpConn does instead:
 //   - the configured headers (bearer_token_env, env_headers) are set on each
 //     request, and no redirect to another origin (scheme, host, port) is
 //     followed: the request fails (startup: mcp_unavailable) and the other

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/magi-code/magi-code/runner/origin"
@@ -45,8 +44,8 @@ var (
 	errNotResponse = errors.New("mcp: body is not the request's JSON-RPC response")
 )
 
-// httpConn is our streamable HTTP client transport (mcp-go's
-// transport.Interface and HTTPConnection). We do not use mcp-go's
+// httpConn is our streamable HTTP client transport, an rpcConn. We do not
+// use mcp-go's
 // StreamableHTTP: it adds its headers in a round tripper on every redirect
 // hop, so a redirect carried credentials to any origin.
 //
@@ -104,24 +103,16 @@ func newHTTPConn(rawURL string, headers map[string]string) (*httpConn, error) {
 	}, nil
 }
 
-// Start implements transport.Interface: there is no connection to open.
-func (c *httpConn) Start(context.Context) error { return nil }
-
-// SetProtocolVersion implements transport.HTTPConnection.
+// SetProtocolVersion sets the Mcp-Protocol-Version of later requests (the
+// session sets it as it negotiates).
 func (c *httpConn) SetProtocolVersion(version string) {
 	c.mu.Lock()
 	c.version = version
 	c.mu.Unlock()
 }
 
-// GetSessionId implements transport.Interface.
-func (c *httpConn) GetSessionId() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.session
-}
-
-// SetNotificationHandler implements transport.Interface. The handler runs on
+// SetNotificationHandler sets the handler of the server's notifications
+// (nil: they are dropped; only tests set one). The handler runs on
 // the goroutine of the request whose event stream carried the notification.
 func (c *httpConn) SetNotificationHandler(handler func(mcp.JSONRPCNotification)) {
 	c.mu.Lock()
@@ -129,9 +120,9 @@ func (c *httpConn) SetNotificationHandler(handler func(mcp.JSONRPCNotification))
 	c.mu.Unlock()
 }
 
-// SendRequest implements transport.Interface: it POSTs the request and reads
+// SendRequest implements rpcConn: it POSTs the request and reads
 // its response from a JSON body or an event stream.
-func (c *httpConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (c *httpConn) SendRequest(ctx context.Context, req rpcRequest) (*rpcResponse, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: marshal request: %w", err)
@@ -171,7 +162,7 @@ func (c *httpConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest
 	return nil, errContentType
 }
 
-// SendNotification implements transport.Interface.
+// SendNotification implements rpcConn.
 func (c *httpConn) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	body, err := json.Marshal(n)
 	if err != nil {
@@ -182,7 +173,7 @@ func (c *httpConn) SendNotification(ctx context.Context, n mcp.JSONRPCNotificati
 	return c.postNoAnswer(ctx, body)
 }
 
-// Close implements transport.Interface: it cancels the requests in flight
+// Close cancels the requests in flight
 // and ends a legacy session with DELETE, which blocks until the server
 // answers or kill aborts it. Later calls return at once.
 func (c *httpConn) Close() error {
@@ -227,7 +218,7 @@ func (c *httpConn) inFlight(ctx context.Context) (context.Context, context.Cance
 }
 
 // newRequest builds a request to the server URL with the session, protocol
-// version and configured headers. extra (mcp-go's per-request headers) goes
+// version and configured headers. extra (the session's per-request protocol headers) goes
 // first, so that it cannot replace a configured header.
 func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, extra http.Header) (*http.Request, error) {
 	var rd io.Reader
@@ -309,7 +300,7 @@ func describe(err error) error {
 // decodeResponse reads a JSON body as the response to the request id: nil
 // and the read error (ErrMessageTooLarge for one over MaxHTTPBodyBytes), or
 // nil and errNotResponse.
-func decodeResponse(body io.Reader, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
+func decodeResponse(body io.Reader, id mcp.RequestId) (*rpcResponse, error) {
 	data, err := io.ReadAll(body)
 	if err != nil {
 		return nil, err
@@ -326,18 +317,18 @@ func decodeResponse(body io.Reader, id mcp.RequestId) (*transport.JSONRPCRespons
 
 // responseTo returns msg as the response to the request id, or nil when it
 // answers another request.
-func responseTo(msg message, id mcp.RequestId) *transport.JSONRPCResponse {
+func responseTo(msg message, id mcp.RequestId) *rpcResponse {
 	var got mcp.RequestId
 	if len(msg.ID) == 0 || json.Unmarshal(msg.ID, &got) != nil || got.String() != id.String() {
 		return nil
 	}
-	return &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: got, Result: msg.Result, Error: msg.Error}
+	return &rpcResponse{ID: got, Result: msg.Result, Error: msg.Error}
 }
 
 // readStream reads an event stream (text/event-stream) until the response
 // to the request id. Notifications go to the handler; the server's requests
 // are answered on the way.
-func (c *httpConn) readStream(ctx context.Context, body io.Reader, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
+func (c *httpConn) readStream(ctx context.Context, body io.Reader, id mcp.RequestId) (*rpcResponse, error) {
 	r := bufio.NewReader(body)
 	var data []byte
 	for {
@@ -383,8 +374,8 @@ func (c *httpConn) readStream(ctx context.Context, body io.Reader, id mcp.Reques
 // dispatchEvent routes one event's JSON-RPC message (route): the response
 // to id is returned; a notification goes to the handler; a server request
 // is answered.
-func (c *httpConn) dispatchEvent(ctx context.Context, data []byte, id mcp.RequestId) *transport.JSONRPCResponse {
-	var resp *transport.JSONRPCResponse
+func (c *httpConn) dispatchEvent(ctx context.Context, data []byte, id mcp.RequestId) *rpcResponse {
+	var resp *rpcResponse
 	route(data, func(n mcp.JSONRPCNotification) {
 		c.mu.Lock()
 		handler := c.onNotify

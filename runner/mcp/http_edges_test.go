@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -39,7 +38,7 @@ func TestHTTPURLSchemes(t *testing.T) {
 }
 
 // sendOne posts one request with id 1 to a server made of h.
-func sendOne(t *testing.T, h http.HandlerFunc) (*transport.JSONRPCResponse, error) {
+func sendOne(t *testing.T, h http.HandlerFunc) (*rpcResponse, error) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -50,7 +49,7 @@ func sendOne(t *testing.T, h http.HandlerFunc) (*transport.JSONRPCResponse, erro
 	t.Cleanup(c.kill)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	return c.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/list"})
+	return c.SendRequest(ctx, rpcRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/list"})
 }
 
 // A JSON-RPC error may come with a 4xx status: it is the answer. Any other

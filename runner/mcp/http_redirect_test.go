@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/magi-code/magi-code/runner/origin"
@@ -192,7 +191,7 @@ func TestHTTPEventStream(t *testing.T) {
 	}
 	var notes atomic.Int32
 	c.SetNotificationHandler(func(mcp.JSONRPCNotification) { notes.Add(1) })
-	resp, err := c.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/list"})
+	resp, err := c.SendRequest(context.Background(), rpcRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/list"})
 	if err != nil || resp == nil || string(resp.Result) != `{"ok":true}` {
 		t.Fatalf("SendRequest = %+v, %v; want the response to id 1", resp, err)
 	}

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sourcegraph/conc"
 )
@@ -66,7 +64,7 @@ func (e *StartError) Unwrap() error { return e.Err }
 // conn is one server connection, stdio or HTTP.
 type conn struct {
 	name   string
-	client *client.Client
+	client *session
 	stdio  *stdioTransport // nil for HTTP
 	http   *httpConn       // nil for stdio
 	// wg owns a stdio server's goroutines.
@@ -115,7 +113,7 @@ type Manager struct {
 }
 
 // Start connects every server of defs concurrently: spawn or dial, then
-// Initialize and ListTools under ctx. It returns only when every server is
+// the handshake and tools/list under ctx. It returns only when every server is
 // connected, or none is: on the first failure it cancels the others, shuts
 // down and cleans every server (at most CleanupWait) and returns a
 // *StartError; if ctx ends first it does the same and returns ctx.Err().
@@ -173,7 +171,7 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool, error) {
 	began := time.Now()
 	s := &conn{name: def.Name}
-	var tr transport.Interface
+	var tr rpcConn
 	switch {
 	case def.Command != "" && def.URL == "":
 		st, err := spawnStdio(def, MaxMessageBytes)
@@ -195,7 +193,7 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	}
 	m.track(s)
 
-	s.client = client.NewClient(tr)
+	s.client = newSession(tr, m.logf)
 	tools, err := initialize(ctx, s.client)
 	if err != nil {
 		if s.stdio != nil {
@@ -245,20 +243,11 @@ func (m *Manager) track(s *conn) {
 	})
 }
 
-func initialize(ctx context.Context, c *client.Client) ([]mcp.Tool, error) {
-	if err := c.Start(ctx); err != nil {
+func initialize(ctx context.Context, c *session) ([]mcp.Tool, error) {
+	if err := c.open(ctx); err != nil {
 		return nil, err
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "magi-code", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		return nil, fmt.Errorf("list tools: %w", err)
-	}
-	return list.Tools, nil
+	return c.listTools(ctx)
 }
 
 func (m *Manager) addTool(serverName string, t mcp.Tool, s *conn, taken map[string]bool) {
@@ -308,16 +297,13 @@ func (m *Manager) Call(ctx context.Context, fullName string, args json.RawMessag
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool.Name
-	req.Params.Arguments = args
-	res, err := s.client.CallTool(ctx, req)
+	res, err := s.client.callTool(ctx, tool.Name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
-		var terr *transport.Error
-		if errors.As(err, &terr) {
+		var cerr *connError
+		if errors.As(err, &cerr) {
 			if s.stdio != nil && s.stdio.err() != nil {
 				return "", false, s.stdio.err()
 			}

@@ -209,7 +209,7 @@ func TestCallCancelled(t *testing.T) {
 	defer closeManager(t, m)
 
 	hanging := make(chan struct{}, 1)
-	m.servers[0].client.OnNotification(func(n mcp.JSONRPCNotification) {
+	m.servers[0].stdio.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
 		if n.Method == "test/hanging" {
 			hanging <- struct{}{}
 		}

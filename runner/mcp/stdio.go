@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/magi-code/magi-code/runner/subproc"
@@ -68,7 +67,7 @@ func minimalEnv(getenv func(string) string, own map[string]string) ([]string, er
 	return env, nil
 }
 
-// stdioTransport is a transport.Interface over a server subprocess that we
+// stdioTransport is an rpcConn over a server subprocess that we
 // spawned ourselves (see the package doc for why not mcp-go's Stdio).
 // SendRequest and SendNotification are safe for concurrent use.
 type stdioTransport struct {
@@ -94,7 +93,7 @@ type stdioTransport struct {
 
 	// mu guards pending and failErr.
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse
+	pending map[string]chan *rpcResponse
 	failErr error
 
 	// notifyMu guards onNotify.
@@ -104,7 +103,7 @@ type stdioTransport struct {
 	stdinOnce sync.Once
 }
 
-var _ transport.Interface = (*stdioTransport)(nil)
+var _ rpcConn = (*stdioTransport)(nil)
 
 // spawnStdio starts def's command with the minimal environment, in its own
 // process group, with three pipes of ours as fds 0, 1 and 2. It starts no
@@ -158,7 +157,7 @@ func spawnStdio(def ServerDef, maxMsg int) (*stdioTransport, error) {
 		failed:  make(chan struct{}),
 		drained: make(chan struct{}),
 		writing: make(chan struct{}, 1),
-		pending: make(map[string]chan *transport.JSONRPCResponse),
+		pending: make(map[string]chan *rpcResponse),
 	}, nil
 }
 
@@ -319,7 +318,7 @@ func (t *stdioTransport) deliver(msg message) {
 	t.mu.Unlock()
 	if ok {
 		// Never blocks: capacity 1 and one delivery per key.
-		waiting <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: msg.Result, Error: msg.Error}
+		waiting <- &rpcResponse{ID: id, Result: msg.Result, Error: msg.Error}
 	}
 }
 
@@ -386,18 +385,15 @@ func (t *stdioTransport) writeLine(ctx context.Context, line []byte) error {
 	}
 }
 
-// Start implements transport.Interface. The process is already running.
-func (t *stdioTransport) Start(context.Context) error { return nil }
-
-// SendRequest implements transport.Interface: it writes the request and
+// SendRequest implements rpcConn: it writes the request and
 // waits for its response, ctx's end, or the server's failure.
-func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *stdioTransport) SendRequest(ctx context.Context, req rpcRequest) (*rpcResponse, error) {
 	line, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: marshal request: %w", err)
 	}
 	key := req.ID.String()
-	response := make(chan *transport.JSONRPCResponse, 1)
+	response := make(chan *rpcResponse, 1)
 	t.mu.Lock()
 	if t.failErr != nil {
 		t.mu.Unlock()
@@ -430,7 +426,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 	}
 }
 
-// SendNotification implements transport.Interface.
+// SendNotification implements rpcConn.
 func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	line, err := json.Marshal(n)
 	if err != nil {
@@ -439,21 +435,13 @@ func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNoti
 	return t.writeLine(ctx, append(line, '\n'))
 }
 
-// SetNotificationHandler implements transport.Interface. The handler runs on
+// SetNotificationHandler sets the handler of the server's notifications
+// (nil: they are dropped; only tests set one). The handler runs on
 // the reader goroutine and must not block.
 func (t *stdioTransport) SetNotificationHandler(handler func(mcp.JSONRPCNotification)) {
 	t.notifyMu.Lock()
 	defer t.notifyMu.Unlock()
 	t.onNotify = handler
-}
-
-// GetSessionId implements transport.Interface; stdio has no session.
-func (t *stdioTransport) GetSessionId() string { return "" }
-
-// Close implements transport.Interface as shutdown: it does not wait.
-func (t *stdioTransport) Close() error {
-	t.shutdown()
-	return nil
 }
 
 // shutdown asks the server to exit the MCP way, by closing its stdin, and

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -182,7 +181,7 @@ func TestReadLoopBound(t *testing.T) {
 	}
 }
 
-type transportResponse = transport.JSONRPCResponse
+type transportResponse = rpcResponse
 
 func pipe() (*os.File, *os.File, error) { return os.Pipe() }
 
