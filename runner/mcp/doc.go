@@ -18,9 +18,11 @@
 // every request's _meta, and on HTTP the Mcp-Method, Mcp-Name and
 // Mcp-Param-* headers) and falls back to the initialize handshake of
 // earlier versions; it declares no client capability, follows tools/list
-// cursors (at most 100 pages, no cursor twice), fails a tools/call that asks
-// for input, and tells a stdio server when a request's ctx ended
-// (notifications/cancelled).
+// cursors within bounds (100 pages, 1,000 tools, 16 MiB, no cursor twice),
+// fails a tools/call that asks for input, tells the server when a request's
+// ctx ended (notifications/cancelled; on a stateless HTTP connection the
+// stream's end says it), and passes a server's error text on cut to 1 KiB
+// without control characters.
 //
 // Stdio servers do not use mcp-go's own stdio transport, which passes on the
 // whole environment, lets the server reach our stderr, reads lines without a

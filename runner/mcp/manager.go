@@ -193,7 +193,7 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	}
 	m.track(s)
 
-	s.client = newSession(tr, m.logf)
+	s.client = newSession(tr, def.Name, m.logf)
 	tools, err := initialize(ctx, s.client)
 	if err != nil {
 		if s.stdio != nil {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -53,20 +55,28 @@ const (
 	// cancelNoticeTimeout bounds the notifications/cancelled sent for a
 	// request whose ctx ended.
 	cancelNoticeTimeout = 5 * time.Second
-	// maxToolPages bounds tools/list pagination: a server that keeps
-	// answering with new cursors fails its startup instead of growing the
-	// list for ever.
-	maxToolPages = 100
-	// maxInputRetries bounds the retries of a tools/call whose server asked
-	// to retry without asking for input (load shedding).
-	maxInputRetries = 3
+	// Bounds of tools/list: a server that keeps answering with new cursors,
+	// or with more tools than a model could be offered, fails its startup
+	// instead of growing the list (and our memory) for ever.
+	maxToolPages     = 100
+	maxTools         = 1000
+	maxToolListBytes = 16 << 20 // all pages' results together
+	maxCursorBytes   = 4096
+	// maxCallAttempts bounds the requests of one tools/call whose server
+	// keeps asking to retry without asking for input (load shedding).
+	maxCallAttempts = 3
+	// maxServerText bounds a server's error message as we pass it on (to
+	// the model or the log).
+	maxServerText = 1024
 )
 
 var (
 	errToolPages    = fmt.Errorf("tools/list: more than %d pages", maxToolPages)
+	errTooManyTools = fmt.Errorf("tools/list: more than %d tools or %d MiB", maxTools, maxToolListBytes>>20)
 	errCursorRepeat = errors.New("tools/list: the server repeated a cursor")
+	errCursorLong   = fmt.Errorf("tools/list: a cursor over %d bytes", maxCursorBytes)
 	errNeedsInput   = errors.New("the server asked for input the agent cannot give (no sampling, elicitation or roots)")
-	errRetryLater   = fmt.Errorf("the server asked to retry %d times", maxInputRetries)
+	errRetryLater   = fmt.Errorf("the server asked to retry %d times in a row", maxCallAttempts)
 )
 
 // clientInfo is how magi-code introduces itself to a server.
@@ -90,16 +100,21 @@ type session struct {
 	// stream, not by notifications/cancelled.
 	http       bool
 	setVersion func(string)
+	name       string // the server's, for the log
 	logf       func(string, ...any)
 
 	lastID  atomic.Int64
-	version string              // the negotiated protocol version
-	tools   map[string]mcp.Tool // listed tools by name, for Mcp-Param-* headers
+	version string // the negotiated protocol version
+	// declaresTools is the server's tools capability: without it, a
+	// tools/list refused as an unknown method means no tools.
+	declaresTools bool
+	tools         map[string]mcp.Tool // listed tools by name, for Mcp-Param-* headers
 }
 
-// newSession returns the client side of conn; it sends nothing yet.
-func newSession(conn rpcConn, logf func(string, ...any)) *session {
-	s := &session{conn: conn, logf: logf}
+// newSession returns the client side of conn to the server name; it sends
+// nothing yet.
+func newSession(conn rpcConn, name string, logf func(string, ...any)) *session {
+	s := &session{conn: conn, name: name, logf: logf}
 	if hc, ok := conn.(*httpConn); ok {
 		s.http, s.setVersion = true, hc.SetProtocolVersion
 	}
@@ -129,6 +144,7 @@ func (s *session) open(ctx context.Context) error {
 	// Anything else says the server predates the stateless core: an error
 	// answer, no answer in time, or (HTTP) a status such as 400 for a
 	// request without a session.
+	s.logf("mcp: server %q: server/discover failed (%v); trying initialize", s.name, err)
 	return s.handshake(ctx)
 }
 
@@ -140,8 +156,15 @@ func (s *session) discover(ctx context.Context) error {
 		s.useVersion(version)
 		var res mcp.DiscoverResult
 		err := s.call(ctx, mcp.MethodServerDiscover, nil, &res)
-		if err == nil {
+		if err == nil && slices.Contains(res.SupportedVersions, version) {
+			s.declaresTools = res.Capabilities.Tools != nil
 			return nil
+		}
+		if err == nil {
+			// Not a stateless server's answer (a lenient server answers
+			// any method): drive it through the handshake.
+			s.useVersion("")
+			return errors.New("server/discover: the answer does not list our version")
 		}
 		var unsupported mcp.UnsupportedProtocolVersionError
 		if errors.As(err, &unsupported) {
@@ -171,6 +194,7 @@ func (s *session) handshake(ctx context.Context) error {
 		return fmt.Errorf("initialize: unsupported protocol version %q", bounded(res.ProtocolVersion))
 	}
 	s.useVersion(res.ProtocolVersion)
+	s.declaresTools = res.Capabilities.Tools != nil
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
 	n.Method = string(mcp.MethodNotificationInitialized)
 	if err := s.conn.SendNotification(ctx, n); err != nil {
@@ -179,22 +203,19 @@ func (s *session) handshake(ctx context.Context) error {
 	return nil
 }
 
-// bounded cuts a server-chosen string for an error message.
-func bounded(v string) string {
-	if len(v) > 32 {
-		return strings.ToValidUTF8(v[:32], "") + "…"
-	}
-	return v
-}
+// bounded cuts a server-chosen name for an error message or the log.
+func bounded(v string) string { return cleanText(v, 32) }
 
-// listTools lists every page of the server's tools (at most maxToolPages)
-// and remembers them for tools/call. On a modern HTTP connection a tool
-// whose Mcp-Param header annotations are invalid is left out, as the
-// protocol asks, and logged.
+// listTools lists every page of the server's tools, within the bounds
+// above, and remembers them for tools/call. A server that declared no tools
+// capability and refuses tools/list as an unknown method has none. On a
+// modern HTTP connection a tool whose Mcp-Param header annotations are
+// invalid is left out, as the protocol asks, and logged.
 func (s *session) listTools(ctx context.Context) ([]mcp.Tool, error) {
 	var tools []mcp.Tool
 	seen := map[mcp.Cursor]bool{"": true}
 	var cursor mcp.Cursor
+	size := 0
 	for page := 0; ; page++ {
 		if page == maxToolPages {
 			return nil, errToolPages
@@ -203,25 +224,41 @@ func (s *session) listTools(ctx context.Context) ([]mcp.Tool, error) {
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		var res mcp.ListToolsResult
-		if err := s.call(ctx, mcp.MethodToolsList, params, &res); err != nil {
+		var raw json.RawMessage
+		if err := s.call(ctx, mcp.MethodToolsList, params, &raw); err != nil {
+			if page == 0 && !s.declaresTools && errors.Is(err, mcp.ErrMethodNotFound) {
+				return nil, nil
+			}
 			return nil, fmt.Errorf("list tools: %w", err)
 		}
-		tools = append(tools, res.Tools...)
+		if size += len(raw); size > maxToolListBytes {
+			return nil, errTooManyTools
+		}
+		var res mcp.ListToolsResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, errors.New("list tools: the result does not decode")
+		}
+		if tools = append(tools, res.Tools...); len(tools) > maxTools {
+			return nil, errTooManyTools
+		}
 		cursor = res.NextCursor
-		if cursor == "" {
-			break
-		}
-		if seen[cursor] {
+		switch {
+		case cursor == "":
+		case len(cursor) > maxCursorBytes:
+			return nil, errCursorLong
+		case seen[cursor]:
 			return nil, errCursorRepeat
+		default:
+			seen[cursor] = true
+			continue
 		}
-		seen[cursor] = true
+		break
 	}
 	if s.http && s.modern() {
 		valid := tools[:0]
 		for _, t := range tools {
 			if err := mcp.ValidateParamHeaderAnnotations(&t); err != nil {
-				s.logf("mcp: tool %q left out: invalid x-mcp-header annotations", bounded(t.Name))
+				s.logf("mcp: server %q: tool %q left out: invalid x-mcp-header annotations", s.name, bounded(t.Name))
 				continue
 			}
 			valid = append(valid, t)
@@ -237,14 +274,14 @@ func (s *session) listTools(ctx context.Context) ([]mcp.Tool, error) {
 
 // callTool calls the tool name with args (a JSON object). A result that
 // asks for input fails (we offer none); one that asks to retry without
-// input is retried at most maxInputRetries times.
+// input is sent again with its state, maxCallAttempts requests in all.
 func (s *session) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	params := struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		mcp.MultiRoundTripParams
 	}{Name: name, Arguments: args}
-	for retry := 0; ; retry++ {
+	for attempt := 1; ; attempt++ {
 		var raw json.RawMessage
 		if err := s.call(ctx, mcp.MethodToolsCall, params, &raw); err != nil {
 			return nil, err
@@ -259,7 +296,7 @@ func (s *session) callTool(ctx context.Context, name string, args json.RawMessag
 		if len(res.InputRequests) > 0 {
 			return nil, errNeedsInput
 		}
-		if retry+1 == maxInputRetries {
+		if attempt == maxCallAttempts {
 			return nil, errRetryLater
 		}
 		params.RequestState = res.RequestState
@@ -286,7 +323,7 @@ func (s *session) call(ctx context.Context, method mcp.MCPMethod, params any, ou
 		return &connError{err}
 	}
 	if resp.Error != nil {
-		return resp.Error.AsError()
+		return serverError(resp.Error)
 	}
 	if err := json.Unmarshal(resp.Result, out); err != nil {
 		return fmt.Errorf("%s: the result does not decode", method)
@@ -347,12 +384,13 @@ func (s *session) frame(method mcp.MCPMethod, params any) (any, http.Header, err
 	return fields, header, nil
 }
 
-// cancelled tells a stdio server that a request whose ctx ended is no longer
-// wanted, off the caller's path and bounded (a server that does not read its
-// stdin holds up nothing). Over HTTP, ending the request's stream is the
-// cancellation; the handshake is never cancelled this way.
+// cancelled tells the server that a request whose ctx ended is no longer
+// wanted, off the caller's path and bounded (a server that does not read
+// holds up nothing). On a stateless HTTP connection ending the request's
+// stream is the cancellation; before that version a server must not take a
+// dropped connection for one. The handshake is never cancelled this way.
 func (s *session) cancelled(ctx context.Context, req rpcRequest) {
-	if s.http || s.version == "" || req.Method == string(mcp.MethodInitialize) || req.Method == string(mcp.MethodServerDiscover) {
+	if (s.http && s.modern()) || s.version == "" || req.Method == string(mcp.MethodInitialize) || req.Method == string(mcp.MethodServerDiscover) {
 		return
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
@@ -363,4 +401,40 @@ func (s *session) cancelled(ctx context.Context, req rpcRequest) {
 		defer cancel()
 		_ = s.conn.SendNotification(ctx, n)
 	}()
+}
+
+// serverError is a server's JSON-RPC error as mcp's typed error (so that
+// errors.As still finds, say, mcp.UnsupportedProtocolVersionError), its text
+// cut to maxServerText and its control characters replaced: the text goes
+// to the model and to the log.
+func serverError(d *mcp.JSONRPCErrorDetails) error {
+	err := d.AsError()
+	return &boundedError{err: err, text: cleanText(err.Error(), maxServerText)}
+}
+
+type boundedError struct {
+	err  error
+	text string
+}
+
+func (e *boundedError) Error() string { return e.text }
+func (e *boundedError) Unwrap() error { return e.err }
+
+// cleanText cuts v to at most max bytes of valid UTF-8 (marking the cut) and
+// replaces control characters with spaces.
+func cleanText(v string, max int) string {
+	cut := len(v) > max
+	if cut {
+		v = strings.ToValidUTF8(v[:max], "")
+	}
+	v = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(v, "\uFFFD"))
+	if cut {
+		v += "…[cut]"
+	}
+	return v
 }

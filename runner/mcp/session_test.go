@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -80,10 +81,7 @@ func (f *fakeConn) last() sent {
 	return f.sent[len(f.sent)-1]
 }
 
-var (
-	notFound = &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "method not found"}
-	okResult = json.RawMessage(`{}`)
-)
+var notFound = &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "method not found"}
 
 func legacyInit(version string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"s","version":"1"}}`, version))
@@ -100,6 +98,20 @@ func legacyServer(version string, more func(s sent) (json.RawMessage, *mcp.JSONR
 		}
 		return more(s)
 	})
+}
+
+// takeInitialized takes notifications/initialized, which the handshake sends
+// before open returns.
+func takeInitialized(t *testing.T, fc *fakeConn) {
+	t.Helper()
+	select {
+	case n := <-fc.notes:
+		if n.method != "notifications/initialized" {
+			t.Fatalf("notification %q; want notifications/initialized", n.method)
+		}
+	default:
+		t.Fatal("open returned without sending notifications/initialized")
+	}
 }
 
 func metaOf(t *testing.T, s sent) map[string]json.RawMessage {
@@ -124,7 +136,7 @@ func TestOpenModern(t *testing.T) {
 		}
 		return nil, notFound, nil
 	})
-	s := newSession(fc, t.Logf)
+	s := newSession(fc, "test", t.Logf)
 	if err := s.open(t.Context()); err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -156,7 +168,7 @@ func TestOpenLegacy(t *testing.T) {
 	fc := legacyServer("2025-06-18", func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
 		return json.RawMessage(`{"tools":[]}`), nil, nil
 	})
-	s := newSession(fc, t.Logf)
+	s := newSession(fc, "test", t.Logf)
 	if err := s.open(t.Context()); err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -167,9 +179,7 @@ func TestOpenLegacy(t *testing.T) {
 	if init.method != "initialize" || string(init.params["protocolVersion"]) != `"`+mcp.LATEST_LEGACY_PROTOCOL_VERSION+`"` {
 		t.Errorf("second request %s %s; want initialize at %s", init.method, init.params["protocolVersion"], mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	}
-	if n := <-fc.notes; n.method != "notifications/initialized" {
-		t.Errorf("notification %q; want notifications/initialized", n.method)
-	}
+	takeInitialized(t, fc)
 	if _, err := s.listTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +194,7 @@ func TestOpenLegacy(t *testing.T) {
 func TestOpenLegacyBadVersion(t *testing.T) {
 	for _, v := range []string{"1999-01-01", "", "2026-07-28", strings.Repeat("v", 500)} {
 		fc := legacyServer(v, nil)
-		s := newSession(fc, t.Logf)
+		s := newSession(fc, "test", t.Logf)
 		err := s.open(t.Context())
 		if err == nil || !strings.Contains(err.Error(), "unsupported protocol version") {
 			t.Errorf("version %.20q: open = %v; want unsupported protocol version", v, err)
@@ -214,7 +224,7 @@ func TestOpenDiscoverIgnored(t *testing.T) {
 		}
 		return nil, notFound, nil
 	})
-	s := newSession(fc, t.Logf)
+	s := newSession(fc, "test", t.Logf)
 	if err := s.open(t.Context()); err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -233,7 +243,7 @@ func TestOpenCancelled(t *testing.T) {
 		cancel()
 		return nil, nil, context.Canceled
 	})
-	if err := newSession(fc, t.Logf).open(ctx); !errors.Is(err, context.Canceled) {
+	if err := newSession(fc, "test", t.Logf).open(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("open = %v; want context.Canceled", err)
 	}
 	if got := fc.methods(); !slices.Equal(got, []string{"server/discover"}) {
@@ -257,7 +267,7 @@ func TestOpenRenegotiates(t *testing.T) {
 		return nil, &mcp.JSONRPCErrorDetails{Code: mcp.UNSUPPORTED_PROTOCOL_VERSION, Message: "unsupported",
 			Data: map[string]any{"supported": []string{future, "2025-11-25"}}}, nil
 	})
-	s := newSession(fc, t.Logf)
+	s := newSession(fc, "test", t.Logf)
 	if err := s.open(t.Context()); err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -281,7 +291,7 @@ func TestListToolsPages(t *testing.T) {
 		})
 	}
 	open := func(fc *fakeConn) *session {
-		s := newSession(fc, t.Logf)
+		s := newSession(fc, "test", t.Logf)
 		if err := s.open(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +339,7 @@ func TestCallToolInputRequired(t *testing.T) {
 	}{
 		{"input", []string{inputRequired}, errNeedsInput, 1},
 		{"retry then result", []string{retry, `{"content":[{"type":"text","text":"done"}]}`}, nil, 2},
-		{"retry for ever", []string{retry, retry, retry, retry}, errRetryLater, maxInputRetries},
+		{"retry for ever", []string{retry, retry, retry, retry}, errRetryLater, maxCallAttempts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
@@ -341,7 +351,7 @@ func TestCallToolInputRequired(t *testing.T) {
 				calls++
 				return json.RawMessage(tc.answers[calls-1]), nil, nil
 			})
-			s := newSession(fc, t.Logf)
+			s := newSession(fc, "test", t.Logf)
 			if err := s.open(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -377,7 +387,7 @@ func TestCallErrorKinds(t *testing.T) {
 		}
 		return nil, nil, broken
 	})
-	s := newSession(fc, t.Logf)
+	s := newSession(fc, "test", t.Logf)
 	if err := s.open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -394,43 +404,69 @@ func TestCallErrorKinds(t *testing.T) {
 	}
 }
 
-// A stdio request whose ctx ends is cancelled with notifications/cancelled
-// naming its id; over HTTP, ending the stream is the cancellation.
+// A request whose ctx ends is cancelled with notifications/cancelled naming
+// its id, except on a stateless HTTP connection, where ending the request's
+// stream is the cancellation.
 func TestCancelledNotice(t *testing.T) {
-	for _, viaHTTP := range []bool{false, true} {
-		ctx, cancel := context.WithCancel(t.Context())
-		fc := legacyServer("2025-11-25", func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
-			cancel()
-			return nil, nil, context.Canceled
-		})
-		s := newSession(fc, t.Logf)
-		s.http = viaHTTP
-		if err := s.open(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		<-fc.notes // notifications/initialized
-		if _, err := s.callTool(ctx, "slow", nil); !errors.Is(err, context.Canceled) {
-			t.Fatalf("callTool = %v; want context.Canceled", err)
-		}
-		if viaHTTP {
+	for _, tc := range []struct {
+		name         string
+		http, modern bool
+		want         bool
+	}{
+		{"stdio legacy", false, false, true},
+		{"stdio stateless", false, true, true},
+		{"http legacy", true, false, true},
+		{"http stateless", true, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+				switch {
+				case s.method == "server/discover" && tc.modern:
+					return json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":{}}`), nil, nil
+				case s.method == "server/discover":
+					return nil, notFound, nil
+				case s.method == "initialize":
+					return legacyInit("2025-11-25"), nil, nil
+				}
+				cancel()
+				return nil, nil, context.Canceled
+			})
+			s := newSession(fc, "test", t.Logf)
+			s.http = tc.http
+			if err := s.open(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.modern {
+				takeInitialized(t, fc)
+			}
+			if _, err := s.callTool(ctx, "slow", nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("callTool = %v; want context.Canceled", err)
+			}
+			wantID := "3" // discover, initialize, call
+			if tc.modern {
+				wantID = "2"
+			}
+			if !tc.want {
+				select {
+				case n := <-fc.notes:
+					t.Errorf("%s sent; want nothing", n.method)
+				case <-time.After(50 * time.Millisecond):
+				}
+				return
+			}
 			select {
 			case n := <-fc.notes:
-				t.Errorf("HTTP: %s sent; want nothing", n.method)
-			case <-time.After(50 * time.Millisecond):
+				if n.method != "notifications/cancelled" || string(n.params["requestId"]) != wantID {
+					t.Errorf("sent %s %s; want notifications/cancelled for request %s", n.method, n.params["requestId"], wantID)
+				}
+				if n.ended {
+					t.Errorf("the notice was sent under the ended ctx")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/cancelled within 10 s")
 			}
-			continue
-		}
-		select {
-		case n := <-fc.notes:
-			if n.method != "notifications/cancelled" || string(n.params["requestId"]) != "3" {
-				t.Errorf("sent %s %s; want notifications/cancelled for request 3", n.method, n.params["requestId"])
-			}
-			if n.ended {
-				t.Errorf("the notice was sent under the ended ctx")
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no notifications/cancelled within 10 s")
-		}
+		})
 	}
 }
 
@@ -472,5 +508,156 @@ func TestModernHTTPHeaders(t *testing.T) {
 	}
 	if h["Mcp-Param-Region"] != "eu" {
 		t.Errorf("headers %v; want Mcp-Param-Region: eu", h)
+	}
+}
+
+// A lenient server that answers server/discover (any method) with an empty
+// result is not taken for a stateless one: the handshake follows.
+func TestOpenDiscoverAnswerWithoutOurVersion(t *testing.T) {
+	for _, answer := range []string{`{}`, `null`, `{"supportedVersions":["2025-11-25"]}`} {
+		fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+			if s.method == "initialize" {
+				return legacyInit("2025-11-25"), nil, nil
+			}
+			return json.RawMessage(answer), nil, nil
+		})
+		s := newSession(fc, "test", t.Logf)
+		if err := s.open(t.Context()); err != nil {
+			t.Fatalf("discover %s: open: %v", answer, err)
+		}
+		if s.version != "2025-11-25" || !slices.Equal(fc.methods(), []string{"server/discover", "initialize"}) {
+			t.Errorf("discover %s: version %q after %q; want the handshake's", answer, s.version, fc.methods())
+		}
+	}
+}
+
+// A server's error text reaches the model and the log cut and without
+// control characters; its type survives for errors.As.
+func TestServerErrorBounded(t *testing.T) {
+	long := "line one\nline two\x1b[31m" + strings.Repeat("é", 2000)
+	fc := legacyServer("2025-11-25", func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+		return nil, &mcp.JSONRPCErrorDetails{Code: mcp.INVALID_PARAMS, Message: long}, nil
+	})
+	s := newSession(fc, "test", t.Logf)
+	if err := s.open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.callTool(t.Context(), "x", nil)
+	if !errors.Is(err, mcp.ErrInvalidParams) {
+		t.Fatalf("callTool = %v; want it to wrap mcp.ErrInvalidParams", err)
+	}
+	text := err.Error()
+	if len(text) > maxServerText+len("…[cut]") || !strings.HasSuffix(text, "…[cut]") {
+		t.Errorf("error text %d bytes, ends %q; want at most %d and the cut marked", len(text), text[max(0, len(text)-12):], maxServerText)
+	}
+	if strings.ContainsAny(text, "\n\x1b") || !utf8.ValidString(text) || !strings.Contains(text, "line one line two") {
+		t.Errorf("error text %.60q; want valid UTF-8 without control characters", text)
+	}
+}
+
+// bigPage is a tools/list page of about 3 MiB, the same size for every n
+// below 10.
+func bigPage(n int) string {
+	return fmt.Sprintf(`{"tools":[{"name":"t%d","description":"%s","inputSchema":{"type":"object"}}],"nextCursor":"c%d"}`,
+		n%10, strings.Repeat("d", 3<<20), n%10)
+}
+
+// tools/list bounds: tools in all, bytes in all, cursor length.
+func TestListToolsBounds(t *testing.T) {
+	tool := func(i int) string { return fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i) }
+	for _, tc := range []struct {
+		name string
+		page func(n int) string // the n-th page (0-based)
+		want error
+	}{
+		{"too many tools", func(n int) string {
+			var ts []string
+			for i := range 300 {
+				ts = append(ts, tool(n*300+i))
+			}
+			return fmt.Sprintf(`{"tools":[%s],"nextCursor":"c%d"}`, strings.Join(ts, ","), n)
+		}, errTooManyTools},
+		{"exactly the tool bound", func(n int) string {
+			var ts []string
+			for i := range maxTools / 4 {
+				ts = append(ts, tool(n*1000+i))
+			}
+			next := ""
+			if n < 3 {
+				next = fmt.Sprint("c", n)
+			}
+			return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(ts, ","), next)
+		}, nil},
+		{"one over the tool bound", func(n int) string {
+			var ts []string
+			for i := range maxTools/4 + n/3 { // 250, 250, 250, 251
+				ts = append(ts, tool(n*1000+i))
+			}
+			next := ""
+			if n < 3 {
+				next = fmt.Sprint("c", n)
+			}
+			return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(ts, ","), next)
+		}, errTooManyTools},
+		{"too many bytes", bigPage, errTooManyTools},
+		{"long cursor", func(n int) string {
+			return fmt.Sprintf(`{"tools":[],"nextCursor":%q}`, strings.Repeat("c", maxCursorBytes+1))
+		}, errCursorLong},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			fc := legacyServer("2025-11-25", func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+				n++
+				return json.RawMessage(tc.page(n - 1)), nil, nil
+			})
+			s := newSession(fc, "test", t.Logf)
+			if err := s.open(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			tools, err := s.listTools(t.Context())
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("listTools = %d tools, %v; want %v", len(tools), err, tc.want)
+			}
+			if tc.want == nil && len(tools) != maxTools {
+				t.Errorf("%d tools; want %d", len(tools), maxTools)
+			}
+			if tc.name == "too many bytes" {
+				// Refused at the first page that takes the total past the bound.
+				if want := maxToolListBytes/len(bigPage(0)) + 1; n != want {
+					t.Errorf("refused after %d pages; want %d", n, want)
+				}
+			}
+		})
+	}
+}
+
+// A server without the tools capability that refuses tools/list has no
+// tools; one that declared tools and refuses it fails.
+func TestListToolsWithoutCapability(t *testing.T) {
+	for _, declares := range []bool{false, true} {
+		caps := `{}`
+		if declares {
+			caps = `{"tools":{}}`
+		}
+		fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+			switch s.method {
+			case "server/discover":
+				return nil, notFound, nil
+			case "initialize":
+				return json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"serverInfo":{"name":"s","version":"1"}}`), nil, nil
+			}
+			return nil, notFound, nil
+		})
+		s := newSession(fc, "test", t.Logf)
+		if err := s.open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		tools, err := s.listTools(t.Context())
+		if declares && err == nil {
+			t.Errorf("declared tools, tools/list refused: listTools = %v, nil; want the error", tools)
+		}
+		if !declares && (err != nil || len(tools) != 0) {
+			t.Errorf("no tools capability, tools/list refused: listTools = %v, %v; want no tools", tools, err)
+		}
 	}
 }
