@@ -150,13 +150,18 @@ func (s *schema) types() []string {
 }
 
 // ts returns the TypeScript type of s.
-func (s *schema) ts(depth int) string {
+func (s *schema) ts(depth int) string { return strings.Join(s.union(depth), " | ") }
+
+// union returns the members of the TypeScript union type of s, each once:
+// the alternatives of a nested anyOf join the outer union instead of
+// repeating its members.
+func (s *schema) union(depth int) []string {
 	if depth > maxSchemaDepth {
-		return "unknown"
+		return []string{"unknown"}
 	}
 	if len(s.Const) > 0 {
 		if lit, ok := literal(s.Const); ok {
-			return lit
+			return []string{lit}
 		}
 	}
 	if n := len(s.Enum); n > 0 && n <= maxEnum {
@@ -167,10 +172,10 @@ func (s *schema) ts(depth int) string {
 				lits = nil
 				break
 			}
-			lits = append(lits, lit)
+			lits = appendUnique(lits, lit)
 		}
 		if lits != nil {
-			return strings.Join(lits, " | ")
+			return lits
 		}
 	}
 	if alts := append(slices.Clone(s.AnyOf), s.OneOf...); len(alts) > 0 {
@@ -178,25 +183,27 @@ func (s *schema) ts(depth int) string {
 		for _, raw := range alts {
 			var a schema
 			if json.Unmarshal(raw, &a) != nil {
-				return "unknown"
+				return []string{"unknown"}
 			}
-			parts = appendUnique(parts, a.ts(depth+1))
+			for _, member := range a.union(depth + 1) {
+				parts = appendUnique(parts, member)
+			}
 		}
-		return strings.Join(parts, " | ")
+		return parts
 	}
 	ts := s.types()
 	if len(ts) == 0 {
 		if len(s.Properties) > 0 {
 			ts = []string{"object"}
 		} else {
-			return "unknown"
+			return []string{"unknown"}
 		}
 	}
 	parts := make([]string, 0, len(ts))
 	for _, t := range ts {
 		parts = appendUnique(parts, s.typeNamed(t, depth))
 	}
-	return strings.Join(parts, " | ")
+	return parts
 }
 
 func (s *schema) typeNamed(t string, depth int) string {
@@ -210,8 +217,9 @@ func (s *schema) typeNamed(t string, depth int) string {
 		if len(s.Items) == 0 || json.Unmarshal(s.Items, &items) != nil {
 			return "unknown[]"
 		}
-		elem := items.ts(depth + 1)
-		if strings.Contains(elem, " | ") {
+		members := items.union(depth + 1)
+		elem := strings.Join(members, " | ")
+		if len(members) > 1 {
 			elem = "(" + elem + ")"
 		}
 		return elem + "[]"
