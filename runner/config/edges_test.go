@@ -278,7 +278,13 @@ func TestSetTopLevelLayouts(t *testing.T) {
 		"schema_version = 2\n":                "schema_version = 2\nprovider = \"fixture\"\n",
 		"[tools]\napproval = \"ask\"\n":       "provider = \"fixture\"\n[tools]\napproval = \"ask\"\n",
 		"a = 1\n\n# note\n[tools]\n":          "a = 1\nprovider = \"fixture\"\n\n# note\n[tools]\n",
-		"provider = \"openai\" # mine\nb = 2": "provider = \"fixture\"\nb = 2\n",
+		"provider = \"openai\" # mine\nb = 2": "provider = \"fixture\" # mine\nb = 2\n",
+		"provider = \"a#b\"\n":                "provider = \"fixture\"\n",
+		"provider = \"q\\\"#\" # real\r\n":    "provider = \"fixture\" # real\n",
+		"provider = 'x#y' #lit\n":             "provider = \"fixture\" #lit\n",
+		"provider = true # odd\n":             "provider = \"fixture\" # odd\n",
+		"provider = \"open\n":                 "provider = \"fixture\"\n",
+		"provider = \"\"\"\nx\"\"\" # m\n":    "provider = \"fixture\"\nx\"\"\" # m\n",
 	} {
 		if got := string(setTopLevel([]byte(in), set, []string{"provider"})); got != want {
 			t.Errorf("setTopLevel(%q) = %q; want %q", in, got, want)

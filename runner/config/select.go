@@ -134,7 +134,11 @@ func setTopLevel(data []byte, set map[string]string, order []string) []byte {
 			continue
 		}
 		if v, ok := set[m[1]]; ok && !done[m[1]] {
-			lines[i] = m[1] + " = " + quoteTOML(v) + "\n"
+			line := m[1] + " = " + quoteTOML(v)
+			if c := trailingComment(lines[i][len(m[0]):]); c != "" {
+				line += " " + c
+			}
+			lines[i] = line + "\n"
 			done[m[1]] = true
 		}
 	}
@@ -159,6 +163,41 @@ func setTopLevel(data []byte, set map[string]string, order []string) []byte {
 	}
 	out := append(append(append([]string{}, lines[:at]...), added...), lines[at:]...)
 	return []byte(strings.Join(out, ""))
+}
+
+// trailingComment returns the comment that follows a one-line TOML value
+// (the text after "key ="), without the line's end, or "". A '#' inside a
+// quoted string is not a comment. A value that goes on past its line (a
+// multi-line string or array) yields ""; the caller's parse check then
+// refuses the edit.
+func trailingComment(v string) string {
+	v = strings.TrimRight(strings.TrimLeft(v, " \t"), "\r\n")
+	rest := ""
+	switch {
+	case v == "" || strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''"):
+		return ""
+	case v[0] == '"':
+		for i := 1; i < len(v); i++ {
+			if v[i] == '\\' {
+				i++
+			} else if v[i] == '"' {
+				rest = v[i+1:]
+				break
+			}
+		}
+	case v[0] == '\'':
+		if end := strings.IndexByte(v[1:], '\''); end >= 0 {
+			rest = v[end+2:]
+		}
+	default:
+		if at := strings.IndexByte(v, '#'); at >= 0 {
+			rest = v[at:]
+		}
+	}
+	if rest = strings.TrimSpace(rest); strings.HasPrefix(rest, "#") {
+		return rest
+	}
+	return ""
 }
 
 // quoteTOML quotes s as a TOML basic string (JSON's escapes are a subset).

@@ -19,7 +19,7 @@ func TestSetSelectionKeepsTheRestOfTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
-	want := "# my settings\nschema_version = 2\nprovider = \"openai\"\nmodel = \"gpt-x\"\n\n[providers.openai]\nmodel = \"keep-me\"  # table key, not the top-level one\n"
+	want := "# my settings\nschema_version = 2\nprovider = \"openai\" # offline\nmodel = \"gpt-x\"\n\n[providers.openai]\nmodel = \"keep-me\"  # table key, not the top-level one\n"
 	if string(got) != want {
 		t.Fatalf("settings after SetSelection:\n%s\nwant:\n%s", got, want)
 	}
