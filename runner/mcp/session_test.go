@@ -565,6 +565,20 @@ func bigPage(n int) string {
 // tools/list bounds: tools in all, bytes in all, cursor length.
 func TestListToolsBounds(t *testing.T) {
 	tool := func(i int) string { return fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i) }
+	// fourPages lists maxTools tools, and extra more, in four pages.
+	fourPages := func(extra int) func(n int) string {
+		return func(n int) string {
+			var ts []string
+			for i := range maxTools/4 + extra*(n/3) {
+				ts = append(ts, tool(n*1000+i))
+			}
+			next := ""
+			if n < 3 {
+				next = fmt.Sprint("c", n)
+			}
+			return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(ts, ","), next)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		page func(n int) string // the n-th page (0-based)
@@ -577,28 +591,8 @@ func TestListToolsBounds(t *testing.T) {
 			}
 			return fmt.Sprintf(`{"tools":[%s],"nextCursor":"c%d"}`, strings.Join(ts, ","), n)
 		}, errTooManyTools},
-		{"exactly the tool bound", func(n int) string {
-			var ts []string
-			for i := range maxTools / 4 {
-				ts = append(ts, tool(n*1000+i))
-			}
-			next := ""
-			if n < 3 {
-				next = fmt.Sprint("c", n)
-			}
-			return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(ts, ","), next)
-		}, nil},
-		{"one over the tool bound", func(n int) string {
-			var ts []string
-			for i := range maxTools/4 + n/3 { // 250, 250, 250, 251
-				ts = append(ts, tool(n*1000+i))
-			}
-			next := ""
-			if n < 3 {
-				next = fmt.Sprint("c", n)
-			}
-			return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(ts, ","), next)
-		}, errTooManyTools},
+		{"exactly the tool bound", fourPages(0), nil},
+		{"one over the tool bound", fourPages(1), errTooManyTools},
 		{"too many bytes", bigPage, errTooManyTools},
 		{"long cursor", func(n int) string {
 			return fmt.Sprintf(`{"tools":[],"nextCursor":%q}`, strings.Repeat("c", maxCursorBytes+1))
