@@ -155,6 +155,7 @@ FUZZ_TARGETS := \
 	./history:FuzzProjection \
 	./runner/config:FuzzFrontMatter \
 	./runner/config:FuzzSettings \
+	./runner/config:FuzzSetTopLevel \
 	./stages/dispatch:FuzzMachine \
 	./stages/dispatch:FuzzServerLines \
 	./runner/shell:FuzzDestructive \

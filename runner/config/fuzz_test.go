@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tomlparser "github.com/knadh/koanf/parsers/toml/v2"
+	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/magi-code/magi-code/protocol"
 )
@@ -173,4 +174,48 @@ func settingsMap(v reflect.Value) any {
 		return v.Int()
 	}
 	panic("settings field of kind " + v.Kind().String())
+}
+
+// FuzzSetTopLevel: the edit behind `magi-code model` and `/model`.
+// SetSelection writes an edited file only when it parses and holds the new
+// provider and model at the top level (a value added inside a multi-line
+// string does not); whatever the file, such an edit keeps every other value
+// exactly as before: it never changes the meaning of the rest.
+func FuzzSetTopLevel(f *testing.F) {
+	for _, seed := range []string{
+		"schema_version = 2\nprovider = \"openai\" # mine\nmodel = 'gpt' #m\n[tools]\napproval = \"ask\"\n",
+		"provider = \"a#b\" # c\n[providers.openai]\nmodel = \"keep\"\n",
+		"model = \"\"\"\nx\"\"\"\nprovider = \"q\\\"#\"\n",
+		"a = [\n  1,\n  2,\n]\n# provider = \"x\"\n",
+		"provider = true\nprovider2 = 1\n",
+		"provider = \"a\"\nmodel = \"b\"\nx = \"\"\"\nprovider = \"q\"\n\"\"\"\n",
+		"[t]\nprovider = \"in a table\"\n",
+		"",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var before map[string]any
+		if toml.Unmarshal([]byte(data), &before) != nil {
+			return
+		}
+		set := map[string]string{"provider": "fixture", "model": "m-1"}
+		out := setTopLevel([]byte(data), set, []string{"provider", "model"})
+		var after map[string]any
+		if toml.Unmarshal(out, &after) != nil {
+			return
+		}
+		for k, v := range set {
+			if after[k] != v {
+				return // SetSelection refuses this edit
+			}
+		}
+		delete(before, "provider")
+		delete(before, "model")
+		delete(after, "provider")
+		delete(after, "model")
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("the rest changed\nin:  %q\nout: %q\nbefore %v\nafter  %v", data, out, before, after)
+		}
+	})
 }
