@@ -2,6 +2,7 @@ package history
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/magi-code/magi-code/chunk"
 	"github.com/magi-code/magi-code/protocol"
@@ -158,14 +159,17 @@ func (b *Builder) Add(r *Record) bool {
 	return b.textBytes <= protocol.HistorySnapshotBytes && len(b.msgs) <= protocol.HistorySnapshotParts
 }
 
+// activityText is the history entry of an activity: "NAME STATE: SUMMARY".
 func activityText(r *Record) string {
 	name := r.Name
 	if name == "" {
 		name = r.Kind
 	}
 	text := name + " " + r.State
-	if r.Summary != "" {
-		text += ": " + r.Summary
+	// A tool's summary names the tool itself ("shell: exit 0"); the entry
+	// says it once ("shell completed: exit 0").
+	if summary := strings.TrimPrefix(r.Summary, name+": "); summary != "" {
+		text += ": " + summary
 	}
 	return text
 }
