@@ -655,3 +655,94 @@ func TestListToolsWithoutCapability(t *testing.T) {
 		}
 	}
 }
+
+// pageOfSize is a tools/list page of exactly size bytes (a description pads
+// it), with one tool and the cursor next.
+func pageOfSize(t *testing.T, n, size int, next string) string {
+	t.Helper()
+	page := func(pad int) string {
+		return fmt.Sprintf(`{"tools":[{"name":"t%d","description":"%s","inputSchema":{"type":"object"}}],"nextCursor":%q}`,
+			n, strings.Repeat("d", pad), next)
+	}
+	pad := size - len(page(0))
+	if pad < 0 {
+		t.Fatalf("a page of %d bytes cannot hold a tool", size)
+	}
+	return page(pad)
+}
+
+// The byte bound counts the results exactly: pages that add up to it pass,
+// one byte more fails.
+func TestListToolsByteBoundExactly(t *testing.T) {
+	for _, over := range []int{0, 1} {
+		quarter := maxToolListBytes / 4
+		fc := legacyServer("2025-11-25", func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+			var cursor string
+			_ = json.Unmarshal(s.params["cursor"], &cursor)
+			switch cursor {
+			case "":
+				return json.RawMessage(pageOfSize(t, 0, quarter, "c1")), nil, nil
+			case "c1":
+				return json.RawMessage(pageOfSize(t, 1, quarter, "c2")), nil, nil
+			case "c2":
+				return json.RawMessage(pageOfSize(t, 2, quarter, "c3")), nil, nil
+			}
+			return json.RawMessage(pageOfSize(t, 3, maxToolListBytes-3*quarter+over, "")), nil, nil
+		})
+		s := newSession(fc, "test", t.Logf)
+		if err := s.open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		tools, err := s.listTools(t.Context())
+		switch {
+		case over == 0 && (err != nil || len(tools) != 4):
+			t.Errorf("exactly %d bytes: %d tools, %v; want 4 tools", maxToolListBytes, len(tools), err)
+		case over == 1 && !errors.Is(err, errTooManyTools):
+			t.Errorf("%d bytes: %v; want errTooManyTools", maxToolListBytes+1, err)
+		}
+	}
+}
+
+// The tools capability counts in both eras: declared in server/discover's
+// answer, a refused tools/list is an error; not declared, it means none.
+func TestListToolsCapabilityModern(t *testing.T) {
+	for _, declares := range []bool{false, true} {
+		caps := `{}`
+		if declares {
+			caps = `{"tools":{}}`
+		}
+		fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+			if s.method == "server/discover" {
+				return json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `}`), nil, nil
+			}
+			return nil, notFound, nil
+		})
+		s := newSession(fc, "test", t.Logf)
+		if err := s.open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		tools, err := s.listTools(t.Context())
+		if declares == (err == nil) || len(tools) != 0 {
+			t.Errorf("tools capability %v: listTools = %v, %v; want an error only when declared", declares, tools, err)
+		}
+	}
+}
+
+// cleanText keeps text of exactly max bytes whole and unmarked.
+func TestCleanTextAtTheBound(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"abcd", 4, "abcd"},
+		{"abcde", 4, "abcd…[cut]"},
+		{"ab\tc", 4, "ab c"},
+		{"aé", 2, "a…[cut]"}, // never half a rune
+		{"a\xffb", 8, "a\uFFFDb"},
+	} {
+		if got := cleanText(tc.in, tc.max); got != tc.want {
+			t.Errorf("cleanText(%q, %d) = %q; want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
