@@ -625,37 +625,6 @@ func TestListToolsBounds(t *testing.T) {
 	}
 }
 
-// A server without the tools capability that refuses tools/list has no
-// tools; one that declared tools and refuses it fails.
-func TestListToolsWithoutCapability(t *testing.T) {
-	for _, declares := range []bool{false, true} {
-		caps := `{}`
-		if declares {
-			caps = `{"tools":{}}`
-		}
-		fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
-			switch s.method {
-			case "server/discover":
-				return nil, notFound, nil
-			case "initialize":
-				return json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"serverInfo":{"name":"s","version":"1"}}`), nil, nil
-			}
-			return nil, notFound, nil
-		})
-		s := newSession(fc, "test", t.Logf)
-		if err := s.open(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		tools, err := s.listTools(t.Context())
-		if declares && err == nil {
-			t.Errorf("declared tools, tools/list refused: listTools = %v, nil; want the error", tools)
-		}
-		if !declares && (err != nil || len(tools) != 0) {
-			t.Errorf("no tools capability, tools/list refused: listTools = %v, %v; want no tools", tools, err)
-		}
-	}
-}
-
 // pageOfSize is a tools/list page of exactly size bytes (a description pads
 // it), with one tool and the cursor next.
 func pageOfSize(t *testing.T, n, size int, next string) string {
@@ -703,27 +672,33 @@ func TestListToolsByteBoundExactly(t *testing.T) {
 	}
 }
 
-// The tools capability counts in both eras: declared in server/discover's
-// answer, a refused tools/list is an error; not declared, it means none.
-func TestListToolsCapabilityModern(t *testing.T) {
-	for _, declares := range []bool{false, true} {
-		caps := `{}`
-		if declares {
-			caps = `{"tools":{}}`
-		}
-		fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
-			if s.method == "server/discover" {
-				return json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `}`), nil, nil
+// A server without the tools capability (in the handshake's answer or
+// server/discover's) that refuses tools/list has no tools; one that
+// declared tools and refuses it fails.
+func TestListToolsCapability(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		for _, declares := range []bool{false, true} {
+			caps := `{}`
+			if declares {
+				caps = `{"tools":{}}`
 			}
-			return nil, notFound, nil
-		})
-		s := newSession(fc, "test", t.Logf)
-		if err := s.open(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		tools, err := s.listTools(t.Context())
-		if declares == (err == nil) || len(tools) != 0 {
-			t.Errorf("tools capability %v: listTools = %v, %v; want an error only when declared", declares, tools, err)
+			fc := newFakeConn(func(s sent) (json.RawMessage, *mcp.JSONRPCErrorDetails, error) {
+				switch {
+				case s.method == "server/discover" && modern:
+					return json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `}`), nil, nil
+				case s.method == "initialize":
+					return json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"serverInfo":{"name":"s","version":"1"}}`), nil, nil
+				}
+				return nil, notFound, nil
+			})
+			s := newSession(fc, "test", t.Logf)
+			if err := s.open(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			tools, err := s.listTools(t.Context())
+			if declares == (err == nil) || len(tools) != 0 {
+				t.Errorf("stateless %v, tools capability %v: listTools = %v, %v; want an error only when declared", modern, declares, tools, err)
+			}
 		}
 	}
 }
