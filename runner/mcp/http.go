@@ -45,9 +45,8 @@ var (
 )
 
 // httpConn is our streamable HTTP client transport, an rpcConn. We do not
-// use mcp-go's
-// StreamableHTTP: it adds its headers in a round tripper on every redirect
-// hop, so a redirect carried credentials to any origin.
+// use mcp-go's StreamableHTTP: it adds its headers in a round tripper on
+// every redirect hop, so a redirect carried credentials to any origin.
 //
 //   - The configured headers (bearer_token_env, env_headers: credentials)
 //     are set on each request we build, and the client follows no redirect
@@ -173,9 +172,9 @@ func (c *httpConn) SendNotification(ctx context.Context, n mcp.JSONRPCNotificati
 	return c.postNoAnswer(ctx, body)
 }
 
-// Close cancels the requests in flight
-// and ends a legacy session with DELETE, which blocks until the server
-// answers or kill aborts it. Later calls return at once.
+// Close cancels the requests in flight and ends a legacy session with
+// DELETE, which blocks until the server answers or kill aborts it. Later
+// calls return at once.
 func (c *httpConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.endFlights()
@@ -218,8 +217,8 @@ func (c *httpConn) inFlight(ctx context.Context) (context.Context, context.Cance
 }
 
 // newRequest builds a request to the server URL with the session, protocol
-// version and configured headers. extra (the session's per-request protocol headers) goes
-// first, so that it cannot replace a configured header.
+// version and configured headers. extra (the session's per-request protocol
+// headers) goes first, so that it cannot replace a configured header.
 func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, extra http.Header) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {

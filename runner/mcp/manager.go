@@ -365,9 +365,6 @@ func logStderr(logf func(string, ...any), name string, tail []byte) {
 		lines = lines[len(lines)-stderrLogLines:]
 	}
 	for _, line := range lines {
-		if len(line) > stderrLogLineBytes {
-			line = strings.ToValidUTF8(line[:stderrLogLineBytes], "") + "…[cut]"
-		}
-		logf("mcp: server %q stderr: %s", name, line)
+		logf("mcp: server %q stderr: %s", name, cutMarked(line, stderrLogLineBytes))
 	}
 }

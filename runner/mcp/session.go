@@ -95,10 +95,8 @@ var clientInfo = mcp.Implementation{Name: "magi-code", Version: "1"}
 // safe for concurrent use (version and tools no longer change).
 type session struct {
 	conn rpcConn
-	// http is set for streamable HTTP: it carries the protocol version in a
-	// header (setVersion), and a cancelled request is cancelled by ending its
-	// stream, not by notifications/cancelled.
-	http       bool
+	// setVersion is set for streamable HTTP (httpConn.SetProtocolVersion),
+	// which carries the protocol version in a header; nil for stdio.
 	setVersion func(string)
 	name       string // the server's, for the log
 	logf       func(string, ...any)
@@ -116,12 +114,15 @@ type session struct {
 func newSession(conn rpcConn, name string, logf func(string, ...any)) *session {
 	s := &session{conn: conn, name: name, logf: logf}
 	if hc, ok := conn.(*httpConn); ok {
-		s.http, s.setVersion = true, hc.SetProtocolVersion
+		s.setVersion = hc.SetProtocolVersion
 	}
 	return s
 }
 
 func (s *session) modern() bool { return mcp.IsModernProtocol(s.version) }
+
+// overHTTP reports a streamable HTTP connection.
+func (s *session) overHTTP() bool { return s.setVersion != nil }
 
 func (s *session) useVersion(v string) {
 	s.version = v
@@ -254,7 +255,7 @@ func (s *session) listTools(ctx context.Context) ([]mcp.Tool, error) {
 		}
 		break
 	}
-	if s.http && s.modern() {
+	if s.overHTTP() && s.modern() {
 		valid := tools[:0]
 		for _, t := range tools {
 			if err := mcp.ValidateParamHeaderAnnotations(&t); err != nil {
@@ -358,7 +359,7 @@ func (s *session) frame(method mcp.MCPMethod, params any) (any, http.Header, err
 		return nil, nil, err
 	}
 	fields["_meta"] = meta
-	if !s.http {
+	if !s.overHTTP() {
 		return fields, nil, nil
 	}
 	encoded, err := json.Marshal(fields)
@@ -390,7 +391,7 @@ func (s *session) frame(method mcp.MCPMethod, params any) (any, http.Header, err
 // stream is the cancellation; before that version a server must not take a
 // dropped connection for one. The handshake is never cancelled this way.
 func (s *session) cancelled(ctx context.Context, req rpcRequest) {
-	if (s.http && s.modern()) || s.version == "" || req.Method == string(mcp.MethodInitialize) || req.Method == string(mcp.MethodServerDiscover) {
+	if (s.overHTTP() && s.modern()) || s.version == "" || req.Method == string(mcp.MethodInitialize) || req.Method == string(mcp.MethodServerDiscover) {
 		return
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
@@ -423,18 +424,19 @@ func (e *boundedError) Unwrap() error { return e.err }
 // cleanText cuts v to at most max bytes of valid UTF-8 (marking the cut) and
 // replaces control characters with spaces.
 func cleanText(v string, max int) string {
-	cut := len(v) > max
-	if cut {
-		v = strings.ToValidUTF8(v[:max], "")
-	}
-	v = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
-	}, strings.ToValidUTF8(v, "\uFFFD"))
-	if cut {
-		v += "…[cut]"
+	}, strings.ToValidUTF8(cutMarked(v, max), "\uFFFD"))
+}
+
+// cutMarked cuts v to at most max bytes at a UTF-8 boundary and marks the
+// cut ("…[cut]"); shorter text is returned as it is.
+func cutMarked(v string, max int) string {
+	if len(v) <= max {
+		return v
 	}
-	return v
+	return strings.ToValidUTF8(v[:max], "") + "…[cut]"
 }

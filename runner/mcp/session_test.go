@@ -433,7 +433,9 @@ func TestCancelledNotice(t *testing.T) {
 				return nil, nil, context.Canceled
 			})
 			s := newSession(fc, "test", t.Logf)
-			s.http = tc.http
+			if tc.http {
+				s.setVersion = func(string) {}
+			}
 			if err := s.open(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -485,7 +487,7 @@ func TestModernHTTPHeaders(t *testing.T) {
 		return json.RawMessage(`{"content":[]}`), nil, nil
 	})
 	var versions []string
-	s := &session{conn: fc, http: true, setVersion: func(v string) { versions = append(versions, v) }, logf: t.Logf}
+	s := &session{conn: fc, setVersion: func(v string) { versions = append(versions, v) }, logf: t.Logf}
 	if err := s.open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
