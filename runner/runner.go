@@ -11,6 +11,7 @@ import (
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/hooks"
 	"github.com/magi-code/magi-code/runner/mcp"
+	"github.com/magi-code/magi-code/runner/sandbox"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
@@ -32,6 +33,29 @@ func ProcessEnv() Env {
 // are empty (null).
 type Selection struct {
 	Provider, Model, ContextID string
+	// Sandbox is what confines commands run without asking:
+	// SandboxConfined, SandboxUnavailable or SandboxOff
+	// (docs/protocol.md, status).
+	Sandbox string
+}
+
+// The values of Selection.Sandbox, the status field "sandbox".
+const (
+	SandboxConfined    = "workspace-write" // the OS sandbox confines them
+	SandboxUnavailable = "unavailable"     // this machine offers no OS sandbox
+	SandboxOff         = "off"             // [tools.sandbox] mode = "off"
+)
+
+// sandboxState is Selection.Sandbox for the sandbox mode of the settings
+// on a machine whose OS sandbox is st.
+func sandboxState(mode string, st sandbox.Status) string {
+	switch {
+	case mode == sandbox.ModeOff:
+		return SandboxOff
+	case !st.Available:
+		return SandboxUnavailable
+	}
+	return SandboxConfined
 }
 
 // Admitted is the one admitted settings snapshot of a child (config.Load):
@@ -69,7 +93,8 @@ func (a *Admitted) Selection() Selection {
 	if a == nil || a.snap == nil {
 		return Selection{}
 	}
-	return Selection{Provider: safe(a.snap.Provider), Model: safe(a.snap.Model), ContextID: a.snap.ContextID}
+	return Selection{Provider: safe(a.snap.Provider), Model: safe(a.snap.Model), ContextID: a.snap.ContextID,
+		Sandbox: sandboxState(a.snap.Settings.Tools.Sandbox.Mode, sandbox.Probe())}
 }
 
 func safe(name string) string {
@@ -89,6 +114,17 @@ type Options struct {
 	// WrapProvider, when set, wraps the provider New built (tests record
 	// the requests a run makes).
 	WrapProvider func(Provider) Provider
+	// Sandbox, when set, is the machine's OS sandbox instead of
+	// sandbox.Probe's answer (tests inject a machine without one).
+	Sandbox *sandbox.Status
+}
+
+// probe is the machine's OS sandbox: Options.Sandbox, or sandbox.Probe.
+func (o Options) probe() sandbox.Status {
+	if o.Sandbox != nil {
+		return *o.Sandbox
+	}
+	return sandbox.Probe()
 }
 
 // Runtime is what the turns of a child need, built once from the admitted
@@ -101,6 +137,7 @@ type Runtime struct {
 	provider  Provider
 	tools     *tools.Set
 	hooks     agent.Hooks // nil without configured hooks
+	sandbox   string      // Selection.Sandbox, as the runtime confines commands
 	system    []string
 	subagents []agent.Subagent
 }
@@ -137,8 +174,9 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		}
 		rt.mcp = m
 	}
-	conf := newConfinement(snap.Settings.Tools.Sandbox, opts.Logf)
+	conf := newConfinement(snap.Settings.Tools.Sandbox, snap.Settings.Tools.UnsandboxedAuto, snap.Home, opts.probe(), opts.Logf)
 	rt.tools = newToolbox(snap, rt.mcp, conf)
+	rt.sandbox = sandboxState(snap.Settings.Tools.Sandbox.Mode, sandbox.Status{Available: conf.Confined()})
 	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
 		// The primary agent profile's tools list is what the model is
 		// offered, exactly: the task tool too only when listed. Subagent
@@ -151,7 +189,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.
-		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.when(snap.Settings.Tools.Approval))
+		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.hooks(snap.Settings.Tools.Approval))
 	}
 	return rt, ""
 }
@@ -166,7 +204,11 @@ func (rt *Runtime) Close(ctx context.Context) error {
 }
 
 // Selection is the status-safe startup selection.
-func (rt *Runtime) Selection() Selection { return (&Admitted{snap: rt.snap}).Selection() }
+func (rt *Runtime) Selection() Selection {
+	sel := (&Admitted{snap: rt.snap}).Selection()
+	sel.Sandbox = rt.sandbox
+	return sel
+}
 
 // Cwd is the session cwd (canonical); SessionsDir holds the session files.
 func (rt *Runtime) Cwd() string         { return rt.snap.Cwd }

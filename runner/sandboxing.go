@@ -12,36 +12,70 @@ import (
 // nil where there is none (mode off, no Landlock, or the executable cannot
 // be found to act as the launcher).
 type confinement struct {
-	wrap func(*exec.Cmd) error
+	wrap func(cmd *exec.Cmd, gitWritable bool) error
+	// unsandboxedAuto is [tools] unsandboxed_auto: without a sandbox,
+	// shell commands under auto run without asking all the same.
+	unsandboxedAuto bool
+	// text is what confines such commands (sandbox.Status.Text), for the
+	// log, config show and the protocol's status.
+	text string
 }
 
-// newConfinement probes the OS sandbox once at startup and logs what
-// commands run under: "sandbox: ..." (docs/configuration.md,
-// [tools.sandbox]).
-func newConfinement(s config.Sandbox, logf func(string, ...any)) confinement {
-	st := sandbox.Probe()
+// newConfinement decides once at startup, given the machine's sandbox
+// (st, from sandbox.Probe), how commands run under auto, and logs it:
+// "sandbox: ..." (docs/configuration.md, [tools.sandbox]). Confined
+// commands write only below sandbox.Defaults, and never the workspace's
+// .git or .magi-code, nor mcHome (sandbox.Protect).
+func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
+	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode)}
 	if s.Mode == sandbox.ModeOff || !st.Available {
-		logf("sandbox: %s", st.Text(s.Mode))
-		return confinement{}
+		logf("sandbox: %s", c.text)
+		return c
 	}
 	self, err := sandbox.Self()
 	if err != nil {
-		logf("sandbox: unavailable: the launcher (this executable) cannot be found; the destructive-command guard stands alone")
-		return confinement{}
+		c.text = "unavailable: the launcher (this executable) cannot be found; the destructive-command guard stands alone"
+		logf("sandbox: %s", c.text)
+		return c
 	}
-	logf("sandbox: %s", st.Text(s.Mode))
+	logf("sandbox: %s", c.text)
 	roots := append([]string(nil), s.WritableRoots...)
-	return confinement{wrap: func(cmd *exec.Cmd) error {
-		p := sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, roots), Network: s.Network}
+	c.wrap = func(cmd *exec.Cmd, gitWritable bool) error {
+		p := sandbox.Policy{
+			Writable:  sandbox.Defaults(cmd.Dir, cmd.Env, roots),
+			Protected: sandbox.Protect(cmd.Dir, mcHome, gitWritable),
+			Network:   s.Network,
+		}
 		return p.Wrap(cmd, self)
-	}}
+	}
+	return c
 }
 
-// when returns the wrapper for commands run without asking under approval:
-// only "auto" confines (under "ask" the person approves each command).
-func (c confinement) when(approval string) func(*exec.Cmd) error {
+// Confined reports whether commands run under auto are in the OS sandbox.
+func (c confinement) Confined() bool { return c.wrap != nil }
+
+// when returns the wrapper of the shell commands run without asking under
+// approval: only "auto" confines (under "ask" the person approves each
+// command).
+func (c confinement) when(approval string) func(*exec.Cmd, bool) error {
 	if approval != "auto" {
 		return nil
 	}
 	return c.wrap
+}
+
+// hooks returns the wrapper of hook commands under approval: confined
+// under "auto", with .git read-only.
+func (c confinement) hooks(approval string) func(*exec.Cmd) error {
+	wrap := c.when(approval)
+	if wrap == nil {
+		return nil
+	}
+	return func(cmd *exec.Cmd) error { return wrap(cmd, false) }
+}
+
+// unconfined reports whether shell commands under approval must ask
+// because no sandbox would confine them ([tools] unsandboxed_auto false).
+func (c confinement) unconfined(approval string) bool {
+	return approval == "auto" && c.wrap == nil && !c.unsandboxedAuto
 }

@@ -42,17 +42,19 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 	for _, tc := range []struct {
 		name, approval, codeApproval, mode string
 		direct, code                       bool // confined
+		unsandboxed                        bool // [tools] unsandboxed_auto
 	}{
-		{"auto", "auto", "ask", "workspace-write", true, false},
-		{"ask", "ask", "ask", "workspace-write", false, false},
-		{"code mode auto", "ask", "auto", "workspace-write", false, true},
-		{"auto, sandbox off", "auto", "auto", "off", false, false},
+		{"auto", "auto", "ask", "workspace-write", true, false, false},
+		{"ask", "ask", "ask", "workspace-write", false, false, false},
+		{"code mode auto", "ask", "auto", "workspace-write", false, true, false},
+		{"auto, sandbox off, unsandboxed_auto", "auto", "auto", "off", false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs strings.Builder
 			logf := func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }
 			snap := &config.Snapshot{Provider: "fixture", Model: "fixture-model", Cwd: t.TempDir(), Home: t.TempDir()}
 			snap.Settings.Tools.Approval = tc.approval
+			snap.Settings.Tools.UnsandboxedAuto = tc.unsandboxed
 			snap.Settings.Tools.CodeMode = config.CodeMode{Enabled: true, Allow: []string{"shell"}, Approval: tc.codeApproval, TimeoutMs: 5000}
 			snap.Settings.Tools.Sandbox = config.Sandbox{Mode: tc.mode, Network: true}
 			rt, code := New(t.Context(), &Admitted{snap: snap}, Options{Logf: logf})

@@ -36,6 +36,7 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.
 		NoForceApproval:      prot.AllowDestructiveShell,
 		AllowProjectConfig:   prot.AllowProjectConfig,
 		Sandbox:              conf.when(s.Tools.Approval),
+		Unconfined:           conf.unconfined(s.Tools.Approval),
 	}
 	builtin := tools.Builtin(opts)
 	all := builtin.All()
@@ -52,10 +53,11 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.
 	}
 	if cm := s.Tools.CodeMode; cm.Enabled && !slices.Contains(s.Tools.Disabled, codemode.Name) {
 		codeAll := all
-		if (opts.Sandbox == nil) != (conf.when(cm.Approval) == nil) {
+		if cm.Approval != s.Tools.Approval {
 			// Code Mode's approval differs: its built-in tools confine
 			// by its own mode.
 			opts.Sandbox = conf.when(cm.Approval)
+			opts.Unconfined = conf.unconfined(cm.Approval)
 			codeAll = append(tools.Builtin(opts).All(), all[len(builtin.All()):]...)
 		}
 		direct.Add(newCodeMode(cm, codeAll))

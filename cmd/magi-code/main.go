@@ -18,13 +18,18 @@ import (
 	// The OS sandbox's launcher: this same executable, started by the
 	// runner to confine a command, is handled by that package's init
 	// before main runs (runner/sandbox, launch.go).
-	_ "github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
 func main() {
 	// A write to a closed pipe on fd 1 or 2 would kill us with
 	// SIGPIPE; ignore it first thing and treat EPIPE as broken output.
 	signal.Ignore(syscall.SIGPIPE)
+	// The agent's environment holds provider keys and its memory
+	// credentials: non-dumpable, no other process of the user (a
+	// confined command in particular) may read /proc/<pid>/environ or
+	// mem (runner/sandbox: NotDumpable).
+	_ = sandbox.NotDumpable()
 	os.Exit(run(os.Args[1:]))
 }
 

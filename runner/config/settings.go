@@ -70,11 +70,16 @@ type RemoteProvider struct {
 
 // Tools holds the tool policy.
 type Tools struct {
-	Approval    string      `koanf:"approval"` // "ask" | "auto"
-	Disabled    []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
-	CodeMode    CodeMode    `koanf:"code_mode"`
-	Protections Protections `koanf:"protections"`
-	Sandbox     Sandbox     `koanf:"sandbox"`
+	Approval string `koanf:"approval"` // "ask" | "auto"
+	// UnsandboxedAuto lets shell commands run without asking under
+	// approval = "auto" where no OS sandbox confines them (no Landlock,
+	// or [tools.sandbox] mode = "off"); without it they ask as under
+	// "ask". Global file only, or a project may repeat the global true.
+	UnsandboxedAuto bool        `koanf:"unsandboxed_auto"`
+	Disabled        []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
+	CodeMode        CodeMode    `koanf:"code_mode"`
+	Protections     Protections `koanf:"protections"`
+	Sandbox         Sandbox     `koanf:"sandbox"`
 }
 
 // Sandbox configures the OS sandbox of commands run without asking (the
@@ -229,6 +234,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - log_level: at debug the log records prompts and replies;
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
 //     unless the global side already says "auto";
+//   - [tools] unsandboxed_auto = true unless the global side says true;
 //   - [tools.sandbox]: mode = "off" unless the global side already says
 //     "off", network = true if the global side says false, and any
 //     writable_roots (each one opens a directory to unasked commands).
@@ -279,6 +285,9 @@ func checkProjectGrants(global, project map[string]any) error {
 		if c.project == "auto" && c.global != "auto" {
 			return fmt.Errorf("%s: a project file may not relax approval", c.key)
 		}
+	}
+	if u, ok := tools["unsandboxed_auto"]; ok && u != false && gTools["unsandboxed_auto"] != true {
+		return errors.New("tools.unsandboxed_auto: a project file may not relax approval")
 	}
 	return checkProjectSandbox(gTools, tools)
 }

@@ -3,7 +3,10 @@ package sandbox
 import (
 	"fmt"
 	"os/exec"
+	"runtime"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -15,8 +18,11 @@ import (
 const minABI = 3
 
 // Probe reports whether Landlock is usable here. It makes one system call.
-func Probe() Status {
-	abi, err := llsyscall.LandlockGetABIVersion()
+func Probe() Status { return probe(llsyscall.LandlockGetABIVersion) }
+
+// probe is the ABI gate, given the call that reads the kernel's ABI.
+func probe(abiVersion func() (int, error)) Status {
+	abi, err := abiVersion()
 	switch {
 	case err != nil:
 		return Status{Reason: "the kernel offers no Landlock"}
@@ -36,18 +42,22 @@ func restrict(p Policy) error {
 	if st := Probe(); !st.Available {
 		return fmt.Errorf("%s", st.Reason)
 	}
+	dirs, files := grants(p.Writable, p.Protected)
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	}
-	if len(p.Writable) > 0 {
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...).IgnoreIfMissing())
+	}
+	if len(dirs) > 0 {
 		// WithRefer: a file may be renamed or linked from one directory to
 		// another within the writable ones (rustc, git and Python's
 		// os.replace do; without it they fail with EXDEV). A file outside
 		// them still cannot be linked or moved in: its directory does not
 		// grant refer.
-		rules = append(rules, landlock.RWDirs(p.Writable...).WithRefer().IgnoreIfMissing())
+		rules = append(rules, landlock.RWDirs(dirs...).WithRefer().IgnoreIfMissing())
 	}
 	// V6: files (truncate included) and ioctl on devices, TCP, and the IPC
 	// scopes: no signal to a process outside the sandbox (the person's
@@ -75,3 +85,53 @@ func newSession(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Setpgid = false
 }
+
+// dropPrivileges makes this thread, and the program it execs, hold no
+// capability and gain none: it sets no_new_privs (no setuid or file
+// capability takes effect at exec), empties the bounding and ambient sets
+// (so that root's exec does not get every capability back) and then the
+// effective, permitted and inheritable ones. A confined root then cannot
+// read what the caps would let it (CAP_SYS_PTRACE: another process's
+// environment and memory; CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE,
+// CAP_FOWNER, CAP_CHOWN, CAP_SETUID: other users' files), nor make device
+// nodes (CAP_MKNOD), load modules, or change the system. Capabilities are
+// per thread: the caller locks its OS thread and execs from it.
+// Dropping from the bounding set needs CAP_SETPCAP; a process without it
+// holds no capability to drop (its empty sets stay empty under
+// no_new_privs), so EPERM there is not a failure.
+func dropPrivileges() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	for c := 0; c < 64; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if err == unix.EINVAL {
+			break // past the kernel's last capability
+		}
+		if err != nil && err != unix.EPERM {
+			return fmt.Errorf("capability bounding set: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	return nil
+}
+
+// lockThread keeps the launcher on one OS thread from dropping its
+// privileges to exec: capabilities belong to a thread.
+func lockThread() { runtime.LockOSThread() }
+
+// NotDumpable makes this process non-dumpable (PR_SET_DUMPABLE 0): its
+// /proc entries (environ, mem, maps, fd...) then belong to root and other
+// processes need CAP_SYS_PTRACE to read them, even processes of the same
+// user, and it writes no core dump. The agent calls it first thing: its
+// environment holds provider keys, its memory credentials. Its own access
+// to /proc/self is unchanged, and the programs it execs are dumpable again
+// (exec resets the flag).
+func NotDumpable() error { return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }

@@ -16,3 +16,10 @@ func restrict(Policy) error { return errors.New("no Landlock on " + runtime.GOOS
 func execve(string, []string, []string) error { return errors.New("unsupported") }
 
 func newSession(*exec.Cmd) {}
+
+func dropPrivileges() error { return errors.New("unsupported") }
+
+func lockThread() {}
+
+// NotDumpable does nothing here: no PR_SET_DUMPABLE outside Linux.
+func NotDumpable() error { return nil }

@@ -36,6 +36,13 @@ func launch(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "magi-code sandbox: bad policy")
 		return LauncherFailed
 	}
+	// Privileges go first: Landlock then restricts a process that can no
+	// longer lift anything it sets.
+	lockThread()
+	if err := dropPrivileges(); err != nil {
+		fmt.Fprintln(stderr, "magi-code sandbox: cannot drop privileges:", err)
+		return LauncherFailed
+	}
 	if err := restrict(p); err != nil {
 		fmt.Fprintln(stderr, "magi-code sandbox: cannot confine the command:", err)
 		return LauncherFailed

@@ -29,6 +29,11 @@ type Policy struct {
 	// Writable are absolute directories below which the command may write.
 	// Missing ones are skipped.
 	Writable []string `json:"writable"`
+	// Protected are absolute paths that stay read-only although a writable
+	// directory holds them (the workspace's .git, MC_HOME): the launcher
+	// grants such a directory entry by entry instead (see grants).
+	// Missing ones are skipped.
+	Protected []string `json:"protected,omitempty"`
 	// Network allows TCP connect and bind.
 	Network bool `json:"network"`
 }
@@ -64,26 +69,38 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
-// cacheDirs are the package caches below HOME that the defaults keep
-// writable, so that go test, npm test and cargo build work: ~/.cache (Go's
-// build cache GOCACHE, pip, and other XDG caches), ~/go/pkg/mod (Go's
-// module cache), ~/.npm, and Cargo's downloads, ~/.cargo/registry and
-// ~/.cargo/git. Not ~/.cargo itself, nor ~/.rustup: they hold programs
-// the person runs unconfined (~/.cargo/bin is on the PATH, ~/.cargo/env is
-// sourced by the shell's profile, ~/.rustup holds the toolchains), and
-// cargo works with the rest of its home read-only.
-var cacheDirs = []string{".cache", "go/pkg/mod", ".npm", ".cargo/registry", ".cargo/git"}
-
-// cacheEnv are variables that move those caches; their values are writable
-// too when the command's environment sets them (CARGO_HOME's registry and
-// git only, as for ~/.cargo).
-var cacheEnv = []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "TMPDIR"}
+// A writable cache is one a build must write whose contents the
+// toolchain checks or rebuilds before it runs them: downloads (Go's module
+// zips, checked against go.sum when extracted; npm's content-addressed
+// cache, checked against its integrity hashes on every read; Cargo's
+// .crate files and index) and build caches (GOCACHE). The trees the
+// toolchains extract and then compile or run as they are stay read-only:
+// Go's module trees (GOMODCACHE/<module>@<version>), Cargo's
+// registry/src and git/checkouts, npx's packages (~/.npm/_npx), and the
+// rest of ~/.cache (pre-commit's hook repositories, corepack's package
+// managers, browsers...). docs/configuration.md lists each root and why.
+//
+// cacheRoots are those caches, each as a variable that moves it and the
+// default below HOME (or below the variable's own directory, for the
+// Cargo and npm homes): GOMODCACHE and CARGO_HOME name the cache's home,
+// whose subdirectories are listed.
+var cacheRoots = []struct {
+	env, home string   // the variable, and the default below HOME when unset
+	subs      []string // the writable subdirectories of that directory
+}{
+	{"GOCACHE", ".cache/go-build", []string{""}},
+	{"GOMODCACHE", "go/pkg/mod", []string{"cache/download"}},
+	{"npm_config_cache", ".npm", []string{"_cacache", "_logs"}},
+	{"CARGO_HOME", ".cargo", []string{"registry/index", "registry/cache", "git/db"}},
+}
 
 // Defaults returns the writable directories of a command run in cwd with
-// env: cwd, the temp directory (os.TempDir and /tmp), the caches below
-// env's HOME and those its cache variables name, then extra (the setting
-// writable_roots). Relative and empty entries are dropped; the list has no
-// duplicates.
+// env: cwd, the temp directory (os.TempDir, /tmp and env's TMPDIR), the
+// download and build caches of cacheRoots (where env moves one, its value
+// instead of the default below env's HOME; GOMODCACHE's default follows
+// GOPATH's first entry, GOCACHE's XDG_CACHE_HOME), then extra (the
+// setting writable_roots). Relative and empty entries are dropped; the
+// list has no duplicates.
 func Defaults(cwd string, env []string, extra []string) []string {
 	lookup := func(k string) string {
 		for i := len(env) - 1; i >= 0; i-- {
@@ -93,17 +110,25 @@ func Defaults(cwd string, env []string, extra []string) []string {
 		}
 		return ""
 	}
-	dirs := []string{cwd, os.TempDir(), "/tmp"}
-	if home := lookup("HOME"); home != "" {
-		for _, d := range cacheDirs {
-			dirs = append(dirs, filepath.Join(home, d))
+	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR")}
+	home := lookup("HOME")
+	for _, c := range cacheRoots {
+		base := lookup(c.env)
+		switch {
+		case base != "":
+		case c.env == "GOCACHE" && filepath.IsAbs(lookup("XDG_CACHE_HOME")):
+			base = filepath.Join(lookup("XDG_CACHE_HOME"), "go-build")
+		case c.env == "GOMODCACHE" && lookup("GOPATH") != "":
+			base = filepath.Join(filepath.SplitList(lookup("GOPATH"))[0], "pkg", "mod")
+		case home != "":
+			base = filepath.Join(home, c.home)
 		}
-	}
-	for _, k := range cacheEnv {
-		dirs = append(dirs, lookup(k))
-	}
-	if ch := lookup("CARGO_HOME"); ch != "" {
-		dirs = append(dirs, filepath.Join(ch, "registry"), filepath.Join(ch, "git"))
+		if base == "" || !filepath.IsAbs(base) {
+			continue
+		}
+		for _, sub := range c.subs {
+			dirs = append(dirs, filepath.Join(base, sub))
+		}
 	}
 	dirs = append(dirs, extra...)
 	var out []string
@@ -115,6 +140,25 @@ func Defaults(cwd string, env []string, extra []string) []string {
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
+	}
+	return out
+}
+
+// Protect returns the paths a command run in cwd must not write although
+// the workspace, a temp directory or a writable root holds them: the
+// workspace's .git (unless gitWritable: a git command the person approved)
+// and .magi-code (project settings, skills and profiles later sessions
+// load), and mcHome (credentials, sessions, settings), when not "".
+func Protect(cwd, mcHome string, gitWritable bool) []string {
+	var out []string
+	if filepath.IsAbs(cwd) {
+		if !gitWritable {
+			out = append(out, filepath.Join(cwd, ".git"))
+		}
+		out = append(out, filepath.Join(cwd, ".magi-code"))
+	}
+	if filepath.IsAbs(mcHome) {
+		out = append(out, filepath.Clean(mcHome))
 	}
 	return out
 }

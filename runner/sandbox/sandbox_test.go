@@ -19,24 +19,27 @@ func TestMain(m *testing.M) {
 func TestDefaults(t *testing.T) {
 	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	for _, want := range []string{"/work/ws", os.TempDir(), "/tmp", "/home/u/.cache", "/home/u/go/pkg/mod", "/home/u/.npm", "/home/u/.cargo/registry", "/home/u/.cargo/git", "/mods", "/ch/registry", "/ch/git", "/extra"} {
-		if !slices.Contains(got, filepath.Clean(want)) {
-			t.Errorf("Defaults = %q; missing %q", got, want)
-		}
+	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", "/home/u/.cache/go-build", "/mods/cache/download",
+		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/ch/registry/index", "/ch/registry/cache", "/ch/git/db", "/extra"}
+	want = slices.Compact(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Defaults =\n %q; want\n %q", got, want)
 	}
-	// Cargo's and rustup's homes hold programs the person runs unconfined
-	// (~/.cargo/bin on the PATH, ~/.cargo/env, the toolchains).
-	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cargo", "/home/u/.rustup", "/ch", "/rh"} {
+	// Extracted sources (Go's module trees, Cargo's registry/src and
+	// git/checkouts, npx's packages, ~/.cache's other tenants such as
+	// pre-commit) and the homes that hold programs stay read-only.
+	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/go/pkg/mod", "/mods",
+		"/home/u/.npm", "/home/u/.cargo", "/ch", "/ch/registry", "/ch/git", "/home/u/.rustup", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
 		}
 	}
-	seen := map[string]bool{}
-	for _, d := range got {
-		if seen[d] {
-			t.Errorf("Defaults = %q; %q twice", got, d)
-		}
-		seen[d] = true
+	// Unset variables: the defaults below HOME, GOPATH and XDG_CACHE_HOME.
+	got = Defaults("/w", []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}, nil)
+	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", "/xc/go-build", "/gp/pkg/mod/cache/download",
+		"/h/.npm/_cacache", "/h/.npm/_logs", "/h/.cargo/registry/index", "/h/.cargo/registry/cache", "/h/.cargo/git/db"})
+	if !slices.Equal(got, want) {
+		t.Errorf("Defaults without cache variables =\n %q; want\n %q", got, want)
 	}
 }
 

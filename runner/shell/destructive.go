@@ -13,9 +13,13 @@ type Place struct {
 	// Cwd is the workspace: the directory the command starts in. Empty or
 	// relative: unknown (every relative path is then outside).
 	Cwd string
-	// Env is the environment the command sees (KEY=VALUE). HOME and TMPDIR
-	// are read from it; any other variable is unknown.
+	// Env is the environment the command sees (KEY=VALUE). HOME, TMPDIR
+	// and XDG_CONFIG_HOME are read from it; any other variable is unknown.
 	Env []string
+	// GitReadOnly says the OS sandbox holds the workspace's .git
+	// read-only: git commands that write it ask (ReasonGitWrite), so that
+	// once approved they may.
+	GitReadOnly bool
 }
 
 // Limits on the work one check does; past them the command asks.
@@ -34,6 +38,9 @@ func Destructive(command string, at Place) (bool, Reason) {
 	c := newChecker(at)
 	c.script(command, []field{}, false) // sh -c LINE: no arguments
 	c.uncalled()
+	if c.why == "" && c.gitWrites {
+		c.why = ReasonGitWrite // the weakest reason: any other is named first
+	}
 	return c.why != "", c.why
 }
 
@@ -50,7 +57,10 @@ type checker struct {
 	expanding     map[string]bool // aliases being expanded
 	depth, steps  int
 	globs         int
-	linked        bool // an ln ran: a path may now lead anywhere
+	linked        bool                    // an ln ran: a path may now lead anywhere
+	gitReadOnly   bool                    // Place.GitReadOnly
+	gitWrites     bool                    // a git command writes .git (ReasonGitWrite)
+	gitFiles      map[string][]gitSetting // git configuration files read, by path
 	why           Reason
 }
 
@@ -63,11 +73,12 @@ type function struct {
 func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
-		aliases: map[string]string{}, expanding: map[string]bool{}}
+		aliases: map[string]string{}, expanding: map[string]bool{},
+		gitReadOnly: at.GitReadOnly, gitFiles: map[string][]gitSetting{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case (k == "HOME" || k == "TMPDIR") && filepath.IsAbs(v):
+		case (k == "HOME" || k == "TMPDIR" || k == "XDG_CONFIG_HOME") && filepath.IsAbs(v):
 			c.vars[k] = v
 		case k == "CDPATH":
 			delete(c.vars, k) // cd NAME may go anywhere
@@ -365,7 +376,8 @@ var runVars = map[string]bool{
 var loadVars = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "LD_PRELOAD": true, "LD_AUDIT": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
-	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_COMMON_DIR": true,
+	"XDG_CONFIG_HOME": true,
 }
 
 // commandVars checks assignments (before a command, alone, or exported)

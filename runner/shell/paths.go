@@ -150,6 +150,12 @@ func within(root, p string) bool {
 	return p == root || strings.HasPrefix(p, root+"/")
 }
 
+// lstatOK reports whether p exists (a link counts, dangling or not).
+func lstatOK(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
 // clean is filepath.Clean, keeping "" for unknown.
 func clean(p string) string {
 	if p == "" {

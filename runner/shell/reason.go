@@ -36,6 +36,14 @@ const (
 	ReasonGitPush Reason = "git push that overwrites or deletes remote history"
 	// ReasonGitReset: git reset --hard.
 	ReasonGitReset Reason = "git reset --hard discards uncommitted changes"
+	// ReasonGitDiscard: a git command that discards uncommitted changes
+	// or untracked files (checkout of paths or -f, restore, clean,
+	// stash drop/clear, switch -f, rm -f, worktree remove -f).
+	ReasonGitDiscard Reason = "git command that discards uncommitted changes"
+	// ReasonGitWrite: under the OS sandbox, which holds the workspace's
+	// .git read-only, a git command that writes it (commit, add,
+	// checkout...); once approved it runs with .git writable.
+	ReasonGitWrite Reason = "git command that writes the repository (.git)"
 	// ReasonDisk: formatting, wiping or writing a disk device.
 	ReasonDisk Reason = "writes to, formats or wipes a disk"
 	// ReasonKillAll: kill -1.
@@ -51,6 +59,6 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonDeleteOutside, ReasonDeleteWorkspace, ReasonDeleteGit, ReasonPermOutside,
 		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonTooDeep,
-		ReasonGitPush, ReasonGitReset, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
+		ReasonGitPush, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
 	}
 }

@@ -291,95 +291,21 @@ func (c *checker) perm(args []field) {
 	}
 }
 
-// gitGlobalWithArg are git options before the subcommand that take an argument.
-var gitGlobalWithArg = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--config-env": true, "--super-prefix": true}
-
-// git: push that forces or deletes, reset --hard, clean -f outside the
-// workspace, and a -c alias.NAME='!command' that runs a shell command.
-func (c *checker) git(args []field) {
-	dir := c.vcwd
-	i := 0
-	for i < len(args) && isOption(args[i]) {
-		t := args[i].text
-		if gitGlobalWithArg[t] && i+1 < len(args) {
-			i++
-			v := args[i]
-			switch t {
-			case "-C", "--work-tree":
-				dir = c.dirOf(dir, v)
-			case "-c":
-				k, cmd, _ := strings.Cut(v.text, "=")
-				switch k = strings.ToLower(k); {
-				case !v.known():
-					c.flag(ReasonOpaque)
-				case strings.HasPrefix(k, "alias.") && strings.HasPrefix(cmd, "!"):
-					c.nested(cmd[1:], nil, false)
-				case gitRunKey(k):
-					c.nested(strings.TrimPrefix(cmd, "!"), nil, false)
-				case k == "core.hookspath" || k == "include.path" || strings.HasPrefix(k, "includeif."):
-					c.flag(ReasonOpaque) // hooks or configuration from files not read here
-				}
-			case "--config-env": // a setting's value from a variable
-				c.flag(ReasonOpaque)
-			}
-		} else if v, ok := strings.CutPrefix(t, "--work-tree="); ok {
-			dir = c.dirOf(dir, lit(v))
-		} else if strings.HasPrefix(t, "--config-env=") {
-			c.flag(ReasonOpaque)
-		}
-		i++
+// shortHas reports whether f is a cluster of short options holding o
+// before any option of withArg (whose argument is the rest of the cluster).
+func shortHas(f field, o byte, withArg string) bool {
+	if !isOption(f) || f.text[1] == '-' {
+		return false
 	}
-	if i >= len(args) {
-		return
-	}
-	sub, rest := args[i].text, args[i+1:]
-	switch sub {
-	case "push":
-		for _, a := range rest {
-			t := a.text
-			switch {
-			case !a.known() && a.split:
-				c.flag(ReasonGitPush) // may be --force
-			case longOpt(t, "--force", 7), longOpt(t, "--force-with-lease", 8), longOpt(t, "--force-if-includes", 9),
-				longOpt(t, "--mirror", 3), longOpt(t, "--delete", 4), longOpt(t, "--prune", 4),
-				shortFlag(a, 'f'), shortFlag(a, 'd'):
-				c.flag(ReasonGitPush)
-			}
-		}
-		for _, a := range operands(rest) {
-			if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, ":") {
-				c.flag(ReasonGitPush)
-			}
-		}
-	case "reset":
-		for _, a := range rest {
-			if a.text == "--hard" {
-				c.flag(ReasonGitReset)
-			}
-		}
-	case "rm":
-		recursive := false
-		for _, a := range rest {
-			recursive = recursive || shortFlag(a, 'r') || (!a.known() && a.split)
-		}
-		if !recursive {
-			return
-		}
-		if w := c.where(field{text: dir}, true); dir == "" || w == outside {
-			c.flag(ReasonDeleteOutside)
-		}
-	case "clean":
-		force, dry := false, false
-		for _, a := range rest {
-			force = force || longOpt(a.text, "--force", 3) || shortFlag(a, 'f')
-			dry = dry || longOpt(a.text, "--dry-run", 3) || shortFlag(a, 'n')
-		}
-		if force && !dry {
-			if w := c.where(field{text: dir}, true); dir == "" || w == outside {
-				c.flag(ReasonDeleteOutside)
-			}
+	for k := 1; k < len(f.text); k++ {
+		switch ch := f.text[k]; {
+		case ch == o:
+			return true
+		case strings.IndexByte(withArg, ch) >= 0:
+			return false
 		}
 	}
+	return false
 }
 
 // dirOf is the directory v names, relative to dir; "" when unknown.

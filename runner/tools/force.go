@@ -24,13 +24,28 @@ var _ ForceApprover = (*shell)(nil)
 // only to resolve the symbolic links and globs of the paths a recursive
 // delete or permission change names; it satisfies agent.ApprovalForcer.
 func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
-	if t.o.NoForceApproval {
-		return false, ""
-	}
 	var a shellArgs
 	if err := decode(args, &a); err != nil || a.Command == "" {
 		return false, ""
 	}
-	bad, why := shellcheck.Destructive(a.Command, shellcheck.Place{Cwd: t.o.Cwd, Env: t.o.Env})
-	return bad, string(why)
+	if t.o.Unconfined {
+		return true, ReasonUnconfined
+	}
+	why := t.destructive(a.Command)
+	return why != "", string(why)
+}
+
+// ReasonUnconfined is the reason a shell command asks under auto when no
+// OS sandbox would confine it (Options.Unconfined).
+const ReasonUnconfined = "no OS sandbox: shell commands ask under auto"
+
+// destructive is the guard rail's reason for command, "" when it runs
+// without asking (or the guard rail is off). Under the sandbox the
+// workspace's .git is read-only, so git commands that write it ask too.
+func (t *shell) destructive(command string) shellcheck.Reason {
+	if t.o.NoForceApproval {
+		return ""
+	}
+	_, why := shellcheck.Destructive(command, shellcheck.Place{Cwd: t.o.Cwd, Env: t.o.Env, GitReadOnly: t.o.Sandbox != nil})
+	return why
 }

@@ -40,7 +40,7 @@ func TestShellSandboxed(t *testing.T) {
 	if err := os.WriteFile(egg, []byte("alive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wrap := func(cmd *exec.Cmd) error {
+	wrap := func(cmd *exec.Cmd, _ bool) error {
 		return sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, nil)}.Wrap(cmd, self)
 	}
 	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Sandbox: wrap}).Get("shell")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	shellcheck "github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
@@ -74,7 +75,10 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
 	if t.o.Sandbox != nil {
-		if err := t.o.Sandbox(cmd); err != nil {
+		// A git command that writes .git runs only after the person
+		// approved it (ForceApproval): it may then write .git, and
+		// nothing more.
+		if err := t.o.Sandbox(cmd, t.destructive(a.Command) == shellcheck.ReasonGitWrite); err != nil {
 			pw.Close()
 			return errResult(t.Name(), "cannot start in the sandbox")
 		}

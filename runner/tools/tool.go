@@ -107,9 +107,16 @@ type Options struct {
 	AllowProjectConfig bool
 	// Sandbox, when set, confines each shell command: it rewrites the
 	// command, not yet started, to start through the OS sandbox's launcher
-	// (runner/sandbox). A failed sandboxed command's summary names the
-	// sandbox (SandboxSummary).
-	Sandbox func(cmd *exec.Cmd) error
+	// (runner/sandbox), with the workspace's .git read-only unless
+	// gitWritable (a git command that writes it, which the guard rail
+	// asked the person about). A failed sandboxed command's summary names
+	// the sandbox (SandboxSummary).
+	Sandbox func(cmd *exec.Cmd, gitWritable bool) error
+	// Unconfined says every shell command asks, with ReasonUnconfined,
+	// even under approval = "auto": no OS sandbox would confine it
+	// (settings: tools.unsandboxed_auto = false, the default, where the
+	// machine or the settings offer none).
+	Unconfined bool
 	// NoForceApproval turns off the shell's destructive-command check
 	// (ForceApproval always answers false; settings:
 	// tools.protections.allow_destructive_shell, default false).

@@ -23,6 +23,9 @@ const (
 // context. Empty strings encode null (unknown, or unsafe to show).
 type Selection struct {
 	Provider, Model, ContextID string
+	// Sandbox is status's "sandbox" field (docs/protocol.md, status):
+	// what confines commands run without asking; "" leaves it out.
+	Sandbox string
 }
 
 // OpKind names a session/history operation.
@@ -493,6 +496,10 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 	dst = nullable(dst, m.attached)
 	dst = append(dst, `,"run_id":`...)
 	dst = nullable(dst, m.run)
+	if m.sel.Sandbox != "" {
+		dst = append(dst, `,"sandbox":`...)
+		dst = jsonenc.AppendString(dst, m.sel.Sandbox)
+	}
 	return append(dst, '}')
 }
 

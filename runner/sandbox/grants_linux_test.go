@@ -1,0 +1,126 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/internal/ostest"
+)
+
+// TestProbeGate: the ABI gate, with the kernel's answer injected: no
+// Landlock and ABIs 1 and 2 are no sandbox; 3 and later are.
+func TestProbeGate(t *testing.T) {
+	for _, tc := range []struct {
+		abi       int
+		err       error
+		available bool
+	}{
+		{0, os.ErrNotExist, false}, {1, nil, false}, {2, nil, false}, {3, nil, true}, {4, nil, true}, {6, nil, true},
+	} {
+		st := probe(func() (int, error) { return tc.abi, tc.err })
+		if st.Available != tc.available || (!st.Available && st.Reason == "") {
+			t.Errorf("probe(ABI %d, %v) = %+v; want available %v", tc.abi, tc.err, st, tc.available)
+		}
+	}
+}
+
+// TestProtectedPaths runs real commands confined to a workspace outside
+// the temp directory whose .git, .magi-code and MC_HOME (reached through
+// a symbolic link) are protected: writing, deleting or renaming them
+// fails, writing elsewhere in the workspace succeeds; with gitWritable,
+// .git can be written.
+func TestProtectedPaths(t *testing.T) {
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := ostest.OutsideTemp(t)
+	ws := filepath.Join(root, "ws")
+	mc := filepath.Join(ws, "state", "mc")
+	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), filepath.Join(ws, ".magi-code"), mc} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"top.txt", ".git/config", "state/other", "state/mc/settings.toml"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("orig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link at the top of the workspace to a directory outside: a grant
+	// through it would open the directory it leads to.
+	if err := os.MkdirAll(filepath.Join(root, "outside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "outside"), filepath.Join(ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "mclink")
+	if err := os.Symlink(mc, link); err != nil {
+		t.Fatal(err)
+	}
+	run := func(gitWritable bool, script string) bool {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = ws
+		p := Policy{Writable: []string{ws}, Protected: Protect(ws, link, gitWritable)}
+		if err := p.Wrap(cmd, self); err != nil {
+			t.Fatal(err)
+		}
+		return cmd.Run() == nil
+	}
+	for _, script := range []string{
+		"echo x > .git/hooks/pre-commit", "echo x >> .git/config", "rm -rf .git", "mv .git g",
+		"echo x > .magi-code/settings.toml", "echo x > state/mc/settings.toml", "rm -rf state",
+		"echo x > " + filepath.Join(link, "new"), "touch new-top-level-file", "rm top.txt", "echo x > escape/f",
+	} {
+		if run(false, script) {
+			t.Errorf("%q succeeded", script)
+		}
+	}
+	for _, script := range []string{"echo y > src/a && rm src/a", "echo z > top.txt", "echo w > state/other", "mkdir -p src/b/c && rmdir src/b/c"} {
+		if !run(false, script) {
+			t.Errorf("%q failed", script)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(data) != "orig\n" {
+		t.Errorf(".git/config = %q", data)
+	}
+	if !run(true, "echo x >> .git/config") {
+		t.Error("with gitWritable, writing .git failed")
+	}
+	if run(true, "echo x > state/mc/settings.toml") {
+		t.Error("with gitWritable, MC_HOME was written")
+	}
+}
+
+// TestNoCapabilities: a confined command holds no capability, even when
+// the launcher runs as root, and cannot read the environment of a
+// non-dumpable parent (the agent).
+func TestNoCapabilities(t *testing.T) {
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status")
+	if err := (Policy{Writable: []string{t.TempDir()}}).Wrap(cmd, self); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v %q", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("capability lines %q", out)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
+			t.Errorf("confined command (uid %d): %s; want no capability", os.Getuid(), l)
+		}
+	}
+}

@@ -1,0 +1,457 @@
+package shell
+
+import (
+	"strings"
+)
+
+// gitGlobalWithArg are git options before the subcommand that take an
+// argument, as a separate word or after "=" (git does not abbreviate them).
+var gitGlobalWithArg = map[string]bool{
+	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--config-env": true, "--super-prefix": true, "--exec-path": false, "--attr-source": true,
+}
+
+// maxGitAliases bounds alias expansions within one git command (git
+// itself stops an alias loop).
+const maxGitAliases = 8
+
+// git checks a git command as git runs it: its global options (-C, -c,
+// --git-dir...), then the subcommand, an alias of it expanded (from -c,
+// the repository's config, the global and system files: gitConfig) unless
+// it names a built-in command, which git never lets an alias hide.
+func (c *checker) git(args []field) {
+	c.git1(args, 0)
+}
+
+func (c *checker) git1(args []field, aliases int) {
+	dir, work, gitDir := c.vcwd, "", ""
+	repoKnown := true
+	var cli []gitSetting
+	i := 0
+	for ; i < len(args) && isOption(args[i]); i++ {
+		t := args[i].text
+		k, v, eq := strings.Cut(t, "=")
+		var val field
+		switch {
+		case gitGlobalWithArg[t] && i+1 < len(args):
+			i++
+			k, val = t, args[i]
+		case eq && strings.HasPrefix(t, "--") && gitGlobalWithArg[k]:
+			val = field{text: v, glob: args[i].glob}
+		case t == "--bare":
+			gitDir = dir
+			continue
+		default:
+			continue
+		}
+		switch k {
+		case "--config-env":
+			c.flag(ReasonOpaque) // a setting's value from a variable
+			return
+		case "-C":
+			dir = c.dirOf(dir, val)
+		case "--work-tree":
+			work = c.dirOf(dir, val)
+			repoKnown = repoKnown && work != ""
+		case "--git-dir":
+			gitDir = c.dirOf(dir, val)
+			repoKnown = repoKnown && gitDir != ""
+		case "-c":
+			if !c.gitOption(val, &cli) {
+				return
+			}
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	if work == "" && repoKnown {
+		work = dir
+	}
+	if !repoKnown {
+		dir = ""
+	}
+	sub, rest := args[i], args[i+1:]
+	if !sub.known() {
+		c.flag(ReasonOpaque) // git "$X": any subcommand
+		return
+	}
+	conf := func() gitConf { return c.gitConfig(dir, gitDir, cli) }
+	name := sub.text
+	if !gitBuiltins[name] {
+		g := conf()
+		v, ok := g.alias(name)
+		switch {
+		case ok && strings.HasPrefix(v, "!"):
+			c.flag(ReasonOpaque) // a shell command of the configuration's
+		case ok && aliases >= maxGitAliases:
+			c.flag(ReasonTooDeep)
+		case ok:
+			words, parsed := splitGitWords(v)
+			if !parsed {
+				c.flag(ReasonOpaque)
+				return
+			}
+			expanded := append(append(append([]field(nil), args[:i]...), words...), rest...)
+			c.git1(expanded, aliases+1)
+		case g.unsure:
+			c.flag(ReasonOpaque) // an alias that could not be read
+		default:
+			c.gitWrite(name, rest) // an external git-NAME program
+		}
+		return
+	}
+	c.gitWrite(name, rest)
+	switch name {
+	case "push", "send-pack":
+		c.gitPush(rest, conf)
+	case "reset":
+		for _, a := range rest {
+			if longOpt(a.text, "--hard", 3) || (!a.known() && a.split) {
+				c.flag(ReasonGitReset)
+			}
+		}
+	case "checkout":
+		c.gitCheckout(rest)
+	case "switch":
+		for _, a := range rest {
+			if longOpt(a.text, "--force", 3) || longOpt(a.text, "--discard-changes", 4) || shortFlag(a, 'f') || (!a.known() && a.split) {
+				c.flag(ReasonGitDiscard)
+			}
+		}
+	case "restore":
+		staged, worktree := false, false
+		for _, a := range rest {
+			staged = staged || longOpt(a.text, "--staged", 5) || shortHas(a, 'S', "s")
+			worktree = worktree || longOpt(a.text, "--worktree", 3) || shortFlag(a, 'W') || (!a.known() && a.split)
+		}
+		if !staged || worktree {
+			c.flag(ReasonGitDiscard) // the worktree's changes are overwritten
+		}
+	case "clean":
+		dry := false
+		for _, a := range rest {
+			dry = dry || longOpt(a.text, "--dry-run", 3) || shortHas(a, 'n', "e")
+		}
+		if dry {
+			break
+		}
+		if w := c.where(field{text: work}, true); work == "" || w == outside {
+			c.flag(ReasonDeleteOutside)
+		}
+		c.flag(ReasonGitDiscard) // untracked files are deleted
+	case "stash":
+		if ops := operands(rest); len(ops) > 0 && (ops[0].text == "drop" || ops[0].text == "clear" || !ops[0].known()) {
+			c.flag(ReasonGitDiscard)
+		}
+	case "worktree":
+		if ops := operands(rest); len(ops) > 0 && ops[0].text == "remove" {
+			for _, a := range rest {
+				if longOpt(a.text, "--force", 3) || shortFlag(a, 'f') {
+					c.flag(ReasonGitDiscard)
+				}
+			}
+		}
+	case "rm":
+		recursive, force, cached := false, false, false
+		for _, a := range rest {
+			recursive = recursive || shortFlag(a, 'r') || (!a.known() && a.split)
+			force = force || longOpt(a.text, "--force", 3) || shortFlag(a, 'f') || (!a.known() && a.split)
+			cached = cached || longOpt(a.text, "--cached", 3)
+		}
+		if recursive {
+			if w := c.where(field{text: work}, true); work == "" || w == outside {
+				c.flag(ReasonDeleteOutside)
+			}
+		}
+		if force && !cached {
+			c.flag(ReasonGitDiscard) // files with uncommitted changes
+		}
+	}
+}
+
+// gitOption checks one -c NAME=VALUE; false when the check stops there.
+// The setting joins the configuration the command runs with.
+func (c *checker) gitOption(v field, cli *[]gitSetting) bool {
+	if !v.known() {
+		c.flag(ReasonOpaque)
+		return false
+	}
+	k, cmd, eq := strings.Cut(v.text, "=")
+	k = strings.ToLower(k)
+	if !eq {
+		cmd = "true" // -c NAME alone is true
+	}
+	*cli = append(*cli, gitSetting{key: k, value: cmd})
+	switch {
+	case strings.HasPrefix(k, "alias.") && strings.HasPrefix(cmd, "!"):
+		c.nested(cmd[1:], nil, false)
+	case gitRunKey(k):
+		c.nested(strings.TrimPrefix(cmd, "!"), nil, false)
+	case k == "core.hookspath" || k == "include.path" || strings.HasPrefix(k, "includeif."):
+		c.flag(ReasonOpaque) // hooks or configuration from files not read here
+	}
+	return c.why == ""
+}
+
+// gitPush: git push (and send-pack) asks when it may overwrite or delete
+// remote history: a forcing option in any spelling git accepts (every
+// unambiguous abbreviation of a long option, and the ambiguous ones
+// too), a +refspec or :refspec, an operand that may start with either,
+// or a configuration that forces a plain push (gitConf.forcesPush), or
+// one that could not be read. --receive-pack and --exec run a command
+// (locally for a local remote): it is checked.
+func (c *checker) gitPush(rest []field, conf func() gitConf) {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		t := a.text
+		switch {
+		case !a.known() && a.split:
+			c.flag(ReasonGitPush) // may be --force
+		case longOpt(t, "--force", 3), longOpt(t, "--force-with-lease", 3), longOpt(t, "--force-if-includes", 3),
+			longOpt(t, "--mirror", 3), longOpt(t, "--delete", 3), longOpt(t, "--prune", 3),
+			shortFlag(a, 'f'), shortFlag(a, 'd'):
+			c.flag(ReasonGitPush)
+		case longOpt(t, "--recurse-submodules", 5):
+			// on-demand and only push each submodule with its own
+			// configuration, which is not read here.
+			if _, v, _ := strings.Cut(t, "="); v != "check" && v != "no" {
+				c.flag(ReasonGitPush)
+			}
+		case longOpt(t, "--receive-pack", 5), longOpt(t, "--exec", 3):
+			if _, v, eq := strings.Cut(t, "="); eq {
+				c.nested(v, nil, false)
+			} else if i+1 < len(rest) {
+				i++
+				c.nested(rest[i].text, nil, false)
+			}
+		}
+	}
+	for _, a := range operands(rest) {
+		if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, ":") || strings.HasPrefix(a.text, unk) {
+			c.flag(ReasonGitPush)
+		}
+	}
+	if c.why != "" {
+		return
+	}
+	if g := conf(); g.unsure || g.forcesPush() {
+		c.flag(ReasonGitPush)
+	}
+}
+
+// gitCheckout: git checkout discards uncommitted changes with -f, --ours,
+// --theirs, -m, or when it checks out paths: after "--", a second operand
+// (checkout COMMIT PATH...), ".", a glob, an operand that names an existing
+// path (a branch of the same name is not told apart: it asks), or one not
+// known. The argument of -b, -B and --orphan is a new branch's name.
+func (c *checker) gitCheckout(rest []field) {
+	var ops []field
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		t := a.text
+		switch {
+		case !a.known() && a.split:
+			c.flag(ReasonGitDiscard)
+			return
+		case t == "--":
+			if len(rest) > i+1 {
+				c.flag(ReasonGitDiscard)
+			}
+			return
+		case longOpt(t, "--force", 3), longOpt(t, "--ours", 4), longOpt(t, "--theirs", 3),
+			longOpt(t, "--merge", 3), longOpt(t, "--pathspec-from-file", 4), longOpt(t, "--patch", 4):
+			c.flag(ReasonGitDiscard)
+			return
+		case t == "-b" || t == "-B" || t == "--orphan":
+			i++ // the new branch
+		case isOption(a) && !strings.HasPrefix(t, "--"):
+			if strings.ContainsAny(t[1:], "fmp") {
+				c.flag(ReasonGitDiscard)
+				return
+			}
+			if strings.ContainsAny(t[len(t)-1:], "bB") {
+				i++
+			}
+		case isOption(a):
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) > 1 {
+		c.flag(ReasonGitDiscard)
+		return
+	}
+	for _, op := range ops {
+		if !op.known() || strings.ContainsAny(op.text, "*?[") || op.text == "." || c.exists(op) { // git globs pathspecs itself
+			c.flag(ReasonGitDiscard)
+		}
+	}
+}
+
+// exists reports whether a known field names an existing path (relative
+// to the tracked directory; an unknown directory counts as existing).
+func (c *checker) exists(f field) bool {
+	p := c.abs(f)
+	if p == "" {
+		return true
+	}
+	return lstatOK(p)
+}
+
+// gitWrite notes that git command name writes the repository's .git,
+// when the sandbox holds it read-only (Place.GitReadOnly): the command
+// then asks (ReasonGitWrite, unless a stronger reason is found) and, once
+// approved, runs with .git writable. Commands that only read it do not.
+func (c *checker) gitWrite(name string, rest []field) {
+	if !c.gitReadOnly || gitReads(name, rest) {
+		return
+	}
+	c.gitWrites = true
+}
+
+// gitReadOnly are the git commands that never write .git.
+var gitReadOnly = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "blame": true, "annotate": true,
+	"grep": true, "ls-files": true, "ls-tree": true, "ls-remote": true, "rev-parse": true,
+	"rev-list": true, "describe": true, "cat-file": true, "shortlog": true, "whatchanged": true,
+	"version": true, "help": true, "var": true, "check-ignore": true, "check-attr": true,
+	"check-ref-format": true, "for-each-ref": true, "name-rev": true, "merge-base": true,
+	"show-ref": true, "show-branch": true, "count-objects": true, "diff-files": true,
+	"diff-index": true, "diff-tree": true, "format-patch": true, "archive": true,
+	"range-diff": true, "cherry": true, "verify-commit": true, "verify-tag": true,
+}
+
+// gitReads reports whether git name with its arguments only reads .git:
+// a read-only command, or the listing forms of branch, tag, remote, stash,
+// worktree, reflog, notes, submodule and config.
+func gitReads(name string, rest []field) bool {
+	if gitReadOnly[name] {
+		return true
+	}
+	ops := operands(rest)
+	has := func(opts ...string) bool {
+		for _, a := range rest {
+			for _, o := range opts {
+				if a.text == o || strings.HasPrefix(a.text, o+"=") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	first := ""
+	if len(ops) > 0 {
+		first = ops[0].text
+	}
+	switch name {
+	case "branch", "tag":
+		// Listing: no operand (or -l, whose operands are patterns) and
+		// only the listing options.
+		for _, a := range rest {
+			switch t := a.text; {
+			case !isOption(a):
+			case strings.HasPrefix(t, "--"):
+				if !slicesHasPrefix(t, gitListOpts...) {
+					return false
+				}
+			case strings.ContainsAny(t[1:], "dDmMcCfuseF"):
+				return false
+			}
+		}
+		return len(ops) == 0 || has("-l", "--list")
+	case "remote":
+		return first == "" || first == "show" || first == "get-url"
+	case "stash":
+		return first == "list" || first == "show"
+	case "worktree":
+		return first == "list"
+	case "reflog":
+		return first == "" || first == "show" || first == "exists"
+	case "notes":
+		return first == "list" || first == "show"
+	case "submodule":
+		return first == "status" || first == "summary"
+	case "config":
+		return has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color", "--get-colorbool") ||
+			first == "get" || first == "list"
+	}
+	return false
+}
+
+// gitListOpts are the long options of git branch and git tag that list.
+var gitListOpts = []string{"--list", "--all", "--remotes", "--verbose", "--contains", "--no-contains",
+	"--merged", "--no-merged", "--sort", "--format", "--points-at", "--show-current", "--column",
+	"--no-column", "--color", "--no-color", "--abbrev", "--ignore-case", "--omit-empty", "-n"}
+
+// slicesHasPrefix reports whether t is one of opts, alone or with "=VALUE".
+func slicesHasPrefix(t string, opts ...string) bool {
+	for _, o := range opts {
+		if t == o || strings.HasPrefix(t, o+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitBuiltins are git's built-in commands (git 2.4x): an alias of the
+// same name is ignored, so these are never looked up as aliases.
+var gitBuiltins = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`add am annotate apply archive bisect blame branch bugreport bundle
+		cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index
+		cherry cherry-pick clean clone column commit commit-graph commit-tree config count-objects
+		credential describe diagnose diff diff-files diff-index diff-tree difftool fast-export
+		fast-import fetch fetch-pack filter-branch for-each-ref for-each-repo format-patch fsck gc
+		get-tar-commit-id grep hash-object help hook index-pack init interpret-trailers log
+		ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file
+		merge-index merge-ours merge-recursive merge-tree mktag mktree multi-pack-index mv
+		name-rev notes pack-objects pack-redundant pack-refs patch-id prune prune-packed pull
+		push range-diff read-tree rebase receive-pack reflog refs remote repack replace replay
+		rerere reset restore rev-list rev-parse revert rm send-pack shortlog show show-branch
+		show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref
+		tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive
+		upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree
+		write-tree`) {
+		m[n] = true
+	}
+	return m
+}()
+
+// splitGitWords splits an alias value into words as git does: white
+// space separates, single and double quotes group, a backslash escapes
+// the next character (not inside single quotes). An unclosed quote fails.
+func splitGitWords(s string) ([]field, bool) {
+	var out []field
+	var b strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote == 0 && (ch == ' ' || ch == '\t' || ch == '\n'):
+			if in {
+				out = append(out, lit(b.String()))
+				b.Reset()
+				in = false
+			}
+		case ch == '\\' && quote != '\'' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+			in = true
+		case (ch == '\'' || ch == '"') && quote == 0:
+			quote, in = ch, true
+		case ch == quote:
+			quote = 0
+		default:
+			b.WriteByte(ch)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	if in {
+		out = append(out, lit(b.String()))
+	}
+	return out, true
+}

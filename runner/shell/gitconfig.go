@@ -1,0 +1,337 @@
+package shell
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Bounds on the git configuration one check reads: past them git's
+// effective configuration is unknown, and what it could change asks.
+const (
+	maxGitConfigBytes = 1 << 20 // all files of one repository together
+	maxGitConfigFiles = 32      // files, includes counted
+	maxGitIncludes    = 10      // nesting of include.path (git's own limit)
+)
+
+// gitSetting is one configuration entry: the key in lower case
+// (section.subsection.name; git's section and name are case-insensitive,
+// and no rule here depends on a subsection's case) and its value.
+type gitSetting struct{ key, value string }
+
+// gitConf is what the guard rail knows of the configuration a git command
+// runs with: -c settings, the repository's own config (which the
+// repository's owner, or a confined command before the sandbox made .git
+// read-only, controls), the global and the system files.
+type gitConf struct {
+	settings []gitSetting
+	unsure   bool // some of it could not be read: anything it sets is possible
+}
+
+// alias returns the value of alias.name (the last one wins, as in git).
+func (g gitConf) alias(name string) (string, bool) {
+	key := "alias." + strings.ToLower(name)
+	v, ok := "", false
+	for _, s := range g.settings {
+		if s.key == key {
+			v, ok = s.value, true
+		}
+	}
+	return v, ok
+}
+
+// forcesPush reports whether a setting makes a plain git push overwrite or
+// delete remote history: a push refspec that forces (+) or deletes (:),
+// a mirroring remote, or pushing submodules (each with a configuration of
+// its own, not read here).
+func (g gitConf) forcesPush() bool {
+	for _, s := range g.settings {
+		v := strings.TrimSpace(s.value)
+		section, rest, _ := strings.Cut(s.key, ".")
+		name := rest[strings.LastIndexByte(rest, '.')+1:]
+		switch {
+		case section == "remote" && name == "push" && (strings.HasPrefix(v, "+") || strings.HasPrefix(v, ":")):
+			return true
+		case section == "remote" && name == "mirror" && gitTrue(v):
+			return true
+		case s.key == "push.recursesubmodules" && v != "check" && !gitFalse(v):
+			return true
+		}
+	}
+	return false
+}
+
+// gitTrue and gitFalse read a boolean setting; a key without "=" is true.
+func gitTrue(v string) bool { return !gitFalse(v) }
+
+func gitFalse(v string) bool {
+	switch strings.ToLower(v) {
+	case "false", "no", "off", "0", "":
+		return true
+	}
+	return false
+}
+
+// gitConfig is the configuration git reads when run in dir (gitDir when
+// --git-dir names one): the -c settings, then the repository's config
+// (found by walking up from dir as git does), the global files below HOME
+// and XDG_CONFIG_HOME, and /etc/gitconfig. Files are read once per check.
+func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
+	g := gitConf{settings: append([]gitSetting(nil), cli...)}
+	home, okHome := c.vars["HOME"]
+	if !okHome || (dir == "" && gitDir == "") {
+		g.unsure = true
+		return g
+	}
+	var files []string
+	if repo := findGitDir(dir, gitDir); repo != "" {
+		common := repo
+		if b, err := readSmall(filepath.Join(repo, "commondir")); err == nil {
+			if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) {
+				common = p
+			} else if p != "" {
+				common = filepath.Join(repo, p)
+			}
+		}
+		files = append(files, filepath.Join(common, "config"), filepath.Join(repo, "config.worktree"))
+	}
+	xdg := filepath.Join(home, ".config")
+	if v, ok := c.vars["XDG_CONFIG_HOME"]; ok {
+		xdg = v
+	}
+	files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), "/etc/gitconfig")
+	r := &gitReader{home: home, cache: c.gitFiles}
+	for _, f := range files {
+		r.file(f, 0)
+	}
+	g.settings = append(g.settings, r.settings...)
+	g.unsure = g.unsure || r.unsure
+	return g
+}
+
+// findGitDir is the git directory of a repository whose work tree holds
+// dir: gitDir when given, else the first dir/.git walking up (a directory,
+// or a file "gitdir: PATH" as in worktrees and submodules); "" outside
+// any repository.
+func findGitDir(dir, gitDir string) string {
+	if gitDir != "" {
+		return gitDir
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".git")
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return p
+			}
+			if b, err := readSmall(p); err == nil {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
+					v = strings.TrimSpace(v)
+					if !filepath.IsAbs(v) {
+						v = filepath.Join(d, v)
+					}
+					return v
+				}
+			}
+		}
+		if d == "/" || d == "." {
+			return ""
+		}
+	}
+}
+
+// readSmall reads a small file (a .git or commondir file), at most 4 KiB.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// gitReader reads configuration files and their includes within the bounds.
+type gitReader struct {
+	home     string
+	settings []gitSetting
+	files    int
+	bytes    int
+	unsure   bool
+	cache    map[string][]gitSetting
+}
+
+// file reads one file: a missing one adds nothing; one past the bounds,
+// or unreadable, makes the configuration unsure. include.path and every
+// includeIf.*.path are followed whatever their condition (a superset of
+// what git reads).
+func (r *gitReader) file(p string, depth int) {
+	if depth > maxGitIncludes {
+		r.unsure = true
+		return
+	}
+	settings, ok := r.cache[p]
+	if !ok {
+		r.files++
+		if r.files > maxGitConfigFiles {
+			r.unsure = true
+			return
+		}
+		f, err := os.Open(p)
+		if os.IsNotExist(err) {
+			r.cache[p] = nil
+			return
+		}
+		if err != nil {
+			r.unsure = true
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(f, int64(maxGitConfigBytes-r.bytes+1)))
+		f.Close()
+		r.bytes += len(b)
+		if err != nil || r.bytes > maxGitConfigBytes {
+			r.unsure = true
+			return
+		}
+		settings = parseGitConfig(string(b))
+		r.cache[p] = settings
+	}
+	for _, s := range settings {
+		r.settings = append(r.settings, s)
+		if s.key == "include.path" || strings.HasPrefix(s.key, "includeif.") && strings.HasSuffix(s.key, ".path") {
+			inc := s.value
+			switch {
+			case strings.HasPrefix(inc, "~/"):
+				inc = filepath.Join(r.home, inc[2:])
+			case inc == "" || strings.HasPrefix(inc, "~"):
+				r.unsure = inc != ""
+				continue
+			case !filepath.IsAbs(inc):
+				inc = filepath.Join(filepath.Dir(p), inc)
+			}
+			r.file(inc, depth+1)
+		}
+	}
+}
+
+// parseGitConfig reads git's configuration syntax: [section],
+// [section "subsection"] (and the old [section.subsection]), name = value
+// lines (a bare name is true), values with "quoted" parts, \-escapes and
+// \-newline continuations, and ; or # comments. Anything it cannot read
+// ends the file (git refuses such a file, and the command fails).
+func parseGitConfig(src string) []gitSetting {
+	var out []gitSetting
+	section := ""
+	i := 0
+	skipSpace := func() {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r') {
+			i++
+		}
+	}
+	for i < len(src) {
+		skipSpace()
+		if i >= len(src) {
+			break
+		}
+		switch ch := src[i]; {
+		case ch == '\n':
+			i++
+			continue
+		case ch == '#' || ch == ';':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case ch == '[':
+			end := strings.IndexByte(src[i:], ']')
+			if end < 0 {
+				return out
+			}
+			hdr := src[i+1 : i+end]
+			i += end + 1
+			name, sub, quoted := strings.Cut(hdr, " ")
+			section = strings.ToLower(strings.TrimSpace(name))
+			if quoted {
+				sub = strings.TrimSpace(sub)
+				sub = strings.TrimSuffix(strings.TrimPrefix(sub, `"`), `"`)
+				sub = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
+				section += "." + strings.ToLower(sub)
+			}
+			continue
+		case isKeyChar(ch):
+			start := i
+			for i < len(src) && isKeyChar(src[i]) {
+				i++
+			}
+			name := strings.ToLower(src[start:i])
+			skipSpace()
+			value := "true"
+			if i < len(src) && src[i] == '=' {
+				i++
+				value, i = gitValue(src, i)
+			} else if i < len(src) && src[i] != '\n' && src[i] != '#' && src[i] != ';' {
+				return out
+			}
+			if section != "" {
+				out = append(out, gitSetting{key: section + "." + name, value: value})
+			}
+		default:
+			return out
+		}
+	}
+	return out
+}
+
+func isKeyChar(ch byte) bool {
+	return ch == '-' || ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z'
+}
+
+// gitValue reads a value from src[i:] to its end of line, returning it and
+// the index after it.
+func gitValue(src string, i int) (string, int) {
+	var b strings.Builder
+	quoted := false
+	pending := "" // white space kept only if more value follows
+	for i < len(src) {
+		ch := src[i]
+		switch {
+		case ch == '\n' && !quoted:
+			return b.String(), i
+		case ch == '\n':
+			return b.String(), i // an unclosed quote: git refuses the file
+		case (ch == '#' || ch == ';') && !quoted:
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			return b.String(), i
+		case ch == '"':
+			quoted = !quoted
+			b.WriteString(pending)
+			pending = ""
+		case ch == '\\' && i+1 < len(src):
+			i++
+			b.WriteString(pending)
+			pending = ""
+			switch src[i] {
+			case '\n':
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			default:
+				b.WriteByte(src[i])
+			}
+		case (ch == ' ' || ch == '\t' || ch == '\r') && !quoted:
+			if b.Len() > 0 {
+				pending += string(ch)
+			}
+		default:
+			b.WriteString(pending)
+			pending = ""
+			b.WriteByte(ch)
+		}
+		i++
+	}
+	return b.String(), i
+}
