@@ -19,12 +19,12 @@ func gitLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, ".git/config"): "[core]\n\tbare = false\n[alias]\n\tpf = push --force-with-lease\n" +
 			"\tst = status\n\tsh = !rm -rf ~\n\tpush = push --force\n\tco = checkout -b\n" +
 			"\tlong = \"push \\\n  --mirror\"  ; a comment\n[remote \"origin\"]\n\turl = x\n\tpush = refs/heads/main:refs/heads/main\n",
-		filepath.Join(l.ws, "file.go"): "package x\n",
-		filepath.Join(l.ws, "forced/.git/config"): "[remote \"origin\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
-		filepath.Join(l.ws, "mirror/.git/config"): "[remote.origin]\n\tmirror\n",
-		filepath.Join(l.ws, "subs/.git/config"):   "[push]\n\trecurseSubmodules = on-demand\n",
-		filepath.Join(l.ws, "plain/.git/config"):  "[remote \"origin\"]\n\tmirror = false\n\tpush = refs/heads/x:refs/heads/x\n",
-		filepath.Join(l.ws, "wt/.git"):            "gitdir: ../../real.git/worktrees/wt\n",
+		filepath.Join(l.ws, "file.go"):                           "package x\n",
+		filepath.Join(l.ws, "forced/.git/config"):                "[remote \"origin\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
+		filepath.Join(l.ws, "mirror/.git/config"):                "[remote.origin]\n\tmirror\n",
+		filepath.Join(l.ws, "subs/.git/config"):                  "[push]\n\trecurseSubmodules = on-demand\n",
+		filepath.Join(l.ws, "plain/.git/config"):                 "[remote \"origin\"]\n\tmirror = false\n\tpush = refs/heads/x:refs/heads/x\n",
+		filepath.Join(l.ws, "wt/.git"):                           "gitdir: ../../real.git/worktrees/wt\n",
 		filepath.Join(l.home, "real.git/worktrees/wt/commondir"): "../..\n",
 		filepath.Join(l.home, "real.git/config"):                 "[alias]\n\tfp = push -f\n",
 		filepath.Join(l.home, "other.git/config"):                "[alias]\n\tp = push --mirror\n",
