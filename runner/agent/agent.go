@@ -91,6 +91,14 @@ type Sink interface {
 	TaskScope(ceiling string) error
 }
 
+// UsageSink is a Sink that also takes token usage. A Sink that implements it
+// gets Usage once for each response of the run's model loop that reported
+// usage, in the order the responses ended. It is optional: a Sink without
+// it never sees usage.
+type UsageSink interface {
+	Usage(u provider.Usage) error
+}
+
 // Activity kinds and states, spelled as in the protocol's activity event.
 const (
 	KindTool       = "tool"
@@ -370,6 +378,12 @@ func (r *run) emit(ev provider.StreamEvent) error {
 			return r.fail(errActivityLim)
 		}
 		r.calls = append(r.calls, ev.Call)
+	case provider.UsageKind:
+		if us, ok := r.sink.(UsageSink); ok {
+			if err := us.Usage(ev.Usage); err != nil {
+				return r.fail(sinkError(err))
+			}
+		}
 	}
 	return nil
 }

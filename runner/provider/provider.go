@@ -70,7 +70,30 @@ const (
 	ReasoningSummary                 // Text, SummaryID (may be empty): a provider reasoning summary
 	ToolCallKind                     // Call: a complete tool call
 	Done                             // the response ended normally
+	UsageKind                        // Usage: the response's token counts, at most once, before Done
 )
+
+// Usage is what a provider reported a response cost, in tokens. A field the
+// provider did not report is 0. InputTokens counts the whole prompt, cached
+// part included (CachedInputTokens is the part read from the provider's
+// cache); OutputTokens counts the reply, reasoning included
+// (ReasoningTokens is that part).
+type Usage struct {
+	InputTokens       int64
+	OutputTokens      int64
+	CachedInputTokens int64
+	ReasoningTokens   int64
+}
+
+// Add returns the sum of u and v, field by field.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+	}
+}
 
 // StreamEvent is one item of a streaming response. It is passed by value and
 // holds no pointers the provider keeps writing to.
@@ -79,6 +102,7 @@ type StreamEvent struct {
 	Text      string
 	Call      ToolCall
 	SummaryID string
+	Usage     Usage
 }
 
 // Provider streams one model response per call.
