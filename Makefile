@@ -159,7 +159,8 @@ FUZZ_TARGETS := \
 	./stages/dispatch:FuzzMachine \
 	./stages/dispatch:FuzzServerLines \
 	./runner/shell:FuzzDestructive \
-	./internal/jsonenc:FuzzUnescape
+	./internal/jsonenc:FuzzUnescape \
+	./acp/jsonrpc:FuzzParse
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
