@@ -26,13 +26,13 @@ type toolState struct {
 	id       string // toolCallId
 	name     string // the tool's name (runner.UnknownToolName for a made-up one)
 	kind     string
-	title    string   // the exact command or path, redacted
-	command  string   // the exact command or path, unredacted: the grant's key
-	input    any      // the arguments, redacted (nil when none or too long)
-	location string   // absolute path, "" when none
-	diff     *diffOf  // edit tools: the change
-	status   string   // pending, in_progress, completed, failed
-	nested   bool     // a call inside run_code or a subagent
+	title    string  // the exact command or path, redacted
+	command  string  // the exact command or path, unredacted: the grant's key
+	input    any     // the arguments, redacted (nil when none or too long)
+	location string  // absolute path, "" when none
+	diff     *diffOf // edit tools: the change
+	status   string  // pending, in_progress, completed, failed
+	nested   bool    // a call inside run_code or a subagent
 }
 
 type diffOf struct{ path, old, new string }
