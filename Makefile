@@ -149,6 +149,7 @@ FUZZ_TARGETS := \
 	./stages/framing:FuzzSplitter \
 	./stages/validate:FuzzParse \
 	./chunk:FuzzSplit \
+	./client/human:FuzzPrintable \
 	./redact:FuzzString \
 	./redact:FuzzStream \
 	./history:FuzzReader \
