@@ -149,7 +149,6 @@ FUZZ_TARGETS := \
 	./stages/framing:FuzzSplitter \
 	./stages/validate:FuzzParse \
 	./chunk:FuzzSplit \
-	./client/human:FuzzPrintable \
 	./redact:FuzzString \
 	./redact:FuzzStream \
 	./history:FuzzReader \
@@ -160,8 +159,7 @@ FUZZ_TARGETS := \
 	./stages/dispatch:FuzzMachine \
 	./stages/dispatch:FuzzServerLines \
 	./runner/shell:FuzzDestructive \
-	./internal/jsonenc:FuzzUnescape \
-	./acp/jsonrpc:FuzzParse
+	./internal/jsonenc:FuzzUnescape
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -21,9 +21,10 @@ import (
 // [tools] approval; Code Mode calls only [tools.code_mode] allow, under
 // [tools.code_mode] approval.
 //
-// Under approval = "auto" the shell runs in the OS sandbox (conf): the
-// direct shell under [tools] approval, Code Mode's under [tools.code_mode]
-// approval.
+// Under approval = "auto" the shell runs in the OS sandbox (conf) and the
+// read tools refuse paths outside the workspace and [tools] read_roots
+// (under "ask" they ask): the direct tools under [tools] approval, Code
+// Mode's under [tools.code_mode] approval.
 func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.Set {
 	s := snap.Settings
 	prot := s.Tools.Protections
@@ -37,6 +38,8 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.
 		AllowProjectConfig:   prot.AllowProjectConfig,
 		Sandbox:              conf.when(s.Tools.Approval),
 		Unconfined:           conf.unconfined(s.Tools.Approval),
+		AskOutsideReads:      s.Tools.Approval != "auto",
+		ReadRoots:            s.Tools.ReadRoots,
 	}
 	builtin := tools.Builtin(opts)
 	all := builtin.All()
@@ -58,6 +61,7 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.
 			// by its own mode.
 			opts.Sandbox = conf.when(cm.Approval)
 			opts.Unconfined = conf.unconfined(cm.Approval)
+			opts.AskOutsideReads = cm.Approval != "auto"
 			codeAll = append(tools.Builtin(opts).All(), all[len(builtin.All()):]...)
 		}
 		direct.Add(newCodeMode(cm, codeAll))

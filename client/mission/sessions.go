@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/magi-code/magi-code/client/human"
 )
 
 // The session picker lists this directory's sessions, most recent first,
@@ -16,7 +14,7 @@ import (
 
 // sessionLabel is one row of the session picker.
 func sessionLabel(s SessionInfo) string {
-	first := human.OneLine(s.FirstPrompt, 200)
+	first := strings.Join(strings.Fields(s.FirstPrompt), " ")
 	if first == "" {
 		first = "(no prompt)"
 	}

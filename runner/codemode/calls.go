@@ -60,6 +60,7 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 		if f, ok := tl.(tools.ForceApprover); ok {
 			forced, why = f.ForceApproval(args)
 		}
+		ctx := p.ctx
 		if forced || (tl.Mutating() && p.o.Approval != ApprovalAuto) {
 			d, err := p.approve(tl, args, why)
 			switch {
@@ -75,9 +76,12 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 				finish(summary, true)
 				panic(p.toolError(name, CodeDenied, summary))
 			}
+			// Allowed: as for a direct call, a read outside the working
+			// directory that asked may now run (tools.WithApproved).
+			ctx = tools.WithApproved(ctx)
 		}
 
-		res := tl.Run(p.ctx, args)
+		res := tl.Run(ctx, args)
 		if p.ctx.Err() != nil {
 			finish(name+": cancelled", true)
 			panic(p.toolError(name, CodeCancelled, name+": cancelled"))

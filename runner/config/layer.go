@@ -102,8 +102,9 @@ func (l *layer) resolvePaths(base, home string) error {
 		}
 	}
 	if tools, ok := l.raw["tools"].(map[string]any); ok {
-		if sb, ok := tools["sandbox"].(map[string]any); ok {
-			if list, ok := sb["writable_roots"].([]any); ok {
+		sb, _ := tools["sandbox"].(map[string]any)
+		for _, v := range []any{tools["read_roots"], sb["writable_roots"]} {
+			if list, ok := v.([]any); ok {
 				for i, item := range list {
 					if s, ok := item.(string); ok && s != "" {
 						list[i] = resolvePath(s, base, home)

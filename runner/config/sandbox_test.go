@@ -84,3 +84,48 @@ func TestDescribeSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRoots: [tools] read_roots resolves like writable_roots, must be
+// absolute, and only the global file may set it.
+func TestReadRoots(t *testing.T) {
+	g := func(extra string) file { return f("home/settings.toml", fixtureGlobal+extra) }
+	p := func(text string) file { return f("work/.magi-code/settings.toml", text) }
+	tests := []struct {
+		name  string
+		files []file
+		want  protocol.Code
+		roots int
+	}{
+		{"default", []file{g("")}, "", 0},
+		{"global roots", []file{g("[tools]\nread_roots = [\"/usr/include\", \"~/src\", \"rel\"]\n")}, "", 3},
+		{"global root /", []file{g("[tools]\nread_roots = [\"/\"]\n")}, "", 1},
+		{"empty entry", []file{g("[tools]\nread_roots = [\"\"]\n")}, protocol.CodeConfigurationInvalid, 0},
+		{"wrong type", []file{g("[tools]\nread_roots = \"/usr\"\n")}, protocol.CodeConfigurationInvalid, 0},
+		{"project adds a root", []file{g(""), p("[tools]\nread_roots = [\"/home\"]\n")}, protocol.CodeConfigurationInvalid, 0},
+		{"project empties roots", []file{g("[tools]\nread_roots = [\"/usr\"]\n"), p("[tools]\nread_roots = []\n")}, protocol.CodeConfigurationInvalid, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, fl := range tc.files {
+				w.write(t, fl.path, fl.text, fl.mode)
+			}
+			snap, code := w.load(t)
+			if code != tc.want {
+				t.Fatalf("Load = %q; want %q (logs %q)", code, tc.want, w.logs)
+			}
+			if code != "" {
+				return
+			}
+			roots := snap.Settings.Tools.ReadRoots
+			if len(roots) != tc.roots {
+				t.Fatalf("read_roots = %q; want %d", roots, tc.roots)
+			}
+			for _, r := range roots {
+				if !strings.HasPrefix(r, "/") || strings.Contains(r, "~") {
+					t.Errorf("read root %q not made absolute", r)
+				}
+			}
+		})
+	}
+}

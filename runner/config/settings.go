@@ -66,11 +66,6 @@ type RemoteProvider struct {
 	TokenURL  string `koanf:"token_url"`
 	ClientID  string `koanf:"client_id"`
 	MaxTokens int    `koanf:"max_tokens"`
-	// WireAPI is the OpenAI API spoken: "chat" (Chat Completions) or
-	// "responses" (the Responses API); "" picks responses for OpenAI's
-	// own endpoint (no base_url) and chat for any other. The Anthropic
-	// provider has no choice: only "" is valid there.
-	WireAPI string `koanf:"wire_api"`
 }
 
 // Tools holds the tool policy.
@@ -80,11 +75,16 @@ type Tools struct {
 	// approval = "auto" where no OS sandbox confines them (no Landlock,
 	// or [tools.sandbox] mode = "off"); without it they ask as under
 	// "ask". Global file only, or a project may repeat the global true.
-	UnsandboxedAuto bool        `koanf:"unsandboxed_auto"`
-	Disabled        []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
-	CodeMode        CodeMode    `koanf:"code_mode"`
-	Protections     Protections `koanf:"protections"`
-	Sandbox         Sandbox     `koanf:"sandbox"`
+	UnsandboxedAuto bool `koanf:"unsandboxed_auto"`
+	// ReadRoots are directories outside the workspace that read_file,
+	// grep and list_dir read without asking, under ask and auto alike
+	// (elsewhere outside the workspace they ask under ask and are refused
+	// under auto). Absolute after loading. Global file only.
+	ReadRoots   []string    `koanf:"read_roots"`
+	Disabled    []string    `koanf:"disabled"` // tools not offered directly (Code Mode has its own allow list)
+	CodeMode    CodeMode    `koanf:"code_mode"`
+	Protections Protections `koanf:"protections"`
+	Sandbox     Sandbox     `koanf:"sandbox"`
 }
 
 // Sandbox configures the OS sandbox of commands run without asking (the
@@ -240,6 +240,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - [tools] approval and [tools.code_mode] approval may only be "ask"
 //     unless the global side already says "auto";
 //   - [tools] unsandboxed_auto = true unless the global side says true;
+//   - [tools] read_roots (each one opens a directory to unasked reads);
 //   - [tools.sandbox]: mode = "off" unless the global side already says
 //     "off", network = true if the global side says false, and any
 //     writable_roots (each one opens a directory to unasked commands).
@@ -293,6 +294,9 @@ func checkProjectGrants(global, project map[string]any) error {
 	}
 	if u, ok := tools["unsandboxed_auto"]; ok && u != false && gTools["unsandboxed_auto"] != true {
 		return errors.New("tools.unsandboxed_auto: a project file may not relax approval")
+	}
+	if _, ok := tools["read_roots"]; ok {
+		return errors.New("tools.read_roots: only the global settings may open directories to the read tools")
 	}
 	return checkProjectSandbox(gTools, tools)
 }
@@ -384,17 +388,8 @@ func (s *Settings) validateProviders() error {
 		if p.MaxTokens < 0 {
 			return fmt.Errorf("providers.%s.max_tokens: negative", name)
 		}
-		if !validWireAPI(name, p.WireAPI) {
-			return fmt.Errorf("providers.%s.wire_api: not chat|responses", name)
-		}
 	}
 	return nil
-}
-
-// validWireAPI reports whether wire is a wire_api the provider named name
-// speaks: chat or responses for openai, none for anthropic.
-func validWireAPI(name, wire string) bool {
-	return wire == "" || (name == "openai" && (wire == "chat" || wire == "responses"))
 }
 
 // httpURL reports whether s is an absolute http or https URL with a host.
@@ -415,6 +410,11 @@ func (s *Settings) validateTools() error {
 	}
 	if m := s.Tools.Sandbox.Mode; m != "workspace-write" && m != "off" {
 		return errors.New("tools.sandbox.mode: not workspace-write|off")
+	}
+	for _, r := range s.Tools.ReadRoots {
+		if !filepath.IsAbs(r) {
+			return errors.New("tools.read_roots: not an absolute directory")
+		}
 	}
 	for _, r := range s.Tools.Sandbox.WritableRoots {
 		if !filepath.IsAbs(r) || filepath.Clean(r) == "/" {

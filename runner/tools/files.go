@@ -66,7 +66,8 @@ func regularOr(fi fs.FileInfo) string {
 // regular file. A FIFO or device could block or never end, so the type is
 // checked before the open and again on the opened file (fstat), and the
 // open itself neither blocks nor follows a symlink swapped in meanwhile
-// (openResolved).
+// (openResolved). A file of the process file system, wherever it is
+// mounted, is refused (RefusedProcess).
 func openRegular(real string) (*os.File, string) {
 	fi, err := os.Lstat(real)
 	if err != nil {
@@ -79,11 +80,23 @@ func openRegular(real string) (*os.File, string) {
 	if err != nil {
 		return nil, fsError(err)
 	}
-	if bad := fileRegular(f); bad != "" {
+	if bad := fileChecked(f); bad != "" {
 		f.Close()
 		return nil, bad
 	}
 	return f, ""
+}
+
+// fileChecked checks an opened file before a byte is read or written: it
+// must be regular (fstat) and not on the process file system (fstatfs).
+func fileChecked(f *os.File) string {
+	if bad := fileRegular(f); bad != "" {
+		return bad
+	}
+	if onProcFS(f) {
+		return RefusedProcess
+	}
+	return ""
 }
 
 // fileRegular checks an opened file's type (fstat): it must be regular.
@@ -95,12 +108,27 @@ func fileRegular(f *os.File) string {
 	return regularOr(fi)
 }
 
+// fail is the result of a call stopped with outcome: a refusal when the
+// outcome is one of the fixed refusals, a filesystem error otherwise.
+func fail(tool, outcome string) Result {
+	if strings.HasPrefix(outcome, "refused: ") {
+		return refused(tool, outcome)
+	}
+	return errResult(tool, outcome)
+}
+
 // writeFileAt replaces the content of real (a path writeTarget resolved)
 // with data, creating it (mode 0644) and its missing parent directories
 // when create is set. An existing target must be a regular file; the open
 // neither blocks nor follows a symlink swapped in after the check, and the
 // opened file is checked again before a byte is written. An existing
 // file's mode is kept.
+//
+// A file with more than one hard link is never written in place: another
+// of its names may lie outside the working directory (pnpm's store links
+// every package file into node_modules). Its new content goes to a new
+// file in the same directory, renamed over this name (replaceFile); the
+// other names keep the old content.
 func writeFileAt(real string, data []byte, create bool) string {
 	fi, err := os.Lstat(real)
 	switch {
@@ -111,7 +139,7 @@ func writeFileAt(real string, data []byte, create bool) string {
 	case !errors.Is(err, fs.ErrNotExist) || !create:
 		return fsError(err)
 	}
-	flag := os.O_WRONLY | os.O_TRUNC
+	flag := os.O_WRONLY
 	if create {
 		flag |= os.O_CREATE
 	}
@@ -119,13 +147,28 @@ func writeFileAt(real string, data []byte, create bool) string {
 	if err != nil {
 		return fsError(err)
 	}
-	// Truncation did nothing to a FIFO or device swapped in meanwhile; the
-	// check below keeps data from going to one.
-	if bad := fileRegular(f); bad != "" {
+	// Nothing is truncated before these checks: a FIFO or device swapped
+	// in meanwhile never gets data, and a linked file keeps its content.
+	if bad := fileChecked(f); bad != "" {
 		f.Close()
 		return bad
 	}
-	_, err = f.Write(data)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fsError(err)
+	}
+	if linkCount(st) > 1 {
+		f.Close()
+		if err := replaceFile(real, data, st.Mode().Perm()); err != nil {
+			return fsError(err)
+		}
+		return ""
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -149,7 +192,7 @@ type readFile struct{ o Options }
 
 func (*readFile) Name() string { return "read_file" }
 func (*readFile) Description() string {
-	return "Read a text file. Relative paths resolve against the session working directory. Long files are truncated. Credential files (.env, keys, auth files) are refused."
+	return "Read a text file. Relative paths resolve against the session working directory. Long files are truncated. Credential files (.env, keys, auth files) and /proc are refused; a file outside the working directory needs the user's approval."
 }
 func (*readFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"]}`)
@@ -161,21 +204,28 @@ func (t *readFile) Describe(args json.RawMessage) string {
 	return describe("read_file: " + a.Path)
 }
 
+// ForceApproval asks before a read outside the working directory and the
+// read roots, under AskOutsideReads (see protect.go).
+func (t *readFile) ForceApproval(args json.RawMessage) (bool, string) {
+	var a pathArgs
+	if decode(args, &a) != nil {
+		return false, ""
+	}
+	return t.o.askOutside(a.Path, false)
+}
+
 func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	var a pathArgs
 	if err := decode(args, &a); err != nil || a.Path == "" {
 		return errResult(t.Name(), "invalid arguments")
 	}
-	real, reason, bad := t.o.readTarget(a.Path)
-	if reason != "" {
-		return refused(t.Name(), reason)
-	}
-	if bad != "" {
-		return errResult(t.Name(), bad)
+	real, stop := t.o.checkRead(ctx, t.Name(), a.Path, false)
+	if stop != nil {
+		return *stop
 	}
 	f, bad := openRegular(real)
 	if bad != "" {
-		return errResult(t.Name(), bad)
+		return fail(t.Name(), bad)
 	}
 	defer f.Close()
 	// Read one byte past the limit to know whether the file was cut.
@@ -237,7 +287,7 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 		return errResult(t.Name(), bad)
 	}
 	if bad := writeFileAt(p, []byte(*a.Content), true); bad != "" {
-		return errResult(t.Name(), bad)
+		return fail(t.Name(), bad)
 	}
 	s := "write_file: " + strconv.Itoa(len(*a.Content)) + " bytes written"
 	return Result{Text: s, Summary: s}
@@ -306,7 +356,7 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	f, bad := openRegular(p)
 	if bad != "" {
-		return errResult(t.Name(), bad)
+		return fail(t.Name(), bad)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
 	f.Close()
@@ -328,7 +378,7 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 		return errResult(t.Name(), "cancelled")
 	}
 	if bad := writeFileAt(p, []byte(strings.Replace(content, a.Old, *a.New, 1)), false); bad != "" {
-		return errResult(t.Name(), bad)
+		return fail(t.Name(), bad)
 	}
 	return Result{Text: "edit_file: 1 replacement", Summary: "edit_file: 1 replacement"}
 }
@@ -339,7 +389,7 @@ type listDir struct{ o Options }
 
 func (*listDir) Name() string { return "list_dir" }
 func (*listDir) Description() string {
-	return "List a directory's entries, sorted; directories end with /."
+	return "List a directory's entries, sorted; directories end with /. A directory outside the working directory needs the user's approval."
 }
 func (*listDir) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"directory path"}},"required":["path"]}`)
@@ -351,6 +401,19 @@ func (t *listDir) Describe(args json.RawMessage) string {
 	return describe("list_dir: " + a.Path)
 }
 
+// ForceApproval asks before listing a directory outside the working
+// directory and the read roots, under AskOutsideReads (see protect.go).
+func (t *listDir) ForceApproval(args json.RawMessage) (bool, string) {
+	var a pathArgs
+	if decode(args, &a) != nil {
+		return false, ""
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	return t.o.askOutside(a.Path, true)
+}
+
 func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
 	var a pathArgs
 	if err := decode(args, &a); err != nil {
@@ -359,13 +422,20 @@ func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	// openDir refuses anything but a directory without blocking: open(2)
-	// of a FIFO would wait for a writer, beyond the reach of ctx.
-	f, err := openDir(resolve(t.o.Cwd, a.Path))
+	real, stop := t.o.checkRead(ctx, t.Name(), a.Path, true)
+	if stop != nil {
+		return *stop
+	}
+	// openDirResolved refuses anything but a directory without blocking:
+	// open(2) of a FIFO would wait for a writer, beyond the reach of ctx.
+	f, err := openDirResolved(real)
 	if err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
 	defer f.Close()
+	if onProcFS(f) {
+		return refused(t.Name(), RefusedProcess)
+	}
 	// Read at most MaxDirEntries+1 entries: a huge directory stays bounded.
 	entries, err := f.ReadDir(MaxDirEntries + 1)
 	if err != nil && err != io.EOF {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -60,49 +61,47 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	root := resolve(t.o.Cwd, a.Path)
-	fi, err := os.Stat(root)
+	// The root is resolved and checked like read_file's path (a directory
+	// of credentials, such as ~/.ssh or $MC_HOME, is refused as a whole);
+	// below it nothing is followed: the walk goes by directory descriptor
+	// and skips symlinks, so it never leaves the resolved root.
+	root, stop := t.o.checkRead(ctx, t.Name(), a.Path, true)
+	if stop != nil {
+		return *stop
+	}
+	fi, err := os.Lstat(root)
 	if err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
-	// A directory whose every entry is protected (.ssh, MC_HOME) is refused
-	// as a whole rather than searched to no matches.
-	if !t.o.readAllowed(a.Path) || fi.IsDir() && !t.o.readAllowed(filepath.Join(a.Path, "x")) {
-		return refused(t.Name(), RefusedCredentialRead)
-	}
-	// Walked paths are checked as walked and as placed under the resolved
-	// root, so that a symlinked root into a protected tree is caught too.
-	realRoot := realOrSelf(root)
-	protected := func(p string) bool {
-		return !t.o.AllowCredentialFiles &&
-			(t.o.credentialPath(p) || t.o.credentialPath(realRoot+strings.TrimPrefix(p, root)))
-	}
-	g := grepRun{re: re, cwd: t.o.Cwd, limit: t.o.MaxOutput}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	g := grepRun{re: re, o: t.o, cwd: t.o.cwdRealOrSelf(), limit: t.o.MaxOutput}
+	switch {
+	case fi.IsDir():
+		d, err := openDirResolved(root)
 		if err != nil {
-			return nil // unreadable entries are skipped
+			return errResult(t.Name(), fsError(err))
 		}
-		if d.IsDir() {
-			if d.Name() == ".git" && p != root {
-				return filepath.SkipDir
-			}
-			if p != root && protected(p+"/x") {
-				return filepath.SkipDir // a credential directory (.ssh, MC_HOME)
-			}
-			return nil
+		if onProcFS(d) {
+			d.Close()
+			return refused(t.Name(), RefusedProcess)
 		}
-		if !d.Type().IsRegular() || protected(p) {
-			return nil // credential files are skipped, like binaries
+		err = g.dir(ctx, d, root, 0)
+		d.Close()
+		if err != nil && err != errGrepFull && ctx.Err() == nil {
+			return errResult(t.Name(), fsError(err))
 		}
-		return g.file(p)
-	})
+		g.full = err == errGrepFull
+	case fi.Mode().IsRegular():
+		f, bad := openRegular(root)
+		if bad != "" {
+			return fail(t.Name(), bad)
+		}
+		g.full = g.file(f, root) == errGrepFull
+		f.Close()
+	}
 	if ctx.Err() != nil {
 		return errResult(t.Name(), "cancelled")
 	}
-	text, truncated := clip(g.out.String(), t.o.MaxOutput, err == errGrepFull)
+	text, truncated := clip(g.out.String(), t.o.MaxOutput, g.full)
 	summary := "grep: " + strconv.Itoa(g.matches) + " matches"
 	if truncated {
 		summary += " (truncated)"
@@ -113,29 +112,106 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	return Result{Text: text, Summary: summary}
 }
 
+// ForceApproval asks before searching outside the working directory and
+// the read roots, under AskOutsideReads (see protect.go).
+func (t *grepTool) ForceApproval(args json.RawMessage) (bool, string) {
+	var a grepArgs
+	if decode(args, &a) != nil {
+		return false, ""
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	return t.o.askOutside(a.Path, true)
+}
+
+// maxGrepDepth bounds how deep grep descends below its root: the walk holds
+// one open directory per level.
+const maxGrepDepth = 128
+
 // grepRun is the state of one search.
 type grepRun struct {
 	re      *regexp.Regexp
-	cwd     string
+	o       Options
+	cwd     string // resolved
 	limit   int
 	out     strings.Builder // at most limit bytes plus one line
 	matches int
+	full    bool // the output bound was reached
 	reader  *bufio.Reader
 }
 
-// file searches one file, appending matches to out.
-func (g *grepRun) file(p string) error {
-	// The walk saw a regular file, but it may have been swapped for a FIFO
-	// or a symlink since: open without blocking or following, and check
-	// the opened file's type.
-	f, err := openNoFollow(p)
-	if err != nil {
-		return nil
+// skipped reports whether the walk leaves p (a resolved path below the
+// root) alone: a credential file or directory (tested as p/x), or the
+// process file system.
+func (g *grepRun) skipped(p string) bool {
+	return procPath(p) || !g.o.AllowCredentialFiles && g.o.credentialPath(p)
+}
+
+// dir searches the directory d (open, at the resolved path p), its entries
+// in name order, depth first. Each entry is opened relative to d without
+// following a symlink (openChild), so a directory swapped for a link while
+// the walk runs is not entered; symlinks, .git below the root, credential
+// files and directories, and files that are not regular or live on procfs
+// are skipped, as are levels past maxGrepDepth. It returns errGrepFull
+// once the output is full, ctx's error once ctx ends.
+func (g *grepRun) dir(ctx context.Context, d *os.File, p string, depth int) error {
+	entries, err := d.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		return nil // an unreadable directory is skipped
 	}
-	defer f.Close()
-	if fileRegular(f) != "" {
-		return nil
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := e.Name()
+		child := filepath.Join(p, name)
+		switch {
+		case e.IsDir():
+			// A directory of credentials or /proc is not entered: every
+			// file below would be skipped anyway.
+			if name == ".git" || depth >= maxGrepDepth || g.skipped(filepath.Join(child, "x")) {
+				continue
+			}
+			sub, err := openChild(d, name, true)
+			if err != nil {
+				continue
+			}
+			if onProcFS(sub) {
+				sub.Close()
+				continue
+			}
+			err = g.dir(ctx, sub, child, depth+1)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if g.skipped(child) {
+				continue
+			}
+			f, err := openChild(d, name, false)
+			if err != nil {
+				continue
+			}
+			if fileChecked(f) != "" {
+				f.Close() // swapped for a FIFO, a device, or on procfs
+				continue
+			}
+			err = g.file(f, child)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// file searches f, opened and checked, at the resolved path p, appending
+// matches to out.
+func (g *grepRun) file(f *os.File, p string) error {
 	lr := io.LimitReader(f, maxGrepFileBytes)
 	if g.reader == nil {
 		g.reader = bufio.NewReaderSize(lr, maxGrepLineBytes)

@@ -4,8 +4,12 @@ package tools
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -80,4 +84,80 @@ func noFollowErr(err error) error {
 		return errTooManyLinks
 	}
 	return err
+}
+
+// openDirResolved opens real, a directory path realPath produced, the way
+// openResolved opens a file: no symlink followed, no blocking.
+func openDirResolved(real string) (*os.File, error) {
+	if real == "/" {
+		return openDir(real)
+	}
+	return openResolved(real, os.O_RDONLY|unix.O_DIRECTORY, 0, false)
+}
+
+// linkCount is the number of hard links of the file fi describes.
+func linkCount(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// replaceFile gives real (a resolved path to an existing file) the content
+// data through a new file: it is created beside real (mode perm, umask
+// aside), written, and renamed over real, so the old file, and every other
+// hard link to it, is left as it was. The directory is opened as
+// openResolved opens it and the new file is made relative to it, so no
+// symlink swapped in is followed; a failed write leaves no new file.
+func replaceFile(real string, data []byte, perm os.FileMode) error {
+	dir, err := openDirResolved(filepath.Dir(real))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	dfd := int(dir.Fd())
+	base := filepath.Base(real)
+	var tmp string
+	var fd int
+	for range 8 {
+		tmp = "." + base + ".magi-tmp-" + strconv.FormatUint(rand.Uint64(), 36)
+		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
+		if !errors.Is(err, unix.EEXIST) {
+			break
+		}
+	}
+	if err != nil {
+		return &os.PathError{Op: "create", Path: real, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm) // the umask may have narrowed the mode
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(dfd, tmp, dfd, base)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		return &os.PathError{Op: "replace", Path: real, Err: err}
+	}
+	return nil
+}
+
+// openChild opens the entry name of the open directory d, relative to it,
+// without following a symlink there and without blocking; dir asks for a
+// directory (anything else fails).
+func openChild(d *os.File, name string, dir bool) (*os.File, error) {
+	flag := unix.O_RDONLY | unix.O_NOFOLLOW | baseFlags
+	if dir {
+		flag |= unix.O_DIRECTORY
+	}
+	fd, err := unix.Openat(int(d.Fd()), name, flag, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), d.Name()+"/"+name), nil
 }

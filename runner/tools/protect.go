@@ -1,22 +1,45 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // Protections are the runner's guard rails for the file tools. They
 // are not an OS sandbox (docs/protocol.md, Launch: "Backend tools are not an OS
-// sandbox"): a shell command can still do anything. A symlink swapped into
-// a checked path before the open is not followed (openResolved opens the
-// resolved path component by component with O_NOFOLLOW), and no file tool
-// open blocks on a FIFO or device (O_NONBLOCK, then an fstat type check).
-// They stop the model's file tools from
-// stumbling into places a user would not expect it to touch:
+// sandbox"): a shell command can still do anything its confinement allows.
+// A symlink swapped into a checked path before the open is not followed
+// (openResolved opens the resolved path component by component with
+// O_NOFOLLOW, grep walks below its root by directory descriptor), and no
+// file tool open blocks on a FIFO or device (O_NONBLOCK, then an fstat type
+// check). The rules, in the order they are checked (docs/configuration.md,
+// "What the tools may read and write"):
 //
+//   - every file tool refuses the process file system (procPath): anything
+//     under /proc, /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr, as
+//     given, on the way while resolving symlinks, or resolved, and any file
+//     or directory that turns out to live on a procfs mount wherever it is
+//     mounted (fstatfs of the opened file). That is where the agent's own
+//     environment (/proc/self/environ, the parent's) and memory are. No
+//     setting relaxes it.
+//   - every file tool refuses credential files (credentialPath) unless
+//     Options.AllowCredentialFiles: read_file refuses to read one, write_file
+//     and edit_file refuse to write one, grep and list_dir refuse one (or a
+//     directory of them, such as ~/.ssh and $MC_HOME) as their root and grep
+//     skips them while walking a directory.
+//   - the read tools (read_file, grep, list_dir) read inside Options.Cwd
+//     and the Options.ReadRoots without asking. A path that resolves
+//     anywhere else (symlinks followed: a workspace link to a directory
+//     outside is outside) asks the person first when
+//     Options.AskOutsideReads (approval = "ask", ForceApproval) and is
+//     refused otherwise (RefusedOutsideRead). The agent marks an approved
+//     call's context (WithApproved), and Run reads outside only under that
+//     mark. grep never follows a symlink below its root.
 //   - write_file and edit_file refuse a target outside Options.Cwd, unless
 //     Options.AllowOutsideCwd. The target is resolved the way the kernel
 //     will resolve it: symlinks of every existing component (dangling ones
@@ -32,14 +55,9 @@ import (
 //     or as resolved, unless Options.AllowProjectConfig. Any such component
 //     below cwd counts, like .git: a subagent or later session may run in
 //     a subdirectory. Reading it is allowed.
-//   - every file tool refuses credential files (credentialPath) unless
-//     Options.AllowCredentialFiles: read_file refuses to read one, write_file
-//     and edit_file refuse to write one, grep refuses one as its root and
-//     skips them while walking a directory. list_dir shows names only and is
-//     never refused.
-//   - reading outside Cwd stays allowed: system headers, module caches and
-//     sibling checkouts are ordinary things to read; the credential rule is
-//     what keeps secrets out of a provider's context.
+//   - write_file and edit_file never change a file another hard link
+//     names (writeFileAt): a target with more than one link is replaced by
+//     a new file renamed over it, so the other names keep the old content.
 
 // Refusals: the text the model sees (Result.Text) when a protection stops a
 // call. Fixed strings, so they are safe on the wire.
@@ -49,7 +67,13 @@ const (
 	RefusedCredentialWrite = "refused: writing credential files is not allowed"
 	RefusedCredentialRead  = "refused: reading credential files is not allowed"
 	RefusedProjectConfig   = "refused: writing magi-code settings is not allowed"
+	RefusedProcess         = "refused: the process file system (/proc, /dev/fd) is not readable"
+	RefusedOutsideRead     = "refused: reading outside the working directory is not allowed without approval"
 )
+
+// ReasonReadOutside is the reason a read tool asks (ForceApproval) before
+// reading outside the working directory and the read roots.
+const ReasonReadOutside = "reads outside the working directory"
 
 // maxLinks bounds symlink hops while resolving one path (Linux uses 40).
 const maxLinks = 40
@@ -67,6 +91,14 @@ func refused(tool, reason string) Result {
 // the first missing one are joined lexically: they will be created as plain
 // directories, so lexical and physical agree there.
 func realPath(p string) (string, error) {
+	real, _, err := resolveTrace(p)
+	return real, err
+}
+
+// resolveTrace is realPath that also reports whether the walk visited the
+// process file system on the way (procPath): a link to /proc/self/root/x
+// resolves to /x, but it was spelled through the agent's own /proc entry.
+func resolveTrace(p string) (real string, viaProc bool, err error) {
 	rest := strings.Split(p, "/")
 	cur := "/"
 	links := 0
@@ -81,30 +113,50 @@ func realPath(p string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if procPath(next) {
+			viaProc = true
+		}
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return filepath.Join(append([]string{next}, rest...)...), nil
+			return filepath.Join(append([]string{next}, rest...)...), viaProc, nil
 		}
 		if err != nil {
-			return "", err
+			return "", viaProc, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", errTooManyLinks
+			return "", viaProc, errTooManyLinks
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", err
+			return "", viaProc, err
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"
 		}
 		rest = append(strings.Split(target, "/"), rest...)
 	}
-	return cur, nil
+	return cur, viaProc, nil
+}
+
+// procRoots are where the process file system shows this process (and
+// every other): its environment, memory, open files and root. /dev/fd and
+// the standard streams are links into it on Linux and a file system of
+// their own (fdescfs) on macOS.
+var procRoots = []string{"/proc", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr"}
+
+// procPath reports whether the clean absolute path p is one of procRoots or
+// below one.
+func procPath(p string) bool {
+	for _, r := range procRoots {
+		if within(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // rawJoin makes p absolute against cwd without cleaning it: ".." must meet
@@ -141,17 +193,17 @@ func realOrSelf(dir string) string {
 // (bad) when the path cannot be resolved.
 func (o Options) writeTarget(p string) (real, reason, bad string) {
 	lexical := resolve(o.Cwd, p)
-	real, err := realPath(rawJoin(o.Cwd, p))
+	real, viaProc, err := resolveTrace(rawJoin(o.Cwd, p))
+	if viaProc || procPath(real) {
+		return "", RefusedProcess, ""
+	}
 	if err != nil {
 		return "", "", fsError(err)
 	}
 	if !o.AllowCredentialFiles && (o.credentialPath(lexical) || o.credentialPath(real)) {
 		return "", RefusedCredentialWrite, ""
 	}
-	cwd := o.cwdReal
-	if cwd == "" {
-		cwd = realOrSelf(o.Cwd)
-	}
+	cwd := o.cwdRealOrSelf()
 	if !o.AllowGitInternals && (componentPath(filepath.Clean(o.Cwd), lexical, ".git") || componentPath(cwd, real, ".git")) {
 		return "", RefusedGitInternals, ""
 	}
@@ -164,34 +216,119 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	return real, "", ""
 }
 
-// readTarget checks a read_file target. It returns the resolved path to
-// open, or a refusal reason, or a safe filesystem outcome (bad) when the
-// path cannot be resolved.
-func (o Options) readTarget(p string) (real, reason, bad string) {
-	if !o.AllowCredentialFiles && o.credentialPath(resolve(o.Cwd, p)) {
-		return "", RefusedCredentialRead, ""
-	}
-	real, err := realPath(rawJoin(o.Cwd, p))
-	if err != nil {
-		return "", "", fsError(err)
-	}
-	if !o.AllowCredentialFiles && o.credentialPath(real) {
-		return "", RefusedCredentialRead, ""
-	}
-	return real, "", ""
+// readCheck is what the read tools decided about a path before opening it.
+type readCheck struct {
+	real    string // the resolved path to open
+	refuse  string // a protection's fixed refusal, "" when none applies
+	bad     string // a safe filesystem outcome when the path cannot be resolved
+	outside bool   // outside Cwd and every read root: asks, or is refused
 }
 
-// readAllowed reports whether p (as given, against Cwd) may be read: it is
-// refused only when it is a credential file, as given or resolved.
-func (o Options) readAllowed(p string) bool {
-	if o.AllowCredentialFiles {
-		return true
+// readTarget checks a read tool's target p (as given, against Cwd) in the
+// order of the rules (see above): the process file system (any path that
+// visits it while resolving: every spelling that starts with /proc does),
+// credential files, then where it resolves. tree says the tool reads below p (grep,
+// list_dir), so that a directory of credentials (~/.ssh, $MC_HOME) is
+// refused as a whole. Protections are decided before the path is resolved
+// when the path as given already shows them, and again on the resolved
+// path; only a path no protection refuses can be outside.
+func (o Options) readTarget(p string, tree bool) readCheck {
+	lexical := resolve(o.Cwd, p)
+	if o.credentialRead(lexical, tree) {
+		return readCheck{refuse: RefusedCredentialRead}
 	}
-	if o.credentialPath(resolve(o.Cwd, p)) {
+	real, viaProc, err := resolveTrace(rawJoin(o.Cwd, p))
+	switch {
+	case viaProc || procPath(real):
+		return readCheck{refuse: RefusedProcess}
+	case err != nil:
+		return readCheck{bad: fsError(err)}
+	case o.credentialRead(real, tree):
+		return readCheck{refuse: RefusedCredentialRead}
+	}
+	return readCheck{real: real, outside: !o.readable(real)}
+}
+
+// credentialRead reports whether reading p (or, for a tree, what lies
+// below it) is refused as a credential.
+func (o Options) credentialRead(p string, tree bool) bool {
+	if o.AllowCredentialFiles {
 		return false
 	}
-	real, err := realPath(rawJoin(o.Cwd, p))
-	return err != nil || !o.credentialPath(real)
+	return o.credentialPath(p) || tree && o.credentialPath(filepath.Join(p, "x"))
+}
+
+// readable reports whether the resolved path real lies inside the working
+// directory or a read root: read without asking.
+func (o Options) readable(real string) bool {
+	if within(o.cwdRealOrSelf(), real) {
+		return true
+	}
+	for _, r := range o.readRootsReal {
+		if within(r, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// cwdRealOrSelf is Cwd with its symlinks resolved.
+func (o Options) cwdRealOrSelf() string {
+	if o.cwdReal != "" {
+		return o.cwdReal
+	}
+	return realOrSelf(o.Cwd)
+}
+
+// checkRead is readTarget as a read tool's Run applies it: a refusal, a
+// filesystem outcome, or a read outside that no approval covers (ctx was
+// not marked by WithApproved, or outside reads do not ask) stop the call
+// with a result; otherwise it returns the resolved path.
+func (o Options) checkRead(ctx context.Context, tool, p string, tree bool) (string, *Result) {
+	c := o.readTarget(p, tree)
+	var res Result
+	switch {
+	case c.refuse != "":
+		res = refused(tool, c.refuse)
+	case c.bad != "":
+		res = errResult(tool, c.bad)
+	case c.outside && !(o.AskOutsideReads && approved(ctx)):
+		res = refused(tool, RefusedOutsideRead)
+	default:
+		return c.real, nil
+	}
+	return "", &res
+}
+
+// askOutside is the read tools' ForceApproval: under AskOutsideReads, a
+// path no protection refuses that lies outside asks, with
+// ReasonReadOutside. Everything else does not ask: Run refuses it or reads
+// it.
+func (o Options) askOutside(p string, tree bool) (bool, string) {
+	if !o.AskOutsideReads || p == "" {
+		return false, ""
+	}
+	if c := o.readTarget(p, tree); c.refuse == "" && c.bad == "" && c.outside {
+		return true, ReasonReadOutside
+	}
+	return false, ""
+}
+
+// approvedKey marks the context of a call the person approved.
+type approvedKey struct{}
+
+// WithApproved returns ctx marked as the context of a tool call whose
+// approval request the person allowed. The runner marks the context it
+// runs an approved call with; a read tool reads outside the working
+// directory only under this mark (and only when outside reads ask).
+func WithApproved(ctx context.Context) context.Context {
+	return context.WithValue(ctx, approvedKey{}, true)
+}
+
+// approved reports whether ctx carries WithApproved's mark.
+func approved(ctx context.Context) bool {
+	ok, _ := ctx.Value(approvedKey{}).(bool)
+	return ok
 }
 
 // componentPath reports whether p has a component name (".git",
@@ -210,25 +347,39 @@ func componentPath(cwd, p, name string) bool {
 }
 
 // Credential files, compared lowercase (macOS file systems ignore case).
+// The list names where well-known tools keep secrets in a person's home
+// (and the names a project uses for its own); it is the second line of
+// defence: reads outside the working directory ask or are refused first
+// (docs/configuration.md, "What the tools may read and write"). Each entry
+// says whose it is.
 var (
 	// credentialNames are base names that hold secrets wherever they are.
 	credentialNames = map[string]bool{
-		"auth.json":                            true, // magi-code, codex and other agents' login
+		"auth.json":                            true, // magi-code, codex, podman/skopeo (containers/auth.json) logins
+		".credentials.json":                    true, // Claude Code's login (~/.claude)
 		".env":                                 true,
 		".netrc":                               true,
 		"_netrc":                               true,
-		".npmrc":                               true,
-		".pypirc":                              true,
-		".pgpass":                              true,
-		".git-credentials":                     true,
+		".npmrc":                               true, // npm registry tokens
+		".yarnrc.yml":                          true, // yarn npmAuthToken
+		".pypirc":                              true, // PyPI upload tokens
+		".pgpass":                              true, // PostgreSQL passwords
+		".my.cnf":                              true, // MySQL client passwords
+		".git-credentials":                     true, // git credential-store
 		".dockercfg":                           true,
-		".vault-token":                         true,
+		".vault-token":                         true, // HashiCorp Vault
 		".htpasswd":                            true,
-		"credentials":                          true, // ~/.aws/credentials and the like
+		".s3cfg":                               true, // s3cmd
+		".boto":                                true, // gsutil, boto
+		".terraformrc":                         true, // Terraform CLI config (credentials blocks)
+		"credentials":                          true, // ~/.aws/credentials, ~/.gem/credentials, ~/.config/git/credentials
+		"credentials.toml":                     true, // Cargo registry tokens (~/.cargo)
 		"credentials.json":                     true,
+		"credentials.tfrc.json":                true, // terraform login (~/.terraform.d)
 		"credentials.db":                       true, // gcloud
 		"application_default_credentials.json": true, // gcloud
 		"access_tokens.db":                     true, // gcloud
+		"kaggle.json":                          true, // Kaggle API key
 		"id_rsa":                               true,
 		"id_dsa":                               true,
 		"id_ecdsa":                             true,
@@ -236,25 +387,47 @@ var (
 		"id_ecdsa_sk":                          true,
 		"id_ed25519_sk":                        true,
 	}
-	// credentialDirs are directory names whose whole contents are
-	// protected: keys, known hosts, authorized_keys, keyrings.
-	credentialDirs = map[string]bool{".ssh": true, ".gnupg": true}
+	// credentialDirs are directories whose whole contents are protected,
+	// as consecutive path components: keys, keyrings, token caches.
+	credentialDirs = [][]string{
+		{".ssh"},                        // OpenSSH keys, known hosts, authorized_keys
+		{".gnupg"},                      // GnuPG keyrings
+		{".aws"},                        // AWS CLI credentials, config (may hold keys) and SSO token cache
+		{".azure"},                      // Azure CLI token cache, service principals
+		{".config", "gcloud"},           // Google Cloud SDK credentials and tokens
+		{".config", "gh"},               // GitHub CLI (hosts.yml tokens)
+		{".config", "op"},               // 1Password CLI
+		{".config", "rclone"},           // rclone remotes with tokens
+		{".config", "doctl"},            // DigitalOcean CLI token
+		{".oci"},                        // Oracle Cloud keys
+		{".password-store"},             // pass
+		{".local", "share", "keyrings"}, // GNOME keyring
+		{".docker", "contexts"},         // Docker contexts with TLS material
+		{".huggingface"},                // Hugging Face token (legacy place)
+	}
 	// credentialExts are extensions of key material. A certificate and a
 	// private key share .pem, and a name cannot tell them apart.
-	credentialExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true}
-	// credentialInDir are base names that hold secrets in one directory.
-	credentialInDir = map[string]string{
-		"config.json": ".docker", // registry auth
-		"config":      ".kube",   // cluster tokens
-		"hosts.yml":   "gh",      // GitHub CLI tokens (~/.config/gh)
+	credentialExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true}
+	// credentialFiles are files known by their last path components.
+	credentialFiles = [][]string{
+		{".docker", "config.json"},                  // Docker registry auth
+		{".kube", "config"},                         // Kubernetes cluster tokens
+		{"gh", "hosts.yml"},                         // GitHub CLI tokens wherever GH_CONFIG_DIR is
+		{".config", "hub"},                          // hub's GitHub token
+		{".m2", "settings.xml"},                     // Maven server passwords
+		{".m2", "settings-security.xml"},            // Maven master password
+		{".gradle", "gradle.properties"},            // Gradle publishing credentials
+		{".config", "github-copilot", "hosts.json"}, // Copilot tokens
+		{".config", "github-copilot", "apps.json"},
+		{"huggingface", "token"}, // Hugging Face token (~/.cache/huggingface)
 	}
 	// envTemplates are .env.* suffixes that hold examples, not secrets.
 	envTemplates = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true}
 )
 
 // credentialPath reports whether the clean absolute path p is a credential
-// file: under MCHome (settings, MCP approvals, auth), under a .ssh or .gnupg
-// directory, or named like one (see the tables above). .env.example,
+// file: under MCHome (settings, MCP approvals, auth), under one of
+// credentialDirs, or named like one (see the tables above). .env.example,
 // .env.sample, .env.template, .env.dist and .env.defaults are not; .env and
 // every other .env.* are.
 func (o Options) credentialPath(p string) bool {
@@ -263,9 +436,12 @@ func (o Options) credentialPath(p string) bool {
 	}
 	parts := strings.Split(strings.ToLower(p), "/")
 	base := parts[len(parts)-1]
-	for _, d := range parts[:len(parts)-1] {
-		if credentialDirs[d] {
-			return true
+	for _, d := range credentialDirs {
+		// The directory's components, followed by at least one more.
+		for i := 0; i+len(d) < len(parts); i++ {
+			if slices.Equal(parts[i:i+len(d)], d) {
+				return true
+			}
 		}
 	}
 	if credentialNames[base] || credentialExts[filepath.Ext(base)] {
@@ -274,8 +450,10 @@ func (o Options) credentialPath(p string) bool {
 	if suffix, ok := strings.CutPrefix(base, ".env."); ok && !envTemplates[suffix] {
 		return true
 	}
-	if dir, ok := credentialInDir[base]; ok && len(parts) >= 2 && parts[len(parts)-2] == dir {
-		return true
+	for _, f := range credentialFiles {
+		if len(parts) >= len(f) && slices.Equal(parts[len(parts)-len(f):], f) {
+			return true
+		}
 	}
 	return false
 }

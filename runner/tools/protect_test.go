@@ -271,35 +271,37 @@ func TestReadProtections(t *testing.T) {
 		{name: "mc home auth", opts: base, tool: "read_file", args: `{"path":"ROOT/mchome/auth.json"}`, wantText: RefusedCredentialRead},
 		{name: "mc home settings", opts: base, tool: "read_file", args: `{"path":"ROOT/mchome/settings.toml"}`, wantText: RefusedCredentialRead},
 		{name: "allowed env", opts: allowed, tool: "read_file", args: `{"path":".env"}`, wantText: "SECRET=hunter2\n"},
-		// Look-alikes, and reading outside cwd, pass.
+		// Look-alikes pass; reading outside cwd is refused without an approval.
 		{name: "env example", opts: base, tool: "read_file", args: `{"path":".env.example"}`, wantText: "SECRET=changeme\n"},
 		{name: "keys go", opts: base, tool: "read_file", args: `{"path":"keys.go"}`, wantText: "package keys // SECRET handling\n"},
 		{name: "public key", opts: base, tool: "read_file", args: `{"path":"id_rsa.pub"}`, wantText: "ssh-ed25519 AAAA\n"},
 		{name: "git config", opts: base, tool: "read_file", args: `{"path":".git/config"}`, wantText: "[core]\n"},
 		{name: "project settings", opts: base, tool: "read_file", args: `{"path":".magi-code/settings.toml"}`, wantText: "[tools]\napproval = \"ask\"\n"},
-		{name: "outside", opts: base, tool: "read_file", args: `{"path":"../outside/target.txt"}`, wantText: "outside\n"},
-		{name: "outside via symlink", opts: base, tool: "read_file", args: `{"path":"escape/target.txt"}`, wantText: "outside\n"},
+		{name: "outside", opts: base, tool: "read_file", args: `{"path":"../outside/target.txt"}`, wantText: RefusedOutsideRead},
+		{name: "outside via symlink", opts: base, tool: "read_file", args: `{"path":"escape/target.txt"}`, wantText: RefusedOutsideRead},
 		// grep skips credential files while walking and refuses one as root.
 		{name: "grep walk", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"."}`, wantText: ".env.example:1:SECRET=changeme\nkeys.go:1:package keys // SECRET handling\n"},
-		{name: "grep walk root", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"ROOT"}`, wantText: ".env.example:1:SECRET=changeme\nkeys.go:1:package keys // SECRET handling\n"},
+		{name: "grep walk root", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"ROOT/work"}`, wantText: ".env.example:1:SECRET=changeme\nkeys.go:1:package keys // SECRET handling\n"},
 		{name: "grep env", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":".env"}`, wantText: RefusedCredentialRead},
 		{name: "grep ssh dir", opts: base, tool: "grep", args: `{"pattern":"KEY","path":"sshlink"}`, wantText: RefusedCredentialRead},
 		{name: "grep ssh dir direct", opts: base, tool: "grep", args: `{"pattern":"KEY","path":"ROOT/home/.ssh"}`, wantText: RefusedCredentialRead},
 		{name: "grep mc home", opts: base, tool: "grep", args: `{"pattern":"SECRET","path":"ROOT/mchome"}`, wantText: RefusedCredentialRead},
 		{name: "grep allowed", opts: allowed, tool: "grep", args: `{"pattern":"hunter2","path":"."}`, wantText: ".env:1:SECRET=hunter2\n"},
-		// list_dir shows names only and is never refused.
-		{name: "list ssh", opts: base, tool: "list_dir", args: `{"path":"ROOT/home/.ssh"}`, wantText: "authorized_keys\nid_rsa\n"},
+		// list_dir refuses a directory of credentials like grep.
+		{name: "list ssh", opts: base, tool: "list_dir", args: `{"path":"ROOT/home/.ssh"}`, wantText: RefusedCredentialRead},
+		{name: "list ssh via symlink", opts: base, tool: "list_dir", args: `{"path":"sshlink"}`, wantText: RefusedCredentialRead},
+		{name: "list mc home", opts: base, tool: "list_dir", args: `{"path":"ROOT/mchome"}`, wantText: RefusedCredentialRead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tool, _ := Builtin(tc.opts).Get(tc.tool)
 			res := tool.Run(context.Background(), json.RawMessage(strings.ReplaceAll(tc.args, "ROOT", root)))
 			want := strings.ReplaceAll(tc.wantText, "ROOT", root)
-			refusal := want == RefusedCredentialRead
+			refusal := strings.HasPrefix(want, "refused: ")
 			if res.Text != want || res.IsError != refusal {
 				t.Errorf("%s(%s) = %q (error %v); want %q", tc.tool, tc.args, res.Text, res.IsError, want)
 			}
-			if refusal && res.Summary != tc.tool+": "+RefusedCredentialRead {
+			if refusal && res.Summary != tc.tool+": "+want {
 				t.Errorf("summary = %q", res.Summary)
 			}
 		})
@@ -324,7 +326,31 @@ func TestCredentialPath(t *testing.T) {
 		{"/home/u/.ssh/known_hosts", true},
 		{"/home/u/.gnupg/pubring.kbx", true},
 		{"/home/u/.aws/credentials", true},
-		{"/home/u/.aws/config", false},
+		{"/home/u/.aws/config", true},
+		{"/home/u/.aws/sso/cache/x.json", true},
+		{"/w/aws/config", false},
+		{"/home/u/.cargo/credentials", true},
+		{"/home/u/.cargo/credentials.toml", true},
+		{"/home/u/.cargo/config.toml", false},
+		{"/home/u/.config/hub", true},
+		{"/w/hub", false},
+		{"/w/.config/hub/x", false},
+		{"/home/u/.config/gh/config.yml", true},
+		{"/home/u/.azure/msal_token_cache.json", true},
+		{"/home/u/.azure", false},
+		{"/w/azure/x.go", false},
+		{"/home/u/.terraform.d/credentials.tfrc.json", true},
+		{"/home/u/.terraform.d/plugins/x", false},
+		{"/home/u/.config/gcloud/configurations/config_default", true},
+		{"/w/gcloud/client.go", false},
+		{"/w/config/gcloud/client.go", false},
+		{"/home/u/.claude/.credentials.json", true},
+		{"/home/u/.m2/settings.xml", true},
+		{"/w/settings.xml", false},
+		{"/home/u/.local/share/keyrings/login.keyring", true},
+		{"/w/local/share/keyrings.go", false},
+		{"/home/u/.cache/huggingface/token", true},
+		{"/w/token", false},
 		{"/home/u/.docker/config.json", true},
 		{"/w/config.json", false},
 		{"/home/u/.kube/config", true},

@@ -79,7 +79,7 @@ func TestSpecialFilesNotOpened(t *testing.T) {
 			if err := os.Symlink("/dev/null", filepath.Join(dir, "dev")); err != nil {
 				t.Fatal(err)
 			}
-			tl, _ := Builtin(Options{Cwd: dir, AllowOutsideCwd: true}).Get(tc.tool)
+			tl, _ := Builtin(Options{Cwd: dir, AllowOutsideCwd: true, ReadRoots: []string{"/dev"}}).Get(tc.tool)
 			res, openedForRead := runPoked(tl, tc.args, fifo)
 			if openedForRead {
 				t.Errorf("%s opened the FIFO for reading", tc.tool)

@@ -8,9 +8,10 @@
 //
 // Paths resolve against the session cwd. This is not an OS sandbox (docs/protocol.md, Launch:
 // "Backend tools are not an OS sandbox"), but the file tools have guard
-// rails (protect.go): no writes outside the cwd, into .git internals, into
-// .magi-code project settings or to credential files, and no reads of credential files, unless Options allow
-// it; and the shell asks for approval of destructive commands even under
+// rails (protect.go): nothing under /proc; no writes outside the cwd, into
+// .git internals, into .magi-code project settings or to credential files,
+// no reads of credential files, unless Options allow it; reads outside the
+// cwd only with the person's approval or below a read root; and the shell asks for approval of destructive commands even under
 // tools.approval = "auto" (ForceApprover, with package runner/shell). A refusal is an
 // error result whose text says why (RefusedOutsideCwd...). Every result handed to the model
 // is bounded (Options.MaxOutput, 64 KiB by default) and truncated with
@@ -92,6 +93,15 @@ type Options struct {
 	// AllowOutsideCwd lets write_file and edit_file write outside Cwd
 	// (settings: tools.protections.allow_outside_cwd, default false).
 	AllowOutsideCwd bool
+	// AskOutsideReads makes a read tool (read_file, grep, list_dir) whose
+	// path lies outside Cwd and ReadRoots ask for approval (ForceApproval)
+	// and read once the person allows it; without it such a read is
+	// refused. Set under approval = "ask".
+	AskOutsideReads bool
+	// ReadRoots are directories outside Cwd the read tools read without
+	// asking (settings, global only: tools.read_roots). Protections still
+	// apply inside them.
+	ReadRoots []string
 	// AllowGitInternals lets write_file and edit_file write paths with a
 	// .git component (settings: tools.protections.allow_git_internals,
 	// default false).
@@ -122,9 +132,10 @@ type Options struct {
 	// tools.protections.allow_destructive_shell, default false).
 	NoForceApproval bool
 
-	// cwdReal and mcHomeReal are Cwd and MCHome with their symlinks
-	// resolved, set by withDefaults.
+	// cwdReal, mcHomeReal and readRootsReal are Cwd, MCHome and the
+	// absolute ReadRoots with their symlinks resolved, set by withDefaults.
 	cwdReal, mcHomeReal string
+	readRootsReal       []string
 }
 
 func (o Options) withDefaults() Options {
@@ -146,6 +157,12 @@ func (o Options) withDefaults() Options {
 	}
 	o.cwdReal = realOrSelf(o.Cwd)
 	o.mcHomeReal = realOrSelf(o.MCHome)
+	o.readRootsReal = nil
+	for _, r := range o.ReadRoots {
+		if filepath.IsAbs(r) {
+			o.readRootsReal = append(o.readRootsReal, realOrSelf(r))
+		}
+	}
 	return o
 }
 

@@ -107,7 +107,8 @@ func TestTools(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := workdir(t)
-			set := Builtin(Options{Cwd: dir, MaxOutput: 100})
+			// /dev is a read root: the device rows reach the type check.
+			set := Builtin(Options{Cwd: dir, MaxOutput: 100, ReadRoots: []string{"/dev"}})
 			tool, ok := set.Get(tc.tool)
 			if !ok {
 				t.Fatalf("no tool %q", tc.tool)

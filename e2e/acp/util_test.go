@@ -1,5 +1,0 @@
-package acp
-
-import "fmt"
-
-func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }
