@@ -149,6 +149,7 @@ FUZZ_TARGETS := \
 	./stages/framing:FuzzSplitter \
 	./stages/validate:FuzzParse \
 	./chunk:FuzzSplit \
+	./client/human:FuzzPrintable \
 	./redact:FuzzString \
 	./redact:FuzzStream \
 	./history:FuzzReader \
@@ -159,7 +160,8 @@ FUZZ_TARGETS := \
 	./stages/dispatch:FuzzMachine \
 	./stages/dispatch:FuzzServerLines \
 	./runner/shell:FuzzDestructive \
-	./internal/jsonenc:FuzzUnescape
+	./internal/jsonenc:FuzzUnescape \
+	./acp/jsonrpc:FuzzParse
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

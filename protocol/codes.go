@@ -63,11 +63,13 @@ const (
 // Invocation identities: what started the turns of a runtime. serve --stdio
 // is the local agent (docs/protocol.md, Initialization: "Invocation identity
 // is local_agent, not Mission Control or subagent"); the terminal app runs
-// the same pipeline in-process as Mission Control. Hooks read it in their
+// the same pipeline in-process as Mission Control; `magi-code acp` is an
+// editor's agent (acp, docs/acp.md). Hooks read it in their
 // input ("invocation") and every line of the diagnostic log carries it.
 const (
 	InvocationLocalAgent     = "local_agent"
 	InvocationMissionControl = "mission_control"
+	InvocationACP            = "acp"
 )
 
 // Closes reports whether answering with c ends admission and closes the

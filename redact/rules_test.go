@@ -299,3 +299,39 @@ func TestGitleaksVersion(t *testing.T) {
 	}
 	t.Fatal("internal/gen/go.mod does not pin github.com/zricethezav/gitleaks/v8")
 }
+
+// TestGitleaksNotice: the rules are derived from gitleaks, which is MIT
+// licensed, so its notice ships with them: the generator copies the
+// release's LICENSE into gitleaks_rules.go (a comment above the package
+// clause and gitleaksLicense) and the repository's NOTICE holds the same
+// text, beside the project's own LICENSE.
+func TestGitleaksNotice(t *testing.T) {
+	if !strings.Contains(gitleaksLicense, "Copyright (c)") || !strings.Contains(gitleaksLicense, "MIT License") ||
+		!strings.Contains(gitleaksLicense, "The above copyright notice and this permission notice shall be included") {
+		t.Fatalf("gitleaksLicense is not the MIT notice of gitleaks:\n%s", gitleaksLicense)
+	}
+	notice, err := os.ReadFile("../NOTICE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(notice), gitleaksLicense) {
+		t.Error("NOTICE does not hold the gitleaks license of the generated rules (copy gitleaksLicense there)")
+	}
+	src, err := os.ReadFile("gitleaks_rules.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(src), "\npackage redact")
+	for _, line := range strings.Split(gitleaksLicense, "\n") {
+		if !strings.Contains(header, strings.TrimRight("// "+line, " ")+"\n") {
+			t.Errorf("gitleaks_rules.go's header lacks the license line %q", line)
+		}
+	}
+	license, err := os.ReadFile("../LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(license), "Apache License") || !strings.Contains(string(license), "Version 2.0, January 2004") {
+		t.Error("LICENSE is not the Apache License 2.0")
+	}
+}

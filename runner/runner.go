@@ -210,6 +210,27 @@ func (rt *Runtime) Selection() Selection {
 	return sel
 }
 
+// SkillInfo is what a frontend may list of one skill.
+type SkillInfo struct{ Name, Description string }
+
+// Skills lists the skills of the runtime's cwd, by name.
+func (rt *Runtime) Skills() []SkillInfo {
+	out := make([]SkillInfo, len(rt.snap.Skills))
+	for i, s := range rt.snap.Skills {
+		out[i] = SkillInfo{Name: s.Name, Description: s.Description}
+	}
+	return out
+}
+
+// ContextWindow is the startup model's context window in tokens (settings
+// context_window, else the model's default).
+func (rt *Runtime) ContextWindow() int64 {
+	return int64(agent.ContextWindowFor(rt.snap.Model, rt.snap.Settings.ContextWindow))
+}
+
+// Approval is the approval mode of the settings ([tools] approval).
+func (rt *Runtime) Approval() string { return rt.snap.Settings.Tools.Approval }
+
 // Cwd is the session cwd (canonical); SessionsDir holds the session files.
 func (rt *Runtime) Cwd() string         { return rt.snap.Cwd }
 func (rt *Runtime) SessionsDir() string { return rt.snap.SessionsDir }

@@ -22,6 +22,13 @@ func ListSessions(env Env) ([]history.SessionInfo, error) {
 	return history.List(dir)
 }
 
+// SessionsDir is the directory of env's stored sessions (the ACP front
+// door lists them without a runtime).
+func SessionsDir(env Env) (string, error) {
+	dir, _, err := config.Retention(env)
+	return dir, err
+}
+
 // PruneSessions deletes the sessions of env's MC_HOME idle for at least
 // session_retention_days (global setting, default 30) at now, never one
 // whose lease another child holds, and returns what it removed and the

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -28,6 +29,11 @@ type Turn struct {
 	TaskScopes []string
 	Sink       Sink
 	Approver   Approver
+	// Approval is the session's approval mode when not empty
+	// (agent.ApprovalAsk or agent.ApprovalAuto), instead of the settings'
+	// [tools] approval: a front door that lets the person switch modes
+	// per session (ACP's mode option) sets it.
+	Approval string
 	// NewID mints run-scoped IDs for segments, summaries and activities.
 	NewID func() string
 }
@@ -49,7 +55,7 @@ func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
 		System:        slices.Clip(rt.system),
 		Tools:         rt.tools,
 		Hooks:         rt.hooks,
-		Approval:      rt.snap.Settings.Tools.Approval,
+		Approval:      cmp.Or(t.Approval, rt.snap.Settings.Tools.Approval),
 		Approver:      t.Approver,
 		NewID:         t.NewID,
 		ContextWindow: rt.snap.Settings.ContextWindow,

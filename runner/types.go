@@ -14,6 +14,11 @@ type (
 	Env = config.Env
 	// Sink receives a run's visible progress (agent.Sink).
 	Sink = agent.Sink
+	// UsageSink and RunningSink are the optional parts of a Sink.
+	UsageSink   = agent.UsageSink
+	RunningSink = agent.RunningSink
+	// Usage is a response's token counts (provider.Usage).
+	Usage = provider.Usage
 	// Approver asks the user to allow one tool call.
 	Approver = agent.Approver
 	// Decision is how an approval request ended (approval.Decision).
@@ -38,6 +43,12 @@ const (
 	Denied            = approval.Denied
 	Expired           = approval.Expired
 	ApprovalCancelled = approval.Cancelled
+)
+
+// Approval modes of a Turn (agent.ApprovalAsk, agent.ApprovalAuto).
+const (
+	ApprovalAsk  = agent.ApprovalAsk
+	ApprovalAuto = agent.ApprovalAuto
 )
 
 // Outcomes.

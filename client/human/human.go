@@ -12,7 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -238,28 +237,26 @@ func Size(n int64) string {
 }
 
 // OneLine is s on one line: runs of white space (newlines included) become
-// one space, control characters '?', and text past max runes is cut with
-// "…".
+// one space, control and format characters their visible stand-ins (see
+// Printable), and text past max runes is cut with "…".
 func OneLine(s string, max int) string {
 	return Visible(strings.Join(strings.Fields(s), " "), max)
 }
 
-// Visible is s with control and format characters (ESC, CR, tab, NUL, a
-// stray byte of invalid UTF-8, bidirectional overrides, zero-width marks,
-// the line and paragraph separators) replaced by '?', cut to max runes with
-// "…".
+// Visible is s on one line, cut to max runes with "…": what Printable
+// shows, but a line feed and a tab are shown too (␊, ␉), so the text stays
+// one line.
 func Visible(s string, max int) string {
 	var b strings.Builder
 	n := 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if n == max {
 			b.WriteString("…")
 			break
 		}
-		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			r = '?'
-		}
-		b.WriteRune(r)
+		b.WriteString(visibleRune(r, size))
 		n++
 	}
 	return b.String()

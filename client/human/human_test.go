@@ -106,9 +106,9 @@ func TestSessions(t *testing.T) {
 	}
 	list[0].Cwd, list[0].FirstPrompt = "/w/a\x1b[2J\u202eb", ""
 	got = Sessions(list, loc)
-	want = "ID   LAST ACTIVITY     SIZE     WORKSPACE   FIRST PROMPT\n" +
-		"a1   2026-12-03 09:54  1.5 KiB  /w/a?[2J?b\n" +
-		"b22  2026-12-03 08:54  12 B     -           " + strings.Repeat("é", 50) + "…"
+	want = "ID   LAST ACTIVITY     SIZE     WORKSPACE          FIRST PROMPT\n" +
+		"a1   2026-12-03 09:54  1.5 KiB  /w/a␛[2J<U+202E>b\n" +
+		"b22  2026-12-03 08:54  12 B     -                  " + strings.Repeat("é", 50) + "…"
 	if got != want {
 		t.Fatalf("Sessions with a workspace =\n%s\nwant\n%s", got, want)
 	}
@@ -132,7 +132,7 @@ func TestDiagnostic(t *testing.T) {
 	for _, c := range []struct{ code, summary, want string }{
 		{"execution_failed", "provider error: the provider is rate limiting requests", "provider error: the provider is rate limiting requests"},
 		{"persistence_failed", "", "history could not be saved; this turn's history is incomplete"},
-		{"execution_failed", "a\x1b[2Jb", "a?[2Jb"},
+		{"execution_failed", "a\x1b[2Jb", "a␛[2Jb"},
 		{"odd_code", "", Error("odd_code")},
 	} {
 		if got := Diagnostic(c.code, c.summary); got != c.want {

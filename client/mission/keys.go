@@ -179,7 +179,7 @@ func (m *Model) submit(line string) tea.Cmd {
 			return m.print(styleError().Render("login: no key entered; nothing stored"))
 		}
 		if err := m.opts.Login(provider, key); err != nil {
-			return m.print(styleError().Render("login: " + err.Error()))
+			return m.print(styleError().Render("login: " + human.Printable(err.Error())))
 		}
 		return m.changed("stored the " + provider + " API key in auth.json")
 	}

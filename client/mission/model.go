@@ -271,6 +271,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		cmd := m.event(msg.ev)
+		if msg.gen != m.gen {
+			// The event ended the turn and restarted the backend
+			// (/model or /login during the turn): restarted starts the
+			// new backend's reader; the ended one's is not read again,
+			// or its end would read as the new backend's.
+			return m, cmd
+		}
 		return m, tea.Batch(cmd, m.nextEvent())
 	case eventsEnded:
 		if m.quitting || msg.gen != m.gen {
@@ -366,7 +373,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		m.sessionID, m.ready, m.durable = r.SessionID, true, r.Durable
 		var cmds []tea.Cmd
 		for _, n := range r.Notices {
-			cmds = append(cmds, m.print(styleDim().Render(human.Notice(n))))
+			cmds = append(cmds, m.print(styleDim().Render(human.Printable(human.Notice(n)))))
 		}
 		switch {
 		case m.restarting:
@@ -470,13 +477,14 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 		}
 		text := cur.String()
 		cur.Reset()
-		if e.Partial {
-			text += " " + styleDim().Render("(partial)")
-		}
 		if e.Kind == "user" && !e.Partial {
 			m.input.AddHistory(text) // Up brings back a resumed session's prompts too
 		}
-		blocks = append(blocks, renderEntry(e.Kind, text, m.width))
+		block := renderEntry(e.Kind, text, m.width)
+		if e.Partial {
+			block += " " + styleDim().Render("(partial)")
+		}
+		blocks = append(blocks, block)
 	}
 	cmd := m.print(blocks...)
 	if page.Next != nil {

@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // picker is a list shown in the live region in place of the input: the
@@ -26,7 +28,7 @@ type pickItem struct {
 
 // lines renders the picker in at most rows lines.
 func (p *picker) lines(width, rows int) []string {
-	out := []string{styleAsk().Render(ansi.Truncate(p.title, width, "…"))}
+	out := []string{styleAsk().Render(ansi.Truncate(human.Visible(p.title, 1<<10), width, "…"))}
 	room := max(1, rows-2)
 	first := 0
 	if p.sel >= room {
@@ -34,7 +36,7 @@ func (p *picker) lines(width, rows int) []string {
 	}
 	for i := first; i < len(p.items) && i < first+room; i++ {
 		mark := "  "
-		label := ansi.Truncate(p.items[i].label, width-2, "…")
+		label := ansi.Truncate(human.Visible(p.items[i].label, 1<<10), width-2, "…")
 		if i == p.sel {
 			out = append(out, styleUser().Render("› "+label))
 			continue

@@ -56,7 +56,7 @@ func (m *Model) restarted(r restartedMsg) tea.Cmd {
 		return nil
 	}
 	if r.err != nil {
-		return tea.Sequence(m.print(styleError().Render("restarting the backend failed: "+r.err.Error())), m.quit(1))
+		return tea.Sequence(m.print(styleError().Render("restarting the backend failed: "+human.Printable(r.err.Error()))), m.quit(1))
 	}
 	m.backend = r.backend
 	return tea.Batch(m.nextEvent(), m.initialize())

@@ -133,7 +133,7 @@ func TestModelRestartsAfterTheTurn(t *testing.T) {
 	next := &fakeBackend{events: make(chan client.Event)}
 	restarts := 0
 	var stored [2]string
-	m, _, _ := started(t, Options{
+	m, old, _ := started(t, Options{
 		SetModel: func(p, mo string) error { stored = [2]string{p, mo}; return nil },
 		Restart:  func() (Backend, error) { restarts++; return next, nil },
 	})
@@ -147,10 +147,23 @@ func TestModelRestartsAfterTheTurn(t *testing.T) {
 	if stored != [2]string{"fixture", "bigger"} || !m.restartPending {
 		t.Fatalf("stored %v, pending %v", stored, m.restartPending)
 	}
-	// The event itself (Update also starts the next event's reader).
-	cmd := m.event(client.Event{Name: "run.finished", SessionID: sess, RunID: run,
-		Data: json.RawMessage(`{"session_id":"` + sess + `","run_id":"` + run + `","outcome":"failed","persistence":"not_started","revision":null,"error_code":"execution_failed"}`)})
-	m.Update(restartMsg(t, cmd))
+	// The ended backend's events end as the restart ends it: the end is
+	// not taken for the new backend's (which once quit with 1).
+	close(old.events)
+	_, cmd := m.Update(eventMsg{gen: 0, ev: client.Event{Name: "run.finished", SessionID: sess, RunID: run,
+		Data: json.RawMessage(`{"session_id":"` + sess + `","run_id":"` + run + `","outcome":"failed","persistence":"not_started","revision":null,"error_code":"execution_failed"}`)}})
+	var restarted *restartedMsg
+	for _, msg := range msgs(cmd) {
+		if r, ok := msg.(restartedMsg); ok {
+			restarted = &r
+			continue
+		}
+		m.Update(msg)
+	}
+	if restarted == nil || m.quitting {
+		t.Fatalf("after the turn: restarted %v, quitting %v (exit %d)\n%s", restarted != nil, m.quitting, m.ExitCode, printed(m))
+	}
+	m.Update(*restarted)
 	_, cmd = m.Update(result(m.gen, "initialize", readyStatus))
 	msgs(cmd)
 	// input.persisted never came: nothing on disk to reopen.

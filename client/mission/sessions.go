@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client/human"
 )
 
 // The session picker lists this directory's sessions, most recent first,
@@ -14,7 +16,7 @@ import (
 
 // sessionLabel is one row of the session picker.
 func sessionLabel(s SessionInfo) string {
-	first := strings.Join(strings.Fields(s.FirstPrompt), " ")
+	first := human.OneLine(s.FirstPrompt, 200)
 	if first == "" {
 		first = "(no prompt)"
 	}

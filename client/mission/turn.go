@@ -46,7 +46,7 @@ func (it *item) render(width int) string {
 		if t == "" {
 			return ""
 		}
-		b := renderMarkdown(t, width)
+		b := renderMarkdown(human.Printable(t), width)
 		switch {
 		case lm.done && lm.partial:
 			b += "\n" + styleDim().Render("(partial reply)")
@@ -109,7 +109,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
 		return m.settle()
 	case "approval.requested":
-		m.approval = &approval{id: d.ApprovalID, summary: d.Summary, deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
+		m.approval = &approval{id: d.ApprovalID, summary: human.Printable(d.Summary), deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)

@@ -94,6 +94,7 @@ func (m *Model) statusLine() string {
 		cwd = filepath.Base(cwd)
 	}
 	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), human.ReadinessWord(m.readiness))
+	s = human.Visible(s, 1<<12)
 	return styleStatus().Render(ansi.Truncate(s, max(8, m.width), "…"))
 }
 
@@ -122,21 +123,26 @@ func renderActivity(a *activity) string {
 	case "failed":
 		mark, style = "✗", styleError()
 	}
-	name := a.name
+	name := human.Visible(a.name, maxNameRunes)
 	if name == "" {
-		name = a.kind
+		name = human.Visible(a.kind, maxNameRunes)
 	}
 	// The runner's summaries begin with the tool's name ("shell: started"):
 	// said once.
-	summary := strings.TrimPrefix(a.summary, name+": ")
+	summary := strings.TrimPrefix(human.Printable(a.summary), name+": ")
 	if a.state == "failed" {
 		summary = failedStyle(summary).Render(summary)
 	}
 	return style.Render(mark+" "+name) + " " + summary
 }
 
-// renderEntry renders a history entry or the user's prompt.
+// maxNameRunes bounds a tool's name shown.
+const maxNameRunes = 256
+
+// renderEntry renders a history entry or the user's prompt; its text is
+// made printable here (human.Printable), whoever wrote it.
 func renderEntry(kind, text string, width int) string {
+	text = human.Printable(text)
 	switch kind {
 	case "user":
 		return styleUser().Render("you› ") + strings.ReplaceAll(text, "\n", "\n     ")

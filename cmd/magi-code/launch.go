@@ -29,6 +29,7 @@ const (
 	modeLogout
 	modeModel
 	modeVersion
+	modeACP
 )
 
 // launch is a validated command line.
@@ -66,6 +67,12 @@ func parseArgs(args []string) (launch, error) {
 			return launch{mode: modeServe}, nil
 		}
 		return launch{}, fmt.Errorf("%w: serve takes exactly --stdio", errUsage)
+	case "acp":
+		// Like serve: nothing may accompany it.
+		if len(args) == 1 {
+			return launch{mode: modeACP}, nil
+		}
+		return launch{}, fmt.Errorf("%w: acp takes no arguments", errUsage)
 	case "--app", "daemon":
 		return launch{}, fmt.Errorf("%w: %s is a legacy mode and is no longer supported", errUsage, args[0])
 	case "--continue":
@@ -240,6 +247,7 @@ Usage:
   magi-code model [[PROVIDER] NAME]
                                  show, or store in the global settings, the provider and model
   magi-code serve --stdio        serve the magi-code.local-agent v1 protocol on stdin/stdout pipes
+  magi-code acp                  an Agent Client Protocol v1 agent on stdin/stdout pipes, for editors (docs/acp.md)
   magi-code config show          effective settings for this directory (secrets masked) and their sources
   magi-code mcp list             configured MCP servers and their approval state
   magi-code mcp approve NAME     approve server NAME as this directory's settings define it

@@ -54,6 +54,19 @@ func run(args []string) int {
 			}
 		}
 		return serve()
+	case modeACP:
+		if !serveSupported {
+			fmt.Fprintln(os.Stderr, "magi-code: acp is not supported on this platform (Unix pipes only)")
+			return 2
+		}
+		// Launched like serve: pipes only, refused before any side effect.
+		for _, fd := range []int{0, 1} {
+			if err := checkPipe(fd); err != nil {
+				fmt.Fprintf(os.Stderr, "magi-code: acp needs pipes on stdin and stdout (fd %d: %v)\n", fd, err)
+				return 2
+			}
+		}
+		return acpMain()
 	case modeInteractive:
 		if !isTerminal() {
 			fmt.Fprintln(os.Stderr, "magi-code: interactive mode needs a terminal on stdin and stdout; use serve --stdio for pipes")

@@ -28,9 +28,13 @@ type vterm struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	tty  *os.File
-	mu   sync.Mutex // guards em
+	mu   sync.Mutex // guards em, raw and titles
 	em   *vt.Emulator
 	done chan struct{}
+	// raw is every byte the app wrote to the terminal; titles the window
+	// titles it set.
+	raw    []byte
+	titles []string
 }
 
 // startVT runs the binary with args on a cols x rows terminal.
@@ -44,6 +48,7 @@ func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...str
 		t.Fatal(err)
 	}
 	v := &vterm{t: t, cmd: cmd, tty: tty, em: vt.NewEmulator(cols, rows), done: make(chan struct{})}
+	v.em.SetCallbacks(vt.Callbacks{Title: func(s string) { v.titles = append(v.titles, s) }})
 	// A shell's earlier output fills the screen, as it does for a person:
 	// the app starts on the bottom line, not on an empty screen.
 	for i := range rows + 5 {
@@ -69,6 +74,7 @@ func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...str
 		for {
 			n, err := tty.Read(buf)
 			v.mu.Lock()
+			v.raw = append(v.raw, buf[:n]...)
 			_, _ = v.em.Write(buf[:n])
 			v.mu.Unlock()
 			if err != nil {

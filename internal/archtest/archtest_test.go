@@ -43,13 +43,18 @@ func layerOf(p string) (int, bool) {
 		return foundation, true
 	case under("runner", "history"):
 		return middle, true
-	case under("stages"):
+	case under("stages", "acp"):
 		return stage, true
 	case under("cmd", "client", "conformance", "bench", "e2e"):
 		return top, true
 	}
 	return 0, false
 }
+
+// frontDoor reports the stage packages that hold a front door's sessions
+// and turns: serve's workers and the ACP agent. Only they reach the runner
+// (through package runner) and the session store.
+func frontDoor(p string) bool { return p == "stages/worker" || p == "acp" }
 
 // pkg is one package of the module and its non-test imports of the
 // module, both relative to the module path.
@@ -77,8 +82,8 @@ func violations(pkgs []pkg) []string {
 				bad(p.Path, imp, "test helpers import nothing of ours")
 			case to > from:
 				bad(p.Path, imp, "a "+layerNames[from]+" package may not import a "+layerNames[to]+" package")
-			case from == stage && to == middle && !(p.Path == "stages/worker" && (imp == "runner" || imp == "history")):
-				bad(p.Path, imp, "only stages/worker reaches the runner, through package runner alone, and the session store")
+			case from == stage && to == middle && !(frontDoor(p.Path) && (imp == "runner" || imp == "history")):
+				bad(p.Path, imp, "only stages/worker and acp reach the runner, through package runner alone, and the session store")
 			case strings.HasPrefix(p.Path, "history") && (imp == "runner" || strings.HasPrefix(imp, "runner/")):
 				bad(p.Path, imp, "the session store does not depend on the runner")
 			case (strings.HasPrefix(p.Path, "client") || p.Path == "conformance" || strings.HasPrefix(p.Path, "conformance/")) &&
@@ -174,6 +179,9 @@ func TestPlantedImportsCaught(t *testing.T) {
 		{"stages/worker", "runner/agent"}, // around the entry point
 		{"stages/worker", "runner/config"},
 		{"stages/dispatch", "runner"}, // a stage other than worker
+		{"acp/jsonrpc", "runner"},     // the ACP JSON-RPC layer is not the front door's sessions
+		{"acp", "runner/agent"},       // around the entry point
+		{"acp", "cmd/magi-code"},
 		{"stages/writer", "history"},
 		{"history", "runner"},
 		{"stages/worker", "cmd/magi-code"},

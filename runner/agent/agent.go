@@ -99,6 +99,14 @@ type UsageSink interface {
 	Usage(u provider.Usage) error
 }
 
+// RunningSink is a Sink that also learns when a primary tool call starts
+// running: after its approval (if any was asked) and its pre_tool_use
+// hook, right before the tool runs. It is optional (the ACP front door's
+// pending -> in_progress).
+type RunningSink interface {
+	ToolRunning(activityID string)
+}
+
 // Activity kinds and states, spelled as in the protocol's activity event.
 const (
 	KindTool       = "tool"
@@ -489,7 +497,7 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 		r.toolMessage(call, TextNotRun)
 		return sinkError(err)
 	}
-	res, stopErr := r.call(ctx, tool, known, call)
+	res, stopErr := r.call(ctx, id, tool, known, call)
 	ferr := r.sink.ToolFinished(id, shown, res.Summary, res.Text, res.IsError, res.IsError || ctx.Err() != nil)
 	r.toolMessage(call, res.Text)
 	if stopErr != nil {
@@ -505,7 +513,7 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 // even under "auto"), the PreToolUse hook, the tool, the PostToolUse hook.
 // stopErr ends the run after the call is reported (cancellation, a failed
 // approval delivery, a sink failure).
-func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCall) (res tools.Result, stopErr error) {
+func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, call ToolCall) (res tools.Result, stopErr error) {
 	defer func() {
 		if ctx.Err() != nil {
 			stopErr = ctxError(ctx)
@@ -538,6 +546,9 @@ func (r *run) call(ctx context.Context, tool tools.Tool, known bool, call ToolCa
 	}
 	if res, blocked, err := r.preToolUse(ctx, tool.Name(), call.Arguments); err != nil || blocked {
 		return res, err
+	}
+	if rs, ok := r.sink.(RunningSink); ok {
+		rs.ToolRunning(id)
 	}
 	res = tool.Run(withReporter(ctx, r), call.Arguments)
 	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)

@@ -66,6 +66,11 @@ type RemoteProvider struct {
 	TokenURL  string `koanf:"token_url"`
 	ClientID  string `koanf:"client_id"`
 	MaxTokens int    `koanf:"max_tokens"`
+	// WireAPI is the OpenAI API spoken: "chat" (Chat Completions) or
+	// "responses" (the Responses API); "" picks responses for OpenAI's
+	// own endpoint (no base_url) and chat for any other. The Anthropic
+	// provider has no choice: only "" is valid there.
+	WireAPI string `koanf:"wire_api"`
 }
 
 // Tools holds the tool policy.
@@ -388,8 +393,17 @@ func (s *Settings) validateProviders() error {
 		if p.MaxTokens < 0 {
 			return fmt.Errorf("providers.%s.max_tokens: negative", name)
 		}
+		if !validWireAPI(name, p.WireAPI) {
+			return fmt.Errorf("providers.%s.wire_api: not chat|responses", name)
+		}
 	}
 	return nil
+}
+
+// validWireAPI reports whether wire is a wire_api the provider named name
+// speaks: chat or responses for openai, none for anthropic.
+func validWireAPI(name, wire string) bool {
+	return wire == "" || (name == "openai" && (wire == "chat" || wire == "responses"))
 }
 
 // httpURL reports whether s is an absolute http or https URL with a host.

@@ -8,9 +8,12 @@ import (
 )
 
 // OwnGroup makes cmd's process the leader of a new process group, so that
-// KillGroup reaches every process it starts. Call it before cmd.Start.
+// KillGroup reaches every process it starts, and (on Linux) has the kernel
+// kill it when magi-code dies without its cleanup (parentDeath). Call it
+// before cmd.Start.
 func OwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeath(cmd.SysProcAttr)
 }
 
 // KillGroup sends SIGKILL to the process group led by pgid. A group that is

@@ -384,3 +384,26 @@ func BenchmarkReader(b *testing.B) {
 		})
 	}
 }
+
+// TestMaxBound: a Splitter with its own bound (the ACP front door's)
+// accepts a frame of exactly Max bytes, longer than the protocol's 64 KiB,
+// split over reads, and refuses the byte after; the zero Max is the
+// protocol's bound.
+func TestMaxBound(t *testing.T) {
+	for _, max := range []int{100, protocol.MaxInputFrameBytes + 5000} {
+		ok := strings.Repeat("a", max)
+		r := NewReaderMax(strings.NewReader(ok+"\n"+ok+"b\n"), max)
+		line, code, err := r.Next()
+		if err != nil || code != "" || string(line) != ok {
+			t.Fatalf("max %d: frame of max bytes: %d bytes, %q, %v", max, len(line), code, err)
+		}
+		if _, code, err = r.Next(); err != nil || code != protocol.CodeFrameTooLarge {
+			t.Fatalf("max %d: frame of max+1 bytes: %q, %v", max, code, err)
+		}
+	}
+	var s Splitter
+	over := []byte(strings.Repeat("a", protocol.MaxInputFrameBytes+1))
+	if _, _, code, found := s.Split(over); !found || code != protocol.CodeFrameTooLarge {
+		t.Errorf("zero Max: %d bytes: %q, %v", len(over), code, found)
+	}
+}

@@ -32,6 +32,13 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{r: r}
 }
 
+// NewReaderMax returns a Reader of r whose frames may hold up to max
+// bytes (LF excluded) instead of protocol.MaxInputFrameBytes; a max of
+// zero or less is that default.
+func NewReaderMax(r io.Reader, max int) *Reader {
+	return &Reader{r: r, split: Splitter{Max: max}}
+}
+
 // Next returns the next line without its LF, or a code, or an error:
 //   - a non-empty line, valid until the next call to Next;
 //   - protocol.CodeInvalidFrame for an empty line (zero bytes before LF);

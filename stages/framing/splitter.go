@@ -11,6 +11,10 @@ import (
 // protocol.MaxInputFrameBytes bytes between calls. The zero value is ready to
 // use. A Splitter is not safe for concurrent use.
 type Splitter struct {
+	// Max is the frame bound in bytes, LF excluded; zero means
+	// protocol.MaxInputFrameBytes (the local-agent protocol's 64 KiB). The
+	// ACP front door sets its own, larger bound (see package acp).
+	Max int
 	// partial holds the bytes of the current frame seen in earlier Split
 	// calls. Its capacity is allocated once, on the first partial frame.
 	partial []byte
@@ -38,7 +42,7 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 	if len(p) == 0 {
 		return 0, nil, "", false
 	}
-	room := protocol.MaxInputFrameBytes - len(s.partial)
+	room := s.max() - len(s.partial)
 	// Only the first room+1 bytes can hold this frame's LF: byte room+1 is
 	// either that LF or the 65,537th byte of the frame.
 	window := p[:min(len(p), room+1)]
@@ -52,7 +56,9 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 			return len(window), nil, protocol.CodeFrameTooLarge, true
 		}
 		if s.partial == nil {
-			s.partial = make([]byte, 0, protocol.MaxInputFrameBytes)
+			// One allocation of the whole bound when it is the protocol's
+			// 64 KiB; a larger bound grows as a frame needs it.
+			s.partial = make([]byte, 0, min(s.max(), protocol.MaxInputFrameBytes))
 		}
 		s.partial = append(s.partial, p...)
 		return len(p), nil, "", false
@@ -71,6 +77,14 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 		return lf + 1, nil, protocol.CodeInvalidFrame, true
 	}
 	return lf + 1, line, "", true
+}
+
+// max is the frame bound in force.
+func (s *Splitter) max() int {
+	if s.Max > 0 {
+		return s.Max
+	}
+	return protocol.MaxInputFrameBytes
 }
 
 // End reports what is left at EOF: protocol.CodeIncompleteFrame when a partial

@@ -62,6 +62,12 @@ type Event struct {
 	Outcome     string        // completed | cancelled | failed
 	Persistence string        // durable | degraded | not_started
 	ErrorCode   protocol.Code // empty encodes null
+
+	// Raw, when not nil, is a complete frame of another protocol (the ACP
+	// front door's notifications, requests and ordered responses), LF
+	// included, that the writer enqueues as it is, in the event edge's
+	// order; every other field is then ignored.
+	Raw []byte
 }
 
 // Critical reports whether the event must never be silently dropped.

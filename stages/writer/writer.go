@@ -174,6 +174,22 @@ func New(out Output, opts Options) (*Writer, error) {
 // upstream; it is replaced by the error response content_limit for the same
 // id, and logged.
 func (w *Writer) Respond(r *wire.Response) error {
+	return w.enqueue(func() { w.appendResponseLocked(r) })
+}
+
+// Frame enqueues one complete frame of another protocol on the same
+// stdout, with the same discipline as Respond (inline write when nothing is
+// pending, the 32-frame bound, the output deadline): the ACP front door's
+// responses. b must end with LF; a frame over 65,536 bytes including LF, or
+// one without its LF, is a bug upstream and is not sent (counted in
+// Stats.Oversize and logged). b is copied; the caller may reuse it.
+func (w *Writer) Frame(b []byte) error {
+	return w.enqueue(func() { w.appendRawLocked(b, w.now()) })
+}
+
+// enqueue is Respond's and Frame's discipline around appendLocked, which
+// appends exactly one frame to the pending buffer.
+func (w *Writer) enqueue(appendLocked func()) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -189,7 +205,7 @@ func (w *Writer) Respond(r *wire.Response) error {
 		return ErrOverflow
 	}
 	wasEmpty := w.q.count == 0
-	w.appendResponseLocked(r)
+	appendLocked()
 	if wasEmpty {
 		// No goroutine hop on the request path (docs/architecture.md).
 		// Control only pins the fd; it does not wait for Run's poller wait
@@ -267,8 +283,29 @@ func (w *Writer) appendResponseLocked(r *wire.Response) {
 	w.stats.Frames++
 }
 
+// appendRawLocked enqueues the complete frame b at now (Frame, and events
+// that carry Raw). It takes no seq: the frame is another protocol's.
+func (w *Writer) appendRawLocked(b []byte, now time.Time) {
+	if len(b) == 0 || len(b) > protocol.MaxOutputFrameBytes || b[len(b)-1] != '\n' {
+		// Never send a frame the client must refuse, nor one that would
+		// run into the next. The raw frame's protocol is not ours to
+		// substitute an answer in: it is dropped and logged.
+		w.stats.Oversize++
+		w.logf("writer: raw frame of %d bytes not sent (over %d bytes, or without its LF)", len(b), protocol.MaxOutputFrameBytes)
+		return
+	}
+	w.q.begin()
+	w.q.buf = append(w.q.buf, b...)
+	w.q.commit(now)
+	w.stats.Frames++
+}
+
 // appendEventLocked encodes e as the next frame, enqueued at now.
 func (w *Writer) appendEventLocked(e *wire.Event, now time.Time) {
+	if e.Raw != nil {
+		w.appendRawLocked(e.Raw, now)
+		return
+	}
 	start := w.q.begin()
 	seq := w.q.nextSeq()
 	w.q.buf = w.enc.Append(w.q.buf, seq, e)

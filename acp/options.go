@@ -1,0 +1,188 @@
+package acp
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/magi-code/magi-code/acp/jsonrpc"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner"
+)
+
+// The config options' IDs.
+const (
+	optMode     = "mode"
+	optModel    = "model"
+	optThinking = "thought_level"
+)
+
+type obj = map[string]any
+
+var modes = []struct{ id, name, desc string }{
+	{ModeAsk, "Ask", "Edits, shell commands and MCP tools that change things ask first"},
+	{ModeAuto, "Auto", "No tool asks; the protections and the OS sandbox still apply"},
+	{ModeReadOnly, "Read-only", "Writes, edits, shell commands and MCP tools that change things are refused without asking"},
+}
+
+// thinkingLevels are the thought_level values; "default" is the
+// provider's default (the settings' empty thinking).
+var thinkingLevels = []string{"default", "off", "minimal", "low", "medium", "high"}
+
+func validMode(m string) bool {
+	return slices.ContainsFunc(modes, func(x struct{ id, name, desc string }) bool { return x.id == m })
+}
+
+// modeState is the legacy modes object, in sync with the mode option.
+func modeState(current string) obj {
+	avail := make([]obj, len(modes))
+	for i, m := range modes {
+		avail[i] = obj{"id": m.id, "name": m.name, "description": m.desc}
+	}
+	return obj{"currentModeId": current, "availableModes": avail}
+}
+
+// optionsLocked is the complete config option list; s.mu is held.
+func (s *session) optionsLocked() []obj {
+	modeOpts := make([]obj, len(modes))
+	for i, m := range modes {
+		modeOpts[i] = obj{"value": m.id, "name": m.name, "description": m.desc}
+	}
+	model := s.modelLocked()
+	models := []obj{{"value": model, "name": model}}
+	thinking := s.choice.Thinking
+	if thinking == "" {
+		thinking = "default"
+	}
+	levels := make([]obj, len(thinkingLevels))
+	for i, l := range thinkingLevels {
+		levels[i] = obj{"value": l, "name": l}
+	}
+	return []obj{
+		{"id": optMode, "name": "Mode", "category": "mode", "type": "select", "currentValue": s.mode, "options": modeOpts},
+		{"id": optModel, "name": "Model", "category": "model", "type": "select", "currentValue": model, "options": models},
+		{"id": optThinking, "name": "Thinking", "category": "thought_level", "type": "select", "currentValue": thinking, "options": levels},
+	}
+}
+
+// modelLocked is the session's model as it may be shown.
+func (s *session) modelLocked() string {
+	if s.choice.Model != "" && safeName(s.choice.Model) {
+		return s.choice.Model
+	}
+	if m := s.rt.Selection().Model; m != "" {
+		return m
+	}
+	return "default"
+}
+
+func safeName(n string) bool {
+	return n != "" && len(n) <= protocol.MaxSelectionNameBytes && !redact.Contains(n)
+}
+
+// setMode is the legacy session/set_mode: the same change as the mode
+// option. ACP's answer is empty; the complete option list follows it as a
+// config_option_update.
+func (a *Agent) setMode(m jsonrpc.Message) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	s := a.sessionOf(m, &p, &p.SessionID)
+	if s == nil {
+		return
+	}
+	if !validMode(p.ModeID) {
+		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+		return
+	}
+	s.mu.Lock()
+	s.mode = p.ModeID
+	opts := s.optionsLocked()
+	s.mu.Unlock()
+	a.respond(m.ID, []byte(`{}`))
+	_ = a.out(a.notify(s.id, obj{"sessionUpdate": "config_option_update", "configOptions": opts}), true)
+}
+
+// setConfigOption changes one option and answers with the complete list; an
+// unknown option or value is -32602. A change of mode also sends
+// current_mode_update, for clients of the legacy modes.
+func (a *Agent) setConfigOption(m jsonrpc.Message) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ConfigID  string `json:"configId"`
+		Value     any    `json:"value"`
+	}
+	s := a.sessionOf(m, &p, &p.SessionID)
+	if s == nil {
+		return
+	}
+	v, isString := p.Value.(string)
+	s.mu.Lock()
+	ok := isString
+	if ok {
+		switch p.ConfigID {
+		case optMode:
+			if ok = validMode(v); ok {
+				s.mode = v
+			}
+		case optModel:
+			ok = v == s.modelLocked()
+		case optThinking:
+			if ok = slices.Contains(thinkingLevels, v); ok {
+				if v == "default" {
+					v = ""
+				}
+				s.choice.Thinking = v
+			}
+		default:
+			ok = false
+		}
+	}
+	opts, mode := s.optionsLocked(), s.mode
+	s.mu.Unlock()
+	if !ok {
+		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+		return
+	}
+	b, _ := json.Marshal(obj{"configOptions": opts})
+	a.respond(m.ID, b)
+	if p.ConfigID == optMode {
+		_ = a.out(a.notify(s.id, obj{"sessionUpdate": "current_mode_update", "currentModeId": mode}), true)
+	}
+}
+
+// sessionOf decodes params into p and finds the session *id names; on nil
+// the request is answered.
+func (a *Agent) sessionOf(m jsonrpc.Message, p any, id *string) *session {
+	if !decode(m.Params, p) {
+		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+		return nil
+	}
+	s := a.session(*id)
+	if s == nil {
+		a.respondError(m.ID, jsonrpc.CodeResourceNotFound, protocol.CodeSessionMissing)
+	}
+	return s
+}
+
+// commandsUpdate is the available_commands_update of a session: its
+// skills, each a command whose text goes to the model as the prompt.
+func commandsUpdate(skills []runner.SkillInfo) obj {
+	cmds := make([]obj, 0, len(skills))
+	for _, sk := range skills {
+		if !safeName(sk.Name) || len(cmds) >= maxCommands {
+			continue
+		}
+		desc := sk.Description
+		if desc == "" {
+			desc = "skill " + sk.Name
+		}
+		cmds = append(cmds, obj{"name": sk.Name, "description": fitText(redact.String(desc), 512),
+			"input": obj{"hint": "what to do"}})
+	}
+	return obj{"sessionUpdate": "available_commands_update", "availableCommands": cmds}
+}
+
+// maxCommands bounds the commands one update lists (and so its frame).
+const maxCommands = 64

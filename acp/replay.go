@@ -1,0 +1,157 @@
+package acp
+
+import (
+	"encoding/base64"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/magi-code/magi-code/acp/jsonrpc"
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner"
+)
+
+// replay sends the stored conversation as updates, on the ordered edge,
+// before load's answer: user messages and agent messages with their stored
+// message IDs, tool calls with their final status, each frame within the
+// output bound. It replays what the provider would see: from the last
+// compaction on (docs/acp.md, What is not supported yet).
+func (s *session) replay() error {
+	records, code := s.att.Replay()
+	if code != "" {
+		return errOutput
+	}
+	results := map[string]*history.Record{}
+	for i := range records {
+		if r := &records[i]; r.Type == history.TypeToolResult {
+			results[r.CallID] = r
+		}
+	}
+	k := &sink{s: s, t: &turn{cancel: func(error) {}}}
+	for i := range records {
+		r := &records[i]
+		var err error
+		switch r.Type {
+		case history.TypeInput:
+			err = k.text("user_message_chunk", messageID(r.MessageID, r.RunID, i), redact.String(r.Text))
+		case history.TypeAssistant:
+			if r.Text != "" {
+				err = k.text("agent_message_chunk", messageID(r.MessageID, r.RunID, i), redact.String(r.Text))
+			}
+		case history.TypeToolCall:
+			ts := &toolState{id: toolCallID(r.CallID), name: activityName(r.Name), status: "failed"}
+			ts.kind = kindOf(ts.name)
+			describe(ts, s.cwd, []byte(r.Arguments))
+			res := results[r.CallID]
+			if res != nil && !res.IsError {
+				ts.status = "completed"
+			}
+			err = k.send(k.toolFrame("tool_call", ts, func(div int) []obj {
+				if res == nil {
+					return nil
+				}
+				return resultContent(ts, res.Text, res.IsError, div)
+			}))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageID is a stored message's ID, or one derived from its place for
+// a record stored without one.
+func messageID(id, runID string, i int) string {
+	if history.ValidID(id) {
+		return id
+	}
+	return "m-" + runID + "-" + strconv.Itoa(i)
+}
+
+// sessionList lists the stored sessions of a cwd (all when none is given),
+// most recent first, ListPageSessions per page; the cursor is opaque.
+func (a *Agent) sessionList(m jsonrpc.Message) {
+	var p struct {
+		Cwd    *string `json:"cwd"`
+		Cursor *string `json:"cursor"`
+	}
+	if len(m.Params) > 0 && !decode(m.Params, &p) {
+		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+		return
+	}
+	start := 0
+	if p.Cursor != nil {
+		b, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n < 0 || len(*p.Cursor) > 64 {
+			a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+			return
+		}
+		start = n
+	}
+	env := a.opts.Env
+	env.Logf = a.opts.Logf
+	dir, err := runner.SessionsDir(env)
+	var list []history.SessionInfo
+	if err == nil {
+		list, err = history.List(dir)
+	}
+	if err != nil {
+		a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeSessionInvalid)
+		return
+	}
+	want := ""
+	if p.Cwd != nil && *p.Cwd != "" {
+		want = realPath(*p.Cwd)
+	}
+	var sessions []obj
+	next, size, seen := "", 0, 0
+	for _, info := range list {
+		if info.Cwd == "" || (want != "" && info.Cwd != want && info.Cwd != *p.Cwd) {
+			continue
+		}
+		if seen++; seen <= start {
+			continue
+		}
+		e := obj{"sessionId": info.ID, "cwd": fitText(info.Cwd, 4096), "updatedAt": info.LastActivity.UTC().Format(time.RFC3339)}
+		if t := firstLine(history.FirstInput(dir, info.ID)); t != "" {
+			e["title"] = fitText(oneLine(redact.String(cutRunes(t, 1024))), 256)
+		}
+		// A page ends at ListPageSessions, or before the entry that
+		// would take its frame past the output bound.
+		n := len(marshal(e)) + 1
+		if len(sessions) == ListPageSessions || size+n > listPageBytes {
+			next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(seen - 1)))
+			break
+		}
+		size += n
+		sessions = append(sessions, e)
+	}
+	out := obj{"sessions": emptyIfNil(sessions)}
+	if next != "" {
+		out["nextCursor"] = next
+	}
+	a.respond(m.ID, marshal(out))
+}
+
+// listPageBytes bounds a session/list page's entries, leaving room for
+// the envelope and the cursor within the output bound.
+const listPageBytes = maxFrame - 1024
+
+// realPath is p with its symlinks resolved, or p.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+func emptyIfNil(s []obj) []obj {
+	if s == nil {
+		return []obj{}
+	}
+	return s
+}

@@ -1,0 +1,305 @@
+package acp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner"
+)
+
+// Bounds of a tool call's parts in its frames, once JSON-escaped; a frame
+// that still exceeds the output bound is rebuilt with each halved.
+const (
+	titleEscBytes  = 8 << 10
+	inputEscBytes  = 8 << 10
+	outputEscBytes = 24 << 10
+	diffEscBytes   = 12 << 10
+)
+
+// toolState is one tool call as the client sees it.
+type toolState struct {
+	id       string // toolCallId
+	name     string // the tool's name (runner.UnknownToolName for a made-up one)
+	kind     string
+	title    string  // the exact command or path, redacted
+	command  string  // the exact command or path, unredacted: the grant's key
+	input    any     // the arguments, redacted (nil when none or too long)
+	location string  // absolute path, "" when none
+	diff     *diffOf // edit tools: the change
+	status   string  // pending, in_progress, completed, failed
+	nested   bool    // a call inside run_code or a subagent
+}
+
+type diffOf struct{ path, old, new string }
+
+// toolCallID is the toolCallId of a provider's call ID, the same live and
+// on session/load: the ID itself when it is a plain ID, else a digest.
+func toolCallID(callID string) string {
+	if history.ValidID(callID) && !redact.Contains(callID) {
+		return callID
+	}
+	sum := sha256.Sum256([]byte(callID))
+	return "call-" + hex.EncodeToString(sum[:12])
+}
+
+// kindOf is the ACP tool kind of a tool name.
+func kindOf(name string) string {
+	switch name {
+	case "read_file", "list_dir":
+		return "read"
+	case "write_file", "edit_file":
+		return "edit"
+	case "grep":
+		return "search"
+	case "shell":
+		return "execute"
+	case "task":
+		return "think"
+	}
+	return "other"
+}
+
+// describe fills a tool call's title, input, location and diff from its
+// name and arguments: the exact command or path (absolute), redacted.
+func describe(ts *toolState, cwd string, args []byte) {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		m = nil
+	}
+	str := func(k string) string {
+		v, _ := m[k].(string)
+		return v
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(cwd, p)
+	}
+	switch ts.name {
+	case "shell":
+		ts.command = str("command")
+	case "read_file", "write_file", "edit_file", "list_dir":
+		ts.location = abs(cmpOr(str("path"), "."))
+		ts.command = ts.location
+	case "grep":
+		ts.command = str("pattern")
+		if p := str("path"); p != "" {
+			ts.location = abs(p)
+			ts.command += " in " + ts.location
+		}
+	}
+	switch ts.name {
+	case "write_file":
+		ts.diff = &diffOf{path: ts.location, new: str("content")}
+	case "edit_file":
+		ts.diff = &diffOf{path: ts.location, old: str("old"), new: str("new")}
+	}
+	if ts.command == "" {
+		ts.command = ts.name
+	}
+	ts.title = redact.String(ts.command)
+	if m != nil {
+		ts.input = redactValue(m)
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// redactValue redacts every string of a decoded JSON value.
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return redact.String(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact.String(k)] = redactValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// fields is the tool call's update fields, within budgets scaled by 1/div.
+func (ts *toolState) fields(div int, withInput bool) obj {
+	u := obj{"toolCallId": ts.id, "title": fitText(ts.title, titleEscBytes/div), "kind": ts.kind, "status": ts.status}
+	if ts.location != "" {
+		u["locations"] = []obj{{"path": fitText(ts.location, titleEscBytes/div)}}
+	}
+	if withInput && ts.input != nil {
+		if b := marshal(ts.input); len(b) <= inputEscBytes/div {
+			u["rawInput"] = ts.input
+		}
+	}
+	return u
+}
+
+// toolFrame builds a tool_call or tool_call_update frame with extra
+// content, halving every budget until the frame fits the output bound.
+func (k *sink) toolFrame(kind string, ts *toolState, content func(div int) []obj) []byte {
+	var frame []byte
+	for div := 1; div <= 64; div *= 2 {
+		u := ts.fields(div, kind == "tool_call")
+		u["sessionUpdate"] = kind
+		if content != nil {
+			if c := content(div); len(c) > 0 {
+				u["content"] = c
+			}
+		}
+		frame = k.s.a.notify(k.s.id, u)
+		if len(frame) <= maxFrame {
+			return frame
+		}
+	}
+	return frame
+}
+
+const maxFrame = 65536
+
+// ToolStarted stores the call and sends tool_call, pending: it may yet ask
+// for permission.
+func (k *sink) ToolStarted(activityID, name, summary string, call runner.ToolCall) error {
+	k.flushPending(false)
+	k.store(history.Record{Type: history.TypeToolCall, CallID: call.ID, Name: call.Name, Arguments: string(call.Arguments)})
+	k.store(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
+		State: runner.StateStarted, Name: activityName(name), Summary: redact.Summary(summary, 1024)})
+	k.callIDs[activityID] = call.ID
+	ts := &toolState{id: toolCallID(call.ID), name: activityName(name), status: "pending"}
+	ts.kind = kindOf(ts.name)
+	describe(ts, k.s.cwd, call.Arguments)
+	k.mu.Lock()
+	k.calls[activityID] = ts
+	k.current = ts
+	k.mu.Unlock()
+	return k.send(k.toolFrame("tool_call", ts, nil))
+}
+
+// ToolRunning implements runner.RunningSink: in_progress.
+func (k *sink) ToolRunning(activityID string) {
+	k.mu.Lock()
+	ts := k.calls[activityID]
+	k.mu.Unlock()
+	if ts == nil {
+		return
+	}
+	ts.status = "in_progress"
+	_ = k.send(k.toolFrame("tool_call_update", ts, nil))
+}
+
+// ToolFinished stores the result and sends the final status with the
+// content: the diff of an edit that ran, else the result as one bounded
+// text block (command output), redacted.
+func (k *sink) ToolFinished(activityID, name, summary, result string, isError, failed bool) error {
+	k.mu.Lock()
+	ts := k.calls[activityID]
+	delete(k.calls, activityID)
+	if k.current == ts {
+		k.current = nil
+	}
+	k.mu.Unlock()
+	callID := k.callIDs[activityID]
+	delete(k.callIDs, activityID)
+	k.store(history.Record{Type: history.TypeToolResult, CallID: callID, Name: name, Text: result, IsError: isError})
+	state := runner.StateCompleted
+	if failed {
+		state = runner.StateFailed
+	}
+	k.store(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
+		State: state, Name: activityName(name), Summary: redact.Summary(summary, 1024)})
+	if ts == nil {
+		return nil
+	}
+	ts.status = "completed"
+	if failed {
+		ts.status = "failed"
+	}
+	return k.send(k.toolFrame("tool_call_update", ts, func(div int) []obj {
+		return resultContent(ts, result, failed, div)
+	}))
+}
+
+// resultContent is a finished call's content: the diff of an edit that
+// ran, else its result text (bounded, redacted).
+func resultContent(ts *toolState, result string, failed bool, div int) []obj {
+	if ts.diff != nil && !failed {
+		d := obj{"type": "diff", "path": fitText(ts.diff.path, titleEscBytes/div),
+			"newText": fitText(redact.String(ts.diff.new), diffEscBytes/div)}
+		if ts.name == "edit_file" {
+			d["oldText"] = fitText(redact.String(ts.diff.old), diffEscBytes/div)
+		} else {
+			d["oldText"] = nil
+		}
+		return []obj{d}
+	}
+	if result == "" {
+		return nil
+	}
+	text := fitText(redact.String(result), outputEscBytes/div)
+	return []obj{{"type": "content", "content": obj{"type": "text", "text": text}}}
+}
+
+// Activity implements runner.Sink: a call inside run_code or a subagent
+// is a tool call of its own (title: its name), a subagent one of kind
+// think; a compaction is stored only.
+func (k *sink) Activity(activityID, kind, name, state, summary string) error {
+	k.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind, State: state,
+		Name: activityName(name), Summary: redact.Summary(summary, 1024)})
+	if kind == runner.KindCompaction {
+		return nil
+	}
+	k.mu.Lock()
+	ts := k.calls[activityID]
+	if ts == nil {
+		ts = &toolState{id: toolCallID(activityID), name: activityName(name), nested: true}
+		ts.kind = kindOf(ts.name)
+		if kind == runner.KindSubagent {
+			ts.kind = "think"
+		}
+		ts.title, ts.command = ts.name, ts.name
+		k.calls[activityID] = ts
+		k.current = ts
+	}
+	frameKind := "tool_call_update"
+	switch state {
+	case runner.StateStarted:
+		frameKind, ts.status = "tool_call", "in_progress"
+	case runner.StateCompleted:
+		ts.status = "completed"
+	default:
+		ts.status = "failed"
+	}
+	if state != runner.StateStarted {
+		delete(k.calls, activityID)
+		if k.current == ts {
+			k.current = nil
+		}
+	}
+	k.mu.Unlock()
+	return k.send(k.toolFrame(frameKind, ts, nil))
+}
+
+// activityName is the name a tool shows: the runner's (a plain ID) or
+// runner.UnknownToolName for a name the model made up.
+func activityName(name string) string {
+	if history.ValidID(name) && !redact.Contains(name) && !strings.ContainsAny(name, "\n\r") {
+		return name
+	}
+	return runner.UnknownToolName
+}

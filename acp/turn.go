@@ -1,0 +1,165 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/magi-code/magi-code/acp/jsonrpc"
+	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
+	"github.com/magi-code/magi-code/runner"
+)
+
+// turn is a session's running prompt.
+type turn struct {
+	id     string // the run ID
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once the prompt is answered
+}
+
+// Stop reasons.
+const (
+	stopEndTurn   = "end_turn"
+	stopCancelled = "cancelled"
+	stopMaxTurn   = "max_turn_requests"
+)
+
+// prompt starts a turn. Its updates and then its answer go out on the
+// ordered edge: nothing of the turn follows the answer. A second prompt
+// while one runs is -32600 with busy, and the first is unaffected.
+func (a *Agent) prompt(m jsonrpc.Message) {
+	var p struct {
+		SessionID string            `json:"sessionId"`
+		Prompt    []json.RawMessage `json:"prompt"`
+	}
+	s := a.sessionOf(m, &p, &p.SessionID)
+	if s == nil {
+		return
+	}
+	text, code := promptText(p.Prompt)
+	if code != "" {
+		a.respondError(m.ID, jsonrpc.CodeInvalidParams, code)
+		return
+	}
+	s.mu.Lock()
+	if s.closed || s.turn != nil {
+		s.mu.Unlock()
+		a.respondError(m.ID, jsonrpc.CodeInvalidRequest, protocol.CodeBusy)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	t := &turn{id: a.opts.NewID(), cancel: cancel, done: make(chan struct{})}
+	s.turn = t
+	mode, choice := s.mode, s.choice
+	s.mu.Unlock()
+	a.group.Go(func() {
+		defer close(t.done)
+		defer cancel(nil)
+		frame := s.run(ctx, t, m.ID, text, mode, choice)
+		s.mu.Lock()
+		s.turn = nil
+		s.mu.Unlock()
+		// The answer is the turn's last frame, after cleanup.
+		_ = a.out(frame, true)
+	})
+}
+
+// cancelTurn is session/cancel: the running turn is cancelled (the runner
+// kills the tool's process group, pending permission requests stop
+// waiting); its prompt answers cancelled after cleanup.
+func (s *session) cancelTurn() {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.cancel(runner.ErrCancelled)
+	}
+}
+
+// run runs one turn and returns the prompt's answer frame.
+func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode string, choice runner.Choice) []byte {
+	a := s.a
+	fail := func(code protocol.Code) []byte {
+		return jsonrpc.AppendError(nil, id, jsonrpc.CodeInternalError, code)
+	}
+	records, code := s.att.Replay()
+	if code != "" {
+		return fail(code)
+	}
+	// The input is stored (fsynced) before the provider is called.
+	if _, err := s.att.AppendInput(history.Record{Type: history.TypeInput, RunID: t.id, MessageID: a.opts.NewID(), Text: prompt}); err != nil {
+		return fail(protocol.CodePersistenceFailed)
+	}
+	sink := newSink(s, t, ctx)
+	if err := s.titleOnce(prompt); err != nil {
+		t.cancel(err)
+	}
+	approval := runner.ApprovalAsk
+	if mode == ModeAuto {
+		approval = runner.ApprovalAuto
+	}
+	a.opts.Log.Info("acp turn started", "session_id", s.id, "run_id", t.id)
+	res, runErr := s.rt.Run(ctx, runner.Turn{
+		Model:      choice.Model,
+		Thinking:   choice.Thinking,
+		Records:    records,
+		Prompt:     prompt,
+		TaskScopes: s.att.TaskScopes(),
+		Sink:       sink,
+		Approver:   &approver{s: s, sink: sink, readOnly: mode == ModeReadOnly},
+		Approval:   approval,
+		NewID:      a.opts.NewID,
+	})
+	outcome, code := res.Outcome, res.Code
+	if errors.Is(context.Cause(ctx), errOutput) {
+		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
+	} else if runErr != nil && outcome == runner.Cancelled {
+		code = ""
+	}
+	if err := sink.finish(outcome != runner.Completed); err != nil && outcome != runner.Cancelled {
+		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
+	}
+	_, err := s.att.Append(history.Record{Type: history.TypeRunCompleted, RunID: t.id, Outcome: string(outcome), ErrorCode: string(code)}, true)
+	a.opts.Log.Info("acp turn finished", "session_id", s.id, "run_id", t.id, "outcome", string(outcome), "error_code", string(code),
+		"persisted", err == nil && !sink.degraded)
+	switch {
+	case outcome == runner.Completed:
+		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopEndTurn+`"}`))
+	case outcome == runner.Cancelled:
+		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopCancelled+`"}`))
+	case code == protocol.CodeContentLimit:
+		// The run's own bounds (segments, content, tool calls per turn).
+		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopMaxTurn+`"}`))
+	}
+	if code == "" {
+		code = protocol.CodeExecutionFailed
+	}
+	return fail(code)
+}
+
+// titleOnce sends session_info_update once the session is durable (its
+// first input stored): the title from the first prompt, and in _meta
+// that the session is durable.
+func (s *session) titleOnce(prompt string) error {
+	s.mu.Lock()
+	titled := s.titled
+	s.titled = true
+	s.mu.Unlock()
+	if titled {
+		return nil
+	}
+	title := fitText(oneLine(redact.String(cutRunes(firstLine(prompt), 1024))), 256)
+	return s.a.out(s.a.notify(s.id, obj{"sessionUpdate": "session_info_update", "title": title,
+		"_meta": obj{"magi-code": obj{"durable": true}}}), true)
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+package acp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+var (
+	text, repeat, sleepMs = clienttest.Text, clienttest.Repeat, clienttest.SleepMs
+	shell, response       = clienttest.Shell, clienttest.Response
+)
+
+// secret is a token the redaction catches (an Anthropic key's shape).
+const secret = "sk-ant-api03-" + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-BBBBBBAA"
+
+// TestStreamedReply: initialize answers with the capabilities; a prompt
+// streams agent_message_chunk with one messageId whose concatenation is
+// the reply (redacted, nothing sent twice, the secret split across deltas
+// caught); the answer ends the turn and nothing of it follows.
+func TestStreamedReply(t *testing.T) {
+	half := len(secret) / 2
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		response(text("Hello "), repeat("ab", 3000), text(" key "+secret[:half]), text(secret[half:]+" end")),
+	}})
+	a := start(t, ws)
+	r, _ := a.call("initialize", map[string]any{"protocolVersion": 1})
+	var init struct {
+		ProtocolVersion int `json:"protocolVersion"`
+		Caps            struct {
+			LoadSession bool `json:"loadSession"`
+			Prompt      struct {
+				EmbeddedContext bool `json:"embeddedContext"`
+			} `json:"promptCapabilities"`
+		} `json:"agentCapabilities"`
+		AuthMethods []struct {
+			ID string `json:"id"`
+		} `json:"authMethods"`
+	}
+	if err := json.Unmarshal(r.Result, &init); err != nil || init.ProtocolVersion != 1 || !init.Caps.LoadSession ||
+		!init.Caps.Prompt.EmbeddedContext || len(init.AuthMethods) == 0 {
+		t.Fatalf("initialize: %s", r.raw)
+	}
+	sid := a.newSession()
+	resp, seen := a.until(a.prompt(sid, "hi"), nil)
+	if got := stopReason(t, resp); got != "end_turn" {
+		t.Fatalf("stop reason %q: %s", got, resp.raw)
+	}
+	ids, texts := messages(t, seen, "agent_message_chunk")
+	want := "Hello " + strings.Repeat("ab", 3000) + " key [REDACTED] end"
+	if len(ids) != 1 || texts[ids[0]] != want {
+		t.Fatalf("message %d ids, text %.80q...; want %.80q", len(ids), texts[ids[0]], want)
+	}
+	for _, f := range seen {
+		if strings.Contains(f.raw, secret[:20]) {
+			t.Errorf("the secret reached a frame: %.200s", f.raw)
+		}
+	}
+	// Nothing follows the answer: the next frame is the next request's.
+	id := a.request("session/list", map[string]any{})
+	if f := a.next(); string(f.ID) != id || f.Method != "" {
+		t.Fatalf("after the prompt's answer: %.200s", f.raw)
+	}
+	a.wantExit(0)
+}
+
+// TestMalformed: a line that is not JSON gets -32700 with id null, an
+// unknown method -32601; neither echoes the input, and the connection
+// goes on.
+func TestMalformed(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	a := start(t, ws)
+	a.initialize()
+	const marker = "ECHOME"
+	a.sendLine(`{"jsonrpc":"2.0","id":1,"method":"` + marker)
+	f := a.next()
+	if f.Error == nil || f.Error.Code != -32700 || string(f.ID) != "null" || strings.Contains(f.raw, marker) {
+		t.Errorf("malformed: %s", f.raw)
+	}
+	a.sendLine(`{"jsonrpc":"2.0","id":77,"method":"x/` + marker + `","params":{}}`)
+	f = a.next()
+	if f.Error == nil || f.Error.Code != -32601 || string(f.ID) != "77" || strings.Contains(f.raw, marker) {
+		t.Errorf("unknown method: %s", f.raw)
+	}
+	a.sendLine(`[1,2,3]`)
+	if f = a.next(); f.Error == nil || f.Error.Code != -32600 || string(f.ID) != "null" {
+		t.Errorf("not a message: %s", f.raw)
+	}
+	sid := a.newSession() // still usable
+	r, _ := a.until(a.prompt(sid, "echo this"), nil)
+	if stopReason(t, r) != "end_turn" {
+		t.Errorf("prompt after errors: %s", r.raw)
+	}
+	a.wantExit(0)
+}
+
+// TestBadCwd: session/new needs an absolute cwd of a directory.
+func TestBadCwd(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	a := start(t, ws)
+	a.initialize()
+	file := filepath.Join(ws.Cwd, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []string{"relative/dir", "", file, filepath.Join(ws.Cwd, "missing")} {
+		r, _ := a.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+		if r.Error == nil || r.Error.Code != -32602 {
+			t.Errorf("cwd %q: %s", cwd, r.raw)
+		}
+	}
+	a.wantExit(0)
+}
+
+// TestSecondPrompt: a prompt while one runs is refused with busy; the
+// first goes on to end_turn.
+func TestSecondPrompt(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		response(text("first "), sleepMs(300), text("done")),
+	}})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	first := a.prompt(sid, "one")
+	second := a.prompt(sid, "two")
+	var firstResp, secondResp frame
+	var seen []frame
+	for firstResp.raw == "" {
+		f := a.next()
+		switch {
+		case string(f.ID) == first:
+			firstResp = f
+		case string(f.ID) == second:
+			secondResp = f
+		default:
+			seen = append(seen, f)
+		}
+	}
+	if secondResp.Error == nil || secondResp.Error.Data.Code != "busy" {
+		t.Errorf("second prompt: %q", secondResp.raw)
+	}
+	_, texts := messages(t, seen, "agent_message_chunk")
+	if stopReason(t, firstResp) != "end_turn" || len(texts) != 1 {
+		t.Errorf("first prompt: %s, texts %v", firstResp.raw, texts)
+	}
+	for _, s := range texts {
+		if s != "first done" {
+			t.Errorf("first reply %q", s)
+		}
+	}
+	a.wantExit(0)
+}

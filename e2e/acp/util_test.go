@@ -1,0 +1,5 @@
+package acp
+
+import "fmt"
+
+func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }

@@ -1,0 +1,172 @@
+//go:build unix
+
+package mission
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+// forgeries are control sequences a model may write, each followed by a
+// token of its own: the raw output must never hold one of them, escape
+// and token together, whatever wraps or styles the text around it.
+var forgeries = []string{
+	"\x1b]0;FORGED-TITLE\a",      // OSC: the window title
+	"\x1b]0;FORGED-ST\x1b\\",     // OSC ended by ST
+	"\x1b[2JCLEARED1",            // CSI: erase the screen
+	"\x1b[?1049hALTSCREEN2",      // CSI: the alternate screen
+	"\x1b[31mRED3",               // SGR
+	"\x1b[3AUP4",                 // cursor up
+	"\x1bPqDCS5\x1b\\",           // DCS
+	"\u009b2JC1CSI6",             // C1 CSI as a character
+	"\x9b2JRAWCSI7",              // C1 CSI as a raw byte
+	"\x1b]8;;http://evil\aLINK8", // OSC 8 hyperlink
+}
+
+// forgedText is a reply made of every forgery, between words.
+func forgedText() string {
+	var b strings.Builder
+	b.WriteString("start-of-reply ")
+	for _, f := range forgeries {
+		b.WriteString(f + " word ")
+	}
+	b.WriteString("\x07bell\x08back\x7fdel\rcr\u202eRTL end-of-reply")
+	return b.String()
+}
+
+// assertNoForgery checks the raw bytes the app wrote: none of the
+// forgeries went out as control sequences, no title was set, the
+// terminal is not left in the alternate screen.
+func assertNoForgery(t *testing.T, v *vterm) {
+	t.Helper()
+	v.mu.Lock()
+	raw := append([]byte(nil), v.raw...)
+	titles := append([]string(nil), v.titles...)
+	alt := v.em.IsAltScreen()
+	v.mu.Unlock()
+	for _, f := range forgeries {
+		if bytes.Contains(raw, []byte(f)) {
+			t.Errorf("the app wrote the model's %q to the terminal as it is", f)
+		}
+	}
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r <= 0x9f) {
+			t.Errorf("the raw output holds %q (a C1 control or a byte that is not UTF-8) at %d", raw[i:i+size], i)
+			break
+		}
+		i += size
+	}
+	for _, seq := range []string{"\x1b]0;", "\x1b[?1049h", "\x1bP", "\x07bell", "\x08back", "\x7fdel", "\rcr", "\u202e"} {
+		if bytes.Contains(raw, []byte(seq)) {
+			t.Errorf("the raw output holds %q", seq)
+		}
+	}
+	if len(titles) > 0 {
+		t.Errorf("the window title was set: %q", titles)
+	}
+	if alt {
+		t.Errorf("the terminal is in the alternate screen")
+	}
+	if t.Failed() {
+		t.Fatalf("the model's bytes drove the terminal:\n%s", v.dump())
+	}
+}
+
+// A reply, a shell command awaiting approval and the activity line of
+// that command, each full of control sequences, are shown with the
+// controls made visible, live and once resumed; the raw bytes written to
+// the terminal hold none of them; the approval shows the hidden part of
+// the command; after /quit the terminal is not in the alternate screen
+// and the scrollback holds the whole reply. At 80x24 and at 30 columns,
+// resized during the approval.
+func TestModelTextNeverDrivesTheTerminal(t *testing.T) {
+	command := "ls\x1b]0; touch ~/x #\a"
+	for _, size := range []struct{ cols, rows, toCols, toRows int }{{80, 24, 30, 24}, {30, 24, 80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Text(forgedText()), clienttest.Shell(command)),
+				clienttest.Response(clienttest.Text("second\x1b[2Jreply-done")),
+			}})
+			v := startVT(t, ws, size.cols, size.rows)
+			v.waitScreen("fixture-model")
+			v.typeText("go\r")
+			v.waitIdle("approve?")
+			flat := strings.Join(strings.Fields(strings.Join(v.screen(), "")), "")
+			if !strings.Contains(flat, "touch~/x") {
+				t.Fatalf("the approval hides the command's touch:\n%s", v.dump())
+			}
+			// Before the resize: the emulator cuts lines, where a terminal
+			// would reflow them.
+			all := strings.Join(strings.Fields(strings.Join(v.all(), "")), "")
+			for _, want := range []string{"start-of-reply", "␛]0;FORGED-TITLE␇", "␛[2JCLEARED1", "␛[?1049hALTSCREEN2", "␇bell␈back␡del␍cr<U+202E>RTL", "end-of-reply"} {
+				if !strings.Contains(all, want) {
+					t.Fatalf("the terminal does not show %q:\n%s", want, v.dump())
+				}
+			}
+			v.resize(size.toCols, size.toRows)
+			v.waitIdle("approve?")
+			v.typeText("n")
+			v.waitIdle("turn completed")
+			v.typeText("/quit\r")
+			if code := v.exitCode(); code != 0 {
+				t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
+			}
+			<-v.done
+			assertNoForgery(t, v)
+			if all := strings.Join(strings.Fields(strings.Join(v.all(), "")), ""); !strings.Contains(all, "second␛[2Jreply-done") {
+				t.Fatalf("the terminal does not show the second reply:\n%s", v.dump())
+			}
+
+			r := startVT(t, ws, size.cols, size.rows, "--continue")
+			r.waitIdle("reply-done")
+			r.typeText("/quit\r")
+			if code := r.exitCode(); code != 0 {
+				t.Fatalf("exit %d after /quit of the resumed session:\n%s", code, r.dump())
+			}
+			<-r.done
+			assertNoForgery(t, r)
+			if all := strings.Join(strings.Fields(strings.Join(r.all(), "")), ""); !strings.Contains(all, "␛]0;FORGED-TITLE␇") || !strings.Contains(all, "end-of-reply") {
+				t.Fatalf("the resumed session does not show the reply with its controls visible:\n%s", r.dump())
+			}
+		})
+	}
+}
+
+// A session whose first prompt holds control sequences is listed by the
+// resume picker with them visible.
+func TestPickerShowsControlsVisibly(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	first := startVT(t, ws, 80, 24, "--prompt", "hello\x1b]0;FORGED-TITLE\a\x1b[2JCLEARED1 there")
+	first.waitScreen("turn completed")
+	if code := first.exitCode(); code != 0 {
+		t.Fatalf("first turn: exit %d:\n%s", code, first.dump())
+	}
+	<-first.done
+	assertNoForgery(t, first)
+	files, _ := filepath.Glob(filepath.Join(ws.Home, "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	v := startVT(t, ws, 80, 24, "resume")
+	v.waitScreen("resume which session?")
+	v.waitScreen("CLEARED1")
+	v.typeText("\r")
+	v.waitIdle("there")
+	v.typeText("/quit\r")
+	if code := v.exitCode(); code != 0 {
+		t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
+	}
+	<-v.done
+	assertNoForgery(t, v)
+}
