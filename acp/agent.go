@@ -68,6 +68,13 @@ type Agent struct {
 // clientCaps are the client capabilities the agent uses.
 type clientCaps struct {
 	readText, writeText bool
+	notices             bool // session.notices: the notice update
+}
+
+func (a *Agent) caps() clientCaps {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
 }
 
 // New returns an agent that writes to opts.Out.

@@ -67,6 +67,9 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 				ReadTextFile  bool `json:"readTextFile"`
 				WriteTextFile bool `json:"writeTextFile"`
 			} `json:"fs"`
+			Session struct {
+				Notices *json.RawMessage `json:"notices"`
+			} `json:"session"`
 		} `json:"clientCapabilities"`
 	}
 	if !decode(m.Params, &p) || p.ProtocolVersion == nil {
@@ -79,7 +82,8 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 	}
 	a.mu.Lock()
 	a.initialized = true
-	a.client = clientCaps{readText: p.Capabilities.FS.ReadTextFile, writeText: p.Capabilities.FS.WriteTextFile}
+	a.client = clientCaps{readText: p.Capabilities.FS.ReadTextFile, writeText: p.Capabilities.FS.WriteTextFile,
+		notices: p.Capabilities.Session.Notices != nil && string(*p.Capabilities.Session.Notices) != "null"}
 	a.mu.Unlock()
 	a.opts.Log.Open()
 	a.respond(m.ID, a.initializeResult())
@@ -99,7 +103,7 @@ func (a *Agent) initializeResult() []byte {
 		"agentCapabilities": obj{
 			"loadSession":        true,
 			"promptCapabilities": obj{"image": false, "audio": false, "embeddedContext": true},
-			"mcpCapabilities":    obj{"http": false, "sse": false},
+			"mcpCapabilities":    obj{"http": true, "sse": false},
 			"sessionCapabilities": obj{
 				"list":   obj{},
 				"resume": obj{},

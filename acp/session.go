@@ -94,8 +94,8 @@ func validCwd(cwd string) bool {
 }
 
 // runtimeFor admits the settings of cwd and builds its runtime: the same
-// rules as serve's initialize, for that cwd.
-func (a *Agent) runtimeFor(cwd string) (*runner.Runtime, *history.Store, protocol.Code) {
+// rules as serve's initialize, for that cwd, with the client's MCP servers.
+func (a *Agent) runtimeFor(cwd string, servers []runner.MCPServer) (*runner.Runtime, *history.Store, protocol.Code) {
 	env := a.opts.Env
 	env.Cwd = cwd
 	env.Logf = a.opts.Logf
@@ -103,7 +103,9 @@ func (a *Agent) runtimeFor(cwd string) (*runner.Runtime, *history.Store, protoco
 	if code != "" {
 		return nil, nil, code
 	}
-	rt, code := runner.New(a.ctx, adm, a.opts.Runner)
+	ropts := a.opts.Runner
+	ropts.ClientMCP = servers
+	rt, code := runner.New(a.ctx, adm, ropts)
 	if code != "" {
 		return nil, nil, code
 	}
@@ -114,7 +116,12 @@ func (a *Agent) runtimeFor(cwd string) (*runner.Runtime, *history.Store, protoco
 // a slot reserved, the runtime built. On false the request is answered.
 func (a *Agent) opened(m jsonrpc.Message, needID bool) (newParams, *runner.Runtime, *history.Store, bool) {
 	var p newParams
-	if !decode(m.Params, &p) || !validCwd(p.Cwd) || (needID && !history.ValidSessionID(p.SessionID)) {
+	var servers []runner.MCPServer
+	ok := decode(m.Params, &p) && validCwd(p.Cwd) && (!needID || history.ValidSessionID(p.SessionID))
+	if ok {
+		servers, ok = mcpServers(p.MCPServers)
+	}
+	if !ok {
 		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
 		return p, nil, nil, false
 	}
@@ -127,7 +134,7 @@ func (a *Agent) opened(m jsonrpc.Message, needID bool) (newParams, *runner.Runti
 		a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeRequestLimit)
 		return p, nil, nil, false
 	}
-	rt, store, code := a.runtimeFor(p.Cwd)
+	rt, store, code := a.runtimeFor(p.Cwd, servers)
 	if code != "" {
 		a.unreserve()
 		a.respondError(m.ID, jsonrpc.CodeInternalError, code)
@@ -167,6 +174,7 @@ func (a *Agent) sessionNew(m jsonrpc.Message) {
 	a.opts.Log.Info("acp session new", "session_id", id)
 	a.respond(m.ID, s.stateResult(true))
 	s.commands()
+	s.mcpNotice()
 }
 
 // sessionLoad opens a stored session, replays it as updates and then
@@ -216,6 +224,7 @@ func (a *Agent) reopen(m jsonrpc.Message, replay bool) {
 		a.respond(m.ID, s.stateResult(false))
 	}
 	s.commands()
+	s.mcpNotice()
 }
 
 // sessionClose cancels the session's turn, waits for it, releases the

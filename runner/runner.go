@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"slices"
@@ -117,6 +118,24 @@ type Options struct {
 	// Sandbox, when set, is the machine's OS sandbox instead of
 	// sandbox.Probe's answer (tests inject a machine without one).
 	Sandbox *sandbox.Status
+	// ClientMCP are MCP servers a client hands over for this runtime (an
+	// editor's, over ACP): the person's own configuration, so they start
+	// without the global approval that project settings' servers need. One
+	// that fails to start is left out (Runtime.ClientMCPFailed) and fails
+	// nothing; one named like a server of the settings is left out too.
+	// Their tools never replace the settings' tools of the same name.
+	ClientMCP []MCPServer
+}
+
+// MCPServer is an MCP server a client defines: a stdio Command (with Args
+// and Env) or a streamable HTTP URL (with Headers).
+type MCPServer struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
 }
 
 // probe is the machine's OS sandbox: Options.Sandbox, or sandbox.Probe.
@@ -132,6 +151,10 @@ func (o Options) probe() sandbox.Status {
 type Runtime struct {
 	snap *config.Snapshot
 	mcp  *mcp.Manager // nil without servers
+	// client holds Options.ClientMCP's servers that started (nil without
+	// any); clientFailed names those left out.
+	client       *mcp.Manager
+	clientFailed []string
 	// provider is built once per child: the fixture's script is consumed
 	// across the turns of the child (each call consumes the next response).
 	provider  Provider
@@ -174,8 +197,19 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		}
 		rt.mcp = m
 	}
+	if len(opts.ClientMCP) > 0 {
+		defs, left := clientDefs(opts.ClientMCP, snap.MCPServers, snap.Cwd)
+		m, failed, err := mcp.StartEach(ctx, defs, opts.Logf)
+		if err != nil {
+			if rt.mcp != nil {
+				_ = rt.mcp.Close(context.WithoutCancel(ctx))
+			}
+			return nil, protocol.CodeStartupCancelled
+		}
+		rt.client, rt.clientFailed = m, append(left, failed...)
+	}
 	conf := newConfinement(snap.Settings.Tools.Sandbox, snap.Settings.Tools.UnsandboxedAuto, snap.Home, opts.probe(), opts.Logf)
-	rt.tools = newToolbox(snap, rt.mcp, conf)
+	rt.tools = newToolbox(snap, rt.mcp, rt.client, conf)
 	rt.sandbox = sandboxState(snap.Settings.Tools.Sandbox.Mode, sandbox.Status{Available: conf.Confined()})
 	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
 		// The primary agent profile's tools list is what the model is
@@ -197,10 +231,31 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 // Close shuts the MCP servers down. It returns when done or when ctx ends
 // (a slow shutdown is then left to process exit).
 func (rt *Runtime) Close(ctx context.Context) error {
-	if rt.mcp == nil {
-		return nil
+	var err error
+	if rt.client != nil {
+		err = rt.client.Close(ctx)
 	}
-	return rt.mcp.Close(ctx)
+	if rt.mcp != nil {
+		err = cmp.Or(rt.mcp.Close(ctx), err)
+	}
+	return err
+}
+
+// ClientMCPFailed names the servers of Options.ClientMCP left out: failed
+// to start, or named like a server of the settings.
+func (rt *Runtime) ClientMCPFailed() []string { return slices.Clone(rt.clientFailed) }
+
+// clientDefs are the definitions of a client's servers, run in cwd, but
+// those named like a server of the settings (left).
+func clientDefs(servers []MCPServer, settings []config.MCPServer, cwd string) (defs []mcp.ServerDef, left []string) {
+	for _, s := range servers {
+		if slices.ContainsFunc(settings, func(c config.MCPServer) bool { return c.Name == s.Name }) {
+			left = append(left, s.Name)
+			continue
+		}
+		defs = append(defs, mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: cwd, Headers: s.Headers})
+	}
+	return defs, left
 }
 
 // Selection is the status-safe startup selection.

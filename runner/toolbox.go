@@ -25,7 +25,7 @@ import (
 // read tools refuse paths outside the workspace and [tools] read_roots
 // (under "ask" they ask): the direct tools under [tools] approval, Code
 // Mode's under [tools.code_mode] approval.
-func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.Set {
+func newToolbox(snap *config.Snapshot, m, client *mcp.Manager, conf confinement) *tools.Set {
 	s := snap.Settings
 	prot := s.Tools.Protections
 	opts := tools.Options{
@@ -43,9 +43,17 @@ func newToolbox(snap *config.Snapshot, m *mcp.Manager, conf confinement) *tools.
 	}
 	builtin := tools.Builtin(opts)
 	all := builtin.All()
-	if m != nil {
-		for _, t := range m.Tools() {
-			all = append(all, &mcpTool{m: m, tool: t})
+	taken := map[string]bool{}
+	for _, mgr := range []*mcp.Manager{m, client} {
+		if mgr == nil {
+			continue
+		}
+		for _, t := range mgr.Tools() {
+			// A client's server never shadows a tool of the settings.
+			if !taken[t.FullName] {
+				taken[t.FullName] = true
+				all = append(all, &mcpTool{m: mgr, tool: t})
+			}
 		}
 	}
 	direct := tools.NewSet()

@@ -119,6 +119,20 @@ type Manager struct {
 // *StartError; if ctx ends first it does the same and returns ctx.Err().
 // logf receives diagnostics (nil discards them).
 func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*Manager, error) {
+	m, _, err := start(ctx, defs, logf, false)
+	return m, err
+}
+
+// StartEach connects every server of defs concurrently, as Start does, but
+// a server that fails is left out (killed, as connect leaves it) instead of
+// failing the others: the servers an editor hands over, which the person
+// configured there. failed names the servers left out, in defs' order. If
+// ctx ends first every server is cleaned and the error is ctx.Err().
+func StartEach(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (m *Manager, failed []string, err error) {
+	return start(ctx, defs, logf, true)
+}
+
+func start(ctx context.Context, defs []ServerDef, logf func(string, ...any), each bool) (*Manager, []string, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -135,6 +149,10 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 		connects.Go(func() {
 			s, tools, err := m.connect(startCtx, def)
 			if err != nil {
+				if each {
+					logf("mcp: server %q left out: %v", def.Name, err)
+					return
+				}
 				errOnce.Do(func() { firstErr = err })
 				cancel(err) // the others stop at once
 				return
@@ -154,16 +172,21 @@ func Start(ctx context.Context, defs []ServerDef, logf func(string, ...any)) (*M
 		if cerr := m.Close(cleanupCtx); cerr != nil {
 			logf("mcp: startup cleanup: servers killed after %v", CleanupWait)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 
 	taken := make(map[string]bool)
+	var failed []string
 	for i, def := range defs {
+		if connected[i] == nil {
+			failed = append(failed, def.Name)
+			continue
+		}
 		for _, t := range results[i] {
 			m.addTool(def.Name, t, connected[i], taken)
 		}
 	}
-	return m, nil
+	return m, failed, nil
 }
 
 // connect starts one server and lists its tools. On failure the server is
