@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/magi-code/magi-code/runner/auth"
@@ -15,41 +16,80 @@ import (
 var errProvider = errors.New("runner: provider unavailable")
 
 // newProvider builds the admitted provider from the snapshot. config.Load
-// has already checked readiness and parsed the fixture script; this only
-// constructs it (no request, no second read).
+// has already checked readiness, resolved the provider's definition and
+// headers, and parsed the fixture script; this only constructs it (no
+// request, no second read).
 func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Provider, error) {
-	switch snap.Provider {
-	case "fixture":
+	if snap.Provider == config.FixtureProvider {
 		return fixtureprov.New(snap.FixtureScript), nil
-	case "anthropic":
-		a := snap.Settings.Providers.Anthropic
+	}
+	r := snap.Remote
+	var creds auth.Source
+	if snap.Credential.Kind != config.CredentialNone {
+		// The credential is read locally at startup; an expired OAuth
+		// token is refreshed here, at turn time, through auth.json (the
+		// entry of the provider's name).
+		creds = auth.New(auth.Config{
+			Home: snap.Home, Provider: snap.Provider, Credential: snap.Credential,
+			TokenURL: r.TokenURL, ClientID: r.ClientID, Logf: logf,
+		})
+	}
+	hc := withHeaders(snap.ProviderHeaders)
+	switch r.Kind {
+	case config.KindAnthropic:
 		return anthropic.New(anthropic.Config{
-			BaseURL: strings.TrimRight(a.BaseURL, "/"),
-			// The credential is read locally at startup; an expired OAuth
-			// token is refreshed here, at turn time, through auth.json.
-			Credentials: auth.New(auth.Config{
-				Home: snap.Home, Provider: "anthropic", Credential: snap.Credential,
-				TokenURL: a.TokenURL, ClientID: a.ClientID, Logf: logf,
-			}),
-			Model:     snap.Model,
-			MaxTokens: int64(a.MaxTokens),
-			Logf:      logf,
+			BaseURL:     strings.TrimRight(r.BaseURL, "/"),
+			Credentials: creds,
+			Model:       snap.Model,
+			MaxTokens:   int64(r.MaxTokens),
+			HTTPClient:  hc,
+			Logf:        logf,
 		}), nil
-	case "openai":
-		o := snap.Settings.Providers.OpenAI
+	case config.KindOpenAI:
+		// Without a credential (a key-less local server) no Authorization
+		// header is sent.
 		return openai.New(openai.Config{
-			BaseURL: strings.TrimRight(o.BaseURL, "/"),
-			// An API key, or an OAuth access token refreshed at turn time
-			// through auth.json, as for Anthropic.
-			Credentials: auth.New(auth.Config{
-				Home: snap.Home, Provider: "openai", Credential: snap.Credential,
-				TokenURL: o.TokenURL, ClientID: o.ClientID, Logf: logf,
-			}),
-			MaxTokens: int64(o.MaxTokens),
-			Logf:      logf,
+			BaseURL:     strings.TrimRight(r.BaseURL, "/"),
+			Credentials: creds,
+			MaxTokens:   int64(r.MaxTokens),
+			HTTPClient:  hc,
+			Logf:        logf,
 		}), nil
 	}
 	return nil, errProvider
+}
+
+// withHeaders returns an HTTP client that sends headers with every
+// request, or nil (the provider's default client) when there are none. It
+// is the provider's default client (provider.HTTPClient: header timeout,
+// no redirect to another origin, so the headers never leave the
+// provider's origin) with the headers added by its transport.
+func withHeaders(headers map[string]string) *http.Client {
+	if len(headers) == 0 {
+		return nil
+	}
+	hc := provider.HTTPClient(nil)
+	h := make(http.Header, len(headers))
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	hc.Transport = headerTransport{base: hc.Transport, headers: h}
+	return hc
+}
+
+// headerTransport sets fixed headers on each request, on a copy (a
+// RoundTripper must not change the caller's request).
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header[k] = v
+	}
+	return t.base.RoundTrip(req)
 }
 
 // systemContext is what the model sees first, in the documented order:

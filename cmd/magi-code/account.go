@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -25,12 +24,18 @@ func account(l launch) int {
 	case modeLogin:
 		provider := l.provider
 		if provider == "" {
-			fmt.Print("provider (openai or anthropic): ")
+			fmt.Print("provider (openai, anthropic, openrouter or a [providers.NAME] table's name): ")
 			provider = strings.TrimSpace(readLine())
 		}
-		if !slices.Contains(credentialProviders, provider) {
-			fmt.Fprintln(os.Stderr, "magi-code: login: the provider is openai or anthropic")
+		p, known := credentialProvider(env, provider)
+		switch {
+		case !known:
 			return 2
+		case p.KeyLess():
+			// A local server (ollama, lmstudio, llamacpp, or a table
+			// without api_key_env): nothing to store.
+			fmt.Printf("%s needs no key (it names no api_key_env); nothing stored\n", provider)
+			return 0
 		}
 		key, err := readSecret(provider + " API key (not shown): ")
 		if err != nil || key == "" {
@@ -43,6 +48,9 @@ func account(l launch) int {
 		}
 		fmt.Printf("stored the %s API key in auth.json (mode 0600)\n", provider)
 	case modeLogout:
+		if _, known := credentialProvider(env, l.provider); !known {
+			return 2
+		}
 		home, err := config.Env(env).HomeDir()
 		if err == nil {
 			err = auth.Remove(context.Background(), home, l.provider)
@@ -57,6 +65,10 @@ func account(l launch) int {
 		}
 		fmt.Printf("removed the stored %s credential\n", l.provider)
 	case modeModel:
+		if _, known := config.LookupProvider(config.Env(env), l.provider); l.provider != "" && !known {
+			fmt.Fprintln(os.Stderr, "magi-code: usage: model: unknown provider (one of "+strings.Join(config.BuiltinProviders(), ", ")+", or a [providers.NAME] table's name)")
+			return 2
+		}
 		if l.name != "" {
 			if err := setModel(env, l.provider, l.name); err != nil {
 				fmt.Fprintln(os.Stderr, "magi-code: model:", err)
@@ -71,6 +83,22 @@ func account(l launch) int {
 		fmt.Println(selectionText(d))
 	}
 	return 0
+}
+
+// errUnknownProvider is the usage error of login and logout for a name
+// the settings do not define (the fixture has no credential).
+const errUnknownProvider = "magi-code: usage: unknown provider (openai, anthropic, openrouter, or a [providers.NAME] table's name)"
+
+// credentialProvider returns the effective definition of a provider
+// login and logout may name (any remote one the settings know), or prints
+// errUnknownProvider.
+func credentialProvider(env runner.Env, name string) (config.RemoteProvider, bool) {
+	p, known := config.LookupProvider(config.Env(env), name)
+	if !known || name == config.FixtureProvider {
+		fmt.Fprintln(os.Stderr, errUnknownProvider)
+		return p, false
+	}
+	return p, true
 }
 
 // selectionText is the effective provider and model and whether a turn

@@ -177,8 +177,11 @@ func TestAccountCommands(t *testing.T) {
 	authFile := filepath.Join(ws.Home, "auth.json")
 	const key = "sk-test-KEY-0123456789abcdef"
 
-	runIn(t, ws, "bogus\n", []string{"login"}).want(t, "login, unknown provider read", 2, []string{"provider (openai or anthropic): "}, []string{"the provider is openai or anthropic"})
-	runIn(t, ws, "", []string{"login", "gemini"}).want(t, "login gemini", 2, nil, []string{"the provider is openai or anthropic"})
+	runIn(t, ws, "bogus\n", []string{"login"}).want(t, "login, unknown provider read", 2, []string{"provider (openai, anthropic, openrouter or a [providers.NAME] table's name): "}, []string{errUnknownProvider})
+	runIn(t, ws, "", []string{"login", "gemini"}).want(t, "login gemini", 2, nil, []string{errUnknownProvider})
+	runIn(t, ws, "", []string{"login", "fixture"}).want(t, "login fixture", 2, nil, []string{errUnknownProvider})
+	// A key-less local server: nothing asked, nothing stored.
+	runIn(t, ws, "", []string{"login", "ollama"}).want(t, "login ollama", 0, []string{"ollama needs no key (it names no api_key_env); nothing stored\n"}, nil)
 	runIn(t, ws, "", []string{"login", "openai"}).want(t, "login without a key", 1, nil, []string{"no key read; nothing stored"})
 	runIn(t, ws, "\n", []string{"login", "openai"}).want(t, "login with an empty key", 1, nil, []string{"no key read; nothing stored"})
 	if clienttest.FileExists(authFile) {
@@ -191,7 +194,8 @@ func TestAccountCommands(t *testing.T) {
 		t.Fatalf("login echoed the key: %q", o.stdout)
 	}
 	runIn(t, ws, "anthropic\n"+key+"2\n", []string{"login"}).want(t, "login, provider asked", 0,
-		[]string{"provider (openai or anthropic): ", "stored the anthropic API key"}, nil)
+		[]string{"provider (openai, anthropic, openrouter or a [providers.NAME] table's name): ", "stored the anthropic API key"}, nil)
+	runIn(t, ws, key+"3\n", []string{"login", "openrouter"}).want(t, "login openrouter", 0, []string{"stored the openrouter API key"}, nil)
 	st, err := os.Stat(authFile)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("auth.json: %v, mode %v; want 0600", err, st.Mode())
@@ -217,6 +221,9 @@ func TestAccountCommands(t *testing.T) {
 	if !bytes.Contains(settings, []byte(`provider = "openai"`)) || !bytes.Contains(settings, []byte(`model = "gpt-x"`)) {
 		t.Fatalf("settings after model openai gpt-x:\n%s", settings)
 	}
+	runIn(t, ws, "", []string{"model", "ollama", "llama3.2"}).want(t, "model of a key-less preset", 0,
+		[]string{"provider ollama (global), model llama3.2 (global): ready\n"}, nil)
+	runIn(t, ws, "", []string{"model", "vllm", "m"}).want(t, "model of an undefined provider", 2, nil, []string{"magi-code: usage: model: unknown provider"})
 
 	bare := clienttest.NewWorkspace(t, "")
 	runIn(t, bare, "", []string{"model"}).want(t, "model, nothing set", 0, []string{"provider none, model none: not ready: "}, nil)

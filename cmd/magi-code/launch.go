@@ -90,7 +90,7 @@ func parseArgs(args []string) (launch, error) {
 		if len(args) <= 2 {
 			l := launch{mode: modeLogin}
 			if len(args) == 2 {
-				if !slices.Contains(credentialProviders, args[1]) {
+				if !config.ValidProviderName(args[1]) {
 					return launch{}, errProvider
 				}
 				l.provider = args[1]
@@ -99,7 +99,7 @@ func parseArgs(args []string) (launch, error) {
 		}
 	case "logout":
 		if len(args) == 2 {
-			if !slices.Contains(credentialProviders, args[1]) {
+			if !config.ValidProviderName(args[1]) {
 				return launch{}, errProvider
 			}
 			return launch{mode: modeLogout, provider: args[1]}, nil
@@ -113,8 +113,8 @@ func parseArgs(args []string) (launch, error) {
 			l.name = args[1]
 		case 3:
 			l.provider, l.name = args[1], args[2]
-			if !slices.Contains(config.ProviderNames, l.provider) {
-				return launch{}, fmt.Errorf("%w: model: the provider is one of %s", errUsage, strings.Join(config.ProviderNames, ", "))
+			if !config.ValidProviderName(l.provider) {
+				return launch{}, fmt.Errorf("%w: model: the provider is one of %s, or a [providers.NAME] table's name", errUsage, strings.Join(config.BuiltinProviders(), ", "))
 			}
 		default:
 			return launch{}, groupError("model")
@@ -179,11 +179,9 @@ func parseArgs(args []string) (launch, error) {
 	return launch{}, fmt.Errorf("%w: unknown command; magi-code help lists the commands", errUsage)
 }
 
-// credentialProviders are the providers login stores a key for and
-// logout removes one of.
-var credentialProviders = []string{"openai", "anthropic"}
-
-var errProvider = fmt.Errorf("%w: the provider is openai or anthropic", errUsage)
+// errProvider answers a provider name outside the grammar; whether the
+// name is known is checked against the settings when the command runs.
+var errProvider = fmt.Errorf("%w: the provider is a provider name (openai, anthropic, openrouter, a [providers.NAME] table's name)", errUsage)
 
 // helpArgs recognizes a request for usage: help, -h or --help alone (all
 // commands), help COMMAND, or -h or --help after any command (that
@@ -242,7 +240,7 @@ Usage:
   magi-code --prompt TEXT        run one turn in this terminal (approvals asked), then exit
   magi-code --continue           reopen this directory's latest session
   magi-code resume [ID]          reopen a session of this directory (without ID: pick from a list)
-  magi-code login [PROVIDER]     store an API key for openai or anthropic (asked without echo)
+  magi-code login [PROVIDER]     store an API key for a provider: openai, anthropic, openrouter... (asked without echo)
   magi-code logout PROVIDER      remove that provider's stored credential
   magi-code model [[PROVIDER] NAME]
                                  show, or store in the global settings, the provider and model

@@ -58,9 +58,9 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"help", "nosuch"}, 0},
 		{[]string{"model", "a b"}, 0},
 		{[]string{"model", "-x"}, 0},
-		{[]string{"model", "bogus", "m"}, 0},
-		{[]string{"logout", "foo"}, 0},
-		{[]string{"login", "foo"}, 0},
+		{[]string{"model", "bo gus", "m"}, 0},
+		{[]string{"logout", "fo/o"}, 0},
+		{[]string{"login", "../foo"}, 0},
 		{[]string{"sessions"}, 0},
 		{[]string{"mcp"}, 0},
 	}

@@ -75,7 +75,10 @@ func TestModelAndProviderNamesRefused(t *testing.T) {
 		t.Fatalf("a refused model name changed the settings:\n%s", after)
 	}
 	for _, args := range [][]string{{"logout", "foo"}, {"logout", "fixture"}, {"login", "foo"}} {
-		runIn(t, ws, "", args).want(t, strings.Join(args, " "), 2, nil, []string{"magi-code: usage: the provider is openai or anthropic\n"})
+		runIn(t, ws, "", args).want(t, strings.Join(args, " "), 2, nil, []string{errUnknownProvider + "\n"})
+	}
+	for _, args := range [][]string{{"logout", "a/b"}, {"login", "../x"}, {"login", "a b"}} {
+		runIn(t, ws, "", args).want(t, strings.Join(args, " "), 2, nil, []string{"magi-code: usage: the provider is a provider name"})
 	}
 }
 

@@ -77,15 +77,23 @@ func Describe(env Env) (Description, error) {
 			keys[k] = v // later layers override
 		}
 	}
-	// Derived values that no file spelled out.
+	// Derived values that no file spelled out: the model, and the
+	// endpoint and key variable of openai, anthropic and the selected
+	// provider (with its kind when it is another one).
 	s := st.settings
-	for k, v := range map[string]string{
-		"model":                           s.selectModel(),
-		"providers.openai.base_url":       s.Providers.OpenAI.BaseURL,
-		"providers.openai.api_key_env":    s.Providers.OpenAI.APIKeyEnv,
-		"providers.anthropic.base_url":    s.Providers.Anthropic.BaseURL,
-		"providers.anthropic.api_key_env": s.Providers.Anthropic.APIKeyEnv,
-	} {
+	derived := map[string]string{"model": s.selectModel()}
+	for _, name := range []string{"openai", "anthropic", s.Provider} {
+		p, ok := s.Remote(name)
+		if !ok {
+			continue
+		}
+		derived["providers."+name+".base_url"] = p.BaseURL
+		derived["providers."+name+".api_key_env"] = p.APIKeyEnv
+		if name != "openai" && name != "anthropic" {
+			derived["providers."+name+".kind"] = p.Kind
+		}
+	}
+	for k, v := range derived {
 		if _, ok := keys[k]; !ok && v != "" {
 			keys[k] = v
 		}
@@ -144,9 +152,11 @@ func maskList(list []string) []string {
 	return out
 }
 
-// render formats a value; MCP env values and anything secret-like are masked.
+// render formats a value; MCP env values, provider header values and
+// anything secret-like are masked.
 func render(key string, v any) string {
-	if strings.HasPrefix(key, "mcp_servers.") && strings.Contains(key, ".env.") {
+	if strings.HasPrefix(key, "mcp_servers.") && strings.Contains(key, ".env.") ||
+		strings.HasPrefix(key, "providers.") && strings.Contains(key, ".headers.") {
 		return Masked
 	}
 	var out string

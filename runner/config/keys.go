@@ -78,13 +78,21 @@ func checkValue(key string, v any, t reflect.Type) *keyProblem {
 			return wrong("a table")
 		}
 		fields := map[string]reflect.Type{}
+		var remain reflect.Type // a ",remain" map's element: the type of every other key
 		for f := range t.Fields() {
-			if tag, _, _ := strings.Cut(f.Tag.Get("koanf"), ","); tag != "" && tag != "-" {
+			tag, opt, _ := strings.Cut(f.Tag.Get("koanf"), ",")
+			switch {
+			case opt == "remain":
+				remain = f.Type.Elem()
+			case tag != "" && tag != "-":
 				fields[tag] = f.Type
 			}
 		}
 		for _, k := range sortedKeys(m) {
 			ft, ok := fields[k]
+			if !ok && remain != nil {
+				ft, ok = remain, true
+			}
 			if !ok {
 				return &keyProblem{key: join(key, k), unknown: true, near: nearest(k, fields)}
 			}

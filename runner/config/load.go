@@ -90,6 +90,13 @@ type Snapshot struct {
 	// FixtureScript is the parsed fixture script (provider fixture with
 	// [providers.fixture] script; nil otherwise: the fixture echoes).
 	FixtureScript *fixture.Script
+	// Remote is the effective definition of the selected remote provider
+	// (its built-in overlaid by its table); zero for the fixture.
+	Remote RemoteProvider
+	// ProviderHeaders are the headers sent with every request to the
+	// provider: Remote's static headers and its env_headers resolved. They
+	// may hold secrets: never log them.
+	ProviderHeaders map[string]string
 	// Credential is the resolved provider credential. Never log it, put it
 	// on the wire, in history or in a subprocess environment.
 	Credential Credential

@@ -118,55 +118,36 @@ func readAuth(home, provider string) (Credential, error) {
 	}
 }
 
-// Default environment variables and endpoints of the remote providers.
-var providerDefaults = map[string]struct{ env, baseURL string }{
-	"openai":    {"OPENAI_API_KEY", "https://api.openai.com/v1"},
-	"anthropic": {"ANTHROPIC_API_KEY", "https://api.anthropic.com"},
-}
-
-// remote returns the settings table of a remote provider.
-func (s *Settings) remote(provider string) RemoteProvider {
-	if provider == "anthropic" {
-		return s.Providers.Anthropic
-	}
-	return s.Providers.OpenAI
-}
-
 // selectModel is the effective model: top-level model, else the provider
 // table's model, else the provider's default (only the fixture has one).
 func (s *Settings) selectModel() string {
-	switch {
-	case s.Model != "":
+	if s.Model != "" {
 		return s.Model
-	case s.Provider == "fixture":
-		return FixtureModel
-	case s.Provider == "openai" || s.Provider == "anthropic":
-		return s.remote(s.Provider).Model
 	}
-	return ""
+	if s.Provider == FixtureProvider {
+		return FixtureModel
+	}
+	p, _ := s.Remote(s.Provider)
+	return p.Model
 }
 
-// fillProviderDefaults sets default base URLs and key variables so that the
+// fillProviderDefaults sets the openai and anthropic tables to their
+// effective definitions (default base URLs and key variables) so that the
 // effective settings show what will be used.
 func (s *Settings) fillProviderDefaults() {
-	for name, p := range map[string]*RemoteProvider{"openai": &s.Providers.OpenAI, "anthropic": &s.Providers.Anthropic} {
-		d := providerDefaults[name]
-		if p.BaseURL == "" {
-			p.BaseURL = d.baseURL
-		}
-		if p.APIKeyEnv == "" {
-			p.APIKeyEnv = d.env
-		}
-	}
+	s.Providers.OpenAI, _ = s.Remote("openai")
+	s.Providers.Anthropic, _ = s.Remote("anthropic")
 }
 
 // readiness checks the selected provider locally: no network, no OAuth
-// exchange. It returns the credential to use (none for the fixture), or the
+// exchange. It returns the credential to use (none for the fixture and a
+// key-less provider), or the
 // failure code: a broken fixture script is configuration_invalid, every
 // other problem provider_unavailable.
 //
 // For the fixture it also parses the script: snap.FixtureScript (nil
-// without one) is what the provider replays, read once.
+// without one) is what the provider replays, read once. For a remote
+// provider it sets snap.Remote and resolves snap.ProviderHeaders.
 func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, protocol.Code) {
 	model := snap.Model
 	switch s.Provider {
@@ -193,7 +174,17 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 		env.logf("config: no model selected for provider %s", s.Provider)
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
-	p := s.remote(s.Provider)
+	p, _ := s.Remote(s.Provider) // validateSelection admitted the name
+	headers, err := providerHeaders(p, env)
+	if err != nil {
+		env.logf("config: provider %s: %v", s.Provider, err)
+		return Credential{}, protocol.CodeProviderUnavailable
+	}
+	snap.Remote, snap.ProviderHeaders = p, headers
+	if p.KeyLess() {
+		// A local server: no key is read, none is sent.
+		return Credential{}, ""
+	}
 	if v := env.getenv(p.APIKeyEnv); v != "" {
 		return Credential{Kind: CredentialAPIKey, APIKey: v, FromEnv: p.APIKeyEnv}, ""
 	}

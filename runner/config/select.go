@@ -15,9 +15,6 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 )
 
-// ProviderNames are the values `provider` accepts.
-var ProviderNames = []string{"fixture", "openai", "anthropic"}
-
 // checkPrivate refuses a global settings file that group or others may
 // read, naming the file and the command that fixes it. Settings can hold
 // secrets (the env values of an MCP server). Permission bits carry no such
@@ -45,6 +42,25 @@ func CheckModel(name string) error {
 	return nil
 }
 
+// LookupProvider returns the effective definition of provider name as the
+// settings for env.Cwd define it, and whether `provider = name` would be
+// accepted: the fixture (a zero definition), a built-in, or a
+// [providers.NAME] table. Settings that do not load know the built-ins
+// only. It reads files and nothing else.
+func LookupProvider(env Env, name string) (RemoteProvider, bool) {
+	if name == FixtureProvider {
+		return RemoteProvider{}, true
+	}
+	if !ValidProviderName(name) {
+		return RemoteProvider{}, false
+	}
+	s := &Settings{}
+	if st, err := loadSettings(&env, false); err == nil {
+		s = st.settings
+	}
+	return s.Remote(name)
+}
+
 // HomeDir returns MC_HOME as Load resolves it: $MC_HOME, else
 // $HOME/.magi-code; it must be absolute.
 func (e Env) HomeDir() (string, error) { return e.homeDir() }
@@ -60,12 +76,8 @@ var topKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 // parse and carry exactly the new values, else nothing is written. Errors
 // are for a person at a terminal.
 func SetSelection(env Env, provider, model string) error {
-	known := false
-	for _, p := range ProviderNames {
-		known = known || p == provider
-	}
-	if !known {
-		return fmt.Errorf("unknown provider (one of %s)", strings.Join(ProviderNames, ", "))
+	if _, known := LookupProvider(env, provider); !known {
+		return fmt.Errorf("unknown provider (one of %s, or a [providers.NAME] table with kind)", strings.Join(BuiltinProviders(), ", "))
 	}
 	if model != "" {
 		if err := CheckModel(model); err != nil {

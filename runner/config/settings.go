@@ -48,6 +48,10 @@ type Providers struct {
 	Fixture   FixtureSettings `koanf:"fixture"`
 	OpenAI    RemoteProvider  `koanf:"openai"`
 	Anthropic RemoteProvider  `koanf:"anthropic"`
+	// Named holds every other [providers.NAME] table: a built-in's
+	// override (ollama, lmstudio, llamacpp, openrouter) or a provider of
+	// its own (named.go).
+	Named map[string]RemoteProvider `koanf:",remain"`
 }
 
 // FixtureSettings configures the offline fixture provider.
@@ -57,6 +61,9 @@ type FixtureSettings struct {
 
 // RemoteProvider configures an OpenAI-compatible or Anthropic endpoint.
 type RemoteProvider struct {
+	// Kind is the API it speaks: KindOpenAI or KindAnthropic. Built-ins
+	// have theirs; a named table must set it.
+	Kind      string `koanf:"kind"`
 	BaseURL   string `koanf:"base_url"`
 	APIKeyEnv string `koanf:"api_key_env"`
 	Model     string `koanf:"model"`
@@ -71,6 +78,11 @@ type RemoteProvider struct {
 	// own endpoint (no base_url) and chat for any other. The Anthropic
 	// provider has no choice: only "" is valid there.
 	WireAPI string `koanf:"wire_api"`
+	// Headers are sent with every request, values as written; EnvHeaders
+	// maps a header name to the variable holding its value, read once at
+	// startup. Global file only (named.go checks the names).
+	Headers    map[string]string `koanf:"headers"`
+	EnvHeaders map[string]string `koanf:"env_headers"`
 }
 
 // Tools holds the tool policy.
@@ -185,9 +197,6 @@ var defaults = map[string]any{
 	},
 }
 
-// Known provider names. docs/protocol.md, initialize: an unknown provider is configuration_invalid.
-var knownProviders = []string{"fixture", "openai", "anthropic"}
-
 // envGrammar is an environment variable name. Patterns compile on first
 // use: every start of the binary runs package initialization.
 var envGrammar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
@@ -235,8 +244,9 @@ func merge(global, project map[string]any) (*Settings, error) {
 // commands of its own. Like MCP approvals (docs/configuration.md:
 // only the global file grants them), these keys are global-only:
 //   - [tools.protections] (any key);
-//   - [providers.*] base_url, api_key_env, token_url, client_id: the
-//     endpoint and the credential source of the user's key;
+//   - [providers.*] kind, base_url, api_key_env, token_url, client_id,
+//     headers, env_headers: the endpoint, how the user's key is sent and
+//     where it comes from;
 //   - [[hooks]]: commands run without approval;
 //   - [mcp_servers.*] bearer_token_env, env_headers: which of the user's
 //     variables is sent to which server;
@@ -276,7 +286,7 @@ func checkProjectGrants(global, project map[string]any) error {
 	if providers, ok := project["providers"].(map[string]any); ok {
 		for name, v := range providers {
 			p, _ := v.(map[string]any)
-			for _, key := range []string{"base_url", "api_key_env", "token_url", "client_id"} {
+			for _, key := range []string{"kind", "base_url", "api_key_env", "token_url", "client_id", "headers", "env_headers"} {
 				if _, ok := p[key]; ok {
 					return fmt.Errorf("providers.%s.%s: only the global settings may choose a provider endpoint or credential", name, key)
 				}
@@ -359,7 +369,8 @@ func (s *Settings) validate() error {
 
 // validateSelection checks provider, thinking and context_window.
 func (s *Settings) validateSelection() error {
-	if s.Provider != "" && !slices.Contains(knownProviders, s.Provider) {
+	// docs/protocol.md, initialize: an unknown provider is configuration_invalid.
+	if _, remote := s.Remote(s.Provider); s.Provider != "" && s.Provider != FixtureProvider && !remote {
 		return errors.New("provider: unknown provider")
 	}
 	if !ValidThinking(s.Thinking) {
@@ -377,33 +388,17 @@ func (s *Settings) validateSelection() error {
 	return nil
 }
 
-// validateProviders checks the [providers.openai] and [providers.anthropic]
-// tables: endpoints, credential sources and bounds.
+// validateProviders checks every remote provider table, overlaid on its
+// built-in: kind, endpoints, credential sources, headers and bounds.
 func (s *Settings) validateProviders() error {
-	for name, p := range map[string]RemoteProvider{"openai": s.Providers.OpenAI, "anthropic": s.Providers.Anthropic} {
-		if p.BaseURL != "" && !httpURL(p.BaseURL) {
-			return fmt.Errorf("providers.%s.base_url: not an http(s) URL", name)
-		}
-		if p.APIKeyEnv != "" && !envGrammar().MatchString(p.APIKeyEnv) {
-			return fmt.Errorf("providers.%s.api_key_env: not an environment variable name", name)
-		}
-		if p.TokenURL != "" && !httpURL(p.TokenURL) {
-			return fmt.Errorf("providers.%s.token_url: not an http(s) URL", name)
-		}
-		if p.MaxTokens < 0 {
-			return fmt.Errorf("providers.%s.max_tokens: negative", name)
-		}
-		if !validWireAPI(name, p.WireAPI) {
-			return fmt.Errorf("providers.%s.wire_api: not chat|responses", name)
+	for name := range s.Providers.tables() {
+		p, _ := s.Remote(name)
+		_, builtin := builtinProviders[name]
+		if err := validateRemote(name, p, builtin); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// validWireAPI reports whether wire is a wire_api the provider named name
-// speaks: chat or responses for openai, none for anthropic.
-func validWireAPI(name, wire string) bool {
-	return wire == "" || (name == "openai" && (wire == "chat" || wire == "responses"))
 }
 
 // httpURL reports whether s is an absolute http or https URL with a host.
