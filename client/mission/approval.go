@@ -19,7 +19,74 @@ import (
 type approval struct {
 	id, summary string
 	deadline    time.Time
-	printed     bool // the summary went to the scrollback: too tall for the live region
+	printed     bool      // the summary went to the scrollback: too tall for the live region
+	shown       time.Time // when it was drawn
+	allow       bool      // the highlighted choice, which Enter confirms; deny until moved
+	held        bool      // the last key could not answer: it went to the draft
+}
+
+// An approval answers only a deliberate key. Keys come in bursts: a key
+// less than typingPause after the one before belongs to its burst. A key
+// can answer only when its burst began answerGrace or more after the
+// approval was drawn, and the burst so far holds nothing but the
+// approval's own keys (y, n, the choice keys, Enter). So the keys of a
+// burst typed for the next prompt never answer, however long it goes on
+// after the approval appeared, nor does a key within the grace period;
+// the first key that can answer comes after a pause, and a word typed
+// after the pause ("hey you") answers nothing either: its first key went
+// to the draft. Keys that cannot answer go to the input's draft, as they
+// would without the approval.
+const (
+	typingPause = 700 * time.Millisecond
+	answerGrace = 800 * time.Millisecond
+)
+
+// keyGate tracks the bursts of keys.
+type keyGate struct {
+	last, burst time.Time
+	typed       bool // a key of the burst was not taken as an approval's key
+}
+
+// press records a key (or a paste) at t.
+func (g *keyGate) press(t time.Time) {
+	if g.last.IsZero() || t.Sub(g.last) >= typingPause {
+		g.burst, g.typed = t, false
+	}
+	g.last = t
+}
+
+// mayAnswer reports whether the key just pressed may answer an approval
+// drawn at shown.
+func (g *keyGate) mayAnswer(shown time.Time) bool {
+	return !g.typed && !g.burst.Before(shown.Add(answerGrace))
+}
+
+// approvalKey handles a key while an approval waits: y allows, n denies,
+// the arrows and Tab move the choice, Enter confirms it (deny unless
+// moved), when the key may answer; else the key goes to the draft.
+func (m *Model) approvalKey(k tea.KeyPressMsg) tea.Cmd {
+	a := m.approval
+	s := k.String()
+	if m.gate.mayAnswer(a.shown) {
+		a.held = false
+		switch s {
+		case "y", "Y":
+			return m.answer(true)
+		case "n", "N":
+			return m.answer(false)
+		case "enter":
+			return m.answer(a.allow)
+		case "up", "down", "left", "right", "tab", "shift+tab":
+			a.allow = !a.allow
+			return nil
+		}
+	}
+	m.gate.typed = true
+	a.held = true
+	if s != "enter" {
+		m.input.Update(k)
+	}
+	return nil
 }
 
 // approvalHead is the first line of a pending approval.
@@ -43,8 +110,17 @@ func (m *Model) approvalLines(width int) []string {
 			lines = append(lines, "  "+l)
 		}
 	}
-	keys := styleBold().Render("[y] allow  [n/Enter] deny")
+	allow, deny := "[y] allow", "[n] deny"
+	if a.allow {
+		allow = "›" + allow
+	} else {
+		deny = "›" + deny
+	}
+	keys := styleBold().Render(allow+"  "+deny) + styleDim().Render("  ↑↓ Enter")
 	when := styleDim().Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second)))
+	if a.held {
+		when = styleWarn().Render("typing goes to your draft: stop, then answer") + styleDim().Render(fmt.Sprintf(" · denied in %ds", int(left/time.Second)))
+	}
 	if ansi.StringWidth(keys)+2+ansi.StringWidth(when) <= width {
 		lines = append(lines, keys+"  "+when)
 	} else {

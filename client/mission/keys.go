@@ -24,7 +24,7 @@ var commands = []struct{ name, args, what string }{
 }
 
 const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
-while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval (Enter denies)
+while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved)
 Ctrl-C clears the input; on an empty input it leaves`
 
 func helpText() string {
@@ -38,6 +38,7 @@ func helpText() string {
 
 // key handles one key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	m.gate.press(m.now())
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -69,15 +70,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if m.approval != nil {
-		switch k.String() {
-		case "y", "Y":
-			return m.answer(true)
-		case "n", "N", "enter":
-			// docs/protocol.md, approval.answer: default deny.
-			return m.answer(false)
-		}
-		return nil
+		return m.approvalKey(k)
 	}
+	m.gate.typed = true
 	if menu := m.menu(); len(menu) > 0 {
 		switch k.String() {
 		case "up":

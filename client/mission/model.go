@@ -176,6 +176,7 @@ type Model struct {
 	byID      map[string]*liveMessage
 	actByID   map[string]*activity
 	approval  *approval
+	gate      keyGate // the bursts of keys, for approvals
 
 	// The screen (screen.go).
 	height   int
@@ -294,8 +295,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.call("session.open", map[string]string{"session_id": m.sessionID})
 	}
-	if paste, ok := msg.(tea.PasteMsg); ok && m.approval == nil && m.picker == nil {
-		m.input.Update(paste)
+	if paste, ok := msg.(tea.PasteMsg); ok {
+		// A paste is typing: it goes to the draft, and it never answers.
+		m.gate.press(m.now())
+		m.gate.typed = true
+		if m.approval != nil {
+			m.approval.held = true
+		}
+		if m.picker == nil {
+			m.input.Update(paste)
+		}
 	}
 	return m, nil
 }

@@ -75,6 +75,16 @@ func key(m *Model, k string) tea.Cmd {
 		msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	case "enter":
 		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		msg = tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		msg = tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		msg = tea.KeyPressMsg{Code: tea.KeyDown}
+	case "space":
+		msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	default:
 		msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 	}
@@ -144,17 +154,19 @@ func TestDroppedDeltaMarksIncomplete(t *testing.T) {
 }
 
 func TestApprovalAnswerAndDefaultDeny(t *testing.T) {
-	m, fb, _ := started(t, Options{})
+	m, fb, clk := started(t, Options{})
 	send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: rm -rf build", "expires_in_ms": 60000})
 	v := view(m)
 	if !strings.Contains(v, "approve?") || !strings.Contains(v, "shell: rm -rf build") || !strings.Contains(v, "60s") {
 		t.Fatalf("approval prompt:\n%s", v)
 	}
+	clk.t = clk.t.Add(time.Second)
 	// Typing other keys answers nothing.
 	if cmd := key(m, "x"); cmd != nil || m.approval == nil {
 		t.Fatalf("an unrelated key answered the approval")
 	}
-	// Enter is the default: deny.
+	// After a pause, Enter confirms the choice, deny unless moved.
+	clk.t = clk.t.Add(time.Second)
 	cmd := key(m, "enter")
 	if cmd == nil {
 		t.Fatal("Enter did not answer")
@@ -165,6 +177,7 @@ func TestApprovalAnswerAndDefaultDeny(t *testing.T) {
 		t.Fatalf("Enter sent %s %v; want approval.answer allow=false", fb.calls[len(fb.calls)-1], p)
 	}
 	send(m, "approval.requested", map[string]any{"approval_id": "ap2", "summary": "shell: make", "expires_in_ms": 60000})
+	clk.t = clk.t.Add(time.Second)
 	key(m, "y")()
 	if p := fb.params[len(fb.params)-1].(map[string]any); p["allow"] != true || p["approval_id"] != "ap2" {
 		t.Fatalf("y sent %v; want allow=true", p)

@@ -165,11 +165,12 @@ func TestRepliesWrap(t *testing.T) {
 // Activities and text keep the order they began in; the tool's name is
 // said once; the approval's outcome comes before the final answer.
 func TestTurnOrder(t *testing.T) {
-	m, _, _ := sized(t, 80, 24, Options{})
+	m, _, clk := sized(t, 80, 24, Options{})
 	send(m, "message.delta", map[string]any{"message_id": "m1", "part": 0, "text": "first I look"})
 	send(m, "message.reconcile", map[string]any{"message_id": "m1", "part": 0, "text": "first I look", "last_part": true, "partial": false})
 	send(m, "activity", map[string]any{"activity_id": "a1", "kind": "tool", "state": "started", "name": "shell", "summary": "shell: started"})
 	send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: ls", "expires_in_ms": 60000})
+	clk.t = clk.t.Add(time.Second) // read, then answered
 	key(m, "y")
 	send(m, "activity", map[string]any{"activity_id": "a1", "kind": "tool", "state": "completed", "name": "shell", "summary": "shell: ls"})
 	send(m, "message.delta", map[string]any{"message_id": "m2", "part": 0, "text": "the answer"})
@@ -346,6 +347,7 @@ func TestApprovalOutcomesReadDifferently(t *testing.T) {
 		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: rm -rf ~/x", "expires_in_ms": 60000})
 		switch i {
 		case 0:
+			clk.t = clk.t.Add(time.Second)
 			key(m, "n")
 		case 1:
 			clk.t = clk.t.Add(time.Minute)

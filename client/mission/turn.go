@@ -109,7 +109,8 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
 		return m.settle()
 	case "approval.requested":
-		m.approval = &approval{id: d.ApprovalID, summary: human.Printable(d.Summary), deadline: m.now().Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
+		now := m.now()
+		m.approval = &approval{id: d.ApprovalID, summary: human.Printable(d.Summary), shown: now, deadline: now.Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)

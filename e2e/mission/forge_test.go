@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/client/clienttest"
@@ -113,7 +114,7 @@ func TestModelTextNeverDrivesTheTerminal(t *testing.T) {
 			}
 			v.resize(size.toCols, size.toRows)
 			v.waitIdle("approve?")
-			v.typeText("n")
+			v.answer("n")
 			v.waitIdle("turn completed")
 			v.typeText("/quit\r")
 			if code := v.exitCode(); code != 0 {
@@ -170,3 +171,56 @@ func TestPickerShowsControlsVisibly(t *testing.T) {
 	<-v.done
 	assertNoForgery(t, v)
 }
+
+// The next prompt typed during a turn, on and on across the approval's
+// arrival, y among its keys, answers nothing: the command does not run,
+// the approval stays and says where the keys went, and they are in the
+// draft; after a pause, n denies. At 80x24 and 30x24, resized during the
+// typing.
+func TestTypingBurstNeverAnswersTheApproval(t *testing.T) {
+	for _, size := range []struct{ cols, rows, toCols, toRows int }{{80, 24, 30, 24}, {30, 24, 80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Text("let me look"), clienttest.SleepMs(300), clienttest.Shell("touch approved-marker")),
+				clienttest.Response(clienttest.Text("final-answer")),
+			}})
+			v := startVT(t, ws, size.cols, size.rows)
+			v.waitScreen("fixture-model")
+			v.typeText("go\r")
+			v.waitScreen("let me look")
+			// A typist at 60 ms a key: before the approval, and 40 keys on.
+			typed, after := 0, 0
+			for after < 40 {
+				v.typeText("y")
+				typed++
+				if after > 0 || strings.Contains(strings.Join(v.screen(), "\n"), "approve?") {
+					after++
+				}
+				if after == 20 {
+					v.resize(size.toCols, size.toRows)
+				}
+				time.Sleep(60 * time.Millisecond) // the typist's pace, not a wait for the app
+			}
+			v.waitIdle("fixture")
+			if clienttest.FileExists(filepath.Join(ws.Cwd, "approved-marker")) || !strings.Contains(strings.Join(v.screen(), "\n"), "approve?") {
+				t.Fatalf("a key of the burst answered the approval:\n%s", v.dump())
+			}
+			v.waitIdle("typing goes to")
+			v.answer("n") // after a pause
+			v.waitIdle("turn completed")
+			if clienttest.FileExists(filepath.Join(ws.Cwd, "approved-marker")) {
+				t.Fatalf("the command ran:\n%s", v.dump())
+			}
+			if !strings.Contains(v.flat(), "denied by user") {
+				t.Fatalf("the denial is not shown:\n%s", v.dump())
+			}
+			if !strings.Contains(strings.Join(v.screen(), "\n"), "› yyyy") {
+				t.Fatalf("the typed keys are not in the draft:\n%s", v.dump())
+			}
+		})
+	}
+}
+
+// typingPause is a pause in typing long enough for Mission Control
+// (client/mission: typingPause, 700 ms) and a margin.
+const typingPause = 900 * time.Millisecond

@@ -152,6 +152,7 @@ func TestLoginThenATurnWithApproval(t *testing.T) {
 	mc.waitFor("fixture-model")
 	mc.typeText("run the tool\r")
 	mc.waitFor("approve?")
+	time.Sleep(typingPause) // the person reads the request, then answers
 	mc.typeText("y")
 	mc.waitFor("turn completed")
 	screen := mc.screen()

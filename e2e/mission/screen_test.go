@@ -188,6 +188,15 @@ func (v *vterm) waitIdle(s string) {
 	}
 }
 
+// answer types an approval's answer as a person does: after reading the
+// request, not in the burst of keys before it (a key less than the grace
+// period after the request appeared answers nothing).
+func (v *vterm) answer(s string) {
+	v.t.Helper()
+	time.Sleep(typingPause) // the person reads the request, then answers
+	v.typeText(s)
+}
+
 func (v *vterm) typeText(s string) {
 	v.t.Helper()
 	if _, err := io.WriteString(v.tty, s); err != nil {
@@ -388,7 +397,7 @@ func TestApprovalShowsTheWholeLongCommand(t *testing.T) {
 			if !strings.Contains(flat, "deniedautomaticallyin") {
 				t.Fatalf("the time left is not shown whole:\n%s", v.dump())
 			}
-			v.typeText("n")
+			v.answer("n")
 			v.waitIdle("turn completed")
 		})
 	}
@@ -494,7 +503,7 @@ func TestProtectedRequestAndDenial(t *testing.T) {
 	if s := strings.Join(v.screen(), "\n"); !strings.Contains(s, "recursive delete outside the workspace") {
 		t.Fatalf("the request does not name the protection:\n%s", v.dump())
 	}
-	v.typeText("n")
+	v.answer("n")
 	v.waitIdle("turn completed")
 	all := strings.Join(v.all(), "\n")
 	denial := strings.Index(all, "✗ shell denied by user (protected: recursive delete outside the workspace)")
@@ -528,7 +537,7 @@ func TestEditApprovalShowsTheDiff(t *testing.T) {
 			if strings.Contains(flat, token[:12]) {
 				t.Fatalf("the secret in the change reached the screen:\n%s", v.dump())
 			}
-			v.typeText("n")
+			v.answer("n")
 			v.waitIdle("turn completed")
 		})
 	}

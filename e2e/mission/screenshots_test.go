@@ -44,7 +44,7 @@ func TestScreenshots(t *testing.T) {
 	v.typeText("raise the timeout\r")
 	v.waitIdle("approve?")
 	shot(v, "approval")
-	v.typeText("y")
+	v.answer("y")
 	v.waitIdle("Raised")
 	v.typeText("/")
 	v.waitIdle("/resume")

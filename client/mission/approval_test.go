@@ -1,0 +1,164 @@
+package mission
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+type keyAt struct {
+	at     int  // ms from the drawing
+	answer bool // an approval key (taken when it may answer)
+	want   bool // may answer
+}
+
+// burst is keys from..to every gap ms, approval keys all, none may answer.
+func burst(from, to, gap int) []keyAt {
+	var out []keyAt
+	for at := from; at <= to; at += gap {
+		out = append(out, keyAt{at, true, false})
+	}
+	return out
+}
+
+// The rule alone: keys at offsets (ms) from the approval's drawing, and
+// whether each may answer.
+func TestKeyGate(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	pause, grace := int(typingPause/time.Millisecond), int(answerGrace/time.Millisecond)
+	for _, c := range []struct {
+		name string
+		keys []keyAt
+	}{
+		{"a burst begun before, going on long after", burst(-300, 6000, 300)},
+		{"a burst of answer keys begun before", []keyAt{{-50, true, false}, {500, true, false}, {grace + 300, true, false}}},
+		{"the pause ends the burst", []keyAt{{-100, false, false}, {400, false, false}, {400 + pause, true, true}}},
+		{"a pause just short", []keyAt{{-100, false, false}, {400, false, false}, {400 + pause - 1, true, false}}},
+		{"within the grace", []keyAt{{grace - 1, true, false}}},
+		{"at the grace", []keyAt{{grace, true, true}}},
+		{"a burst begun in the grace", []keyAt{{grace - 100, true, false}, {grace + 100, true, false}, {grace + 400, true, false}}},
+		{"a word after the pause", []keyAt{{2000, false, true}, {2100, true, false}, {2200, true, false}}},
+		{"choice then Enter", []keyAt{{2000, true, true}, {2100, true, true}}},
+		{"no key before", []keyAt{{grace + 1, true, true}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shown := time.Unix(1_000_000, 0)
+			var g keyGate
+			for i, p := range c.keys {
+				g.press(shown.Add(ms(p.at)))
+				got := g.mayAnswer(shown)
+				if got != p.want {
+					t.Fatalf("key %d at %+dms: may answer %v; want %v", i, p.at, got, p.want)
+				}
+				if !got || !p.answer {
+					g.typed = true
+				}
+			}
+		})
+	}
+}
+
+// typeAt types s one key every gap, advancing the clock.
+func typeAt(m *Model, clk *clock, gap time.Duration, s string) {
+	for _, r := range s {
+		clk.t = clk.t.Add(gap)
+		if r == ' ' {
+			key(m, "space")
+			continue
+		}
+		key(m, string(r))
+	}
+}
+
+// The next prompt typed during a stream, on and on across the approval's
+// arrival, answers nothing: its keys, y among them, go to the draft; the
+// first key after a pause answers.
+func TestTypingBurstNeverAnswers(t *testing.T) {
+	m, fb, clk := sized(t, 80, 24, Options{})
+	typeAt(m, clk, 120*time.Millisecond, "now tell me why ")
+	send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: touch ~/x", "expires_in_ms": 60000})
+	typeAt(m, clk, 120*time.Millisecond, "my yy y yes y n nn Y")
+	for i := 0; i < 40; i++ { // five more seconds of it
+		typeAt(m, clk, 120*time.Millisecond, "y")
+	}
+	key(m, "enter")
+	if m.approval == nil || answered(fb) {
+		t.Fatalf("a key of the burst answered the approval")
+	}
+	if d := m.input.Value(); !strings.HasPrefix(d, "now tell me why my yy y yes y n nn Y") {
+		t.Fatalf("the draft lost the typing: %q", d)
+	}
+	if v := view(m); !strings.Contains(v, "typing goes to your draft") {
+		t.Fatalf("the approval does not say where the keys went:\n%s", v)
+	}
+	// A paste is typing too.
+	clk.t = clk.t.Add(2 * time.Second)
+	m.Update(tea.PasteMsg{Content: "y"})
+	clk.t = clk.t.Add(100 * time.Millisecond)
+	key(m, "y")
+	if m.approval == nil || answered(fb) {
+		t.Fatal("a key right after a paste answered")
+	}
+	clk.t = clk.t.Add(typingPause)
+	key(m, "n")()
+	if m.approval != nil || !answered(fb) || lastAllow(fb) {
+		t.Fatalf("n after a pause did not deny")
+	}
+}
+
+// After a pause, a word typed answers nothing (its first key went to the
+// draft); the choice keys and Enter answer; Enter alone denies.
+func TestDeliberateChoice(t *testing.T) {
+	for _, c := range []struct {
+		keys  []string
+		allow bool
+	}{{[]string{"enter"}, false}, {[]string{"down", "enter"}, true}, {[]string{"tab", "tab", "enter"}, false}, {[]string{"y"}, true}, {[]string{"N"}, false}} {
+		m, fb, clk := sized(t, 80, 24, Options{})
+		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": "shell: make", "expires_in_ms": 60000})
+		clk.t = clk.t.Add(2 * time.Second)
+		typeAt(m, clk, 100*time.Millisecond, "hey you")
+		if m.approval == nil {
+			t.Fatal("a word after the pause answered")
+		}
+		clk.t = clk.t.Add(typingPause)
+		var cmd tea.Cmd
+		for _, k := range c.keys {
+			clk.t = clk.t.Add(150 * time.Millisecond)
+			cmd = key(m, k)
+		}
+		if cmd == nil || m.approval != nil {
+			t.Fatalf("%v did not answer", c.keys)
+		}
+		cmd()
+		if lastAllow(fb) != c.allow {
+			t.Fatalf("%v answered allow=%v", c.keys, !c.allow)
+		}
+		if m.input.Value() != "hey you" {
+			t.Fatalf("draft %q", m.input.Value())
+		}
+	}
+}
+
+func answered(fb *fakeBackend) bool {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	for _, c := range fb.calls {
+		if c == "approval.answer" {
+			return true
+		}
+	}
+	return false
+}
+
+func lastAllow(fb *fakeBackend) bool {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	for i := len(fb.calls) - 1; i >= 0; i-- {
+		if fb.calls[i] == "approval.answer" {
+			return fb.params[i].(map[string]any)["allow"] == true
+		}
+	}
+	return false
+}
