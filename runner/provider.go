@@ -93,9 +93,12 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // systemContext is what the model sees first, in the documented order:
-// instructions (global AGENTS.md, project AGENTS.md, listed paths), the
-// primary agent profile, then the enabled skills.
-func systemContext(snap *config.Snapshot) []string {
+// instructions (global AGENTS.md, the AGENTS.md files from the repository
+// root down to the cwd, listed paths), the primary agent profile, then,
+// when the skill tool is offered (withSkills), each enabled skill's name
+// and description: never a skill's body, which the model loads with the
+// skill tool when it uses the skill.
+func systemContext(snap *config.Snapshot, withSkills bool) []string {
 	var out []string
 	for _, d := range snap.Instructions {
 		out = append(out, d.Text)
@@ -103,20 +106,19 @@ func systemContext(snap *config.Snapshot) []string {
 	if snap.Agent != nil && snap.Agent.Prompt != "" {
 		out = append(out, snap.Agent.Prompt)
 	}
-	if len(snap.Skills) > 0 {
+	if withSkills && len(snap.Skills) > 0 {
 		var b strings.Builder
-		b.WriteString("Available skills:\n")
+		b.WriteString("Skills are instructions for particular tasks. Before doing a task that one of these skills describes, " +
+			"call the " + SkillToolName + " tool with its name to load its instructions, then follow them.\n")
 		for _, s := range snap.Skills {
-			b.WriteString("\n## ")
+			b.WriteString("\n- ")
 			b.WriteString(s.Name)
 			if s.Description != "" {
 				b.WriteString(": ")
 				b.WriteString(s.Description)
 			}
-			b.WriteString("\n")
-			b.WriteString(s.Text)
-			b.WriteString("\n")
 		}
+		b.WriteString("\n")
 		out = append(out, b.String())
 	}
 	return out

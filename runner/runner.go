@@ -185,7 +185,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 	if opts.WrapProvider != nil {
 		prov = opts.WrapProvider(prov)
 	}
-	rt := &Runtime{snap: snap, provider: prov, system: systemContext(snap), subagents: subagents(snap)}
+	rt := &Runtime{snap: snap, provider: prov, subagents: subagents(snap)}
 	if len(snap.MCPServers) > 0 {
 		m, err := mcp.Start(ctx, serverDefs(snap.MCPServers), opts.Logf)
 		if err != nil {
@@ -209,7 +209,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		rt.client, rt.clientFailed = m, append(left, failed...)
 	}
 	conf := newConfinement(snap.Settings.Tools.Sandbox, snap.Settings.Tools.UnsandboxedAuto, snap.Home, opts.probe(), opts.Logf)
-	rt.tools = newToolbox(snap, rt.mcp, rt.client, conf)
+	rt.tools = newToolbox(snap, rt.mcp, rt.client, conf, opts.Logf)
 	rt.sandbox = sandboxState(snap.Settings.Tools.Sandbox.Mode, sandbox.Status{Available: conf.Confined()})
 	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
 		// The primary agent profile's tools list is what the model is
@@ -220,6 +220,9 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 			rt.subagents = nil
 		}
 	}
+	// The skills are listed only where the model can load them.
+	_, skills := rt.tools.Get(SkillToolName)
+	rt.system = systemContext(snap, skills)
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.

@@ -25,7 +25,10 @@ import (
 // read tools refuse paths outside the workspace and [tools] read_roots
 // (under "ask" they ask): the direct tools under [tools] approval, Code
 // Mode's under [tools.code_mode] approval.
-func newToolbox(snap *config.Snapshot, m, client *mcp.Manager, conf confinement) *tools.Set {
+//
+// With at least one enabled skill, the skill tool loads one by name
+// (skill.go); Code Mode may call it when [tools.code_mode] allow names it.
+func newToolbox(snap *config.Snapshot, m, client *mcp.Manager, conf confinement, logf func(string, ...any)) *tools.Set {
 	s := snap.Settings
 	prot := s.Tools.Protections
 	opts := tools.Options{
@@ -55,6 +58,9 @@ func newToolbox(snap *config.Snapshot, m, client *mcp.Manager, conf confinement)
 				all = append(all, &mcpTool{m: mgr, tool: t})
 			}
 		}
+	}
+	if len(snap.Skills) > 0 {
+		all = append(all, newSkillTool(snap.Skills, logf))
 	}
 	direct := tools.NewSet()
 	for _, t := range all {

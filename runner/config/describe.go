@@ -39,6 +39,14 @@ type Description struct {
 	// Warnings are what works but should be fixed (a global settings file
 	// others may read), each naming the file and the fix.
 	Warnings []string
+	// Skills are the skills a start-up would offer, with their source and
+	// file; Instructions the instruction files it would read, in order.
+	Skills       []Skill
+	Instructions []Document
+	// Problems are the files a start-up would skip or refuse, and why it
+	// would fail (Readiness), each naming a file and, where one is known, a
+	// line.
+	Problems []Problem
 }
 
 // Describe loads the effective settings for env.Cwd without side effects (no
@@ -53,7 +61,15 @@ func Describe(env Env) (Description, error) {
 		return d, fmt.Errorf("settings: %w", err)
 	}
 	d.Home, d.Cwd, d.Warnings = st.home, st.cwd, st.warnings
-	d.Readiness = finish(context.Background(), &env, &Snapshot{}, st)
+	snap := &Snapshot{}
+	d.Readiness = finish(context.Background(), &env, snap, st)
+	d.Skills, d.Problems = snap.Skills, snap.Problems
+	for _, doc := range snap.Instructions {
+		d.Instructions = append(d.Instructions, Document{Path: displayPath(doc.Path, env.Home), Source: doc.Source})
+	}
+	for i := range d.Skills {
+		d.Skills[i].Path = displayPath(d.Skills[i].Path, env.Home)
+	}
 	d.Sandbox = sandbox.Probe().Text(st.settings.Tools.Sandbox.Mode)
 	for _, m := range st.servers {
 		d.MCP = append(d.MCP, masked(m))
@@ -186,6 +202,15 @@ func (d Description) Text() string {
 		fmt.Fprintf(&b, "%s = %s  # %s\n", v.Key, v.Value, v.Source)
 	}
 	b.WriteString(MCPText(d.MCP))
+	for _, doc := range d.Instructions {
+		fmt.Fprintf(&b, "instructions %s  source=%s\n", doc.Path, doc.Source)
+	}
+	for _, s := range d.Skills {
+		fmt.Fprintf(&b, "skill %s  source=%s  %s\n", s.Name, s.Source, s.Path)
+	}
+	for _, p := range d.Problems {
+		fmt.Fprintf(&b, "# problem: %s\n", p)
+	}
 	if d.Sandbox != "" {
 		fmt.Fprintf(&b, "# sandbox: %s\n", d.Sandbox)
 	}

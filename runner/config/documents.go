@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/protocol"
 )
@@ -22,13 +23,15 @@ type Document struct {
 	Text   string
 }
 
-// Skill is one SKILL.md: its directory name is its name.
+// Skill is one SKILL.md: its directory name is its name. Only its name and
+// description are kept: the model sees them up front and loads the body
+// with the skill tool (ReadSkill), when it uses the skill.
 type Skill struct {
 	Name        string
 	Description string // from front matter, "" when absent
-	Path        string
+	Path        string // canonical path of SKILL.md (never sent on the wire)
 	Source      string // global | project
-	Text        string // the body after any front matter
+	scope       scope  // where Path may resolve when it is read again
 }
 
 // Profile is one agent profile: a Markdown file whose front matter says what
@@ -44,48 +47,131 @@ type Profile struct {
 	Prompt      string
 }
 
-// loadInstructions reads, in order: $MC_HOME/AGENTS.md, <cwd>/AGENTS.md (both
-// optional), then each listed path (required). A file reached twice (by a
-// symlink, or cwd == MC_HOME) appears once, at its first position.
-func loadInstructions(home, cwd string, listed []string, env *Env) ([]Document, error) {
+// Problem is one file that loading skipped or refused, or the reason it
+// failed, for a person: `magi-code config show` and the diagnostic log
+// print it. It may name paths; it never goes on the wire.
+type Problem struct {
+	Path   string // as found, ~ for the home directory
+	Line   int    // 0: the file as a whole
+	Reason string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	return p.Path + ": " + p.Reason
+}
+
+// MaxDescriptionBytes bounds a skill's description in the system context
+// (the Agent Skills format allows 1024 characters).
+const MaxDescriptionBytes = 1024
+
+// loader reads the files that steer the model for one load, collecting
+// the problems it meets.
+type loader struct {
+	env       *Env
+	home, cwd string // canonical MC_HOME and cwd
+	problems  []Problem
+}
+
+// problem records (and logs) that path was skipped or failed, and why.
+func (l *loader) problem(path string, err error) {
+	p := Problem{Path: displayPath(path, l.env.Home), Line: lineOf(err), Reason: reason(err)}
+	l.env.logf("config: %s", p)
+	l.problems = append(l.problems, p)
+}
+
+// reason is err in words, without the path a *fs.PathError repeats.
+func reason(err error) string {
+	var le *lineError
+	if errors.As(err, &le) {
+		// The line goes in Problem.Line; the words around it stay.
+		return strings.Replace(err.Error(), le.Error(), le.msg, 1)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}
+
+// project is the scope of a project file: inside the workspace, never in
+// MC_HOME.
+func (l *loader) project() scope { return scope{root: l.cwd, mcHome: l.home} }
+
+// agentsDirs lists the directories whose AGENTS.md apply to cwd, outermost
+// first: from the repository root (the nearest directory at or above cwd
+// holding a .git directory or file) down to cwd; only cwd when no
+// repository holds it. The walk only looks at names: nothing is read.
+func agentsDirs(cwd string) []string {
+	dirs := []string{cwd}
+	for d := cwd; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return dirs
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return []string{cwd} // no repository: the cwd's alone
+		}
+		d = parent
+		dirs = append([]string{d}, dirs...)
+	}
+}
+
+// instructions reads, in order: $MC_HOME/AGENTS.md; the AGENTS.md of each
+// directory from the repository root down to the cwd (agentsDirs); then the
+// paths the global settings list and those the project settings list
+// (required: a missing one fails the load). A file reached twice (by a
+// symlink, or cwd == MC_HOME) appears once, at its first position. A file
+// its scope refuses is skipped with a problem: global ones resolve inside
+// MC_HOME, an AGENTS.md inside its own directory, the project's listed
+// paths inside the workspace; listed global paths anywhere.
+func (l *loader) instructions(globalListed, projectListed []string) ([]Document, error) {
 	type candidate struct {
 		path, source string
 		required     bool
+		scope        scope
 	}
-	cands := []candidate{
-		{filepath.Join(home, "AGENTS.md"), SourceGlobal, false},
-		{filepath.Join(cwd, "AGENTS.md"), SourceProject, false},
+	cands := []candidate{{filepath.Join(l.home, "AGENTS.md"), SourceGlobal, false, scope{root: l.home}}}
+	for _, dir := range agentsDirs(l.cwd) {
+		p := filepath.Join(dir, "AGENTS.md")
+		if _, err := os.Lstat(p); err == nil {
+			cands = append(cands, candidate{p, SourceProject, false, scope{root: dir, mcHome: l.home}})
+		}
 	}
-	for _, p := range listed {
-		cands = append(cands, candidate{p, "settings", true})
+	for _, p := range globalListed {
+		cands = append(cands, candidate{p, "settings", true, scope{root: "/"}})
+	}
+	for _, p := range projectListed {
+		cands = append(cands, candidate{p, "settings", true, l.project()})
 	}
 	if len(cands) > MaxInstructionFiles {
+		l.problem(l.cwd, errors.New("too many instruction files"))
 		return nil, errors.New("too many instruction files")
 	}
 	var docs []Document
 	seen := map[string]bool{}
 	for _, c := range cands {
-		p, err := canonical(c.path)
-		if err != nil {
-			if !c.required && errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			env.logf("config: instruction file %s: %v", c.path, err)
-			return nil, errors.New("instruction file unreadable")
-		}
-		// Instructions go verbatim to the provider: only Markdown files,
-		// after following symlinks, so that no listed path or AGENTS.md
-		// link can put auth.json, .env or a key file in front of the model.
-		if !strings.EqualFold(filepath.Ext(p), ".md") {
-			env.logf("config: instruction file %s resolves to a file that is not Markdown", c.path)
-			return nil, errors.New("instruction file is not Markdown")
-		}
-		if seen[p] {
+		if p, err := canonical(c.path); err == nil && seen[p] {
 			continue
 		}
-		data, _, err := readBounded(p)
-		if err != nil {
-			env.logf("config: instruction file %s: %v", c.path, err)
+		p, data, err := readDocument(c.path, c.scope)
+		switch {
+		case err == nil:
+		case refused(err):
+			l.problem(c.path, fmt.Errorf("instruction file refused: it %w", err))
+			continue
+		case !c.required && errors.Is(err, fs.ErrNotExist):
+			continue
+		default:
+			l.problem(c.path, err)
 			return nil, errors.New("instruction file unreadable")
 		}
 		seen[p] = true
@@ -115,20 +201,46 @@ func readDirBounded(dir string) ([]os.DirEntry, error) {
 	return entries, nil
 }
 
-// loadSkills reads $MC_HOME/skills/<name>/SKILL.md then
-// <cwd>/.magi-code/skills/<name>/SKILL.md. A project skill replaces a global
-// skill of the same name. Disabled names are dropped. Hidden directories and
-// directories without SKILL.md are skipped. The result is sorted by name.
-func loadSkills(home, cwd string, disabled []string, env *Env) ([]Skill, error) {
+// docRoot is one directory of skills or profiles and where its files may
+// resolve.
+type docRoot struct {
+	dir, source string
+	scope       scope
+}
+
+// skillRoots are the skill directories, weakest first: a later root's
+// skill replaces an earlier one of the same name. ~/.claude/skills (the
+// person's Claude Code skills) only when HOME is known.
+func (l *loader) skillRoots() []docRoot {
+	var roots []docRoot
+	if l.env.Home != "" {
+		claude := filepath.Join(l.env.Home, ".claude")
+		if c, err := canonical(claude); err == nil {
+			claude = c
+		}
+		roots = append(roots, docRoot{filepath.Join(claude, "skills"), SourceGlobal, scope{root: claude}})
+	}
+	return append(roots,
+		docRoot{filepath.Join(l.home, "skills"), SourceGlobal, scope{root: l.home}},
+		docRoot{filepath.Join(l.cwd, ".claude", "skills"), SourceProject, l.project()},
+		docRoot{filepath.Join(l.cwd, ".magi-code", "skills"), SourceProject, l.project()},
+	)
+}
+
+// skills reads <root>/<name>/SKILL.md of every skill root (skillRoots). A
+// skill of a later root replaces one of the same name (project wins over
+// global; .magi-code over .claude), then disabled names are dropped.
+// Hidden directories and directories without SKILL.md are skipped
+// silently; a skill that cannot be read, is refused by its scope, has an
+// invalid directory name or front matter that does not parse is skipped
+// with a problem. The result is sorted by name.
+func (l *loader) skills(disabled []string) []Skill {
 	byName := map[string]Skill{}
-	for _, root := range []struct{ dir, source string }{
-		{filepath.Join(home, "skills"), SourceGlobal},
-		{filepath.Join(cwd, ".magi-code", "skills"), SourceProject},
-	} {
+	for _, root := range l.skillRoots() {
 		entries, err := readDirBounded(root.dir)
 		if err != nil {
-			env.logf("config: skills directory %s: %v", root.dir, err)
-			return nil, errors.New("skills directory unreadable")
+			l.problem(root.dir, fmt.Errorf("skills directory skipped: %w", err))
+			continue
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -136,40 +248,20 @@ func loadSkills(home, cwd string, disabled []string, env *Env) ([]Skill, error) 
 				continue
 			}
 			path := filepath.Join(root.dir, name, "SKILL.md")
-			data, _, err := readBounded(path)
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
-				continue
-			}
-			if err != nil {
-				if st, serr := os.Stat(filepath.Join(root.dir, name)); serr == nil && !st.IsDir() {
-					continue // a stray file beside the skill directories
-				}
-				env.logf("config: skill %s: %v", path, err)
-				return nil, errors.New("skill unreadable")
+			if _, err := os.Lstat(path); err != nil {
+				continue // a stray file, or a directory without SKILL.md
 			}
 			if !protocol.ValidID(name) {
-				env.logf("config: skill directory name %q is not a valid name", name)
-				return nil, errors.New("invalid skill name")
+				l.problem(path, errors.New("skill skipped: its directory name is not 1-64 of A-Z a-z 0-9 . _ -"))
+				continue
 			}
-			fm, body, has, err := splitFrontMatter(data)
+			s, err := readSkill(path, root.scope)
 			if err != nil {
-				env.logf("config: skill %s: %v", path, err)
-				return nil, err
+				l.problem(path, fmt.Errorf("skill skipped: %w", err))
+				continue
 			}
-			s := Skill{Name: name, Path: path, Source: root.source, Text: string(body)}
-			if has {
-				meta, err := parseFrontMatter(fm)
-				if err != nil {
-					env.logf("config: skill %s: %v", path, err)
-					return nil, err
-				}
-				if d, ok := meta["description"]; ok {
-					if s.Description, ok = d.(string); !ok {
-						return nil, errors.New("skill description: not a string")
-					}
-				}
-			}
-			byName[name] = s // project (second root) wins
+			s.Name, s.Source = name, root.source
+			byName[name] = s.Skill
 		}
 	}
 	skills := make([]Skill, 0, len(byName))
@@ -179,22 +271,85 @@ func loadSkills(home, cwd string, disabled []string, env *Env) ([]Skill, error) 
 		}
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
-	return skills, nil
+	return skills
+}
+
+// skillFile is one read SKILL.md.
+type skillFile struct {
+	Skill
+	body string
+}
+
+// readSkill reads the SKILL.md at path in scope sc: its front matter
+// (optional; description is the only key used, others such as name,
+// license, metadata and allowed-tools are accepted and ignored) and body.
+func readSkill(path string, sc scope) (skillFile, error) {
+	canon, data, err := readDocument(path, sc)
+	if err != nil {
+		if refused(err) {
+			return skillFile{}, fmt.Errorf("it %w", err)
+		}
+		return skillFile{}, err
+	}
+	fm, body, has, err := splitFrontMatter(data)
+	if err != nil {
+		return skillFile{}, err
+	}
+	s := skillFile{Skill: Skill{Path: canon, scope: sc}, body: string(body)}
+	if has {
+		meta, err := parseFrontMatter(fm)
+		if err != nil {
+			return skillFile{}, err
+		}
+		if s.Description, err = meta.text("description"); err != nil {
+			return skillFile{}, err
+		}
+		s.Description = oneLine(s.Description, MaxDescriptionBytes)
+	}
+	return s, nil
+}
+
+// oneLine folds s's white space runs into single spaces and cuts it to at
+// most max bytes (on a rune boundary, marked with an ellipsis).
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// ReadSkill reads s's body again, when the model uses the skill: the same
+// scope decides (a SKILL.md swapped since startup for a link outside, to a
+// credential file or under /proc is refused), and the front matter is
+// left out. The error is for the log; the model gets a fixed sentence.
+func ReadSkill(s Skill) (string, error) {
+	f, err := readSkill(s.Path, s.scope)
+	if err != nil {
+		return "", err
+	}
+	return f.body, nil
 }
 
 // loadProfiles reads $MC_HOME/agents/*.md then <cwd>/.magi-code/agents/*.md.
 // A project profile replaces a global profile of the same name; two files
 // of one directory claiming one name are profile_invalid. Disabled profiles
-// are dropped. Every file's front matter must parse and be valid.
-func loadProfiles(home, cwd string, disabled []string, env *Env) ([]Profile, error) {
+// are dropped. Every file's front matter must parse and be valid. A file
+// its scope refuses (a project profile resolving outside the workspace, a
+// credential file, /proc) is skipped with a problem.
+func (l *loader) profiles(disabled []string) ([]Profile, error) {
 	byName := map[string]Profile{}
-	for _, root := range []struct{ dir, source string }{
-		{filepath.Join(home, "agents"), SourceGlobal},
-		{filepath.Join(cwd, ".magi-code", "agents"), SourceProject},
+	for _, root := range []docRoot{
+		{filepath.Join(l.home, "agents"), SourceGlobal, scope{root: l.home}},
+		{filepath.Join(l.cwd, ".magi-code", "agents"), SourceProject, l.project()},
 	} {
 		entries, err := readDirBounded(root.dir)
 		if err != nil {
-			env.logf("config: agents directory %s: %v", root.dir, err)
+			l.problem(root.dir, fmt.Errorf("agents directory unreadable: %w", err))
 			return nil, errors.New("agents directory unreadable")
 		}
 		inDir := map[string]bool{}
@@ -203,13 +358,17 @@ func loadProfiles(home, cwd string, disabled []string, env *Env) ([]Profile, err
 				continue
 			}
 			path := filepath.Join(root.dir, e.Name())
-			p, err := parseProfile(path, strings.TrimSuffix(e.Name(), ".md"))
+			p, err := parseProfile(path, strings.TrimSuffix(e.Name(), ".md"), root.scope)
+			if refused(err) {
+				l.problem(path, fmt.Errorf("profile skipped: it %w", err))
+				continue
+			}
 			if err != nil {
-				env.logf("config: profile %s: %v", path, err)
+				l.problem(path, fmt.Errorf("profile invalid: %w", err))
 				return nil, err
 			}
 			if inDir[p.Name] {
-				env.logf("config: profile %s: name %s defined twice", path, p.Name)
+				l.problem(path, fmt.Errorf("profile invalid: name %s defined twice", p.Name))
 				return nil, errors.New("duplicate profile name")
 			}
 			inDir[p.Name] = true
@@ -227,12 +386,13 @@ func loadProfiles(home, cwd string, disabled []string, env *Env) ([]Profile, err
 	return profiles, nil
 }
 
-// parseProfile reads one profile. Front matter is required: description is
-// required, name defaults to the file's stem, mode defaults to subagent,
-// tools is a list (or a comma-separated string), model is optional.
-// Unknown keys are ignored, so profiles written for other agents still load.
-func parseProfile(path, stem string) (Profile, error) {
-	data, _, err := readBounded(path)
+// parseProfile reads one profile in scope sc. Front matter is required:
+// description is required, name defaults to the file's stem, mode defaults
+// to subagent, tools is a list (or a comma-separated string), model is
+// optional. Unknown keys are ignored, so profiles written for other agents
+// (Claude Code's color:, permissionMode:...) still load.
+func parseProfile(path, stem string, sc scope) (Profile, error) {
+	_, data, err := readDocument(path, sc)
 	if err != nil {
 		return Profile{}, err
 	}
@@ -241,40 +401,29 @@ func parseProfile(path, stem string) (Profile, error) {
 		return Profile{}, err
 	}
 	if !has {
-		return Profile{}, errors.New("no front matter")
+		return Profile{}, &lineError{line: 1, msg: "no front matter (a --- line, keys, a --- line)"}
 	}
 	meta, err := parseFrontMatter(fm)
 	if err != nil {
 		return Profile{}, err
 	}
-	str := func(key string) (string, error) {
-		v, ok := meta[key]
-		if !ok {
-			return "", nil
-		}
-		s, ok := v.(string)
-		if !ok {
-			return "", fmt.Errorf("%s: not a string", key)
-		}
-		return s, nil
-	}
 	p := Profile{Path: path, Prompt: string(body)}
-	if p.Name, err = str("name"); err != nil {
+	if p.Name, err = meta.text("name"); err != nil {
 		return Profile{}, err
 	}
 	if p.Name == "" {
 		p.Name = stem
 	}
 	if !protocol.ValidID(p.Name) {
-		return Profile{}, errors.New("name: invalid")
+		return Profile{}, errors.New("name: not 1-64 of A-Z a-z 0-9 . _ -")
 	}
-	if p.Description, err = str("description"); err != nil {
+	if p.Description, err = meta.text("description"); err != nil {
 		return Profile{}, err
 	}
 	if strings.TrimSpace(p.Description) == "" {
 		return Profile{}, errors.New("description: required")
 	}
-	if p.Mode, err = str("mode"); err != nil {
+	if p.Mode, err = meta.text("mode"); err != nil {
 		return Profile{}, err
 	}
 	switch p.Mode {
@@ -284,19 +433,11 @@ func parseProfile(path, stem string) (Profile, error) {
 	default:
 		return Profile{}, errors.New("mode: not primary|subagent")
 	}
-	if p.Model, err = str("model"); err != nil {
+	if p.Model, err = meta.text("model"); err != nil {
 		return Profile{}, err
 	}
-	switch t := meta["tools"].(type) {
-	case nil:
-	case []string:
-		p.Tools = t
-	case string:
-		for _, s := range strings.Split(t, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				p.Tools = append(p.Tools, s)
-			}
-		}
+	if p.Tools, err = meta.list("tools"); err != nil {
+		return Profile{}, err
 	}
 	for _, t := range p.Tools {
 		if len(t) > 128 || strings.ContainsFunc(t, unicode.IsControl) {

@@ -83,16 +83,6 @@ func TestDescriptionText(t *testing.T) {
 	}
 }
 
-// An empty single-quoted front matter value is the empty string.
-func TestScalarEmptyQuoted(t *testing.T) {
-	if got, err := scalar("''"); err != nil || got != "" {
-		t.Errorf("scalar('') = %q, %v; want the empty string", got, err)
-	}
-	if _, err := scalar("'"); err == nil {
-		t.Error("scalar(') accepted a lone quote")
-	}
-}
-
 // A key of exactly maxKeyRunes is shown whole; a longer one is cut and
 // marked.
 func TestKeyProblemBound(t *testing.T) {
@@ -117,7 +107,7 @@ func TestProfileToolNameBound(t *testing.T) {
 		if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := parseProfile(p, "a")
+		_, err := parseProfile(p, "a", scope{root: dir})
 		if (err == nil) != tc.ok {
 			t.Errorf("a tool name of %d bytes: %v; want ok %v", tc.n, err, tc.ok)
 		}
@@ -213,15 +203,6 @@ func TestSetSelectionKeepsSettingsLink(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(target); !strings.Contains(string(got), "fixture-model") {
 		t.Errorf("the linked file = %q; want the model in it", got)
-	}
-}
-
-// A plain scalar's comment goes, also when nothing comes before it.
-func TestScalarComment(t *testing.T) {
-	for in, want := range map[string]string{"value # note": "value", " # only a note": "", "a#b": "a#b"} {
-		if got, err := scalar(in); err != nil || got != want {
-			t.Errorf("scalar(%q) = %q, %v; want %q", in, got, err, want)
-		}
 	}
 }
 
@@ -327,10 +308,13 @@ func TestMigrateAPIKeyEnvProviders(t *testing.T) {
 	}
 }
 
-// Exactly MaxInstructionFiles candidates (the two AGENTS.md places plus the
-// listed files) are loaded; one more is refused.
+// Exactly MaxInstructionFiles candidates (MC_HOME's AGENTS.md, the cwd's
+// and the listed files) are loaded; one more is refused.
 func TestInstructionFilesAtTheBound(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "AGENTS.md"), []byte("cwd rules\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var listed []string
 	for i := range MaxInstructionFiles - 1 {
 		p := filepath.Join(cwd, fmt.Sprintf("doc%02d.md", i))
@@ -339,13 +323,14 @@ func TestInstructionFilesAtTheBound(t *testing.T) {
 		}
 		listed = append(listed, p)
 	}
-	docs, err := loadInstructions(home, cwd, listed[:MaxInstructionFiles-2], &Env{})
-	if err != nil || len(docs) != MaxInstructionFiles-2 {
-		t.Errorf("loadInstructions with %d candidates = %d documents, %v; want %d, no error",
-			MaxInstructionFiles, len(docs), err, MaxInstructionFiles-2)
+	l := &loader{env: &Env{}, home: home, cwd: cwd}
+	docs, err := l.instructions(nil, listed[:MaxInstructionFiles-2])
+	if err != nil || len(docs) != MaxInstructionFiles-1 {
+		t.Errorf("instructions with %d candidates = %d documents, %v; want %d, no error",
+			MaxInstructionFiles, len(docs), err, MaxInstructionFiles-1)
 	}
-	if _, err := loadInstructions(home, cwd, listed, &Env{}); err == nil || err.Error() != "too many instruction files" {
-		t.Errorf("loadInstructions with %d candidates: err = %v; want too many instruction files", MaxInstructionFiles+1, err)
+	if _, err := l.instructions(nil, listed); err == nil || err.Error() != "too many instruction files" {
+		t.Errorf("instructions with %d candidates: err = %v; want too many instruction files", MaxInstructionFiles+1, err)
 	}
 }
 

@@ -3,15 +3,16 @@ package config
 import (
 	"bytes"
 	"errors"
-	"regexp"
-	"strconv"
+	"fmt"
 	"strings"
-	"sync"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // splitFrontMatter separates a leading "---" block from the Markdown body.
 // has is false when the document does not start with "---"; an opening
-// delimiter without a closing one is an error.
+// delimiter without a closing one is an error. The front matter's first
+// line is line 2 of the file.
 func splitFrontMatter(doc []byte) (fm string, body []byte, has bool, err error) {
 	doc = bytes.TrimPrefix(doc, []byte("\xef\xbb\xbf"))
 	first, rest, _ := bytes.Cut(doc, []byte("\n"))
@@ -29,163 +30,152 @@ func splitFrontMatter(doc []byte) (fm string, body []byte, has bool, err error) 
 		}
 		off = next
 	}
-	return "", nil, true, errors.New("front matter not closed")
+	return "", nil, true, &lineError{line: 1, msg: "front matter: no closing --- line"}
 }
 
-var fmKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`) })
+// fmFirstLine is the file line of the front matter's first line (after the
+// opening "---").
+const fmFirstLine = 2
 
-// parseFrontMatter reads the YAML subset that agent profiles and skills use:
-// "key: scalar", "key: [a, b]", a block list ("key:" then "  - item" lines),
-// and block scalars ("key: |" or "key: >" then indented lines). Scalars may
-// be plain, 'single' or "double" quoted. Values are string or []string.
-// Anything else (nested maps, anchors, duplicate keys) is an error.
-func parseFrontMatter(fm string) (map[string]any, error) {
-	out := map[string]any{}
-	lines := strings.Split(fm, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], " \t\r")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+// lineError is a problem at a line of a file (0: the file as a whole). Its
+// text is for people: config show and the diagnostic log.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("line %d: %s", e.line, e.msg)
+	}
+	return e.msg
+}
+
+// lineOf is the line an error names (0 when none).
+func lineOf(err error) int {
+	var le *lineError
+	if errors.As(err, &le) {
+		return le.line
+	}
+	return 0
+}
+
+// frontMatter is a document's parsed front matter: its top-level keys.
+// Values are read on demand by text and list, so that keys written for
+// other agents (metadata:, license:, allowed-tools:, hooks:...) may hold
+// any YAML and are ignored unless asked for.
+type frontMatter struct {
+	keys map[string]*yaml.Node
+}
+
+// parseFrontMatter parses fm, the text between the "---" lines, as YAML
+// (go.yaml.in/yaml: block and flow styles, folded and literal scalars,
+// anchors, comments). It must be a mapping (or empty); duplicate top-level
+// keys are an error. Errors name the file line.
+func parseFrontMatter(fm string) (frontMatter, error) {
+	out := frontMatter{keys: map[string]*yaml.Node{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+		var pe *yaml.ParserError
+		if errors.As(err, &pe) {
+			return out, &lineError{line: fileLine(pe.Line), msg: "front matter is not valid YAML: " + pe.Message}
 		}
-		m := fmKey().FindStringSubmatch(line)
-		if m == nil {
-			return nil, errors.New("front matter: expected key: value")
+		return out, &lineError{line: fmFirstLine - 1, msg: "front matter is not valid YAML"}
+	}
+	if doc.Kind == 0 { // empty, or only comments
+		return out, nil
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return out, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return out, &lineError{line: fileLine(root.Line), msg: "front matter is not a set of key: value lines"}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return out, &lineError{line: fileLine(k.Line), msg: "front matter key is not a plain name"}
 		}
-		key, val := m[1], strings.TrimSpace(m[2])
-		if _, dup := out[key]; dup {
-			return nil, errors.New("front matter: duplicate key")
+		if _, dup := out.keys[k.Value]; dup {
+			return out, &lineError{line: fileLine(k.Line), msg: fmt.Sprintf("front matter key %q appears twice", bounded(k.Value))}
 		}
-		// Collect the indented continuation lines of this key.
-		var cont []string
-		for i+1 < len(lines) {
-			next := strings.TrimRight(lines[i+1], " \t\r")
-			if next != "" && next[0] != ' ' && next[0] != '\t' {
-				break
-			}
-			cont = append(cont, next)
-			i++
-		}
-		for len(cont) > 0 && strings.TrimSpace(cont[len(cont)-1]) == "" {
-			cont = cont[:len(cont)-1]
-		}
-		switch {
-		case val == "|" || val == ">":
-			texts := make([]string, len(cont))
-			for j, c := range cont {
-				texts[j] = strings.TrimSpace(c)
-			}
-			sep := "\n"
-			if val == ">" {
-				sep = " "
-			}
-			out[key] = strings.Join(texts, sep)
-		case len(cont) > 0:
-			if val != "" {
-				return nil, errors.New("front matter: unexpected indented line")
-			}
-			items := []string{}
-			for _, c := range cont {
-				c = strings.TrimSpace(c)
-				if c == "" {
-					continue
-				}
-				item, ok := strings.CutPrefix(c, "- ")
-				if !ok && c != "-" {
-					return nil, errors.New("front matter: nested values are not supported")
-				}
-				s, err := scalar(strings.TrimSpace(item))
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, s)
-			}
-			out[key] = items
-		case strings.HasPrefix(val, "["):
-			if !strings.HasSuffix(val, "]") {
-				return nil, errors.New("front matter: unclosed list")
-			}
-			items, err := flowList(val[1 : len(val)-1])
-			if err != nil {
-				return nil, err
-			}
-			out[key] = items
-		default:
-			s, err := scalar(val)
-			if err != nil {
-				return nil, err
-			}
-			out[key] = s
-		}
+		out.keys[k.Value] = v
 	}
 	return out, nil
 }
 
-// flowList splits "a, 'b, c', \"d\"" into items, honouring quotes.
-func flowList(s string) ([]string, error) {
-	items := []string{}
-	if strings.TrimSpace(s) == "" {
-		return items, nil
+// fileLine turns a line of the front matter (1-based) into a file line.
+func fileLine(l int) int {
+	if l <= 0 {
+		return fmFirstLine
 	}
-	var quote byte
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			c := s[i]
-			switch {
-			case quote != 0 && c == '\\' && quote == '"':
-				i++
-				continue
-			case quote != 0 && c == quote:
-				quote = 0
-				continue
-			case quote != 0:
-				continue
-			case c == '"' || c == '\'':
-				quote = c
-				continue
-			case c != ',':
-				continue
-			}
-		}
-		item, err := scalar(strings.TrimSpace(s[start:i]))
-		if err != nil {
-			return nil, err
-		}
-		if item == "" {
-			return nil, errors.New("front matter: empty list item")
-		}
-		items = append(items, item)
-		start = i + 1
-	}
-	if quote != 0 {
-		return nil, errors.New("front matter: unclosed quote")
-	}
-	return items, nil
+	return l + fmFirstLine - 1
 }
 
-// scalar decodes a plain or quoted scalar.
-func scalar(s string) (string, error) {
+// bounded cuts a name quoted in a message to 64 bytes.
+func bounded(s string) string {
+	if len(s) > 64 {
+		return strings.ToValidUTF8(s[:64], "") + "..."
+	}
+	return s
+}
+
+// deref follows an alias node (one level: an alias never names an alias).
+func deref(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// has reports whether key is present.
+func (f frontMatter) has(key string) bool { _, ok := f.keys[key]; return ok }
+
+// text is key's value as a string: any scalar (a number or a date too, as
+// written), "" when absent or null. A list or a mapping is an error.
+func (f frontMatter) text(key string) (string, error) {
+	n := deref(f.keys[key])
 	switch {
-	case strings.HasPrefix(s, `"`):
-		v, err := strconv.Unquote(s)
-		if err != nil {
-			return "", errors.New("front matter: bad double-quoted string")
-		}
-		return v, nil
-	case strings.HasPrefix(s, "'"):
-		if len(s) < 2 || !strings.HasSuffix(s, "'") {
-			return "", errors.New("front matter: bad single-quoted string")
-		}
-		inner := s[1 : len(s)-1]
-		if strings.Count(strings.ReplaceAll(inner, "''", ""), "'") != 0 {
-			return "", errors.New("front matter: bad single-quoted string")
-		}
-		return strings.ReplaceAll(inner, "''", "'"), nil
-	case strings.HasPrefix(s, "{") || strings.HasPrefix(s, "&") || strings.HasPrefix(s, "*") || strings.HasPrefix(s, "!"):
-		return "", errors.New("front matter: unsupported value")
+	case n == nil:
+		return "", nil
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return "", nil
+	case n.Kind == yaml.ScalarNode:
+		return n.Value, nil
 	}
-	if i := strings.Index(s, " #"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
+	return "", &lineError{line: fileLine(n.Line), msg: fmt.Sprintf("%s: not a string", key)}
+}
+
+// list is key's value as a list of strings: a YAML list of scalars, or one
+// string of comma-separated items ("Read, Grep"); nil when absent or null.
+func (f frontMatter) list(key string) ([]string, error) {
+	n := deref(f.keys[key])
+	if n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
 	}
-	return s, nil
+	var out []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		for _, s := range strings.Split(n.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out = []string{}
+		for _, item := range n.Content {
+			item = deref(item)
+			if item.Kind != yaml.ScalarNode {
+				return nil, &lineError{line: fileLine(item.Line), msg: fmt.Sprintf("%s: an item is not a string", key)}
+			}
+			out = append(out, item.Value)
+		}
+		return out, nil
+	}
+	return nil, &lineError{line: fileLine(n.Line), msg: fmt.Sprintf("%s: not a list", key)}
 }

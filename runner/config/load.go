@@ -108,6 +108,10 @@ type Snapshot struct {
 	// Sources names the settings files that exist, in precedence order
 	// (SourceGlobal, SourceProject), for the diagnostic log.
 	Sources []string
+	// Problems are the instruction files, skills and profiles that were
+	// skipped or refused, and the reason a load failed after the settings
+	// step, for people (config show, the log; never the wire).
+	Problems []Problem
 }
 
 // contextID digests the canonical cwd and storage roots. A fixed domain
@@ -291,19 +295,23 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) pr
 	if ctx.Err() != nil {
 		return protocol.CodeStartupCancelled
 	}
+	l := &loader{env: env, home: st.home, cwd: st.cwd}
+	defer func() { snap.Problems = l.problems }()
 	var err error
-	if snap.Instructions, err = loadInstructions(st.home, st.cwd, s.Instructions, env); err != nil {
+	if snap.Instructions, err = l.instructions(st.global.instructions, st.project.instructions); err != nil {
 		return protocol.CodeConfigurationInvalid
 	}
-	if snap.Skills, err = loadSkills(st.home, st.cwd, s.Skills.Disabled, env); err != nil {
-		return protocol.CodeConfigurationInvalid
-	}
-	profiles, err := loadProfiles(st.home, st.cwd, s.Agents.Disabled, env)
+	snap.Skills = l.skills(s.Skills.Disabled)
+	profiles, err := l.profiles(s.Agents.Disabled)
 	if err != nil {
 		return protocol.CodeProfileInvalid
 	}
 	if snap.Agent, snap.Subagents, err = selectAgents(profiles, s.Agent); err != nil {
-		env.logf("config: agent %s: %v", s.Agent, err)
+		from := st.global.path
+		if _, ok := st.project.raw["agent"]; ok {
+			from = st.project.path
+		}
+		l.problem(from, fmt.Errorf("agent %q: %w", bounded(s.Agent), err))
 		return protocol.CodeProfileInvalid
 	}
 	if snap.Agent != nil && snap.Agent.Model != "" {

@@ -60,7 +60,7 @@ func TestLoadCodes(t *testing.T) {
 		{"project relaxes approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools]\napproval = \"auto\"\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"project keeps global auto", []file{f("home/settings.toml", fixtureGlobal+"[tools]\napproval = \"auto\"\n"), f("work/.magi-code/settings.toml", "[tools]\napproval = \"auto\"\n")}, nil, ""},
 		{"project relaxes code mode approval", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.code_mode]\napproval = \"auto\"\n")}, nil, protocol.CodeConfigurationInvalid},
-		{"instruction not markdown", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"notes.txt\"]\n"), f("home/notes.txt", "x")}, nil, protocol.CodeConfigurationInvalid},
+		{"instruction not markdown is skipped", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"notes.txt\"]\n"), f("home/notes.txt", "x")}, nil, ""},
 		{"protections from the global file", []file{f("home/settings.toml", fixtureGlobal+"[tools.protections]\nallow_git_internals = true\n")}, nil, ""},
 		{"protections from a project file", []file{f("home/settings.toml", fixtureGlobal), f("work/.magi-code/settings.toml", "[tools.protections]\nallow_outside_cwd = true\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"anthropic token_url not a URL", []file{f("home/settings.toml", fixtureGlobal+"[providers.anthropic]\ntoken_url = \"file:///x\"\n")}, nil, protocol.CodeConfigurationInvalid},
@@ -122,7 +122,9 @@ func TestLoadCodes(t *testing.T) {
 		{"profile without front matter", []file{f("home/settings.toml", fixtureGlobal), f("cwd/.magi-code/agents/x.md", "just text\n")}, nil, protocol.CodeProfileInvalid},
 		{"profile bad mode", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nmode: boss\n---\n")}, nil, protocol.CodeProfileInvalid},
 		{"profile no description", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: x\n---\n")}, nil, protocol.CodeProfileInvalid},
-		{"profile nested yaml", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nperms:\n  read: yes\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile nested yaml", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: d\nperms:\n  read: yes\n---\n")}, nil, ""},
+		{"profile bad yaml", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: [d\n---\n")}, nil, protocol.CodeProfileInvalid},
+		{"profile description a list", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\ndescription: [d]\n---\n")}, nil, protocol.CodeProfileInvalid},
 		{"profile bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/x.md", "---\nname: a b\ndescription: d\n---\n")}, nil, protocol.CodeProfileInvalid},
 		{"profile duplicate name in dir", []file{f("home/settings.toml", fixtureGlobal), f("home/agents/a.md", "---\nname: z\ndescription: d\n---\n"), f("home/agents/b.md", "---\nname: z\ndescription: d\n---\n")}, nil, protocol.CodeProfileInvalid},
 		{"selected agent missing", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n")}, nil, protocol.CodeProfileInvalid},
@@ -130,8 +132,8 @@ func TestLoadCodes(t *testing.T) {
 		{"selected agent disabled", []file{f("home/settings.toml", fixtureGlobal+"agent = \"boss\"\n[agents]\ndisabled = [\"boss\"]\n"), f("home/agents/boss.md", "---\ndescription: d\nmode: primary\n---\n")}, nil, protocol.CodeProfileInvalid},
 		{"missing listed instruction", []file{f("home/settings.toml", fixtureGlobal+"instructions = [\"nope.md\"]\n")}, nil, protocol.CodeConfigurationInvalid},
 		{"instructions not array", []file{f("home/settings.toml", fixtureGlobal+"instructions = \"a.md\"\n")}, nil, protocol.CodeConfigurationInvalid},
-		{"skill broken front matter", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/s/SKILL.md", "---\ndescription: x\n")}, nil, protocol.CodeConfigurationInvalid},
-		{"skill bad name", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/a b/SKILL.md", "x")}, nil, protocol.CodeConfigurationInvalid},
+		{"skill broken front matter is skipped", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/s/SKILL.md", "---\ndescription: x\n")}, nil, ""},
+		{"skill bad name is skipped", []file{f("home/settings.toml", fixtureGlobal), f("home/skills/a b/SKILL.md", "x")}, nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,8 +281,8 @@ disabled = ["b"]
 
 func TestInstructionsOrder(t *testing.T) {
 	w := newWorld(t)
-	w.write(t, "home/settings.toml", fixtureGlobal+"instructions = [\"extra/global.md\"]\n", 0o644)
-	w.write(t, "cwd/.magi-code/settings.toml", "instructions = [\"../docs/project.md\", \"~/abs.md\"]\n", 0o644)
+	w.write(t, "home/settings.toml", fixtureGlobal+"instructions = [\"extra/global.md\", \"~/abs.md\"]\n", 0o644)
+	w.write(t, "cwd/.magi-code/settings.toml", "instructions = [\"../docs/project.md\"]\n", 0o644)
 	w.write(t, "home/AGENTS.md", "G", 0o644)
 	w.write(t, "cwd/AGENTS.md", "P", 0o644)
 	w.write(t, "home/extra/global.md", "GX", 0o644)
@@ -294,7 +296,7 @@ func TestInstructionsOrder(t *testing.T) {
 	for _, d := range snap.Instructions {
 		texts = append(texts, d.Text)
 	}
-	if want := []string{"G", "P", "GX", "PX", "HOME"}; !slices.Equal(texts, want) {
+	if want := []string{"G", "P", "GX", "HOME", "PX"}; !slices.Equal(texts, want) {
 		t.Fatalf("instructions = %q; want %q", texts, want)
 	}
 }
@@ -328,7 +330,11 @@ func TestSkills(t *testing.T) {
 	}
 	var got []string
 	for _, s := range snap.Skills {
-		got = append(got, s.Name+":"+s.Source+":"+s.Description+":"+s.Text)
+		body, err := ReadSkill(s)
+		if err != nil {
+			t.Fatalf("ReadSkill(%s): %v", s.Name, err)
+		}
+		got = append(got, s.Name+":"+s.Source+":"+s.Description+":"+body)
 	}
 	want := []string{"both:project:project:project body", "only-global:global::no front matter"}
 	if !slices.Equal(got, want) {

@@ -59,52 +59,87 @@ func TestCredentialMasked(t *testing.T) {
 	}
 }
 
+// Front matter is YAML: what Claude Code, Codex and the Agent Skills format
+// write (folded and literal scalars, nested maps, anchors, comments) reads;
+// text and list take strings and lists of strings; what does not parse, or
+// a key given twice, names its file line.
 func TestFrontMatter(t *testing.T) {
 	tests := []struct {
 		name, in string
-		want     map[string]any
+		text     map[string]string   // key: want from text
+		list     map[string][]string // key: want from list
 		wantBody string
-		err      bool
+		errLine  int // >0: parse error at this file line
 	}{
-		{"none", "body", nil, "body", false},
-		{"empty", "---\n---\nbody", map[string]any{}, "body", false},
-		{"crlf", "---\r\nname: a\r\n---\r\nbody", map[string]any{"name": "a"}, "body", false},
-		{"scalars", "---\nname: a\ndescription: \"x: y\"\nmodel: 'it''s'\nmode: primary # trailing\n---\n", map[string]any{"name": "a", "description": "x: y", "model": "it's", "mode": "primary"}, "", false},
-		{"flow list", "---\ntools: [a, \"b, c\", 'd']\n---\n", map[string]any{"tools": []string{"a", "b, c", "d"}}, "", false},
-		{"empty flow list", "---\ntools: []\n---\n", map[string]any{"tools": []string{}}, "", false},
-		{"block list", "---\ntools:\n  - a\n  - \"b\"\n---\n", map[string]any{"tools": []string{"a", "b"}}, "", false},
-		{"block scalar", "---\ndescription: >\n  one\n  two\n---\n", map[string]any{"description": "one two"}, "", false},
-		{"comment lines", "---\n# c\nname: a\n\n---\n", map[string]any{"name": "a"}, "", false},
-		{"key without value", "---\nname:\n---\n", map[string]any{"name": ""}, "", false},
-		{"unclosed", "---\nname: a\n", nil, "", true},
-		{"nested map", "---\nperm:\n  read: yes\n---\n", nil, "", true},
-		{"flow map", "---\nperm: {a: b}\n---\n", nil, "", true},
-		{"duplicate", "---\nname: a\nname: b\n---\n", nil, "", true},
-		{"not key value", "---\njust words\n---\n", nil, "", true},
-		{"unclosed list", "---\ntools: [a, b\n---\n", nil, "", true},
-		{"bad quote", "---\nname: \"a\n---\n", nil, "", true},
-		{"value then indent", "---\nname: a\n  more\n---\n", nil, "", true},
-		{"anchor", "---\nname: &x a\n---\n", nil, "", true},
+		{"none", "body", nil, nil, "body", 0},
+		{"empty", "---\n---\nbody", map[string]string{"name": ""}, nil, "body", 0},
+		{"crlf", "---\r\nname: a\r\n---\r\nbody", map[string]string{"name": "a"}, nil, "body", 0},
+		{"scalars", "---\nname: a\ndescription: \"x: y\"\nmodel: 'it''s'\nmode: primary # trailing\nn: 12\n---\n",
+			map[string]string{"name": "a", "description": "x: y", "model": "it's", "mode": "primary", "n": "12"}, nil, "", 0},
+		{"folded", "---\ndescription: >-\n  one\n  two\n\n  three\n---\n", map[string]string{"description": "one two\nthree"}, nil, "", 0},
+		{"literal", "---\ndescription: |\n  one\n  two\n---\n", map[string]string{"description": "one\ntwo\n"}, nil, "", 0},
+		{"claude skill", "---\nname: pdf\ndescription: >-\n  Extracts text\n  from PDFs.\nlicense: Apache-2.0\nallowed-tools: Read Grep\nmetadata:\n  version: \"1.0\"\n  tags: [a, b]\n---\nbody",
+			map[string]string{"name": "pdf", "description": "Extracts text from PDFs.", "license": "Apache-2.0"}, nil, "body", 0},
+		{"flow list", "---\ntools: [a, \"b, c\", 'd']\n---\n", nil, map[string][]string{"tools": {"a", "b, c", "d"}}, "", 0},
+		{"empty flow list", "---\ntools: []\n---\n", nil, map[string][]string{"tools": {}}, "", 0},
+		{"block list", "---\ntools:\n  - a\n  - \"b\"\n---\n", nil, map[string][]string{"tools": {"a", "b"}}, "", 0},
+		{"comma string list", "---\ntools: Read, Grep ,Bash\n---\n", nil, map[string][]string{"tools": {"Read", "Grep", "Bash"}}, "", 0},
+		{"anchor and alias", "---\nname: &x a\nmodel: *x\n---\n", map[string]string{"name": "a", "model": "a"}, nil, "", 0},
+		{"comment lines", "---\n# c\nname: a\n\n---\n", map[string]string{"name": "a"}, nil, "", 0},
+		{"key without value", "---\nname:\n---\n", map[string]string{"name": ""}, map[string][]string{"name": nil}, "", 0},
+		{"unclosed", "---\nname: a\n", nil, nil, "", 1},
+		{"duplicate", "---\nname: a\nname: b\n---\n", nil, nil, "", 3},
+		{"not a mapping", "---\njust words\n---\n", nil, nil, "", 2},
+		{"a list", "---\n- a\n---\n", nil, nil, "", 2},
+		// The parser's line for an unfinished construct is where its
+		// context began, counted as go.yaml.in/yaml counts it.
+		{"unclosed list", "---\nname: a\ntools: [a, b\n---\n", nil, nil, "", 2},
+		{"bad quote", "---\nname: a\nx: \"a\n---\n", nil, nil, "", 3},
+		{"tab indent", "---\nname: a\nmeta:\n\tk: v\n---\n", nil, nil, "", 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fm, body, has, err := splitFrontMatter([]byte(tc.in))
-			var meta map[string]any
+			var meta frontMatter
 			if err == nil && has {
 				meta, err = parseFrontMatter(fm)
 			}
-			if (err != nil) != tc.err {
-				t.Fatalf("parse(%q) error = %v; want error %v", tc.in, err, tc.err)
-			}
-			if tc.err {
+			if tc.errLine > 0 {
+				if err == nil || lineOf(err) != tc.errLine {
+					t.Fatalf("parse(%q) error = %v (line %d); want an error at line %d", tc.in, err, lineOf(err), tc.errLine)
+				}
 				return
 			}
-			if tc.want != nil && !reflect.DeepEqual(meta, tc.want) {
-				t.Errorf("parse(%q) = %#v; want %#v", tc.in, meta, tc.want)
+			if err != nil {
+				t.Fatalf("parse(%q): %v", tc.in, err)
+			}
+			for k, want := range tc.text {
+				if got, err := meta.text(k); err != nil || got != want {
+					t.Errorf("text(%s) = %q, %v; want %q", k, got, err, want)
+				}
+			}
+			for k, want := range tc.list {
+				if got, err := meta.list(k); err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("list(%s) = %#v, %v; want %#v", k, got, err, want)
+				}
 			}
 			if string(body) != tc.wantBody {
 				t.Errorf("body = %q; want %q", body, tc.wantBody)
 			}
 		})
+	}
+	// A value of the wrong shape is an error naming its line.
+	meta, err := parseFrontMatter("name: a\ndescription:\n  k: v\ntools:\n  - {a: b}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := meta.text("description"); lineOf(err) != 4 {
+		t.Errorf("text of a mapping: %v; want an error at line 4", err)
+	}
+	if _, err := meta.list("tools"); lineOf(err) != 6 {
+		t.Errorf("list with a mapping item: %v; want an error at line 6", err)
+	}
+	if _, err := meta.list("description"); lineOf(err) != 4 {
+		t.Errorf("list of a mapping: %v; want an error at line 4", err)
 	}
 }
