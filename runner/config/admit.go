@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,25 +116,11 @@ func readDocument(path string, s scope) (string, []byte, error) {
 		return canon, nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return canon, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return canon, nil, errNotRegular
-	}
-	if onKernelFS(f) {
-		return canon, nil, errSpecialFS
-	}
-	if st.Size() > MaxFileBytes {
-		return canon, nil, errTooLarge
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return canon, nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return canon, nil, errTooLarge
-	}
-	return canon, data, nil
+	data, _, err := readOpened(f, func(f *os.File) error {
+		if onKernelFS(f) {
+			return errSpecialFS
+		}
+		return nil
+	})
+	return canon, data, err
 }

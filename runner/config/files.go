@@ -43,12 +43,24 @@ func readBounded(path string) ([]byte, os.FileMode, error) {
 		return nil, 0, err
 	}
 	defer f.Close()
+	return readOpened(f, nil)
+}
+
+// readOpened reads the whole of f, opened without blocking, when it is a
+// regular file of at most MaxFileBytes and refuse (when set) says nothing
+// against it.
+func readOpened(f *os.File, refuse func(*os.File) error) ([]byte, os.FileMode, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, 0, errNotRegular
+	}
+	if refuse != nil {
+		if err := refuse(f); err != nil {
+			return nil, 0, err
+		}
 	}
 	if st.Size() > MaxFileBytes {
 		return nil, 0, errTooLarge
