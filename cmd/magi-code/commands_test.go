@@ -278,7 +278,7 @@ func TestSessionsListAndPrune(t *testing.T) {
 	want := []string{
 		`ID +LAST ACTIVITY +SIZE +WORKSPACE +FIRST PROMPT`,
 		real + "  +" + when + "  +" + regexp.QuoteMeta(human.Size(st.Size())) + "  +" + regexp.QuoteMeta(cwd) + "  +hello",
-		crafted + `  +\S+ \S+  +\S+ K?i?B  +/w/a\?\[2Jb\?c`,
+		crafted + `  +\S+ \S+  +\S+ K?i?B  +/w/a␛\[2Jb␊c`,
 		empty + `  +\S+ \S+  +0 B  +-`,
 	}
 	if o.code != 0 || o.stderr != "" || len(lines) != len(want) {
