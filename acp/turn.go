@@ -43,8 +43,11 @@ func (a *Agent) prompt(m jsonrpc.Message) {
 		a.respondError(m.ID, jsonrpc.CodeInvalidParams, code)
 		return
 	}
+	a.mu.Lock()
+	closing := a.closed
+	a.mu.Unlock()
 	s.mu.Lock()
-	if s.closed || s.turn != nil {
+	if closing || s.closed || s.turn != nil {
 		s.mu.Unlock()
 		a.respondError(m.ID, jsonrpc.CodeInvalidRequest, protocol.CodeBusy)
 		return

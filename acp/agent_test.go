@@ -1,0 +1,264 @@
+package acp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/magi-code/magi-code/runner"
+)
+
+// fakeOut is an Output that keeps every frame, in order, and checks the
+// output bound.
+type fakeOut struct {
+	t      testing.TB
+	frames chan string
+}
+
+func (o *fakeOut) put(b []byte) error {
+	if len(b) > maxFrame || b[len(b)-1] != '\n' || strings.Count(string(b), "\n") != 1 || !json.Valid(b) {
+		o.t.Errorf("bad frame (%d bytes): %.200q", len(b), b)
+	}
+	o.frames <- string(b)
+	return nil
+}
+func (o *fakeOut) Respond(b []byte) error { return o.put(b) }
+func (o *fakeOut) Send(b []byte) error    { return o.put(b) }
+
+// clock is an injected After: each call registers a timer the test fires.
+type clock struct {
+	mu     sync.Mutex
+	timers []chan time.Time
+	armed  chan struct{}
+}
+
+func (c *clock) after(time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.mu.Lock()
+	c.timers = append(c.timers, ch)
+	c.mu.Unlock()
+	c.armed <- struct{}{}
+	return ch
+}
+
+// fire expires the last armed timer.
+func (c *clock) fire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.timers[len(c.timers)-1] <- time.Now()
+}
+
+type harness struct {
+	t     *testing.T
+	a     *Agent
+	out   *fakeOut
+	clock *clock
+	cwd   string
+	next  int
+}
+
+// newHarness is an agent over a fixture-provider MC_HOME with script.
+func newHarness(t *testing.T, approval string, script string) *harness {
+	home, cwd := t.TempDir(), t.TempDir()
+	settings := "provider = \"fixture\"\nmodel = \"fixture-model\"\n"
+	if script != "" {
+		path := filepath.Join(home, "script.json")
+		if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		settings += "[providers.fixture]\nscript = " + strconv.Quote(path) + "\n"
+	}
+	settings += "[tools]\napproval = \"" + approval + "\"\nunsandboxed_auto = true\n"
+	if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, out: &fakeOut{t: t, frames: make(chan string, 1024)}, clock: &clock{armed: make(chan struct{}, 16)}, cwd: cwd}
+	n := 0
+	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Getenv: func(string) string { return "" }},
+		Out: h.out, After: h.clock.after,
+		NewID: func() string { n++; return "00000000-0000-4000-8000-" + strconv.FormatInt(int64(100000000000+n), 10) }})
+	t.Cleanup(func() { h.a.Close(t.Context()) })
+	return h
+}
+
+func (h *harness) line(s string) { h.a.Line([]byte(s)) }
+
+// request sends a request and returns its id.
+func (h *harness) request(method, params string) string {
+	h.next++
+	id := strconv.Itoa(h.next)
+	h.line(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`)
+	return id
+}
+
+// until reads frames up to the response to id.
+func (h *harness) until(id string, on func(string)) (resp string, seen []string) {
+	h.t.Helper()
+	for {
+		select {
+		case f := <-h.out.frames:
+			if strings.HasPrefix(f, `{"jsonrpc":"2.0","id":`+id+`,"result"`) || strings.HasPrefix(f, `{"jsonrpc":"2.0","id":`+id+`,"error"`) {
+				return f, seen
+			}
+			seen = append(seen, f)
+			if on != nil {
+				on(f)
+			}
+		case <-time.After(20 * time.Second):
+			h.t.Fatalf("no answer to %s; seen %q", id, seen)
+		}
+	}
+}
+
+func (h *harness) session() string {
+	h.t.Helper()
+	h.until(h.request("initialize", `{"protocolVersion":1}`), nil)
+	r, _ := h.until(h.request("session/new", `{"cwd":`+strconv.Quote(h.cwd)+`,"mcpServers":[]}`), nil)
+	var res struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	if json.Unmarshal([]byte(r), &res) != nil || res.Result.SessionID == "" {
+		h.t.Fatalf("session/new: %s", r)
+	}
+	return res.Result.SessionID
+}
+
+// TestPermissionExpiry: with nobody answering, the request expires (the
+// injected clock fires the 60 s timer): the agent sends $/cancel_request
+// for it, the call fails without running, and the client's late answer
+// changes nothing.
+func TestPermissionExpiry(t *testing.T) {
+	h := newHarness(t, "ask", `{"responses":[{"steps":[{"tool_call":{"name":"shell","arguments":{"command":"echo x > ran"}}}]},{"steps":[{"text":"ok"}]}]}`)
+	sid := h.session()
+	var reqID string
+	resp, seen := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"go"}]}`), func(f string) {
+		if strings.Contains(f, `"method":"session/request_permission"`) {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal([]byte(f), &m)
+			reqID = string(m.ID)
+			<-h.clock.armed
+			h.clock.fire()
+		}
+	})
+	if !strings.Contains(resp, `"stopReason":"end_turn"`) || reqID == "" {
+		t.Fatalf("prompt: %s", resp)
+	}
+	all := strings.Join(seen, "")
+	if !strings.Contains(all, `"method":"$/cancel_request","params":{"requestId":`+reqID+`}`) {
+		t.Errorf("no $/cancel_request for %s in %q", reqID, seen)
+	}
+	if !strings.Contains(all, `"status":"failed"`) || strings.Contains(all, `"status":"in_progress"`) {
+		t.Errorf("the expired call: %q", seen)
+	}
+	h.line(`{"jsonrpc":"2.0","id":` + reqID + `,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`)
+	if _, err := os.Stat(filepath.Join(h.cwd, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}
+
+// TestLosslessChunks: whatever the deltas' split, the chunks of a message
+// concatenate to the stored reply as history shows it, each byte once,
+// every frame within the bound, secrets caught across deltas.
+func TestLosslessChunks(t *testing.T) {
+	secret := "sk-ant-api03-" + strings.Repeat("Q", 93) + "-ZZZZZZAA"
+	reply := "start " + secret + " " + strings.Repeat("é\"\\<", 9000) + " mid " + secret + "\nend"
+	for _, size := range []int{1, 7, 64, 4096, len(reply)} {
+		var steps []string
+		for i := 0; i < len(reply); {
+			j := min(i+size, len(reply))
+			for j < len(reply) && !utf8.RuneStart(reply[j]) {
+				j++ // the fixture's steps are JSON strings: whole runes
+			}
+			b, _ := json.Marshal(reply[i:j])
+			steps = append(steps, `{"text":`+string(b)+`}`)
+			i = j
+		}
+		h := newHarness(t, "ask", `{"responses":[{"steps":[`+strings.Join(steps, ",")+`]}]}`)
+		sid := h.session()
+		_, seen := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"go"}]}`), nil)
+		var got strings.Builder
+		for _, f := range seen {
+			var n struct {
+				Params struct {
+					Update struct {
+						Kind    string `json:"sessionUpdate"`
+						Content struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"update"`
+				} `json:"params"`
+			}
+			if json.Unmarshal([]byte(f), &n) == nil && n.Params.Update.Kind == "agent_message_chunk" {
+				got.WriteString(n.Params.Update.Content.Text)
+			}
+		}
+		want := strings.ReplaceAll(reply, secret, "[REDACTED]")
+		if got.String() != want {
+			t.Errorf("deltas of %d bytes: got %d bytes, want %d", size, got.Len(), len(want))
+		}
+	}
+}
+
+// TestToolFramesBounded: a command of 100 KB whose output is as long keeps
+// every frame within the output bound (fakeOut checks each): the title is
+// cut with the marker, the output block too.
+func TestToolFramesBounded(t *testing.T) {
+	long := strings.Repeat("y", 100_000)
+	h := newHarness(t, "auto", `{"responses":[{"steps":[{"tool_call":{"name":"shell","arguments":{"command":"echo `+long+`"}}}]},{"steps":[{"text":"ok"}]}]}`)
+	sid := h.session()
+	resp, seen := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"go"}]}`), nil)
+	if !strings.Contains(resp, "end_turn") {
+		t.Fatalf("prompt: %s", resp)
+	}
+	var final string
+	for _, f := range seen {
+		if strings.Contains(f, `"status":"completed"`) {
+			final = f
+		}
+	}
+	if final == "" || !strings.Contains(final, cutMarker[1:]) || !strings.Contains(final, `"title":"echo yyyy`) {
+		t.Errorf("final update: %.300s", final)
+	}
+}
+
+func TestPromptText(t *testing.T) {
+	raw := func(blocks ...string) []json.RawMessage {
+		out := make([]json.RawMessage, len(blocks))
+		for i, b := range blocks {
+			out[i] = json.RawMessage(b)
+		}
+		return out
+	}
+	big := strings.Repeat("é", MaxResourceBytes/2+1)
+	for _, tc := range []struct {
+		name   string
+		blocks []json.RawMessage
+		want   string
+		code   string
+	}{
+		{"text", raw(`{"type":"text","text":"hi"}`), "hi", ""},
+		{"link", raw(`{"type":"text","text":"see"}`, `{"type":"resource_link","uri":"file:///a","name":"a"}`), "see\n[@a](file:///a)\n", ""},
+		{"resource", raw(`{"type":"resource","resource":{"uri":"file:///a\"b","text":"body"}}`), "<context uri=\"file:///a%22b\">\nbody\n</context>\n", ""},
+		{"cut", raw(`{"type":"resource","resource":{"uri":"u","text":"` + big + `"}}`),
+			"<context uri=\"u\">\n" + cutRunes(big, MaxResourceBytes) + ResourceCutMarker + "\n</context>\n", ""},
+		{"blank", raw(`{"type":"text","text":" \n\t"}`), "", "invalid_params"},
+		{"image", raw(`{"type":"image","data":"","mimeType":"image/png"}`), "", "invalid_params"},
+		{"too long", raw(`{"type":"text","text":"`+strings.Repeat("a", MaxPromptBytes+1)+`"}`), "", "content_limit"},
+	} {
+		got, code := promptText(tc.blocks)
+		if string(code) != tc.code || (tc.code == "" && got != tc.want) {
+			t.Errorf("%s: %.80q, %q; want %.80q, %q", tc.name, got, code, tc.want, tc.code)
+		}
+	}
+}
+
