@@ -253,7 +253,7 @@ func TestPromptText(t *testing.T) {
 			"<context uri=\"u\">\n" + cutRunes(big, MaxResourceBytes) + ResourceCutMarker + "\n</context>\n", ""},
 		{"blank", raw(`{"type":"text","text":" \n\t"}`), "", "invalid_params"},
 		{"image", raw(`{"type":"image","data":"","mimeType":"image/png"}`), "", "invalid_params"},
-		{"too long", raw(`{"type":"text","text":"`+strings.Repeat("a", MaxPromptBytes+1)+`"}`), "", "content_limit"},
+		{"too long", raw(`{"type":"text","text":"` + strings.Repeat("a", MaxPromptBytes+1) + `"}`), "", "content_limit"},
 	} {
 		got, code := promptText(tc.blocks)
 		if string(code) != tc.code || (tc.code == "" && got != tc.want) {
@@ -261,4 +261,3 @@ func TestPromptText(t *testing.T) {
 		}
 	}
 }
-
