@@ -66,6 +66,7 @@ func lineOf(err error) int {
 // any YAML and are ignored unless asked for.
 type frontMatter struct {
 	keys map[string]*yaml.Node
+	last int // the file line of the closing "---"
 }
 
 // parseFrontMatter parses fm, the text between the "---" lines, as YAML
@@ -73,7 +74,8 @@ type frontMatter struct {
 // anchors, comments). It must be a mapping (or empty); duplicate top-level
 // keys are an error. Errors name the file line.
 func parseFrontMatter(fm string) (frontMatter, error) {
-	out := frontMatter{keys: map[string]*yaml.Node{}}
+	out := frontMatter{keys: map[string]*yaml.Node{}, last: fmFirstLine + strings.Count(fm, "\n")}
+	fileLine := out.fileLine
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
 		var pe *yaml.ParserError
@@ -108,12 +110,15 @@ func parseFrontMatter(fm string) (frontMatter, error) {
 	return out, nil
 }
 
-// fileLine turns a line of the front matter (1-based) into a file line.
-func fileLine(l int) int {
+// fileLine turns a line YAML names in the front matter (1-based) into a
+// line of the file as "\n" counts them. YAML also breaks lines at a lone
+// "\r" (and libyaml at U+0085, U+2028, U+2029), so its count can run past
+// the front matter: such a line is named as the closing "---" line.
+func (f frontMatter) fileLine(l int) int {
 	if l <= 0 {
 		return fmFirstLine
 	}
-	return l + fmFirstLine - 1
+	return min(l+fmFirstLine-1, f.last)
 }
 
 // bounded cuts a name quoted in a message to 64 bytes.
@@ -147,7 +152,7 @@ func (f frontMatter) text(key string) (string, error) {
 	case n.Kind == yaml.ScalarNode:
 		return n.Value, nil
 	}
-	return "", &lineError{line: fileLine(n.Line), msg: fmt.Sprintf("%s: not a string", key)}
+	return "", &lineError{line: f.fileLine(n.Line), msg: fmt.Sprintf("%s: not a string", key)}
 }
 
 // list is key's value as a list of strings: a YAML list of scalars, or one
@@ -171,11 +176,11 @@ func (f frontMatter) list(key string) ([]string, error) {
 		for _, item := range n.Content {
 			item = deref(item)
 			if item.Kind != yaml.ScalarNode {
-				return nil, &lineError{line: fileLine(item.Line), msg: fmt.Sprintf("%s: an item is not a string", key)}
+				return nil, &lineError{line: f.fileLine(item.Line), msg: fmt.Sprintf("%s: an item is not a string", key)}
 			}
 			out = append(out, item.Value)
 		}
 		return out, nil
 	}
-	return nil, &lineError{line: fileLine(n.Line), msg: fmt.Sprintf("%s: not a list", key)}
+	return nil, &lineError{line: f.fileLine(n.Line), msg: fmt.Sprintf("%s: not a list", key)}
 }
