@@ -1,10 +1,14 @@
 # magi-code: a stdio coding-agent backend. `make demo` runs the main job, `make test` the tests.
 GO        ?= go
-# The Go release that builds, tests and lints (go.mod's toolchain line): it
-# has no known reachable standard-library vulnerability, where go1.26.8 had
-# ten (docs/testing.md, Lint). The go command takes it from the module proxy
-# when the installed Go is another one.
-GOTOOLCHAIN ?= go1.27.3
+# The Go release that builds, tests and lints is at least go.mod's go line
+# (1.27.3: no known reachable standard-library vulnerability, where go1.26.8
+# had ten; docs/testing.md, Lint). The go command takes it from the module
+# proxy when the installed Go is older, also where the installation or the
+# environment says GOTOOLCHAIN=local (the go line alone would then only
+# refuse to build), and for the tools run as `go run pkg@version`, which
+# read their own go.mod, not this one. make ... GOTOOLCHAIN=goX.Y.Z on the
+# command line picks another.
+GOTOOLCHAIN := go$(shell sed -n 's/^go \([0-9.]*\)$$/\1/p' go.mod)+auto
 export GOTOOLCHAIN
 BIN       := bin/magi-code
 PKGS      := ./...
@@ -176,7 +180,7 @@ fuzz-short:
 # the architecture test. govulncheck reads the Go vulnerability database as a
 # module (golang.org/x/vulndb, pinned), indexed once into .tools/ by its own
 # indexdb command; it checks the standard library of the Go that runs it
-# (GOTOOLCHAIN above). Both must report nothing (docs/testing.md, Lint).
+# (GOTOOLCHAIN above: go.mod's go line or newer). Both must report nothing (docs/testing.md, Lint).
 STATICCHECK    := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK    := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 VULNDB_VERSION := v0.0.0-20261105234957-e22db6528018
