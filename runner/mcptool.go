@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/magi-code/magi-code/runner/mcp"
@@ -44,6 +45,9 @@ func (t *mcpTool) Run(ctx context.Context, args json.RawMessage) tools.Result {
 	switch {
 	case ctx.Err() != nil:
 		return tools.Result{Text: "cancelled", IsError: true, Summary: t.tool.FullName + ": cancelled"}
+	case errors.Is(err, mcp.ErrToolTimeout):
+		// The server's tool_timeout_sec: the model may try otherwise.
+		return tools.Result{Text: "the MCP tool timed out (the server's tool_timeout_sec)", IsError: true, Summary: t.tool.FullName + ": timed out"}
 	case err != nil:
 		return tools.Result{Text: "the MCP server failed to answer", IsError: true, Summary: t.tool.FullName + ": failed"}
 	case isError:

@@ -360,7 +360,8 @@ func (rt *Runtime) Restore(info history.OpenInfo) (Selection, []string, Choice) 
 func serverDefs(servers []config.MCPServer) []mcp.ServerDef {
 	defs := make([]mcp.ServerDef, len(servers))
 	for i, s := range servers {
-		defs[i] = mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: s.Cwd, Headers: s.Headers}
+		defs[i] = mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: s.Cwd, Headers: s.Headers,
+			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout}
 	}
 	return defs
 }

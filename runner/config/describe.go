@@ -152,6 +152,13 @@ func masked(m MCPServer) MCPServer {
 		}
 		m.Env = env
 	}
+	if len(m.HTTPHeaders) > 0 {
+		headers := make(map[string]string, len(m.HTTPHeaders))
+		for k := range m.HTTPHeaders {
+			headers[k] = Masked
+		}
+		m.HTTPHeaders = headers
+	}
 	m.Args = maskList(m.Args)
 	m.Headers = nil // values are secrets; EnvHeaders names only variables
 	return m
@@ -168,10 +175,11 @@ func maskList(list []string) []string {
 	return out
 }
 
-// render formats a value; MCP env values, provider header values and
-// anything secret-like are masked.
+// render formats a value; the values of an MCP server's env and
+// http_headers tables, provider header values and anything secret-like are
+// masked.
 func render(key string, v any) string {
-	if strings.HasPrefix(key, "mcp_servers.") && strings.Contains(key, ".env.") ||
+	if strings.HasPrefix(key, "mcp_servers.") && (strings.Contains(key, ".env.") || strings.Contains(key, ".http_headers.")) ||
 		strings.HasPrefix(key, "providers.") && strings.Contains(key, ".headers.") {
 		return Masked
 	}

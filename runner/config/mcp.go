@@ -1,15 +1,18 @@
 package config
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -34,6 +37,27 @@ type MCPServer struct {
 	BearerTokenEnv string
 	EnvHeaders     map[string]string
 	Headers        map[string]string
+	// EnvHTTPHeaders are Codex's env_http_headers: as EnvHeaders, but a
+	// header whose variable is unset or empty is left out. HTTPHeaders are
+	// sent as written (values may be secrets: masked in listings).
+	EnvHTTPHeaders map[string]string
+	HTTPHeaders    map[string]string
+	// EnabledTools (nil: every tool) and DisabledTools filter the tools
+	// offered, in that order (Codex's enabled_tools, disabled_tools).
+	EnabledTools  []string
+	DisabledTools []string
+	// StartupTimeout bounds the handshake and the first tools/list,
+	// ToolTimeout each tool call (startup_timeout_sec, tool_timeout_sec,
+	// or their defaults).
+	StartupTimeout, ToolTimeout time.Duration
+}
+
+// timeout is the duration of a setting in seconds, or def when unset.
+func timeout(sec *float64, def time.Duration) time.Duration {
+	if sec == nil {
+		return def
+	}
+	return time.Duration(*sec * float64(time.Second))
 }
 
 // digest is the approval identity: the canonical path of the defining file
@@ -98,9 +122,15 @@ func servers(s *Settings, global, project *layer, store approvalStore) []MCPServ
 	for name, def := range s.MCPServers {
 		m := MCPServer{
 			Name: name, Command: def.Command, Args: def.Args, Env: def.Env, URL: def.URL, Cwd: def.Cwd,
-			BearerTokenEnv: def.BearerTokenEnv, EnvHeaders: def.EnvHeaders,
-			Enabled: def.Enabled == nil || *def.Enabled,
-			Source:  SourceGlobal,
+			BearerTokenEnv: cmp.Or(def.BearerTokenEnv, def.BearerTokenEnvVar), EnvHeaders: def.EnvHeaders,
+			EnvHTTPHeaders: def.EnvHTTPHeaders, HTTPHeaders: def.HTTPHeaders, DisabledTools: def.DisabledTools,
+			StartupTimeout: timeout(def.StartupTimeoutSec, defaultMCPStartupTimeout),
+			ToolTimeout:    timeout(def.ToolTimeoutSec, defaultMCPToolTimeout),
+			Enabled:        def.Enabled == nil || *def.Enabled,
+			Source:         SourceGlobal,
+		}
+		if def.EnabledTools != nil {
+			m.EnabledTools = append([]string{}, *def.EnabledTools...) // [] stays non-nil: no tool
 		}
 		file := global.path
 		if project.definesServer(name) {
@@ -163,13 +193,17 @@ func Approve(env Env, name string) error {
 	return WriteAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
 }
 
-// resolveHeaders reads the values of m's header variables from env. An
-// unset or empty variable is an error naming the variable (never a value).
+// resolveHeaders sets m.Headers: http_headers as written, then the values
+// of m's header variables from env. An unset or empty variable of
+// bearer_token_env(_var) or env_headers is an error naming the variable
+// (never a value); one of env_http_headers leaves its header out, as in
+// Codex.
 func resolveHeaders(m *MCPServer, env *Env) error {
-	if m.BearerTokenEnv == "" && len(m.EnvHeaders) == 0 {
+	if m.BearerTokenEnv == "" && len(m.EnvHeaders) == 0 && len(m.EnvHTTPHeaders) == 0 && len(m.HTTPHeaders) == 0 {
 		return nil
 	}
-	m.Headers = make(map[string]string, len(m.EnvHeaders)+1)
+	m.Headers = make(map[string]string, len(m.HTTPHeaders)+len(m.EnvHeaders)+len(m.EnvHTTPHeaders)+1)
+	maps.Copy(m.Headers, m.HTTPHeaders)
 	if m.BearerTokenEnv != "" {
 		v := env.getenv(m.BearerTokenEnv)
 		if v == "" {
@@ -183,6 +217,11 @@ func resolveHeaders(m *MCPServer, env *Env) error {
 			return fmt.Errorf("env_headers %s: %s is unset or empty", name, variable)
 		}
 		m.Headers[name] = v
+	}
+	for name, variable := range m.EnvHTTPHeaders {
+		if v := env.getenv(variable); strings.TrimSpace(v) != "" {
+			m.Headers[name] = v
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/v2"
@@ -168,6 +170,26 @@ type MCPConfig struct {
 	// value.
 	BearerTokenEnv string            `koanf:"bearer_token_env" json:"bearer_token_env,omitempty"`
 	EnvHeaders     map[string]string `koanf:"env_headers" json:"env_headers,omitempty"`
+	// The keys of Codex's [mcp_servers] tables, with Codex's meaning
+	// (KEYS.md, [mcp_servers.NAME]). BearerTokenEnvVar is bearer_token_env
+	// under Codex's name (one of the two); EnvHTTPHeaders is env_headers
+	// except that an unset or empty variable leaves its header out, as in
+	// Codex; HTTPHeaders are sent as written. All three: HTTP servers only,
+	// and the first two global file only.
+	BearerTokenEnvVar string            `koanf:"bearer_token_env_var" json:"bearer_token_env_var,omitempty"`
+	EnvHTTPHeaders    map[string]string `koanf:"env_http_headers" json:"env_http_headers,omitempty"`
+	HTTPHeaders       map[string]string `koanf:"http_headers" json:"http_headers,omitempty"`
+	// EnabledTools, when set (even to []), is the allow list of the
+	// server's tools offered; DisabledTools is removed after it. Both
+	// change what the model may run: part of the approved definition.
+	EnabledTools  *[]string `koanf:"enabled_tools" json:"enabled_tools,omitempty"`
+	DisabledTools []string  `koanf:"disabled_tools" json:"disabled_tools,omitempty"`
+	// Seconds (a TOML integer or float) for the handshake and first
+	// tools/list, and for each tool call; unset: the defaults below. Not
+	// part of the approved definition: they bound what runs, they do not
+	// change it.
+	StartupTimeoutSec *float64 `koanf:"startup_timeout_sec" json:"-"`
+	ToolTimeoutSec    *float64 `koanf:"tool_timeout_sec" json:"-"`
 }
 
 // Defaults applied below both files.
@@ -175,10 +197,15 @@ const (
 	defaultApproval        = "ask"
 	defaultCodeModeTimeout = 30_000
 	defaultHookTimeout     = 10_000
-	defaultRetentionDays   = 30
-	maxRetentionDays       = 36500 // a century: keeps the cutoff arithmetic far from overflow
-	maxHookTimeout         = 600_000
-	FixtureModel           = "fixture-model"
+	// Codex's defaults for an MCP server's startup_timeout_sec and
+	// tool_timeout_sec; maxMCPTimeoutSec bounds both (a day).
+	defaultMCPStartupTimeout = 10 * time.Second
+	defaultMCPToolTimeout    = 60 * time.Second
+	maxMCPTimeoutSec         = 86_400
+	defaultRetentionDays     = 30
+	maxRetentionDays         = 36500 // a century: keeps the cutoff arithmetic far from overflow
+	maxHookTimeout           = 600_000
+	FixtureModel             = "fixture-model"
 )
 
 var defaults = map[string]any{
@@ -248,7 +275,8 @@ func merge(global, project map[string]any) (*Settings, error) {
 //     headers, env_headers: the endpoint, how the user's key is sent and
 //     where it comes from;
 //   - [[hooks]]: commands run without approval;
-//   - [mcp_servers.*] bearer_token_env, env_headers: which of the user's
+//   - [mcp_servers.*] bearer_token_env, env_headers and Codex's
+//     bearer_token_env_var, env_http_headers: which of the user's
 //     variables is sent to which server;
 //   - session_retention_days: pruning deletes sessions of every workspace;
 //   - log_level: at debug the log records prompts and replies;
@@ -270,7 +298,7 @@ func checkProjectGrants(global, project map[string]any) error {
 	if servers, ok := project["mcp_servers"].(map[string]any); ok {
 		for name, v := range servers {
 			m, _ := v.(map[string]any)
-			for _, key := range []string{"bearer_token_env", "env_headers"} {
+			for _, key := range []string{"bearer_token_env", "env_headers", "bearer_token_env_var", "env_http_headers"} {
 				if _, ok := m[key]; ok {
 					return fmt.Errorf("mcp_servers.%s.%s: only the global settings may choose an MCP server credential", name, key)
 				}
@@ -495,11 +523,20 @@ func (s *Settings) validateMCPServers() error {
 			if len(m.Args) > 0 || len(m.Env) > 0 || m.Cwd != "" {
 				return errors.New("mcp_servers: args, env and cwd apply to command servers only")
 			}
-		} else if m.BearerTokenEnv != "" || len(m.EnvHeaders) > 0 {
-			return errors.New("mcp_servers: bearer_token_env and env_headers apply to url servers only")
+		} else if m.BearerTokenEnv != "" || m.BearerTokenEnvVar != "" || len(m.EnvHeaders) > 0 || len(m.EnvHTTPHeaders) > 0 || len(m.HTTPHeaders) > 0 {
+			return errors.New("mcp_servers: bearer_token_env(_var), env_headers, env_http_headers and http_headers apply to url servers only")
 		}
-		if err := checkHeaderEnv(m.BearerTokenEnv, m.EnvHeaders); err != nil {
+		if err := checkHeaders(m); err != nil {
 			return err
+		}
+		if err := checkToolLists(m); err != nil {
+			return err
+		}
+		for _, t := range []*float64{m.StartupTimeoutSec, m.ToolTimeoutSec} {
+			// Spelled !(in range) so that NaN is refused too.
+			if t != nil && !(*t > 0 && *t <= maxMCPTimeoutSec) {
+				return errors.New("mcp_servers: startup_timeout_sec and tool_timeout_sec are seconds above 0, at most 86400")
+			}
 		}
 		for k := range m.Env {
 			if !envGrammar().MatchString(k) {
@@ -518,22 +555,58 @@ var headerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 var transportHeaders = []string{"host", "content-length", "content-type", "transfer-encoding", "connection",
 	"accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"}
 
-// checkHeaderEnv checks bearer_token_env and env_headers: variable names,
-// header names (not one the transport sets), and at most one source of
-// Authorization.
-func checkHeaderEnv(bearer string, headers map[string]string) error {
+// checkHeaders checks the headers of a server: variable names, header
+// names (HTTP tokens, not one the transport sets), values of http_headers
+// (no control characters), and every header from one source only
+// (http_headers, env_headers, env_http_headers, or Authorization from
+// bearer_token_env or its Codex spelling, of which one at most).
+func checkHeaders(m MCPConfig) error {
+	if m.BearerTokenEnv != "" && m.BearerTokenEnvVar != "" {
+		return errors.New("mcp_servers: bearer_token_env and bearer_token_env_var both set")
+	}
+	bearer := cmp.Or(m.BearerTokenEnv, m.BearerTokenEnvVar)
 	if bearer != "" && !envGrammar().MatchString(bearer) {
 		return errors.New("mcp_servers: bearer_token_env is not an environment variable name")
 	}
-	for name, v := range headers {
-		if !headerName().MatchString(name) || slices.Contains(transportHeaders, strings.ToLower(name)) {
-			return errors.New("mcp_servers: env_headers: invalid or reserved header name")
+	seen := map[string]bool{}
+	if bearer != "" {
+		seen["authorization"] = true
+	}
+	for _, h := range []struct {
+		key     string
+		fromEnv bool
+		table   map[string]string
+	}{{"env_headers", true, m.EnvHeaders}, {"env_http_headers", true, m.EnvHTTPHeaders}, {"http_headers", false, m.HTTPHeaders}} {
+		for name, v := range h.table {
+			lower := strings.ToLower(name)
+			if !headerName().MatchString(name) || slices.Contains(transportHeaders, lower) {
+				return fmt.Errorf("mcp_servers: %s: invalid or reserved header name", h.key)
+			}
+			if seen[lower] {
+				return fmt.Errorf("mcp_servers: %s: a header set twice (bearer_token_env, env_headers, env_http_headers, http_headers)", h.key)
+			}
+			seen[lower] = true
+			if h.fromEnv && !envGrammar().MatchString(v) {
+				return fmt.Errorf("mcp_servers: %s: value is not an environment variable name", h.key)
+			}
+			if !h.fromEnv && !validHeaderValue(v) {
+				return fmt.Errorf("mcp_servers: %s: value holds a control character", h.key)
+			}
 		}
-		if !envGrammar().MatchString(v) {
-			return errors.New("mcp_servers: env_headers: value is not an environment variable name")
-		}
-		if bearer != "" && strings.EqualFold(name, "authorization") {
-			return errors.New("mcp_servers: Authorization set by both bearer_token_env and env_headers")
+	}
+	return nil
+}
+
+// checkToolLists checks enabled_tools and disabled_tools: tool names as a
+// server lists them, so any non-empty string without control characters.
+func checkToolLists(m MCPConfig) error {
+	var enabled []string
+	if m.EnabledTools != nil {
+		enabled = *m.EnabledTools
+	}
+	for _, n := range slices.Concat(enabled, m.DisabledTools) {
+		if n == "" || !validHeaderValue(n) {
+			return errors.New("mcp_servers: enabled_tools and disabled_tools hold tool names")
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,11 @@ var ErrUnknownTool = errors.New("mcp: unknown tool")
 // and URL (streamable HTTP) is set. Env adds to the minimal environment of a
 // stdio server; Cwd is its working directory ("" means ours). Headers are
 // sent with every request to an HTTP server (credentials: never logged).
+// EnabledTools, when non-nil, is the allow list of the server's tools
+// offered (by the names the server lists; [] offers none), and
+// DisabledTools is removed after it. StartupTimeout bounds the handshake
+// and the first tools/list, ToolTimeout each call (0: no bound of their
+// own; ctx still applies).
 type ServerDef struct {
 	Name    string
 	Command string
@@ -33,7 +39,29 @@ type ServerDef struct {
 	URL     string
 	Cwd     string
 	Headers map[string]string
+
+	EnabledTools   []string
+	DisabledTools  []string
+	StartupTimeout time.Duration
+	ToolTimeout    time.Duration
 }
+
+// offers reports whether the server's tool name is offered: in
+// EnabledTools when that is set, and not in DisabledTools.
+func (d *ServerDef) offers(name string) bool {
+	if d.EnabledTools != nil && !slices.Contains(d.EnabledTools, name) {
+		return false
+	}
+	return !slices.Contains(d.DisabledTools, name)
+}
+
+// ErrToolTimeout is returned by Call when the server's ToolTimeout ended
+// the call (the server was sent notifications/cancelled).
+var ErrToolTimeout = errors.New("mcp: tool call timed out")
+
+// ErrStartupTimeout is a server's StartError when StartupTimeout ended its
+// handshake or first tools/list.
+var ErrStartupTimeout = errors.New("mcp: startup timed out")
 
 // Tool is one tool of a connected server as offered to the model.
 type Tool struct {
@@ -67,6 +95,8 @@ type conn struct {
 	client *session
 	stdio  *stdioTransport // nil for HTTP
 	http   *httpConn       // nil for stdio
+	// toolTimeout bounds each call (ServerDef.ToolTimeout; 0: none).
+	toolTimeout time.Duration
 	// wg owns a stdio server's goroutines.
 	wg conc.WaitGroup
 	// done is closed when the server is gone: for stdio when the process is
@@ -183,7 +213,9 @@ func start(ctx context.Context, defs []ServerDef, logf func(string, ...any), eac
 			continue
 		}
 		for _, t := range results[i] {
-			m.addTool(def.Name, t, connected[i], taken)
+			if def.offers(t.Name) {
+				m.addTool(def.Name, t, connected[i], taken)
+			}
 		}
 	}
 	return m, failed, nil
@@ -193,7 +225,7 @@ func start(ctx context.Context, defs []ServerDef, logf func(string, ...any), eac
 // already killed (it never became usable) and the error is a *StartError.
 func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool, error) {
 	began := time.Now()
-	s := &conn{name: def.Name}
+	s := &conn{name: def.Name, toolTimeout: def.ToolTimeout}
 	var tr rpcConn
 	switch {
 	case def.Command != "" && def.URL == "":
@@ -217,7 +249,13 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 	m.track(s)
 
 	s.client = newSession(tr, def.Name, m.logf)
-	tools, err := initialize(ctx, s.client)
+	startCtx, stop := ctx, context.CancelFunc(func() {})
+	if def.StartupTimeout > 0 {
+		startCtx, stop = context.WithTimeoutCause(ctx, def.StartupTimeout, ErrStartupTimeout)
+	}
+	tools, err := initialize(startCtx, s.client)
+	timedOut := err != nil && ctx.Err() == nil && context.Cause(startCtx) == ErrStartupTimeout
+	stop()
 	if err != nil {
 		if s.stdio != nil {
 			s.stdio.lastWords(ctx)
@@ -229,9 +267,12 @@ func (m *Manager) connect(ctx context.Context, def ServerDef) (*conn, []mcp.Tool
 			// tail is complete only once the drain has returned.
 			<-s.stdio.drained
 			serr.Stderr, _ = s.stdio.tail.Bytes()
-			if e := s.stdio.err(); e != nil && ctx.Err() == nil {
+			if e := s.stdio.err(); e != nil && ctx.Err() == nil && !timedOut {
 				serr.Err = e // the server's own failure says more than the client's
 			}
+		}
+		if timedOut {
+			serr.Err = fmt.Errorf("%w after %v", ErrStartupTimeout, def.StartupTimeout)
 		}
 		m.logf("mcp: server %q failed at startup after %v: %v", def.Name, time.Since(began).Round(time.Millisecond), serr.Err)
 		return nil, nil, serr
@@ -320,10 +361,19 @@ func (m *Manager) Call(ctx context.Context, fullName string, args json.RawMessag
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := s.client.callTool(ctx, tool.Name, args)
+	callCtx := ctx
+	if s.toolTimeout > 0 {
+		var stop context.CancelFunc
+		callCtx, stop = context.WithTimeoutCause(ctx, s.toolTimeout, ErrToolTimeout)
+		defer stop()
+	}
+	res, err := s.client.callTool(callCtx, tool.Name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
+		}
+		if context.Cause(callCtx) == ErrToolTimeout {
+			return "", false, fmt.Errorf("%w after %v", ErrToolTimeout, s.toolTimeout)
 		}
 		var cerr *connError
 		if errors.As(err, &cerr) {
