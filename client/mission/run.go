@@ -2,8 +2,10 @@ package mission
 
 import (
 	"io"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // Run runs Mission Control on the terminal (in and out) until the user
@@ -12,9 +14,46 @@ import (
 // the terminal's scrollback.
 func Run(opts Options, in io.Reader, out io.Writer) int {
 	m := New(opts)
-	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
+	var popts []tea.ProgramOption
+	if noColor(os.Getenv) {
+		// The one colour switch. The renderer draws the live region at
+		// this profile, but what goes to the scrollback (tea.Println) is
+		// written as it is: the output itself drops every colour
+		// sequence too. Bold, faint, reverse and underline stay, as
+		// no-color.org allows.
+		out = colourless(out)
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	p := tea.NewProgram(m, append(popts, tea.WithInput(in), tea.WithOutput(out))...)
 	if _, err := p.Run(); err != nil {
 		return 1
 	}
 	return m.ExitCode
 }
+
+// noColor reports whether NO_COLOR asks for no colour: set and not empty,
+// whatever its value (no-color.org). Bubble Tea's own detection reads it
+// as a boolean, so NO_COLOR=yes or NO_COLOR=0 would keep the colours.
+func noColor(getenv func(string) string) bool {
+	return getenv("NO_COLOR") != ""
+}
+
+// colourless returns out with every SGR colour of each write removed
+// (colorprofile's writer at ASCII). Bubble Tea writes whole escape
+// sequences in each write, which that writer needs. A terminal file stays
+// one (its Fd), so that the program still finds the terminal's size.
+func colourless(out io.Writer) io.Writer {
+	w := &colorprofile.Writer{Forward: out, Profile: colorprofile.ASCII}
+	if f, ok := out.(*os.File); ok {
+		return colourlessFile{File: f, w: w}
+	}
+	return w
+}
+
+type colourlessFile struct {
+	*os.File
+	w *colorprofile.Writer
+}
+
+func (c colourlessFile) Write(p []byte) (int, error)       { return c.w.Write(p) }
+func (c colourlessFile) WriteString(s string) (int, error) { return c.w.Write([]byte(s)) }

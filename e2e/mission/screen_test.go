@@ -40,9 +40,15 @@ type vterm struct {
 // startVT runs the binary with args on a cols x rows terminal.
 func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...string) *vterm {
 	t.Helper()
+	return startVTEnv(t, ws, nil, cols, rows, args...)
+}
+
+// startVTEnv is startVT with env added to the workspace's environment.
+func startVTEnv(t *testing.T, ws *clienttest.Workspace, env []string, cols, rows int, args ...string) *vterm {
+	t.Helper()
 	cmd := exec.Command(clienttest.Binary(t), args...)
 	cmd.Dir = ws.Cwd
-	cmd.Env = append(ws.Env(), "TERM=xterm-256color")
+	cmd.Env = append(append(ws.Env(), "TERM=xterm-256color"), env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatal(err)
