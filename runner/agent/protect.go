@@ -16,7 +16,10 @@ import (
 // the activity summary names the protection (approval.Outcome).
 //
 // runner/tools implements it for destructive shell commands (recursive
-// deletes of the workspace or home, force pushes, disk formatting). reason
+// deletes of the workspace or home, force pushes, disk formatting) and,
+// under approval = "ask", for reads outside the working directory; a call
+// the person allowed runs with its context marked (tools.WithApproved),
+// which is what lets such a read go ahead. reason
 // is a short fixed phrase such as "recursive delete of the home directory";
 // it is shown to the user after redaction, so it must not quote secrets.
 // ForceApproval must be fast and side-effect free: it runs on the run's

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,13 @@ func TestSandboxSettings(t *testing.T) {
 		{"project empties roots", []file{g(""), p("[tools.sandbox]\nwritable_roots = []\n")}, protocol.CodeConfigurationInvalid},
 		{"project opens the network", []file{g("[tools.sandbox]\nnetwork = false\n"), p("[tools.sandbox]\nnetwork = true\n")}, protocol.CodeConfigurationInvalid},
 		{"project closes the network", []file{g(""), p("[tools.sandbox]\nnetwork = false\n")}, ""},
+		// [tools] read_roots resolves like writable_roots, must be
+		// absolute, and only the global file may set it.
+		{"global read roots", []file{g("[tools]\nread_roots = [\"/usr/include\", \"~/src\", \"rel\", \"/\"]\n")}, ""},
+		{"empty read root", []file{g("[tools]\nread_roots = [\"\"]\n")}, protocol.CodeConfigurationInvalid},
+		{"read roots wrong type", []file{g("[tools]\nread_roots = \"/usr\"\n")}, protocol.CodeConfigurationInvalid},
+		{"project adds a read root", []file{g(""), p("[tools]\nread_roots = [\"/home\"]\n")}, protocol.CodeConfigurationInvalid},
+		{"project empties read roots", []file{g("[tools]\nread_roots = [\"/usr\"]\n"), p("[tools]\nread_roots = []\n")}, protocol.CodeConfigurationInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,12 +58,22 @@ func TestSandboxSettings(t *testing.T) {
 			sb := snap.Settings.Tools.Sandbox
 			switch tc.name {
 			case "defaults":
-				if sb.Mode != "workspace-write" || !sb.Network || len(sb.WritableRoots) != 0 {
-					t.Errorf("defaults = %+v", sb)
+				if sb.Mode != "workspace-write" || !sb.Network || len(sb.WritableRoots) != 0 || len(snap.Settings.Tools.ReadRoots) != 0 {
+					t.Errorf("defaults = %+v, read roots %q", sb, snap.Settings.Tools.ReadRoots)
 				}
 			case "global roots":
 				if sb.Network || !slices.Contains(sb.WritableRoots, "/opt/cache") || len(sb.WritableRoots) != 2 || sb.WritableRoots[1] == "~/work" {
 					t.Errorf("roots = %+v; want /opt/cache and ~/work resolved, network off", sb)
+				}
+			case "global read roots":
+				roots := snap.Settings.Tools.ReadRoots
+				if len(roots) != 4 || roots[0] != "/usr/include" || roots[3] != "/" {
+					t.Fatalf("read_roots = %q", roots)
+				}
+				for _, r := range roots {
+					if !filepath.IsAbs(r) || strings.Contains(r, "~") {
+						t.Errorf("read root %q not made absolute", r)
+					}
 				}
 			case "project closes the network":
 				if sb.Network {
@@ -82,50 +100,5 @@ func TestDescribeSandbox(t *testing.T) {
 		if !strings.Contains(d.Text(), "# sandbox: "+tc.want+"\n") {
 			t.Errorf("config show:\n%s\nwant the line # sandbox: %s", d.Text(), tc.want)
 		}
-	}
-}
-
-// TestReadRoots: [tools] read_roots resolves like writable_roots, must be
-// absolute, and only the global file may set it.
-func TestReadRoots(t *testing.T) {
-	g := func(extra string) file { return f("home/settings.toml", fixtureGlobal+extra) }
-	p := func(text string) file { return f("work/.magi-code/settings.toml", text) }
-	tests := []struct {
-		name  string
-		files []file
-		want  protocol.Code
-		roots int
-	}{
-		{"default", []file{g("")}, "", 0},
-		{"global roots", []file{g("[tools]\nread_roots = [\"/usr/include\", \"~/src\", \"rel\"]\n")}, "", 3},
-		{"global root /", []file{g("[tools]\nread_roots = [\"/\"]\n")}, "", 1},
-		{"empty entry", []file{g("[tools]\nread_roots = [\"\"]\n")}, protocol.CodeConfigurationInvalid, 0},
-		{"wrong type", []file{g("[tools]\nread_roots = \"/usr\"\n")}, protocol.CodeConfigurationInvalid, 0},
-		{"project adds a root", []file{g(""), p("[tools]\nread_roots = [\"/home\"]\n")}, protocol.CodeConfigurationInvalid, 0},
-		{"project empties roots", []file{g("[tools]\nread_roots = [\"/usr\"]\n"), p("[tools]\nread_roots = []\n")}, protocol.CodeConfigurationInvalid, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t)
-			for _, fl := range tc.files {
-				w.write(t, fl.path, fl.text, fl.mode)
-			}
-			snap, code := w.load(t)
-			if code != tc.want {
-				t.Fatalf("Load = %q; want %q (logs %q)", code, tc.want, w.logs)
-			}
-			if code != "" {
-				return
-			}
-			roots := snap.Settings.Tools.ReadRoots
-			if len(roots) != tc.roots {
-				t.Fatalf("read_roots = %q; want %d", roots, tc.roots)
-			}
-			for _, r := range roots {
-				if !strings.HasPrefix(r, "/") || strings.Contains(r, "~") {
-					t.Errorf("read root %q not made absolute", r)
-				}
-			}
-		})
 	}
 }

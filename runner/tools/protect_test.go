@@ -47,15 +47,6 @@ func protectTree(t *testing.T) string {
 		"mchome/auth.json":                  `{"openai":{"key":"SECRET"}}`,
 		"mchome/settings.toml":              "provider = \"fixture\"\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	links := map[string]string{
 		"work/escape":  "../outside",             // a directory link out of cwd
 		"work/dangle":  "../outside/created.txt", // dangling: writing creates its target
@@ -68,11 +59,7 @@ func protectTree(t *testing.T) string {
 		"work/mclink":  ".magi-code",
 		"work/mcfile":  ".magi-code/settings.toml",
 	}
-	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files, links)
 	return root
 }
 

@@ -73,15 +73,6 @@ func readTree(t *testing.T) (root string, o Options) {
 		"home/.config/git/credentials":                 "CANARY\n",
 		"home/.config/gcloud/application_default.json": "CANARY\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	links := map[string]string{
 		"work/environ":   "/proc/self/environ",
 		"work/self":      "/proc/self",
@@ -106,11 +97,7 @@ func readTree(t *testing.T) (root string, o Options) {
 		"outside/back":   "../work",
 		"work/rootedlnk": "../rooted",
 	}
-	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files, links)
 	o = Options{
 		Cwd:       filepath.Join(root, "work"),
 		MCHome:    filepath.Join(root, "mclinkhome"),

@@ -35,15 +35,7 @@ func workdir(t *testing.T) string {
 		"edit.txt":      "alpha beta gamma\n",
 		"sub/deep/d.md": "# hello\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files, nil)
 	return dir
 }
 
@@ -310,5 +302,26 @@ func TestDescribeShowsTheChange(t *testing.T) {
 	args, _ = json.Marshal(map[string]any{"path": "new.txt", "content": "hello\nworld\n"})
 	if d := write.Describe(args); !strings.Contains(d, "+ hello\n+ world") {
 		t.Fatalf("the write's description lacks its content:\n%s", d)
+	}
+}
+
+// writeTree writes files (path below root -> content, mode 0644, parent
+// directories made) and links (path below root -> symlink target) under
+// root.
+func writeTree(t *testing.T, root string, files, links map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
