@@ -38,7 +38,7 @@ build:
 	cp $(BIN).link $(BIN).new && mv -f $(BIN).new $(BIN) && rm -f $(BIN).link
 
 # Whole-process tests find the binary through MAGI_CODE_BIN.
-test: build mcp-everything
+test: build mcp-everything acp-interop
 	MAGI_CODE_BIN=$(CURDIR)/$(BIN) $(GO) test $(GOFLAGS_TEST) $(PKGS)
 	$(MAKE) --no-print-directory fuzz-short
 	$(GO) vet $(PKGS)
@@ -207,5 +207,20 @@ mcp-everything:
 	    || echo "npm install failed: the MCP reference-server test will be skipped"; \
 	else echo "npm not found: the MCP reference-server test will be skipped"; fi
 
+# The ACP interop suite's pinned node dependencies (interop/acp: the ACP
+# SDK's client and ajv), installed by npm ci from package-lock.json when it
+# changed; e2e/acpinterop's TestInterop runs the suite (it installs them itself
+# when run alone, and reports the suite as skipped, with its count, without
+# node or npm).
+ACP_INTEROP := $(CURDIR)/interop/acp
+.PHONY: acp-interop
+acp-interop: $(ACP_INTEROP)/node_modules/.package-lock.json
+$(ACP_INTEROP)/node_modules/.package-lock.json: $(ACP_INTEROP)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  echo "installing the ACP interop suite's dependencies (npm ci in interop/acp)"; \
+	  (cd $(ACP_INTEROP) && npm ci --prefer-offline --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the ACP interop tests will be skipped"; \
+	else echo "npm not found: the ACP interop tests will be skipped"; fi
+
 clean:
-	rm -rf bin .tools .cover
+	rm -rf bin .tools .cover interop/acp/node_modules

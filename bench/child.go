@@ -86,8 +86,14 @@ type child struct {
 	nextRead  time.Time
 }
 
-// startChild spawns bin in w. Only MC_HOME, HOME and PATH are passed on.
+// startChild spawns `bin serve --stdio` in w. Only MC_HOME, HOME and PATH
+// are passed on.
 func startChild(bin string, w *workspace) (*child, error) {
+	return startCmd(w, bin, "serve", "--stdio")
+}
+
+// startCmd spawns name with args in w, on pipes, in its own process group.
+func startCmd(w *workspace, name string, args ...string) (*child, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -97,7 +103,7 @@ func startChild(bin string, w *workspace) (*child, error) {
 		return nil, err
 	}
 	c := &child{stdin: inW, stdout: outR, stderr: &bytes.Buffer{}, exited: make(chan struct{}), buf: make([]byte, 1<<20)}
-	c.cmd = exec.Command(bin, "serve", "--stdio")
+	c.cmd = exec.Command(name, args...)
 	c.cmd.Dir = w.cwd
 	c.cmd.Env = []string{"MC_HOME=" + w.home, "HOME=" + w.root, "PATH=" + os.Getenv("PATH")}
 	c.cmd.Stdin, c.cmd.Stdout = inR, outW

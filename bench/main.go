@@ -73,6 +73,7 @@ var scenarios = []scenario{
 	{"history", 3, runHistory},
 	{"turns", 1, runTurns},
 	{"latency", 1, runLatency},
+	{"acp", 3, runACP},
 }
 
 func main() {
@@ -80,6 +81,7 @@ func main() {
 	other := flag.String("compare", "", "a second binary (B): run A B A B ... and print B/A")
 	only := flag.String("scenario", "", "run only this scenario: "+names())
 	runs := flag.Int("runs", 0, "repetitions per scenario (0: each scenario's default)")
+	flag.StringVar(&acpPeers, "acp-peers", acpPeers, "the acp scenario's other agents: a node_modules/.bin holding "+strings.Join(acpPeerNames, " and "))
 	flag.Parse()
 
 	bins := []string{*bin}

@@ -1,0 +1,22 @@
+// Package acpinterop holds whole-process tests of `magi-code acp` with clients
+// nobody here wrote: the ACP TypeScript SDK's client driven by the node
+// suite in interop/acp (TestInterop runs it), and the Go SDK
+// github.com/coder/acp-go-sdk, each through real pipes against the built
+// binary.
+package acpinterop
+
+import (
+	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+// demoMCP is the small MCP stdio server the client-MCP scenario hands to
+// session/new.
+var demoMCP string
+
+// TestMain builds the binary (unless MAGI_CODE_BIN names one) and the demo
+// MCP server once.
+func TestMain(m *testing.M) {
+	clienttest.Main(m, clienttest.Tool{Pkg: "./cmd/demo-mcp", Path: &demoMCP})
+}

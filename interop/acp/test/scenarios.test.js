@@ -1,0 +1,507 @@
+// Scenarios against the real binary (MAGI_CODE_BIN) speaking ACP v1, driven
+// by the SDK's client; every frame of both directions is checked by the tap
+// (lib/harness.js) in each scenario.
+import { test as nodeTest } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive } from "../lib/harness.js";
+import { run, requestError } from "../lib/scenario.js";
+
+// known-failures.json names scenarios that fail because the agent is wrong
+// (each with the reason); they run and are reported as TODO, not as
+// failures, until the agent is fixed and the entry removed.
+const known = JSON.parse(readFileSync(new URL("../known-failures.json", import.meta.url), "utf8"));
+function test(name, options, fn) {
+  return nodeTest(name, known[name] ? { ...options, todo: "known failure: " + known[name] } : options, fn);
+}
+
+const haveBin = Boolean(process.env.MAGI_CODE_BIN);
+const opts = { skip: haveBin ? false : "MAGI_CODE_BIN is not set", timeout: 60000 };
+
+// A secret the redaction rules know (a GitHub token's shape), fresh per run.
+const SECRET = "ghp_" + Array.from({ length: 36 }, (_, i) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[(Date.now() * 7 + i * 13 + process.pid) % 62]).join("");
+
+const ASK = '\n[tools]\napproval = "ask"\n';
+
+function newSession(ctx, ws, extra = {}) {
+  return ctx.request("session/new", { cwd: ws.cwd, mcpServers: [], ...extra });
+}
+
+function text(t) {
+  return [{ type: "text", text: t }];
+}
+
+// toolStatuses maps toolCallId to its status updates, in order, and its title.
+function toolCalls(updates) {
+  const m = new Map();
+  for (const u of updates) {
+    if (u.sessionUpdate !== "tool_call" && u.sessionUpdate !== "tool_call_update") continue;
+    const e = m.get(u.toolCallId) ?? { statuses: [], title: undefined, kinds: [], frames: [] };
+    if (u.sessionUpdate === "tool_call" && e.frames.length > 0) e.duplicateStart = true;
+    if (u.status) e.statuses.push(u.status);
+    if (u.title !== undefined && u.title !== null) e.title = u.title;
+    if (u.kind) e.kinds.push(u.kind);
+    e.frames.push(u);
+    m.set(u.toolCallId, e);
+  }
+  return m;
+}
+
+function final(e) {
+  return e.statuses[e.statuses.length - 1];
+}
+
+test("initialize with Zed's client capabilities", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws, init: ZED_INITIALIZE }, async ({ init, ctx }) => {
+    assert.equal(init.protocolVersion, 1);
+    assert.ok(init.agentInfo?.name && init.agentInfo?.version && init.agentInfo?.title, "agentInfo has name, title and version");
+    const caps = init.agentCapabilities;
+    assert.equal(caps.loadSession, true);
+    assert.equal(caps.promptCapabilities?.embeddedContext, true);
+    assert.equal(caps.mcpCapabilities?.http, true);
+    for (const k of ["list", "resume", "close"]) assert.ok(caps.sessionCapabilities?.[k], `sessionCapabilities.${k}`);
+    assert.ok(Array.isArray(init.authMethods) && init.authMethods.length > 0, "non-empty authMethods");
+    const s = await newSession(ctx, ws);
+    assert.equal(typeof s.sessionId, "string");
+  });
+  ws.cleanup();
+});
+
+test("a newer protocolVersion is answered with 1", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws, init: { ...PLAIN_INITIALIZE, protocolVersion: 7 } }, async ({ init }) => {
+    assert.equal(init.protocolVersion, 1);
+  });
+  ws.cleanup();
+});
+
+test("session/new with a bad cwd is -32602 and the connection stays usable", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws }, async ({ ctx }) => {
+    for (const cwd of ["work", "", "./", "../x"]) {
+      const e = await requestError(ctx.request("session/new", { cwd, mcpServers: [] }));
+      assert.equal(e.code, -32602, `cwd ${JSON.stringify(cwd)}`);
+    }
+    const s = await newSession(ctx, ws);
+    assert.equal(typeof s.sessionId, "string");
+  });
+  ws.cleanup();
+});
+
+test("a streamed reply: no duplication, every chunk before the answer", opts, async () => {
+  const parts = Array.from({ length: 400 }, (_, i) => `part ${i} of the reply; `);
+  const ws = new Workspace({ script: { responses: [{ steps: parts.map((t) => ({ text: t })) }] } });
+  await run({ ws }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("stream please") });
+    assert.equal(r.stopReason, "end_turn");
+    const msgs = messages(agent.updatesOf(s.sessionId, since));
+    assert.equal(msgs.length, 1, "one agent message");
+    assert.equal(msgs[0].text, parts.join(""), "the chunks concatenate to the reply exactly once");
+    for (const u of agent.updatesOf(s.sessionId, since)) {
+      if (u.sessionUpdate === "agent_message_chunk") assert.ok(u.messageId, "agent_message_chunk carries a messageId");
+    }
+  });
+  ws.cleanup();
+});
+
+async function toolTurn(decision) {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "echo allowed > out.txt" } } }] }, { steps: [{ text: "done" }] }] },
+  });
+  const asked = [];
+  await run(
+    {
+      ws,
+      permission: async (params) => {
+        asked.push(params);
+        const opt = params.options.find((o) => o.kind === decision);
+        assert.ok(opt, `an option of kind ${decision}`);
+        return { outcome: { outcome: "selected", optionId: opt.optionId } };
+      },
+    },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      const since = agent.frames.length;
+      const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("write it") });
+      assert.equal(r.stopReason, "end_turn");
+      assert.equal(asked.length, 1, "one permission request");
+      const kinds = asked[0].options.map((o) => o.kind);
+      assert.ok(kinds.includes("allow_once") && kinds.includes("reject_once"), `options ${kinds}`);
+      const calls = toolCalls(agent.updatesOf(s.sessionId, since));
+      assert.equal(calls.size, 1);
+      const [id, call] = [...calls][0];
+      assert.equal(asked[0].toolCall.toolCallId, id, "the permission is asked on the tool call's id");
+      const reqIdx = agent.frames.findIndex((f) => f.msg?.method === "session/request_permission");
+      const startIdx = agent.frames.findIndex((f) => f.msg?.params?.update?.sessionUpdate === "tool_call");
+      assert.ok(startIdx >= 0 && startIdx < reqIdx, "the tool_call precedes its permission request");
+      assert.ok(!call.duplicateStart, "one tool_call per id");
+      assert.ok(call.title.includes("echo allowed > out.txt"), `the title shows the whole command: ${call.title}`);
+      assert.ok(JSON.stringify(asked[0]).includes("echo allowed > out.txt"), "the permission request shows the whole command");
+      assert.ok(call.kinds.every((k) => k === "execute"), `kind ${call.kinds}`);
+      assert.equal(call.statuses[0], "pending");
+      return { status: final(call), statuses: call.statuses, wrote: existsSync(path.join(ws.cwd, "out.txt")) };
+    },
+  ).then((res) => {
+    if (decision === "allow_once") {
+      assert.equal(res.status, "completed", `statuses ${res.statuses}`);
+      assert.ok(res.statuses.includes("in_progress"), `statuses ${res.statuses}`);
+      assert.ok(res.wrote, "the command ran");
+    } else {
+      assert.equal(res.status, "failed", `statuses ${res.statuses}`);
+      assert.ok(!res.wrote, "the rejected command did not run");
+    }
+  });
+  ws.cleanup();
+}
+
+test("a tool call allowed", opts, () => toolTurn("allow_once"));
+test("a tool call rejected", opts, () => toolTurn("reject_once"));
+
+test("cancel mid-stream; a second prompt meanwhile is refused", opts, async () => {
+  const ws = new Workspace({ script: { responses: [{ steps: [{ text: "first words " }, { sleep_ms: 60000 }, { text: "never sent" }] }] } });
+  await run({ ws }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    const p = ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("go") });
+    await agent.update((u) => u.sessionUpdate === "agent_message_chunk", { since });
+    const e2 = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("again") }));
+    assert.ok(e2.code < 0, "a second prompt while one runs is an error");
+    await ctx.notify("session/cancel", { sessionId: s.sessionId });
+    const r = await p;
+    assert.equal(r.stopReason, "cancelled");
+    const msgs = messages(agent.updatesOf(s.sessionId, since));
+    assert.ok(!msgs.map((m) => m.text).join("").includes("never sent"));
+    // The session takes a next turn.
+    ws.setScript({ responses: [] });
+    const r2 = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("after cancel") });
+    assert.equal(r2.stopReason, "end_turn");
+  });
+  ws.cleanup();
+});
+
+test("cancel mid-permission: the agent stops waiting, the command never runs", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "echo ran > ran.txt" } } }] }, { steps: [{ text: "after" }] }] },
+  });
+  let promptDone;
+  const answered = new Promise((r) => (promptDone = r));
+  let sid;
+  await run(
+    {
+      ws,
+      permission: async (params, cx) => {
+        // Cancel, and answer only after the prompt has answered: the agent
+        // must not wait for the client's answer.
+        await cx.agent.notify("session/cancel", { sessionId: params.sessionId });
+        await answered;
+        return { outcome: { outcome: "cancelled" } };
+      },
+    },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      sid = s.sessionId;
+      const since = agent.frames.length;
+      const r = await ctx.request("session/prompt", { sessionId: sid, prompt: text("run it") });
+      promptDone();
+      assert.equal(r.stopReason, "cancelled");
+      const calls = toolCalls(agent.updatesOf(sid, since));
+      for (const [, c] of calls) assert.notEqual(final(c), "completed", "the tool call did not complete");
+      assert.ok(!existsSync(path.join(ws.cwd, "ran.txt")), "the command did not run");
+      // The late answer to the permission request changes nothing.
+      await new Promise((r) => setImmediate(r));
+    },
+  );
+  ws.cleanup();
+});
+
+test("cancel mid-tool kills the tool's process group", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "sleep 300 & sleep 301; echo late > late.txt" } } }] }, { steps: [{ text: "after" }] }] },
+  });
+  await run(
+    { ws, permission: async (params) => ({ outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once").optionId } }) },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      const p = ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("sleep") });
+      const kids = await waitForSleep(agent.pid, 2);
+      await ctx.notify("session/cancel", { sessionId: s.sessionId });
+      const r = await p;
+      assert.equal(r.stopReason, "cancelled");
+      await gone(kids);
+      assert.ok(!existsSync(path.join(ws.cwd, "late.txt")));
+    },
+  );
+  ws.cleanup();
+});
+
+// waitForSleep polls /proc until pid has n `sleep` descendants; it returns
+// every descendant seen then.
+async function waitForSleep(pid, n) {
+  for (let i = 0; i < 400; i++) {
+    const d = descendants(pid);
+    const sleeps = d.filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/comm`, "utf8").trim() === "sleep";
+      } catch {
+        return false;
+      }
+    });
+    if (sleeps.length >= n) return d;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("the tool's processes never appeared");
+}
+
+// gone waits until none of pids is alive (the kill is asynchronous), and
+// fails naming the survivors.
+async function gone(pids) {
+  for (let i = 0; i < 200; i++) {
+    if (pids.every((p) => !alive(p))) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.deepEqual(
+    pids.filter(alive).map((p) => `${p} ${readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ")}`),
+    [],
+    "processes outlived the cancel/exit",
+  );
+}
+
+test("load in a new process equals the live transcript", opts, async () => {
+  const ws = new Workspace({
+    settings: '\n[tools]\napproval = "auto"\n',
+    script: {
+      responses: [
+        { steps: [{ text: "Let me look. " }, { tool_call: { name: "list_dir", arguments: { path: "." } } }] },
+        { steps: [{ text: "There is " }, { text: "one file." }] },
+        { steps: [{ text: "Second answer." }] },
+      ],
+    },
+  });
+  writeFileSync(path.join(ws.cwd, "a.txt"), "hello\n");
+  const prompts = ["what is here?", "and now?"];
+  const live = await run({ ws }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    for (const p of prompts) assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text(p) })).stopReason, "end_turn");
+    return { sid: s.sessionId, updates: agent.updatesOf(s.sessionId, since) };
+  });
+  const replay = await run({ ws }, async ({ agent, ctx, init }) => {
+    assert.equal(init.agentCapabilities.loadSession, true);
+    const since = agent.frames.length;
+    const r = await ctx.request("session/load", { sessionId: live.sid, cwd: ws.cwd, mcpServers: [] });
+    assert.ok(r !== undefined);
+    // Everything replayed precedes the answer (the tap checks nothing for
+    // the session follows a later prompt's answer; here: all before the load's).
+    const answerIdx = agent.frames.findIndex((f, i) => i >= since && f.dir === "a2c" && f.msg?.result !== undefined && !f.msg.method);
+    const before = agent.frames.slice(since, answerIdx).filter((f) => f.msg?.method === "session/update").map((f) => f.msg.params.update);
+    return before;
+  });
+  assert.deepEqual(messages(replay, "user_message_chunk").map((m) => m.text), prompts, "the user messages");
+  assert.deepEqual(messages(replay), messages(live.updates), "the agent messages, with their messageIds");
+  const lt = toolCalls(live.updates);
+  const rt = toolCalls(replay);
+  assert.deepEqual([...rt.keys()], [...lt.keys()], "the same tool calls");
+  for (const [id, c] of lt) {
+    assert.equal(final(rt.get(id)), final(c), `tool ${id} final status`);
+    assert.equal(rt.get(id).title, c.title, `tool ${id} title`);
+  }
+  ws.cleanup();
+});
+
+test("list and resume", opts, async () => {
+  const ws = new Workspace();
+  const other = new Workspace();
+  const sids = await run({ ws }, async ({ ctx }) => {
+    const out = [];
+    for (let i = 0; i < 3; i++) {
+      const s = await newSession(ctx, ws);
+      assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("hello " + i) })).stopReason, "end_turn");
+      out.push(s.sessionId);
+    }
+    return out;
+  });
+  await run({ ws }, async ({ agent, ctx, init }) => {
+    assert.ok(init.agentCapabilities.sessionCapabilities?.list);
+    const seen = [];
+    let cursor;
+    for (let page = 0; page < 10; page++) {
+      const r = await ctx.request("session/list", { cwd: ws.cwd, ...(cursor ? { cursor } : {}) });
+      for (const s of r.sessions) {
+        assert.equal(s.cwd, ws.cwd, "sessions of that cwd only");
+        seen.push(s.sessionId);
+      }
+      if (!r.nextCursor) break;
+      cursor = r.nextCursor;
+    }
+    for (const id of sids) assert.ok(seen.includes(id), `session ${id} listed`);
+    assert.equal(new Set(seen).size, seen.length, "no session listed twice");
+    const since = agent.frames.length;
+    await ctx.request("session/resume", { sessionId: sids[1], cwd: ws.cwd, mcpServers: [] });
+    const replayed = agent.updatesOf(sids[1], since).filter((u) => /message_chunk|tool_call/.test(u.sessionUpdate));
+    assert.deepEqual(replayed, [], "resume replays nothing");
+    const r = await ctx.request("session/prompt", { sessionId: sids[1], prompt: text("resumed") });
+    assert.equal(r.stopReason, "end_turn");
+    assert.equal(messages(agent.updatesOf(sids[1], since)).map((m) => m.text).join(""), "echo: resumed");
+    // Another workspace lists none of them.
+    const o = await ctx.request("session/list", { cwd: other.cwd });
+    assert.deepEqual(o.sessions.filter((s) => sids.includes(s.sessionId)), []);
+  });
+  ws.cleanup();
+  other.cleanup();
+});
+
+test("config options: mode and model, set_config_option and set_mode, a bad value is -32602", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "write_file", arguments: { path: "ro.txt", content: "x" } } }] }, { steps: [{ text: "ok" }] }] },
+  });
+  await run({ ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const mode = s.configOptions?.find((o) => o.id === "mode");
+    assert.ok(mode, "a mode option");
+    const values = (mode.options ?? []).flatMap((o) => (o.options ? o.options : [o])).map((o) => o.value);
+    for (const v of ["ask", "auto", "read-only"]) assert.ok(values.includes(v), `mode ${v} offered: ${values}`);
+    assert.ok(s.configOptions.find((o) => o.id === "model"), "a model option");
+    assert.equal(s.modes?.currentModeId, mode.currentValue, "legacy modes in sync");
+    const r = await ctx.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", value: "read-only" });
+    assert.equal(r.configOptions.find((o) => o.id === "mode").currentValue, "read-only");
+    assert.ok(r.configOptions.find((o) => o.id === "model"), "the complete option list");
+    const bad = await requestError(ctx.request("session/set_config_option", { sessionId: s.sessionId, configId: "mode", value: "yolo" }));
+    assert.equal(bad.code, -32602);
+    const badMode = await requestError(ctx.request("session/set_mode", { sessionId: s.sessionId, modeId: "yolo" }));
+    assert.equal(badMode.code, -32602);
+    // read-only refuses the write without asking.
+    const since = agent.frames.length;
+    const pr = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("write") });
+    assert.equal(pr.stopReason, "end_turn");
+    assert.ok(!existsSync(path.join(ws.cwd, "ro.txt")), "read-only refused the write");
+    assert.ok(!agent.frames.slice(since).some((f) => f.msg?.method === "session/request_permission"), "no permission asked under read-only");
+    await ctx.request("session/set_mode", { sessionId: s.sessionId, modeId: "ask" });
+  });
+  ws.cleanup();
+});
+
+test("an embedded resource of 100 KB", opts, async () => {
+  const ws = new Workspace();
+  const big = Array.from({ length: 3000 }, (_, i) => `line ${i}: ${"lorem ipsum ".repeat(3)}`).join("\n").slice(0, 100 * 1024);
+  assert.equal(big.length, 100 * 1024);
+  await run({ ws }, async ({ ctx }) => {
+    const s = await newSession(ctx, ws);
+    const r = await ctx.request("session/prompt", {
+      sessionId: s.sessionId,
+      prompt: [
+        { type: "text", text: "summarize @big.txt" },
+        { type: "resource", resource: { uri: "file://" + path.join(ws.cwd, "big.txt"), mimeType: "text/plain", text: big } },
+      ],
+    });
+    assert.equal(r.stopReason, "end_turn");
+  });
+  ws.cleanup();
+});
+
+test("a client MCP server (stdio) from session/new", { ...opts, skip: opts.skip || (process.env.MAGI_DEMO_MCP_BIN ? false : "MAGI_DEMO_MCP_BIN is not set") }, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "mcp__notes__search_notes", arguments: { query: "" } } }] }, { steps: [{ text: "found" }] }] },
+  });
+  await run({ ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) }, async ({ agent, ctx }) => {
+    const s = await ctx.request("session/new", { cwd: ws.cwd, mcpServers: [{ name: "notes", command: process.env.MAGI_DEMO_MCP_BIN, args: [], env: [] }] });
+    const since = agent.frames.length;
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("search") });
+    assert.equal(r.stopReason, "end_turn");
+    const calls = toolCalls(agent.updatesOf(s.sessionId, since));
+    assert.equal(calls.size, 1);
+    const [c] = [...calls.values()];
+    assert.equal(final(c), "completed", `statuses ${c.statuses}`);
+    // A server that fails to start is a notice, not a failed session.
+    const s2 = await ctx.request("session/new", { cwd: ws.cwd, mcpServers: [{ name: "broken", command: path.join(ws.root, "no-such-server"), args: [], env: [] }] });
+    assert.equal(typeof s2.sessionId, "string");
+  });
+  ws.cleanup();
+});
+
+test("redaction of a secret in text, title and command output", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: {
+      responses: [
+        { steps: [{ text: "the key is " + SECRET.slice(0, 10) }, { text: SECRET.slice(10) + " ok" }, { tool_call: { name: "shell", arguments: { command: `echo ${SECRET}` } } }] },
+        { steps: [{ text: "printed" }] },
+      ],
+    },
+  });
+  await run({ ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("show the key") });
+    assert.equal(r.stopReason, "end_turn");
+    const body = SECRET.slice(4);
+    for (const f of agent.frames) if (f.dir === "a2c") assert.ok(!f.raw.includes(body), `a frame holds the secret: ${f.raw.slice(0, 200)}`);
+    const msgs = messages(agent.updatesOf(s.sessionId, since)).map((m) => m.text).join("");
+    assert.ok(msgs.startsWith("the key is ") && msgs.includes(" ok"), `the text around the secret is kept: ${msgs}`);
+    const calls = toolCalls(agent.updatesOf(s.sessionId, since));
+    const [c] = [...calls.values()];
+    assert.equal(final(c), "completed");
+    assert.ok(c.title.startsWith("echo "), `the title keeps the command: ${c.title}`);
+  });
+  ws.cleanup();
+});
+
+test("malformed input: -32700 with id null, -32601, no echo, the connection stays usable", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws }, async ({ agent, ctx }) => {
+    const marker = "zqx" + process.pid + "marker";
+    let since = agent.frames.length;
+    agent.sendRaw(`{"jsonrpc":"2.0","id":1,"method":"${marker}\n`);
+    const pe = await agent.waitFrame((f) => f.dir === "a2c" && f.msg?.error && f.msg.id === null, { since, what: "the -32700 answer" });
+    assert.equal(pe.msg.error.code, -32700);
+    since = agent.frames.length;
+    agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "raw-1", method: "x/" + marker, params: { [marker]: marker } }) + "\n");
+    const me = await agent.waitFrame((f) => f.dir === "a2c" && f.msg?.id === "raw-1", { since, what: "the -32601 answer" });
+    assert.equal(me.msg.error?.code, -32601);
+    since = agent.frames.length;
+    agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "raw-2", method: "session/new", params: { cwd: 5, mcpServers: [] } }) + "\n");
+    const ie = await agent.waitFrame((f) => f.dir === "a2c" && f.msg?.id === "raw-2", { since, what: "the -32602 answer" });
+    assert.equal(ie.msg.error?.code, -32602);
+    since = agent.frames.length;
+    agent.sendRaw("x".repeat(200000) + marker + "\n");
+    const be = await agent.waitFrame((f) => f.dir === "a2c" && f.msg?.error && f.msg.id === null, { since, what: "the -32700 answer to a long junk line" });
+    assert.equal(be.msg.error.code, -32700);
+    for (const f of agent.frames) if (f.dir === "a2c") assert.ok(!f.raw.includes(marker), `an answer echoes the input: ${f.raw.slice(0, 200)}`);
+    const s = await newSession(ctx, ws);
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("still here") });
+    assert.equal(r.stopReason, "end_turn");
+  });
+  ws.cleanup();
+});
+
+test("EOF mid-turn: the agent exits and no process survives; the session opens again", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "sleep 300 & sleep 302" } } }] }] },
+  });
+  let kids = [];
+  let sid;
+  await run(
+    { ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      sid = s.sessionId;
+      ctx.request("session/prompt", { sessionId: sid, prompt: text("sleep") }).catch(() => {});
+      kids = await waitForSleep(agent.pid, 2);
+      // run() closes stdin now, mid-turn, and waits for the exit.
+    },
+  );
+  await gone(kids);
+  await run({ ws }, async ({ ctx }) => {
+    await ctx.request("session/load", { sessionId: sid, cwd: ws.cwd, mcpServers: [] });
+  });
+  ws.cleanup();
+});
