@@ -69,22 +69,16 @@ func SummaryMessage(summary string) Message {
 	return Message{Role: provider.RoleUser, Text: SummaryPrefix + summary}
 }
 
-// ContextWindowFor returns configured when positive, else a default for
-// model: a few known families, DefaultContextWindow otherwise.
+// ContextWindowFor returns configured when positive, else the model's
+// context window from the bundled model catalog (catalog.go), else
+// DefaultContextWindow: an unknown model (a local one, say) is compacted
+// early rather than late.
 func ContextWindowFor(model string, configured int) int {
 	if configured > 0 {
 		return configured
 	}
-	m := strings.ToLower(model)
-	switch {
-	case strings.HasPrefix(m, "claude"):
-		return 200_000
-	case strings.HasPrefix(m, "gpt-4.1"):
-		return 1_000_000
-	case strings.HasPrefix(m, "gpt-5"):
-		return 400_000
-	case strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"):
-		return 200_000
+	if w := catalogWindow(model); w > 0 {
+		return w
 	}
 	return DefaultContextWindow
 }

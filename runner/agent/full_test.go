@@ -213,8 +213,18 @@ func TestContextWindowFor(t *testing.T) {
 	}{
 		{"fixture-model", 0, DefaultContextWindow},
 		{"fixture-model", 5000, 5000},
-		{"claude-sonnet-4", 0, 200_000},
+		{"llama3.2", 0, DefaultContextWindow},
+		// From the bundled catalog, not a table of families: the old
+		// table said 400,000 for every gpt-5*, 200,000 for claude*.
+		{"gpt-5.4", 0, 1_050_000},
 		{"gpt-5-mini", 0, 400_000},
+		{"gpt-4o", 0, 128_000},
+		{"claude-opus-4-7", 0, 1_000_000},
+		{"claude-sonnet-4-5", 0, 200_000}, // the dated snapshot's
+		{"claude-sonnet-4-5-2025", 0, DefaultContextWindow},
+		{"gpt-5.4", 7000, 7000},
+		{"claude", 0, DefaultContextWindow},
+		{"", 0, DefaultContextWindow},
 	}
 	for _, tt := range tests {
 		if got := ContextWindowFor(tt.model, tt.configured); got != tt.want {
