@@ -134,12 +134,13 @@ func (p *parser) value(f field, r *Record, lean bool, in *interner) (null, ok bo
 	case c == 'n':
 		return true, p.lit("null") && f != fType && f != fSessionID && f != fVersion
 	case c >= '0' && c <= '9':
-		n, ok := p.uint()
-		if !ok || f != fVersion {
-			return false, false
+		if f != fVersion {
+			n, ok := p.digits(15)
+			return false, ok && r.setCount(f, n)
 		}
-		r.Version = n
-		return false, true
+		n, ok := p.digits(6)
+		r.Version = int(n)
+		return false, ok
 	}
 	return false, false
 }
@@ -222,6 +223,23 @@ func (r *Record) setString(f field, v []byte, in *interner) bool {
 	return true
 }
 
+// setCount sets a usage token count; other fields take no number.
+func (r *Record) setCount(f field, n int64) bool {
+	switch f {
+	case fInputTokens:
+		r.InputTokens = n
+	case fOutputTokens:
+		r.OutputTokens = n
+	case fCachedInputTokens:
+		r.CachedInputTokens = n
+	case fReasoningTokens:
+		r.ReasoningTokens = n
+	default:
+		return false
+	}
+	return true
+}
+
 func (r *Record) setBool(f field, v bool) bool {
 	switch f {
 	case fPartial:
@@ -284,13 +302,14 @@ func (p *parser) boolean() (bool, bool) {
 	return false, p.lit("false")
 }
 
-// uint parses a small unsigned integer without sign, fraction or exponent.
-func (p *parser) uint() (int, bool) {
-	start, n := p.i, 0
+// digits parses an unsigned integer of at most max digits, without sign,
+// fraction, exponent or leading zero.
+func (p *parser) digits(max int) (int64, bool) {
+	start, n := p.i, int64(0)
 	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		n = n*10 + int(p.b[p.i]-'0')
+		n = n*10 + int64(p.b[p.i]-'0')
 		p.i++
-		if p.i-start > 6 {
+		if p.i-start > max {
 			return 0, false
 		}
 	}

@@ -29,6 +29,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Type: TypeToolCall, SessionID: "s", CallID: "c", Name: "shell", Arguments: `{"command":"echo hi"}`},
 		{Type: TypeToolResult, SessionID: "s", CallID: "c", Text: "hi\n", IsError: true},
 		{Type: TypeTaskScope, SessionID: "s", Ceiling: "read-only"},
+		{Type: TypeUsage, SessionID: "s", RunID: "r", Model: "gpt-5.4", InputTokens: MaxTokenCount, OutputTokens: 80, CachedInputTokens: 1024, ReasoningTokens: 16},
+		{Type: TypeUsage, SessionID: "s", RunID: "r"}, // zero counts, no model
 	}
 	for _, want := range recs {
 		t.Run(want.Type.String(), func(t *testing.T) {
@@ -95,6 +97,16 @@ func TestParseLineRejects(t *testing.T) {
 		{"ends in text after an escape", `{"type":"compaction","session_id":"s","text":"a\"bc`},
 		{"two-digit version", `{"type":"session","session_id":"s","version":12}`},
 		{"version zero", `{"type":"session","session_id":"s","version":0}`},
+		{"usage without run", `{"type":"usage","session_id":"s","input_tokens":1,"output_tokens":2}`},
+		{"usage without output", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":1}`},
+		{"usage count of 16 digits", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":1000000000000000,"output_tokens":2}`},
+		{"usage negative", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":-1,"output_tokens":2}`},
+		{"usage float", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":1.0,"output_tokens":2}`},
+		{"usage string count", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":"1","output_tokens":2}`},
+		{"usage leading zero", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":01,"output_tokens":2}`},
+		{"count on another type", `{"type":"compaction","session_id":"s","text":"x","input_tokens":1}`},
+		{"number for a string", `{"type":"compaction","session_id":"s","text":1}`},
+		{"version of a usage", `{"type":"usage","session_id":"s","run_id":"r","input_tokens":1,"output_tokens":2,"version":2}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -17,8 +17,8 @@
 //
 // # File format (JSONL, one flat JSON object per LF-terminated line)
 //
-// Every value is a string, a boolean, null (= absent) or, for version, a
-// small integer. Keys are exact (no case folding), never duplicated, never
+// Every value is a string, a boolean, null (= absent) or, for version and
+// a usage record's token counts, an unsigned integer. Keys are exact (no case folding), never duplicated, never
 // unknown for the record's type; text is valid UTF-8. Every record carries
 // "type" and "session_id" (equal to the file's session ID). Optional fields
 // are omitted when empty. The first line is the header:
@@ -45,6 +45,14 @@
 //	tool_call         run_id, call_id, name, arguments (raw JSON as a string): replay only
 //	tool_result       run_id, call_id, text, [is_error]: replay only
 //	task_scope        run_id, ceiling                  a delegated task-scope ceiling the attachment retains
+//	usage             run_id, [model], input_tokens, output_tokens, [cached_input_tokens], [reasoning_tokens]
+//	                                                    token counts of one model response (integers of at most
+//	                                                    15 digits); neither projected nor replayed
+//
+// Compatibility: a reader rejects a type it does not know, so a session
+// holding usage records is session_invalid to a build from before the
+// usage record (every build since reads it). The projection and replay
+// skip usage records.
 //
 // Stored message IDs follow the session ID grammar [A-Za-z0-9_-]{1,64};
 // run IDs and diagnostic codes the ID grammar [A-Za-z0-9._-]{1,64}.

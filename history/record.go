@@ -31,6 +31,7 @@ const (
 	TypeToolCall                         // "tool_call": replay only
 	TypeToolResult                       // "tool_result": replay only
 	TypeTaskScope                        // "task_scope": delegated task-scope ceiling
+	TypeUsage                            // "usage": token counts of one model response
 	typeCount
 )
 
@@ -48,6 +49,7 @@ var typeNames = [typeCount]string{
 	TypeToolCall:         "tool_call",
 	TypeToolResult:       "tool_result",
 	TypeTaskScope:        "task_scope",
+	TypeUsage:            "usage",
 }
 
 func (t Type) String() string {
@@ -106,6 +108,9 @@ type Record struct {
 	IsError   bool   // tool_result
 
 	Ceiling string // task_scope
+
+	// usage (Model: the model that answered, optional)
+	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
 }
 
 // field identifies one JSON key.
@@ -138,6 +143,10 @@ const (
 	fArguments
 	fIsError
 	fCeiling
+	fInputTokens
+	fOutputTokens
+	fCachedInputTokens
+	fReasoningTokens
 	fieldCount
 )
 
@@ -145,7 +154,8 @@ var fieldNames = [fieldCount]string{
 	"type", "session_id", "version", "cwd", "provider", "model", "thinking", "created_at",
 	"run_id", "message_id", "id", "text", "partial", "provider_summary", "activity_id",
 	"kind", "state", "name", "summary", "code", "outcome", "error_code", "call_id",
-	"arguments", "is_error", "ceiling",
+	"arguments", "is_error", "ceiling", "input_tokens", "output_tokens", "cached_input_tokens",
+	"reasoning_tokens",
 }
 
 func fieldFromName(s []byte) (field, bool) {
@@ -184,6 +194,7 @@ var (
 		TypeToolCall:         set(fRunID, fCallID, fName, fArguments),
 		TypeToolResult:       set(fRunID, fCallID, fText, fIsError),
 		TypeTaskScope:        set(fRunID, fCeiling),
+		TypeUsage:            set(fRunID, fModel, fInputTokens, fOutputTokens, fCachedInputTokens, fReasoningTokens),
 	}
 	requiredFields = [typeCount]fieldSet{
 		TypeHeader:           set(fVersion),
@@ -199,8 +210,12 @@ var (
 		TypeToolCall:         set(fCallID, fName),
 		TypeToolResult:       set(fCallID),
 		TypeTaskScope:        set(fCeiling),
+		TypeUsage:            set(fRunID, fInputTokens, fOutputTokens),
 	}
 )
+
+// MaxTokenCount bounds a stored token count: 15 decimal digits.
+const MaxTokenCount = 999_999_999_999_999
 
 // ErrInvalidRecord reports a record that this package would refuse to read
 // back: wrong type, a missing required field, or a value outside its grammar.
@@ -241,6 +256,11 @@ func (r *Record) Validate() error {
 		ok = r.CallID != ""
 	case TypeTaskScope:
 		ok = r.Ceiling != ""
+	case TypeUsage:
+		ok = r.RunID != "" && len(r.Model) <= protocol.MaxSelectionNameBytes
+		for _, n := range []int64{r.InputTokens, r.OutputTokens, r.CachedInputTokens, r.ReasoningTokens} {
+			ok = ok && n >= 0 && n <= MaxTokenCount
+		}
 	}
 	if r.RunID != "" && !ValidID(r.RunID) {
 		ok = false
@@ -332,5 +352,18 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	str(fArguments, r.Arguments)
 	flag(fIsError, r.IsError)
 	str(fCeiling, r.Ceiling)
+	num := func(f field, v int64) {
+		if allowed&(1<<f) == 0 || (v == 0 && req&(1<<f) == 0) {
+			return
+		}
+		dst = append(dst, ',', '"')
+		dst = append(dst, fieldNames[f]...)
+		dst = append(dst, '"', ':')
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	num(fInputTokens, r.InputTokens)
+	num(fOutputTokens, r.OutputTokens)
+	num(fCachedInputTokens, r.CachedInputTokens)
+	num(fReasoningTokens, r.ReasoningTokens)
 	return append(dst, '}', '\n')
 }

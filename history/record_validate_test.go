@@ -63,6 +63,11 @@ func TestValidateBounds(t *testing.T) {
 		{"run_completed with unknown error code", Record{Type: TypeRunCompleted, SessionID: "s", RunID: "r", Outcome: "failed", ErrorCode: "made_up"}, false},
 		{"run_completed without run", Record{Type: TypeRunCompleted, SessionID: "s", Outcome: "completed"}, false},
 		{"bad run id", Record{Type: TypeCompaction, SessionID: "s", RunID: "a b", Text: "x"}, false},
+		{"usage at the count bound", Record{Type: TypeUsage, SessionID: "s", RunID: "r", InputTokens: MaxTokenCount, ReasoningTokens: MaxTokenCount}, true},
+		{"usage over the count bound", Record{Type: TypeUsage, SessionID: "s", RunID: "r", CachedInputTokens: MaxTokenCount + 1}, false},
+		{"usage negative", Record{Type: TypeUsage, SessionID: "s", RunID: "r", OutputTokens: -1}, false},
+		{"usage without run", Record{Type: TypeUsage, SessionID: "s"}, false},
+		{"usage model over 256 bytes", Record{Type: TypeUsage, SessionID: "s", RunID: "r", Model: strings.Repeat("m", 257)}, false},
 	} {
 		if err := c.r.Validate(); (err == nil) != c.valid {
 			t.Errorf("%s: Validate = %v; want valid %v", c.name, err, c.valid)

@@ -53,10 +53,25 @@ var Methods = [...]string{
 	"turn.start", "turn.cancel", "approval.answer",
 }
 
-// IsCapability reports whether name is one of the nine advertised capabilities.
+// CapabilityUsage is the optional capability of token usage: the usage
+// run event. It is advertised only to a client that required it.
+const CapabilityUsage = "usage"
+
+// OptionalCapabilities are capabilities beyond the nine methods that a
+// client gets only by naming them in required_capabilities
+// (docs/protocol.md, Optional capabilities).
+var OptionalCapabilities = [...]string{CapabilityUsage}
+
+// IsCapability reports whether name is one of the nine advertised
+// capabilities or an optional one.
 func IsCapability(name string) bool {
 	for _, m := range Methods {
 		if m == name {
+			return true
+		}
+	}
+	for _, c := range OptionalCapabilities {
+		if c == name {
 			return true
 		}
 	}

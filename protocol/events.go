@@ -17,3 +17,10 @@ var Events = [...]string{
 	EventInputPersisted, EventMessageDelta, EventMessageReconcile, EventActivity,
 	EventApprovalRequested, EventDiagnostic, EventRunFinished,
 }
+
+// EventUsage is the optional event of the usage capability: a client that
+// names CapabilityUsage in initialize's required_capabilities gets one
+// for each model response that reported token counts (docs/protocol.md,
+// Optional capabilities). It is not one of Events: a client that did not
+// require it never sees it.
+const EventUsage = "usage"

@@ -286,6 +286,18 @@ func (rt *Runtime) ContextWindow() int64 {
 	return int64(agent.ContextWindowFor(rt.snap.Model, rt.snap.Settings.ContextWindow))
 }
 
+// TurnModel is the model of a turn whose Turn.Model is model: model, or
+// the startup model when it is "".
+func (rt *Runtime) TurnModel(model string) string { return cmp.Or(model, rt.snap.Model) }
+
+// KnownContextWindow is the context window of the turn model of model
+// (TurnModel) when known: settings context_window, else the bundled
+// model catalog's; 0 when neither knows it. Front ends report it with
+// token usage (agent.UsageSink) to show the context left.
+func (rt *Runtime) KnownContextWindow(model string) int64 {
+	return int64(agent.KnownContextWindow(rt.TurnModel(model), rt.snap.Settings.ContextWindow))
+}
+
 // Approval is the approval mode of the settings ([tools] approval).
 func (rt *Runtime) Approval() string { return rt.snap.Settings.Tools.Approval }
 

@@ -44,10 +44,7 @@ type Turn struct {
 // error is nil for Completed, wraps ErrCancelled for Cancelled and carries
 // a safe code for Failed.
 func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
-	model := t.Model
-	if model == "" {
-		model = rt.snap.Model
-	}
+	model := rt.TurnModel(t.Model)
 	cfg := agent.Config{
 		Provider:      rt.provider,
 		Model:         model,

@@ -74,13 +74,19 @@ func SummaryMessage(summary string) Message {
 // DefaultContextWindow: an unknown model (a local one, say) is compacted
 // early rather than late.
 func ContextWindowFor(model string, configured int) int {
-	if configured > 0 {
-		return configured
-	}
-	if w := catalogWindow(model); w > 0 {
+	if w := KnownContextWindow(model, configured); w > 0 {
 		return w
 	}
 	return DefaultContextWindow
+}
+
+// KnownContextWindow is ContextWindowFor without the default: configured
+// when positive, else the catalog's window of model, else 0 (not known).
+func KnownContextWindow(model string, configured int) int {
+	if configured > 0 {
+		return configured
+	}
+	return catalogWindow(model)
 }
 
 // EstimateTokens estimates the size of a request in tokens.

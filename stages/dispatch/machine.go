@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -139,6 +140,9 @@ type Machine struct {
 	failure protocol.Code // startup failure code when life == Failed
 	sel     Selection     // last completed selection
 	initID  string        // pending initialize request, "" when none
+	// optional are the optional capabilities the client required
+	// (protocol.OptionalCapabilities): advertised to it alone.
+	optional []string
 
 	opID string // pending session/history request, "" when none
 
@@ -300,6 +304,11 @@ func (m *Machine) initialize(req wire.Request) []Effect {
 	}
 	m.life = Starting
 	m.initID = req.ID
+	for _, c := range protocol.OptionalCapabilities {
+		if slices.Contains(p.RequiredCapabilities, c) {
+			m.optional = append(m.optional, c)
+		}
+	}
 	return []Effect{StartInit{ID: req.ID, Caps: p.RequiredCapabilities}}
 }
 
@@ -534,7 +543,7 @@ var limitsJSON = func() string {
 
 func (m *Machine) initializeResult() []byte {
 	b := []byte(`{"capabilities":[`)
-	for i, name := range protocol.Methods {
+	for i, name := range append(protocol.Methods[:], m.optional...) {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -252,6 +252,17 @@ func TestLifecycle(t *testing.T) {
 		{"64-byte capability in grammar but unknown", []step{
 			{line("i1", "initialize", `{"required_capabilities":["`+strRepeat("a", 64)+`"]}`), want("respond i1 error=unsupported_capability")},
 		}},
+		{"the optional usage capability is advertised to the client that required it", []step{
+			{line("i1", "initialize", `{"required_capabilities":["status","usage"]}`), want("start_init i1 [status usage]")},
+			{InitDone{Sel: fixtureSel}, want("respond i1 " + strings.Replace(initResult(statusIdle), `"approval.answer"]`, `"approval.answer","usage"]`, 1))},
+		}},
+		{"usage is not advertised unless required", seq(ready, []step{
+			{line("a", "status", `{}`), want("respond a " + statusIdle)},
+		})},
+		{"an optional capability named twice is advertised once", []step{
+			{line("i1", "initialize", `{"required_capabilities":["usage","usage"]}`), want("start_init i1 [usage usage]")},
+			{InitDone{Sel: fixtureSel}, want("respond i1 " + strings.Replace(initResult(statusIdle), `"approval.answer"]`, `"approval.answer","usage"]`, 1))},
+		}},
 		{"escaped capability name decodes first", []step{
 			{line("i1", "initialize", `{"required_capabilities":["st\u0061tus"]}`), want("start_init i1 [status]")},
 		}},

@@ -63,6 +63,11 @@ type Event struct {
 	Persistence string        // durable | degraded | not_started
 	ErrorCode   protocol.Code // empty encodes null
 
+	// usage (the optional usage capability): one model response's token
+	// counts; ContextWindow 0 encodes null (not known).
+	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
+	ContextWindow                                                 int64
+
 	// Raw, when not nil, is a complete frame of another protocol (the ACP
 	// front door's notifications, requests and ordered responses), LF
 	// included, that the writer enqueues as it is, in the event edge's
@@ -170,6 +175,23 @@ func appendDataRest(dst []byte, e *Event) []byte {
 	case protocol.EventDiagnostic:
 		dst = appendField(dst, "code", e.Code)
 		dst = appendField(dst, "summary", e.Summary)
+	case protocol.EventUsage:
+		for _, f := range [...]struct {
+			name string
+			v    int64
+		}{{"input_tokens", e.InputTokens}, {"output_tokens", e.OutputTokens},
+			{"cached_input_tokens", e.CachedInputTokens}, {"reasoning_tokens", e.ReasoningTokens}} {
+			dst = append(dst, ',', '"')
+			dst = append(dst, f.name...)
+			dst = append(dst, '"', ':')
+			dst = strconv.AppendInt(dst, f.v, 10)
+		}
+		dst = append(dst, `,"context_window":`...)
+		if e.ContextWindow > 0 {
+			dst = strconv.AppendInt(dst, e.ContextWindow, 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
 	case protocol.EventRunFinished:
 		dst = appendField(dst, "outcome", e.Outcome)
 		dst = appendField(dst, "persistence", e.Persistence)

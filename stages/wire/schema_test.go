@@ -44,6 +44,10 @@ func TestFramesMatchSchema(t *testing.T) {
 		with(protocol.EventRunFinished, func(e *Event) {
 			e.Outcome, e.Persistence, e.ErrorCode = "failed", "not_started", protocol.CodePersistenceFailed
 		}),
+		with(protocol.EventUsage, func(e *Event) {
+			e.InputTokens, e.OutputTokens, e.CachedInputTokens, e.ReasoningTokens, e.ContextWindow = 1200, 80, 1024, 16, 400_000
+		}),
+		with(protocol.EventUsage, func(e *Event) { e.InputTokens = 3 }), // context window unknown: null
 	}
 	if len(events) < len(protocol.Events) {
 		t.Fatal("an event of version 1 is not encoded here")

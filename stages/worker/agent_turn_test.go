@@ -48,6 +48,12 @@ func recordProvider(p *Pool) *recProvider {
 // MC_HOME, and a recording provider.
 func agentPool(t *testing.T, script, settings string, files map[string]string) (*Pool, chan wire.Event, string, *recProvider) {
 	t.Helper()
+	return agentPoolCaps(t, nil, script, settings, files)
+}
+
+// agentPoolCaps is agentPool initialized with required capabilities caps.
+func agentPoolCaps(t *testing.T, caps []string, script, settings string, files map[string]string) (*Pool, chan wire.Event, string, *recProvider) {
+	t.Helper()
 	root := t.TempDir()
 	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
 	for _, d := range []string{home, cwd} {
@@ -80,7 +86,7 @@ func agentPool(t *testing.T, script, settings string, files map[string]string) (
 	})
 	rec := recordProvider(p)
 	initDone := make(chan dispatch.InitDone, 1)
-	p.StartInit(context.Background(), nil, func(d dispatch.InitDone) { initDone <- d })
+	p.StartInit(context.Background(), caps, func(d dispatch.InitDone) { initDone <- d })
 	if d := <-initDone; d.Code != "" {
 		t.Fatalf("init = %+v", d)
 	}

@@ -2,10 +2,12 @@ package worker
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/internal/diaglog"
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/stages/dispatch"
 )
@@ -13,7 +15,11 @@ import (
 // StartInit starts the one initialization worker. docs/protocol.md, initialize: "Accepted
 // initialization starts one worker and returns only after readiness or
 // failure."
-func (p *Pool) StartInit(ctx context.Context, _ []string, done func(dispatch.InitDone)) {
+//
+// caps are the capabilities the client required: the optional ones
+// (protocol.OptionalCapabilities) change what the turns send.
+func (p *Pool) StartInit(ctx context.Context, caps []string, done func(dispatch.InitDone)) {
+	p.usage.Store(slices.Contains(caps, protocol.CapabilityUsage))
 	// The diagnostic log may exist from now on: initialize is admitted.
 	p.opts.Log.Open()
 	p.goWorker(func() {

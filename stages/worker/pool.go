@@ -88,6 +88,11 @@ type Pool struct {
 	// delta it encodes (EventTaken).
 	run atomic.Pointer[activeRun]
 
+	// usage: the client required the optional usage capability
+	// (protocol.CapabilityUsage), so turns offer usage events. Set once
+	// by StartInit, before any turn.
+	usage atomic.Bool
+
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
 	// run is active and whether a request for them is stale or cancelled; the

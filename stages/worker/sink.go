@@ -65,6 +65,11 @@ type turnSink struct {
 	degraded  bool // a later append failed: history must not claim durable
 	diagnosed bool
 	calls     map[string]string // activity ID -> the model's tool call ID
+
+	// model is the turn's model and window its context window (0: not
+	// known), for the usage records and events.
+	model  string
+	window int64
 }
 
 type segment struct {
@@ -415,3 +420,29 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 	}
 	return s.activity(activityID, name, state, summary)
 }
+
+// Usage records the token counts of one model response in the session (a
+// usage record) and, when the client required the usage capability,
+// offers the usage event. Counts outside 0..history.MaxTokenCount, which
+// only a broken provider reports, are clamped.
+func (s *turnSink) Usage(u runner.Usage) error {
+	clamp := func(n int64) int64 { return min(max(n, 0), history.MaxTokenCount) }
+	rec := history.Record{Type: history.TypeUsage, InputTokens: clamp(u.InputTokens), OutputTokens: clamp(u.OutputTokens),
+		CachedInputTokens: clamp(u.CachedInputTokens), ReasoningTokens: clamp(u.ReasoningTokens)}
+	if len(s.model) <= protocol.MaxSelectionNameBytes {
+		rec.Model = s.model
+	}
+	if err := s.persist(rec); err != nil {
+		return err
+	}
+	if !s.p.usage.Load() {
+		return nil
+	}
+	e := s.event(protocol.EventUsage)
+	e.InputTokens, e.OutputTokens, e.CachedInputTokens, e.ReasoningTokens = rec.InputTokens, rec.OutputTokens, rec.CachedInputTokens, rec.ReasoningTokens
+	e.ContextWindow = s.window
+	return s.p.offer(e)
+}
+
+// The turn sink takes usage.
+var _ runner.UsageSink = (*turnSink)(nil)

@@ -137,6 +137,8 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	}
 
 	sink := newTurnSink(p, r, att)
+	sink.model = rt.runner.TurnModel(choice.Model)
+	sink.window = rt.runner.KnownContextWindow(choice.Model)
 	res, runErr := rt.runner.Run(ctx, runner.Turn{
 		Model:      choice.Model,
 		Thinking:   choice.Thinking,
