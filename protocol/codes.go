@@ -60,6 +60,14 @@ const (
 	NoticeCwdUnverified             = "cwd_unverified"
 )
 
+// DiagProviderRetry is the runner's diagnostic code of a provider call
+// being retried after waits of more than a second in all (a rate limit, an
+// overloaded server, a dropped connection). Like every code of the runner's
+// own, it is not an error code: the diagnostic event carries it as
+// execution_failed (docs/protocol.md, Run events), with a summary saying it
+// is a retry.
+const DiagProviderRetry = "provider_retry"
+
 // Invocation identities: what started the turns of a runtime. serve --stdio
 // is the local agent (docs/protocol.md, Initialization: "Invocation identity
 // is local_agent, not Mission Control or subagent"); the terminal app runs

@@ -37,26 +37,32 @@ func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Pro
 	hc := withHeaders(snap.ProviderHeaders)
 	switch r.Kind {
 	case config.KindAnthropic:
-		return anthropic.New(anthropic.Config{
+		return retrying(anthropic.New(anthropic.Config{
 			BaseURL:     strings.TrimRight(r.BaseURL, "/"),
 			Credentials: creds,
 			Model:       snap.Model,
 			MaxTokens:   int64(r.MaxTokens),
 			HTTPClient:  hc,
 			Logf:        logf,
-		}), nil
+		}), logf), nil
 	case config.KindOpenAI:
 		// Without a credential (a key-less local server) no Authorization
 		// header is sent.
-		return openai.New(openai.Config{
+		return retrying(openai.New(openai.Config{
 			BaseURL:     strings.TrimRight(r.BaseURL, "/"),
 			Credentials: creds,
 			MaxTokens:   int64(r.MaxTokens),
 			HTTPClient:  hc,
 			Logf:        logf,
-		}), nil
+		}), logf), nil
 	}
 	return nil, errProvider
+}
+
+// retrying adds the HTTP providers' retries (provider.Retrying: the SDKs'
+// defaults, on the wall clock, each retry in the diagnostic log).
+func retrying(p provider.Provider, logf func(string, ...any)) provider.Provider {
+	return provider.Retrying(p, provider.RetryPolicy{Logf: logf})
 }
 
 // withHeaders returns an HTTP client that sends headers with every

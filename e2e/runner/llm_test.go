@@ -82,9 +82,11 @@ func sseAnswer(cut bool, frames ...string) http.HandlerFunc {
 }
 
 // statusAnswer answers with an HTTP error whose body quotes a secret that
-// must never reach a frame.
+// must never reach a frame. It asks for a retry without a wait
+// (retry-after-ms: 0), so that a retried status costs the test no backoff.
 func statusAnswer(code int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After-Ms", "0")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		_, _ = io.WriteString(w, body)

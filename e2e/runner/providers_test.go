@@ -24,6 +24,10 @@ var equivalent = content{
 
 const notesText = "hello from the notes"
 
+// attempts is how often a provider call is sent before its failure is the
+// turn's: once, and retried twice (the SDKs' default).
+const attempts = 3
+
 // leaked is a secret an upstream error body quotes; it must reach no frame.
 const leaked = "sk-test-leakedLEAKEDleaked0123456789"
 
@@ -79,8 +83,12 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 	key := "sk-test-" + f.name + "-KEY0123456789abcdef"
 	var answers []http.HandlerFunc
 	answers = append(answers, f.turn(equivalent)...)
+	// Each status fails all three attempts of its turn (the first and two
+	// retries).
 	for _, code := range statuses {
-		answers = append(answers, statusAnswer(code, `{"type":"error","error":{"type":"api_error","message":"upstream failed `+leaked+`"}}`))
+		for range attempts {
+			answers = append(answers, statusAnswer(code, `{"type":"error","error":{"type":"api_error","message":"upstream failed `+leaked+`"}}`))
+		}
 	}
 	answers = append(answers,
 		sseAnswer(true, f.partial("partial ans", "wer")...), // the connection drops
@@ -120,8 +128,12 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 	}
 
 	for _, code := range statuses {
+		before := len(llm.recorded())
 		r := ch.Turn(sid, fmt.Sprintf("provoke %d", code))
 		r.WantOutcome(t, "failed", string(protocol.CodeExecutionFailed))
+		if n := len(llm.recorded()) - before; n != attempts {
+			t.Fatalf("HTTP %d: %d requests; want %d (the first and its retries)", code, n, attempts)
+		}
 		if r.Finished.Persistence != "durable" {
 			t.Fatalf("HTTP %d: persistence %s", code, r.Finished.Persistence)
 		}

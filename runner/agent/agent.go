@@ -282,6 +282,7 @@ func (r *run) add(m Message) {
 }
 
 func (r *run) loop(ctx context.Context) error {
+	ctx = provider.WithRetryTrace(ctx, r.retried)
 	specs := r.specs()
 	for round := 0; ; round++ {
 		if round >= r.cfg.MaxRounds {

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"strconv"
+	"time"
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
@@ -74,4 +76,31 @@ func ctxError(ctx context.Context) error {
 // the provider's answer or an error string.
 func ProviderFailureSummary(err error) string {
 	return "provider error: " + provider.ReasonOf(err).Summary()
+}
+
+// RetryNoticeAfter is how long a provider call's retries may delay it
+// before each further retry is a diagnostic (protocol.DiagProviderRetry);
+// shorter delays are only in the diagnostic log.
+const RetryNoticeAfter = time.Second
+
+// retried is the run's provider retry trace (provider.WithRetryTrace): a
+// retry whose waits so far add up to more than RetryNoticeAfter is a
+// diagnostic. A diagnostic that cannot be delivered does not stop the
+// retry (the sink accounts its own failure), as for hooks.
+func (r *run) retried(rt provider.Retry) {
+	if rt.Waited > RetryNoticeAfter {
+		_ = r.sink.Diagnostic(protocol.DiagProviderRetry, RetrySummary(rt))
+	}
+}
+
+// RetrySummary is the diagnostic summary of a retry: the reason's name,
+// the HTTP status when there was one, the wait and the attempt. Fixed
+// text and numbers only, never the provider's answer.
+func RetrySummary(rt provider.Retry) string {
+	what := rt.Reason.String()
+	if rt.Status != 0 {
+		what += ", HTTP " + strconv.Itoa(rt.Status)
+	}
+	return "provider call failed (" + what + "); retrying in " + rt.Delay.Round(100*time.Millisecond).String() +
+		" (attempt " + strconv.Itoa(rt.Attempt+1) + " of " + strconv.Itoa(rt.Attempts) + ")"
 }

@@ -1,9 +1,12 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/magi-code/magi-code/runner/origin"
@@ -45,3 +48,34 @@ func ToolArguments(args string) json.RawMessage {
 	raw, _ := json.Marshal(args) // a string: cannot fail
 	return raw
 }
+
+// HeaderOf returns resp's header, nil for no response.
+func HeaderOf(resp *http.Response) http.Header {
+	if resp == nil {
+		return nil
+	}
+	return resp.Header
+}
+
+// ConnTrace records, through net/http/httptrace, whether a request went
+// out on a reused (kept-alive) connection and whether any byte of an
+// answer came back: a reused connection that answered nothing was most
+// likely closed by the server while idle, and a retry on a fresh
+// connection may be sent at once (Error.Stale).
+type ConnTrace struct {
+	reused, answered atomic.Bool
+}
+
+// TraceConn returns ctx tracing the connection of the requests made with
+// it, and the trace.
+func TraceConn(ctx context.Context) (context.Context, *ConnTrace) {
+	ct := &ConnTrace{}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { ct.reused.Store(info.Reused) },
+		GotFirstResponseByte: func() { ct.answered.Store(true) },
+	}), ct
+}
+
+// Stale reports whether the last connection was a reused one that
+// answered nothing.
+func (ct *ConnTrace) Stale() bool { return ct.reused.Load() && !ct.answered.Load() }

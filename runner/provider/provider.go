@@ -10,6 +10,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/magi-code/magi-code/protocol"
 )
@@ -125,6 +126,14 @@ type Error struct {
 	Code   protocol.Code
 	Reason Reason
 	Err    error
+	// Status is the HTTP status of the failed answer, 0 when there was
+	// none (or the failure came after it); Retry holds its retry headers.
+	// Retrying reads both.
+	Status int
+	Retry  RetryHint
+	// Stale says the call went out on a kept-alive connection that
+	// answered nothing (ConnTrace): a fresh connection is tried at once.
+	Stale bool
 }
 
 func (e *Error) Error() string { return "provider: " + string(e.Code) }
@@ -144,13 +153,15 @@ func Broken(err error) *Error {
 	return &Error{Code: protocol.CodeExecutionFailed, Reason: ReasonBadResponse, Err: err}
 }
 
-// HTTPFailure returns the *Error of a call that got an HTTP error answer or
-// none (status 0): provider_unavailable for a rejected credential (401,
-// 403), execution_failed otherwise, with the reason Classify tells.
-func HTTPFailure(status int, apiType, apiCode, message string, err error) *Error {
+// HTTPFailure returns the *Error of a call that got an HTTP error answer
+// (its status and headers h) or none (status 0, h nil):
+// provider_unavailable for a rejected credential (401, 403),
+// execution_failed otherwise, with the reason Classify tells and the
+// answer's retry headers.
+func HTTPFailure(status int, h http.Header, apiType, apiCode, message string, err error) *Error {
 	code := protocol.CodeExecutionFailed
 	if status == 401 || status == 403 {
 		code = protocol.CodeProviderUnavailable
 	}
-	return &Error{Code: code, Reason: Classify(status, apiType, apiCode, message, err), Err: err}
+	return &Error{Code: code, Reason: Classify(status, apiType, apiCode, message, err), Err: err, Status: status, Retry: HintOf(h)}
 }

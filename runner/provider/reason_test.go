@@ -77,10 +77,10 @@ func TestReasons(t *testing.T) {
 	if _, ok := ReasonNamed("unknown"); ok {
 		t.Error("unknown is a reason name")
 	}
-	if e := HTTPFailure(401, "", "", "", nil); e.Code != "provider_unavailable" || e.Reason != ReasonUnauthorized {
+	if e := HTTPFailure(401, nil, "", "", "", nil); e.Code != "provider_unavailable" || e.Reason != ReasonUnauthorized {
 		t.Errorf("HTTPFailure(401) = %+v", e)
 	}
-	if e := HTTPFailure(429, "", "", "", nil); e.Code != "execution_failed" || e.Reason != ReasonRateLimited {
+	if e := HTTPFailure(429, nil, "", "", "", nil); e.Code != "execution_failed" || e.Reason != ReasonRateLimited {
 		t.Errorf("HTTPFailure(429) = %+v", e)
 	}
 	if ReasonOf(fmt.Errorf("wrapped: %w", &Error{Code: "execution_failed", Reason: ReasonQuota})) != ReasonQuota {

@@ -74,10 +74,6 @@ type Config struct {
 	// HTTPClient is used for requests; nil means a client whose transport
 	// times out waiting for headers after DefaultHeaderTimeout.
 	HTTPClient *http.Client
-	// MaxRetries is how often the SDK retries a failed request (429, 529,
-	// 5xx, connection errors) with backoff before streaming starts; 0
-	// disables.
-	MaxRetries int
 	// Logf receives diagnostics, which may quote upstream errors; nil
 	// discards them. It must not write to stdout or stderr in serve.
 	Logf func(format string, args ...any)
@@ -122,7 +118,8 @@ func New(cfg Config) *Provider {
 	svc := sdk.NewMessageService(
 		option.WithHTTPClient(hc),
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(cfg.MaxRetries),
+		// No SDK retries: provider.Retrying retries, observably.
+		option.WithMaxRetries(0),
 	)
 	return &Provider{
 		creds: creds, model: cfg.Model, maxTokens: maxTokens, logf: logf,
@@ -159,7 +156,8 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			option.WithHeaderAdd("anthropic-beta", oauthBeta),
 		}
 	}
-	stream := p.svc.NewStreaming(ctx, params, opts...)
+	tctx, conn := provider.TraceConn(ctx)
+	stream := p.svc.NewStreaming(tctx, params, opts...)
 	defer stream.Close()
 
 	r := response{summaries: summarizes(model) && thinkingOn(req.Thinking)}
@@ -183,7 +181,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		return err
 	}
 	if err := stream.Err(); err != nil {
-		return p.streamError(err)
+		return p.streamError(err, conn)
 	}
 	if !r.stopped {
 		// A connection closed cleanly mid-response looks like a normal end
@@ -204,15 +202,16 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 // streamError maps a failed request or stream to a safe code and a reason
 // (provider.HTTPFailure). The log line names the status, the request ID
 // and the reason, never the body or message.
-func (p *Provider) streamError(err error) error {
+func (p *Provider) streamError(err error, conn *provider.ConnTrace) error {
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		pe := provider.HTTPFailure(ae.StatusCode, string(ae.Type()), "", ae.Message, err)
+		pe := provider.HTTPFailure(ae.StatusCode, provider.HeaderOf(ae.Response), string(ae.Type()), "", ae.Message, err)
 		p.logf("anthropic: HTTP %d (request %s, %s)", ae.StatusCode, ae.RequestID, pe.Reason)
 		return pe
 	}
-	pe := provider.HTTPFailure(0, "", "", "", err)
-	p.logf("anthropic: stream failed: %T (%s)", err, pe.Reason)
+	pe := provider.HTTPFailure(0, nil, "", "", "", err)
+	pe.Stale = conn.Stale()
+	p.logf("anthropic: stream failed: %T (%s, stale connection %t)", err, pe.Reason, pe.Stale)
 	return pe
 }
 

@@ -40,7 +40,7 @@ func TestFailureReasons(t *testing.T) {
 		{"billing", answer(400, "billing_error", secret), provider.ReasonQuota},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := start(t, tc.handler, Config{MaxRetries: 0})
+			p := start(t, tc.handler, Config{})
 			err := p.Stream(context.Background(), provider.Request{Model: "claude-x", Messages: []provider.Message{{Role: "user", Text: "hi"}}},
 				func(provider.StreamEvent) error { return nil })
 			var pe *provider.Error
@@ -56,7 +56,7 @@ func TestFailureReasons(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	p := New(Config{BaseURL: url, Credentials: auth.NewStatic(auth.APIKey, testKey), MaxRetries: 0})
+	p := New(Config{BaseURL: url, Credentials: auth.NewStatic(auth.APIKey, testKey)})
 	err := p.Stream(context.Background(), provider.Request{Model: "claude-x", Messages: []provider.Message{{Role: "user", Text: "hi"}}},
 		func(provider.StreamEvent) error { return nil })
 	if provider.ReasonOf(err) != provider.ReasonNetwork {

@@ -59,9 +59,6 @@ type Config struct {
 	// HTTPClient is used for requests; nil means a client whose transport
 	// times out waiting for headers after DefaultHeaderTimeout.
 	HTTPClient *http.Client
-	// MaxRetries is how often the SDK retries a failed request (429, 5xx,
-	// connection errors) with backoff before streaming starts; 0 disables.
-	MaxRetries int
 	// Logf receives diagnostics, which may quote upstream errors; nil
 	// discards them. It must not write to stdout or stderr in serve.
 	Logf func(format string, args ...any)
@@ -91,7 +88,8 @@ func New(cfg Config) *Provider {
 		option.WithHTTPClient(hc),
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(cfg.MaxRetries),
+		// No SDK retries: provider.Retrying retries, observably.
+		option.WithMaxRetries(0),
 	)
 	return &Provider{svc: svc, creds: cfg.Credentials, maxTokens: cfg.MaxTokens, logf: logf}
 }
@@ -118,7 +116,8 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		// An API key and an OAuth access token are both bearer tokens here.
 		opts = append(opts, option.WithAPIKey(token))
 	}
-	stream := p.svc.NewStreaming(ctx, p.params(req), opts...)
+	tctx, conn := provider.TraceConn(ctx)
+	stream := p.svc.NewStreaming(tctx, p.params(req), opts...)
 	defer stream.Close()
 
 	var acc callAccumulator
@@ -149,7 +148,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		return err
 	}
 	if err := stream.Err(); err != nil {
-		return p.streamError(err)
+		return p.streamError(err, conn)
 	}
 	if !finished {
 		// A connection closed cleanly mid-response looks like a normal
@@ -311,14 +310,15 @@ func toolParams(specs []provider.ToolSpec) []sdk.ChatCompletionToolUnionParam {
 // credential (401, 403) is provider_unavailable, anything else
 // execution_failed. The log line names the status and the reason only,
 // never the upstream body or message.
-func (p *Provider) streamError(err error) error {
+func (p *Provider) streamError(err error, conn *provider.ConnTrace) error {
 	var ae *sdk.Error
 	if errors.As(err, &ae) {
-		pe := provider.HTTPFailure(ae.StatusCode, ae.Type, ae.Code, ae.Message, err)
+		pe := provider.HTTPFailure(ae.StatusCode, provider.HeaderOf(ae.Response), ae.Type, ae.Code, ae.Message, err)
 		p.logf("openai: HTTP %d (%s)", ae.StatusCode, pe.Reason)
 		return pe
 	}
-	pe := provider.HTTPFailure(0, "", "", "", err)
-	p.logf("openai: stream failed: %T (%s)", err, pe.Reason)
+	pe := provider.HTTPFailure(0, nil, "", "", "", err)
+	pe.Stale = conn.Stale()
+	p.logf("openai: stream failed: %T (%s, stale connection %t)", err, pe.Reason, pe.Stale)
 	return pe
 }

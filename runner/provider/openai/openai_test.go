@@ -60,10 +60,16 @@ func render(evs []provider.StreamEvent) []string {
 
 func start(t *testing.T, h http.HandlerFunc) *Provider {
 	t.Helper()
+	return New(Config{BaseURL: startHandler(t, h) + "/v1", APIKey: "test-key"})
+}
+
+// startHandler serves h and returns its URL.
+func startHandler(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	t.Cleanup(srv.Client().CloseIdleConnections)
-	return New(Config{BaseURL: srv.URL + "/v1", APIKey: "test-key", HTTPClient: srv.Client()})
+	return srv.URL
 }
 
 func TestStream(t *testing.T) {

@@ -55,7 +55,7 @@ func TestFailureReasons(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	p := New(Config{BaseURL: url + "/v1", APIKey: "test-key", MaxRetries: 0})
+	p := New(Config{BaseURL: url + "/v1", APIKey: "test-key"})
 	err := p.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{{Role: "user", Text: "hi"}}},
 		func(provider.StreamEvent) error { return nil })
 	if provider.ReasonOf(err) != provider.ReasonNetwork {
