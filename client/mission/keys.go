@@ -128,6 +128,7 @@ func (m *Model) menu() []string {
 // inputLines is the input and, while a command is typed, the menu.
 func (m *Model) inputLines(width int) []string {
 	lines := m.input.Lines(width, max(1, m.liveRows()/2))
+	lines = append(lines, m.draftLines(width)...)
 	menu := m.menu()
 	for i, name := range menu {
 		var what string
@@ -181,6 +182,8 @@ func (m *Model) submit(line string) tea.Cmd {
 	if line != "" && !strings.HasPrefix(line, "/") {
 		// Not now: the draft stays in the input for later.
 		switch {
+		case m.limits.tooBig(line) != "":
+			return m.print(styleError().Render("not sent: " + m.limits.tooBig(line) + "; your text stays in the input"))
 		case m.running:
 			return m.print(styleError().Render("not sent yet: a turn is running; your text stays in the input: Enter sends it once the turn ends (Esc or Ctrl-C cancels the turn)"))
 		case !m.ready && m.starting() && m.pending != "":

@@ -177,6 +177,7 @@ type Model struct {
 	actByID   map[string]*activity
 	approval  *approval
 	gate      keyGate // the bursts of keys, for approvals
+	limits    limits  // initialize's, for the prompt's size
 
 	// The screen (screen.go).
 	height   int
@@ -201,7 +202,7 @@ type Model struct {
 // New returns the model; Init starts the session.
 func New(opts Options) *Model {
 	in := editor{Prompt: "› ", Placeholder: "ask anything; / for commands"}
-	m := &Model{opts: opts, backend: opts.Backend, now: opts.Now, input: in, width: 80,
+	m := &Model{opts: opts, backend: opts.Backend, now: opts.Now, input: in, width: 80, limits: limitsOf(0, 0),
 		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
 	if m.now == nil {
 		m.now = time.Now
@@ -367,9 +368,14 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				Provider  string `json:"provider"`
 				Model     string `json:"model"`
 			} `json:"status"`
+			Limits struct {
+				FrameBytes  int `json:"frame_bytes"`
+				PromptBytes int `json:"prompt_bytes"`
+			} `json:"limits"`
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
-		m.provider, m.model, m.readiness = r.Status.Provider, r.Status.Model, r.Status.Readiness
+		m.provider, m.model, m.readiness = human.Visible(r.Status.Provider, 256), human.Visible(r.Status.Model, 256), r.Status.Readiness
+		m.limits = limitsOf(r.Limits.FrameBytes, r.Limits.PromptBytes)
 		return m.attach()
 	case "session.create", "session.open":
 		var r struct {
@@ -502,8 +508,12 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 	return cmd
 }
 
-// startTurn sends the prompt.
+// startTurn sends the prompt; one the backend would refuse for its size
+// is not sent, and one-turn mode fails.
 func (m *Model) startTurn(prompt string) tea.Cmd {
+	if why := m.limits.tooBig(prompt); why != "" {
+		return m.failed("the prompt was not sent: " + why)
+	}
 	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)), m.begin(prompt))
 }
 

@@ -224,3 +224,36 @@ func TestTypingBurstNeverAnswersTheApproval(t *testing.T) {
 // typingPause is a pause in typing long enough for Mission Control
 // (client/mission: typingPause, 700 ms) and a margin.
 const typingPause = 900 * time.Millisecond
+
+// A paste too big to send (26 KB, 64 KB) stays in the input, which says
+// how big it is and what can be sent; Enter refuses it in words and the
+// backend lives on: a shorter prompt then completes. At 80x24 and 30x24.
+func TestLargePasteStaysAndNeverStopsTheBackend(t *testing.T) {
+	for _, c := range []struct {
+		cols, size int
+	}{{80, 26 << 10}, {30, 26 << 10}, {80, 64 << 10}, {30, 70 << 10}} {
+		t.Run(fmt.Sprintf("%d cols %d KiB", c.cols, c.size>>10), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+			v := startVT(t, ws, c.cols, 24)
+			v.waitScreen("fixture-model")
+			v.em.Paste(strings.Repeat("pasted text ", c.size/12))
+			v.waitWords("pasted text pasted text")
+			v.waitWords("draft too big to send")
+			v.typeText("\r")
+			v.waitWords("not sent: the prompt is")
+			v.waitWords("your text stays in the input")
+			v.waitIdle("pasted text")
+			if s := strings.Join(v.screen(), "\n"); !strings.Contains(s, "pasted text") {
+				t.Fatalf("the draft was lost:\n%s", v.dump())
+			}
+			v.typeText("\x03") // clears the draft
+			v.waitIdle("ask anything")
+			v.typeText("short one\r")
+			v.waitIdle("turn completed")
+			v.typeText("/quit\r")
+			if code := v.exitCode(); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, v.dump())
+			}
+		})
+	}
+}
