@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/magi-code/magi-code/client/human"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // A pending approval is shown whole: its summary (the command, or an edit's
@@ -21,6 +24,8 @@ type approval struct {
 	deadline    time.Time
 	printed     bool      // the summary went to the scrollback: too tall for the live region
 	shown       time.Time // when it was drawn
+	bytes       int       // the summary's size as the backend sent it
+	cut         bool      // the backend cut the summary at its bound: what runs is longer
 	allow       bool      // the highlighted choice, which Enter confirms; deny until moved
 	held        bool      // the last key could not answer: it went to the draft
 }
@@ -71,6 +76,9 @@ func (m *Model) approvalKey(k tea.KeyPressMsg) tea.Cmd {
 		a.held = false
 		switch s {
 		case "y", "Y":
+			if a.cut {
+				return nil // one key never allows what is not shown whole
+			}
 			return m.answer(true)
 		case "n", "N":
 			return m.answer(false)
@@ -92,9 +100,58 @@ func (m *Model) approvalKey(k tea.KeyPressMsg) tea.Cmd {
 // approvalHead is the first line of a pending approval.
 const approvalHead = "approve?"
 
-// summaryLines is the summary of a, wrapped.
+// summaryLines is the summary of a, its long runs of spaces collapsed,
+// wrapped.
 func summaryLines(a *approval, width int) []string {
-	return wrapLines(a.summary, max(4, width-2))
+	return wrapLines(collapseSpaces(a.summary), max(4, width-2))
+}
+
+// newApproval is the request as shown. summary is as the backend sent it.
+func newApproval(id, summary string, now time.Time, expires time.Duration) *approval {
+	return &approval{id: id, summary: human.Printable(summary), shown: now, deadline: now.Add(expires),
+		bytes: len(summary), cut: cutSummary(summary)}
+}
+
+// cutSummary reports whether the backend cut a request's summary at its
+// bound (docs/protocol.md, Bounds: 1024 bytes; a command or path is cut
+// a little before, to leave room for a protection's reason, and ends in
+// "..."): the request that runs is longer than what is shown.
+func cutSummary(s string) bool {
+	return len(s) >= protocol.SummaryBytes-3 || (len(s) >= cutNear && strings.HasSuffix(s, "..."))
+}
+
+// cutNear is where a command's description is cut (896 bytes, less a
+// character's bytes at most).
+const cutNear = 890
+
+// spaceRun is the shortest run of spaces collapsed: indentation stays.
+const spaceRun = 16
+
+// collapseSpaces shows each run of spaceRun spaces or more as ␠×N, so
+// that what follows it stays in sight.
+func collapseSpaces(s string) string {
+	if !strings.Contains(s, strings.Repeat(" ", spaceRun)) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != ' ' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j-i >= spaceRun {
+			fmt.Fprintf(&b, " ␠×%d ", j-i)
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // approvalLines renders the pending approval for the live region.
@@ -102,10 +159,11 @@ func (m *Model) approvalLines(width int) []string {
 	a := m.approval
 	left := max(0, a.deadline.Sub(m.now()).Round(time.Second))
 	var lines []string
+	size := styleDim().Render(" (" + bytesFor(a.bytes) + ")")
 	if a.printed {
-		lines = append(lines, wrapLines(styleAsk().Render(approvalHead)+" the request printed above", width)...)
+		lines = append(lines, wrapLines(styleAsk().Render(approvalHead)+" the request printed above"+size, width)...)
 	} else {
-		lines = append(lines, styleAsk().Render(approvalHead))
+		lines = append(lines, wrapLines(styleAsk().Render(approvalHead)+size, width)...)
 		for _, l := range summaryLines(a, width) {
 			lines = append(lines, "  "+l)
 		}
@@ -115,6 +173,13 @@ func (m *Model) approvalLines(width int) []string {
 		allow = "›" + allow
 	} else {
 		deny = "›" + deny
+	}
+	if a.cut {
+		lines = append(lines, wrapLines(styleError().Render("the backend cut this request at its size bound: what runs is longer than shown; y is off (↑↓ and Enter choose)"), width)...)
+		allow = "[↑↓ Enter] allow"
+		if a.allow {
+			allow = "›" + allow
+		}
 	}
 	keys := styleBold().Render(allow+"  "+deny) + styleDim().Render("  ↑↓ Enter")
 	when := styleDim().Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second)))
@@ -137,12 +202,12 @@ func (m *Model) showApproval() tea.Cmd {
 	if a == nil || a.printed {
 		return nil
 	}
-	// head, summary, keys and time (up to two lines), status bar
-	if len(summaryLines(a, m.textWidth()))+4 <= m.liveRows() {
+	// the live region's lines with the summary, and the status bar
+	if len(m.approvalLines(m.textWidth()))+1 <= m.liveRows() {
 		return nil
 	}
 	a.printed = true
-	return m.print(styleAsk().Render("approval requested:") + "\n" + indent(a.summary, m.textWidth()))
+	return m.print(styleAsk().Render("approval requested:") + "\n" + indent(collapseSpaces(a.summary), m.textWidth()))
 }
 
 // indent wraps s two columns short of width and indents it by two.

@@ -162,3 +162,65 @@ func lastAllow(fb *fakeBackend) bool {
 	}
 	return false
 }
+
+func TestCollapseSpaces(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo a" + strings.Repeat(" ", 1000) + "; touch ~/x":          "echo a ␠×1000 ; touch ~/x",
+		"    indented" + strings.Repeat(" ", 15) + "x":                "    indented" + strings.Repeat(" ", 15) + "x",
+		strings.Repeat(" ", 16):                                       " ␠×16 ",
+		"a" + strings.Repeat(" ", 20) + "b" + strings.Repeat(" ", 17): "a ␠×20 b ␠×17 ",
+	} {
+		if got := collapseSpaces(in); got != want {
+			t.Errorf("collapseSpaces(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// A long command is shown whole before the answer: its runs of spaces
+// collapsed visibly, its size said; at 30 columns too.
+func TestLongCommandShownWhole(t *testing.T) {
+	summary := "shell: echo harmless" + strings.Repeat(" ", 600) + "; touch ~/x"
+	for _, cols := range []int{80, 30} {
+		m, _, _ := sized(t, cols, 24, Options{})
+		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": summary, "expires_in_ms": 60000})
+		all := strings.Join(strings.Fields(view(m)+"\n"+printed(m)), " ")
+		for _, want := range []string{"␠×600 ; touch ~/x", "(631 bytes)"} {
+			if !strings.Contains(all, want) {
+				t.Fatalf("%d cols: %q not shown:\n%s", cols, want, all)
+			}
+		}
+		if m.approval.cut {
+			t.Fatal("a whole request taken as cut")
+		}
+	}
+}
+
+// A request the backend cut at its bound is never allowed by one key:
+// it says so; y does nothing; an explicit choice and Enter allow.
+func TestCutRequestNeedsAnExplicitChoice(t *testing.T) {
+	for _, summary := range []string{
+		"shell: echo harmless" + strings.Repeat(" ", 867) + "...",
+		"protected: recursive delete: shell: rm -rf a" + strings.Repeat("b", 980),
+	} {
+		m, fb, clk := sized(t, 30, 24, Options{})
+		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": summary, "expires_in_ms": 60000})
+		if !strings.Contains(strings.Join(strings.Fields(view(m)), " "), "the backend cut this request") {
+			t.Fatalf("the cut is not said:\n%s", view(m))
+		}
+		clk.t = clk.t.Add(2 * time.Second)
+		key(m, "y")
+		if m.approval == nil || answered(fb) {
+			t.Fatal("y allowed a cut request")
+		}
+		clk.t = clk.t.Add(2 * time.Second)
+		key(m, "down")
+		clk.t = clk.t.Add(100 * time.Millisecond)
+		key(m, "enter")()
+		if !lastAllow(fb) {
+			t.Fatal("the explicit choice did not allow")
+		}
+	}
+	if cutSummary("shell: ls ...") || !cutSummary(strings.Repeat("a", 887)+"...") || cutSummary(strings.Repeat("a", 886)+"...") {
+		t.Fatal("cutSummary's bound")
+	}
+}

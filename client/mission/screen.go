@@ -130,7 +130,8 @@ func (m *Model) resized(w, h int) tea.Cmd {
 	if first {
 		return tea.Tick(drawWait, func(time.Time) tea.Msg { return drawnMsg{} })
 	}
-	return nil
+	// A pending approval that no longer fits is printed above, whole.
+	return m.showApproval()
 }
 
 // ticking: the tick loop runs (spinner, elapsed time, countdown).

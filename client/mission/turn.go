@@ -109,8 +109,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
 		return m.settle()
 	case "approval.requested":
-		now := m.now()
-		m.approval = &approval{id: d.ApprovalID, summary: human.Printable(d.Summary), shown: now, deadline: now.Add(time.Duration(d.ExpiresInMs) * time.Millisecond)}
+		m.approval = newApproval(d.ApprovalID, d.Summary, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking())
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)

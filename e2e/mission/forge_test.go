@@ -257,3 +257,39 @@ func TestLargePasteStaysAndNeverStopsTheBackend(t *testing.T) {
 		})
 	}
 }
+
+// A command with a long run of spaces is shown whole before the answer,
+// the run collapsed visibly and the size said; one the backend cut at
+// its bound says so, and y does not run it. At 80x24 and 30x24, resized.
+func TestLongCommandsInApprovals(t *testing.T) {
+	for _, size := range []struct{ cols, rows, toCols, toRows int }{{80, 24, 30, 24}, {30, 24, 80, 12}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Shell("echo harmless" + strings.Repeat(" ", 300) + "; touch shown-marker")),
+				clienttest.Response(clienttest.Shell("echo harmless" + strings.Repeat(" ", 1000) + "; touch cut-marker")),
+				clienttest.Response(clienttest.Text("final-answer")),
+			}})
+			v := startVT(t, ws, size.cols, size.rows)
+			v.waitScreen("fixture-model")
+			v.typeText("go\r")
+			v.waitIdle("approve?")
+			if f := v.flat(); !strings.Contains(f, "␠×300 ; touch shown-marker") || !strings.Contains(f, "bytes)") {
+				t.Fatalf("the command is not shown whole with its size:\n%s", v.dump())
+			}
+			v.resize(size.toCols, size.toRows)
+			v.waitIdle("approve?")
+			v.answer("n")
+			v.waitWords("the backend cut this request")
+			v.answer("y")
+			v.waitIdle("approve?")
+			if clienttest.FileExists(filepath.Join(ws.Cwd, "cut-marker")) {
+				t.Fatalf("y ran a command the approval did not show whole:\n%s", v.dump())
+			}
+			v.answer("n")
+			v.waitIdle("turn completed")
+			if clienttest.FileExists(filepath.Join(ws.Cwd, "cut-marker")) || clienttest.FileExists(filepath.Join(ws.Cwd, "shown-marker")) {
+				t.Fatalf("a denied command ran:\n%s", v.dump())
+			}
+		})
+	}
+}
