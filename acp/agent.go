@@ -246,6 +246,13 @@ func (a *Agent) forget(id jsonrpc.ID) {
 	a.mu.Unlock()
 }
 
+// cancelCall gives up on the request id: a late answer changes nothing,
+// and $/cancel_request tells the client.
+func (a *Agent) cancelCall(id jsonrpc.ID) {
+	a.forget(id)
+	_ = a.out(jsonrpc.AppendNotification(nil, mCancelRequest, []byte(`{"requestId":`+id.String()+`}`)), true)
+}
+
 // answer delivers the client's answer to one of our requests; an answer
 // nobody waits for (late, or never asked) is dropped.
 func (a *Agent) answer(m jsonrpc.Message) {

@@ -261,3 +261,73 @@ func TestPromptText(t *testing.T) {
 		}
 	}
 }
+
+// TestClientFS: with fs.readTextFile and fs.writeTextFile advertised, the
+// file tools read the editor's buffer and write through the editor (the
+// disk is left to it), always after the protections: a credential file is
+// refused without a request.
+func TestClientFS(t *testing.T) {
+	h := newHarness(t, "auto", `{"responses":[`+
+		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"a.txt"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"edit_file","arguments":{"path":"a.txt","old":"unsaved","new":"edited"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"b.txt","content":"new file"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":".env"}}}]},`+
+		`{"steps":[{"text":"done"}]}]}`)
+	if err := os.WriteFile(filepath.Join(h.cwd, "a.txt"), []byte("on disk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.cwd, ".env"), []byte("KEY=1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.until(h.request("initialize", `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`), nil)
+	r, _ := h.until(h.request("session/new", `{"cwd":`+strconv.Quote(h.cwd)+`,"mcpServers":[]}`), nil)
+	var res struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(r), &res)
+	sid := res.Result.SessionID
+	real, _ := filepath.EvalSymlinks(h.cwd)
+	var asked []string
+	resp, seen := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"go"}]}`), func(f string) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				SessionID string `json:"sessionId"`
+				Path      string `json:"path"`
+				Content   string `json:"content"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(f), &m) != nil || !strings.HasPrefix(m.Method, "fs/") {
+			return
+		}
+		if m.Params.SessionID != sid {
+			t.Errorf("%s for session %q", m.Method, m.Params.SessionID)
+		}
+		rel, _ := filepath.Rel(real, m.Params.Path)
+		asked = append(asked, m.Method+" "+rel+" "+m.Params.Content)
+		result := `{}`
+		if m.Method == "fs/read_text_file" {
+			result = `{"content":"unsaved buffer"}`
+		}
+		h.line(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`)
+	})
+	if !strings.Contains(resp, "end_turn") {
+		t.Fatalf("prompt: %s", resp)
+	}
+	want := []string{"fs/read_text_file a.txt ", "fs/read_text_file a.txt ", "fs/write_text_file a.txt edited buffer", "fs/write_text_file b.txt new file"}
+	if strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("client requests %q, want %q", asked, want)
+	}
+	if !strings.Contains(strings.Join(seen, ""), `unsaved buffer`) {
+		t.Error("read_file's result is not the buffer")
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.cwd, "a.txt")); string(b) != "on disk" {
+		t.Errorf("the disk was written: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(h.cwd, "b.txt")); err == nil {
+		t.Error("write_file wrote the disk")
+	}
+}

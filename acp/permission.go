@@ -80,8 +80,7 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 		}
 		return d, nil
 	case <-a.opts.After(protocol.ApprovalExpiry):
-		a.forget(id)
-		_ = a.out(jsonrpc.AppendNotification(nil, mCancelRequest, []byte(`{"requestId":`+id.String()+`}`)), true)
+		a.cancelCall(id)
 		return runner.Expired, nil
 	case <-ctx.Done():
 		return runner.ApprovalCancelled, ctx.Err()

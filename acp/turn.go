@@ -104,7 +104,11 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 		approval = runner.ApprovalAuto
 	}
 	a.opts.Log.Info("acp turn started", "session_id", s.id, "run_id", t.id)
-	res, runErr := s.rt.Run(ctx, runner.Turn{
+	runCtx := ctx
+	if fs := s.clientFS(); fs != nil {
+		runCtx = runner.WithClientFS(ctx, fs)
+	}
+	res, runErr := s.rt.Run(runCtx, runner.Turn{
 		Model:      choice.Model,
 		Thinking:   choice.Thinking,
 		Records:    records,

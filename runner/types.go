@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
+
 	"github.com/magi-code/magi-code/runner/agent"
 	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
+	"github.com/magi-code/magi-code/runner/tools"
 )
 
 // The runner's types that a caller implements or reads. They are aliases:
@@ -19,6 +22,9 @@ type (
 	RunningSink = agent.RunningSink
 	// Usage is a response's token counts (provider.Usage).
 	Usage = provider.Usage
+	// ClientFS is a client's file system the file tools read and write
+	// through (tools.ClientFS; see WithClientFS).
+	ClientFS = tools.ClientFS
 	// Approver asks the user to allow one tool call.
 	Approver = agent.Approver
 	// Decision is how an approval request ended (approval.Decision).
@@ -75,6 +81,13 @@ const UnknownToolName = agent.UnknownToolName
 
 // RoleUser is the role of user messages (Sink.Compaction keeps only these).
 const RoleUser = provider.RoleUser
+
+// WithClientFS returns ctx carrying fs: the file tools of the runs under
+// it read and write the client's buffers, after their protections and
+// approvals (tools.WithClientFS).
+func WithClientFS(ctx context.Context, fs ClientFS) context.Context {
+	return tools.WithClientFS(ctx, fs)
+}
 
 // ErrCancelled is the cancellation cause of a run cancelled by the user.
 var ErrCancelled = agent.ErrCancelled

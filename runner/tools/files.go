@@ -223,6 +223,14 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if stop != nil {
 		return *stop
 	}
+	if fs := clientFS(ctx); fs != nil {
+		// The editor's buffer, which may hold unsaved changes.
+		data, err := fs.ReadTextFile(ctx, real)
+		if err != nil {
+			return errResult(t.Name(), clientFailed)
+		}
+		return readResult(data, t.o.MaxOutput)
+	}
 	f, bad := openRegular(real)
 	if bad != "" {
 		return fail(t.Name(), bad)
@@ -233,8 +241,14 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return errResult(t.Name(), fsError(err))
 	}
-	text, truncated := clip(string(data), t.o.MaxOutput, false)
-	summary := "read_file: " + strconv.Itoa(countLines(string(data))) + " lines"
+	return readResult(string(data), t.o.MaxOutput)
+}
+
+// readResult is read_file's result for the text data (at most max bytes
+// of it reach the model).
+func readResult(data string, max int) Result {
+	text, truncated := clip(data, max, false)
+	summary := "read_file: " + strconv.Itoa(countLines(data)) + " lines"
 	if truncated {
 		summary += " (truncated)"
 	}
@@ -286,8 +300,12 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if bad != "" {
 		return errResult(t.Name(), bad)
 	}
-	if bad := writeFileAt(p, []byte(*a.Content), true); bad != "" {
-		return fail(t.Name(), bad)
+	if ok, err := clientWrite(ctx, p, *a.Content); err != nil {
+		return errResult(t.Name(), clientFailed)
+	} else if !ok {
+		if bad := writeFileAt(p, []byte(*a.Content), true); bad != "" {
+			return fail(t.Name(), bad)
+		}
 	}
 	s := "write_file: " + strconv.Itoa(len(*a.Content)) + " bytes written"
 	return Result{Text: s, Summary: s}
@@ -354,14 +372,24 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if bad != "" {
 		return errResult(t.Name(), bad)
 	}
-	f, bad := openRegular(p)
-	if bad != "" {
-		return fail(t.Name(), bad)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
-	f.Close()
-	if err != nil {
-		return errResult(t.Name(), fsError(err))
+	var data []byte
+	if fs := clientFS(ctx); fs != nil {
+		text, err := fs.ReadTextFile(ctx, p)
+		if err != nil {
+			return errResult(t.Name(), clientFailed)
+		}
+		data = []byte(text)
+	} else {
+		f, bad := openRegular(p)
+		if bad != "" {
+			return fail(t.Name(), bad)
+		}
+		var err error
+		data, err = io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
+		f.Close()
+		if err != nil {
+			return errResult(t.Name(), fsError(err))
+		}
 	}
 	if len(data) > MaxEditBytes {
 		return errResult(t.Name(), "file too large")
@@ -377,8 +405,13 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return errResult(t.Name(), "cancelled")
 	}
-	if bad := writeFileAt(p, []byte(strings.Replace(content, a.Old, *a.New, 1)), false); bad != "" {
-		return fail(t.Name(), bad)
+	edited := strings.Replace(content, a.Old, *a.New, 1)
+	if ok, err := clientWrite(ctx, p, edited); err != nil {
+		return errResult(t.Name(), clientFailed)
+	} else if !ok {
+		if bad := writeFileAt(p, []byte(edited), false); bad != "" {
+			return fail(t.Name(), bad)
+		}
 	}
 	return Result{Text: "edit_file: 1 replacement", Summary: "edit_file: 1 replacement"}
 }
