@@ -22,9 +22,8 @@ import (
 //
 // Figures, per agent NAME (magi-code, claude-agent-acp, codex-acp):
 //   - acp.NAME.to_init_response: process start to the initialize answer;
-//   - acp.NAME.idle_rss: VmRSS of the spawned process after initialize (for
-//     the node agents, the node process alone; children it started are not
-//     counted);
+//   - acp.NAME.idle_rss: VmRSS of the spawned process and of every process
+//     under it, after initialize (a node launcher's native child counts);
 //   - acp.NAME.init_ratio: this agent's to_init_response over magi-code's in
 //     the same run (median of the per-run ratios).
 //
@@ -141,9 +140,7 @@ func runACP(bin string) (*result, error) {
 		return nil, fmt.Errorf("magi-code: %w", err)
 	}
 	r.addSpread("acp.magi-code.to_init_response", ms(own), "ms")
-	if rss, err := procStatus(c.pid(), "VmRSS"); err == nil {
-		r.add("acp.magi-code.idle_rss", float64(rss)/1024, "MiB")
-	}
+	r.add("acp.magi-code.idle_rss", float64(treeRSS(c.pid()))/1024, "MiB")
 	if err := acpFlood(c, w, r); err != nil {
 		c.kill()
 		return nil, err
@@ -166,9 +163,7 @@ func runACP(bin string) (*result, error) {
 		}
 		r.addSpread("acp."+name+".to_init_response", ms(d), "ms")
 		r.add("acp."+name+".init_ratio", float64(d)/float64(own), "x")
-		if rss, err := procStatus(p.pid(), "VmRSS"); err == nil {
-			r.add("acp."+name+".idle_rss", float64(rss)/1024, "MiB")
-		}
+		r.add("acp."+name+".idle_rss", float64(treeRSS(p.pid()))/1024, "MiB")
 		p.kill()
 		<-p.exited
 		p.stdin.Close()
@@ -300,4 +295,43 @@ watch:
 	r.addSpread("acp.magi-code.stall_rss_growth", float64(rssMax-rss0)/1024, "MiB")
 	r.add("acp.magi-code.stall_exited", exited, "bool")
 	return nil
+}
+
+// treeRSS sums VmRSS (KiB) over pid and every process whose parent chain
+// reaches it (/proc).
+func treeRSS(pid int) int64 {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(string(f[1]))
+		parent[p] = pp
+	}
+	var total int64
+	for p := range parent {
+		for q, hops := p, 0; q > 0 && hops < 64; q, hops = parent[q], hops+1 {
+			if q == pid {
+				if rss, err := procStatus(p, "VmRSS"); err == nil {
+					total += rss
+				}
+				break
+			}
+		}
+	}
+	return total
 }

@@ -170,7 +170,7 @@ test("cancel mid-stream; a second prompt meanwhile is refused", opts, async () =
     const p = ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("go") });
     await agent.update((u) => u.sessionUpdate === "agent_message_chunk", { since });
     const e2 = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("again") }));
-    assert.ok(e2.code < 0, "a second prompt while one runs is an error");
+    assert.equal(e2.code, -32600, "a second prompt while one runs: -32600 (busy, docs/acp.md)");
     await ctx.notify("session/cancel", { sessionId: s.sessionId });
     const r = await p;
     assert.equal(r.stopReason, "cancelled");
@@ -280,7 +280,7 @@ test("load in a new process equals the live transcript", opts, async () => {
       responses: [
         { steps: [{ text: "Let me look. " }, { tool_call: { name: "list_dir", arguments: { path: "." } } }] },
         { steps: [{ text: "There is " }, { text: "one file." }] },
-        { steps: [{ text: "Second answer." }] },
+        { steps: [{ text: "Second answer, long: " }, { text: "0123456789abcdef".repeat(12800) }] },
       ],
     },
   });
@@ -502,6 +502,70 @@ test("EOF mid-turn: the agent exits and no process survives; the session opens a
   await gone(kids);
   await run({ ws }, async ({ ctx }) => {
     await ctx.request("session/load", { sessionId: sid, cwd: ws.cwd, mcpServers: [] });
+  });
+  ws.cleanup();
+});
+
+test("available commands after session/new include the built-in /compact", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const f = await agent.update((u, p) => p.sessionId === s.sessionId && u.sessionUpdate === "available_commands_update", { what: "available_commands_update" });
+    const names = f.msg.params.update.availableCommands.map((c) => c.name.replace(/^\//, ""));
+    assert.ok(names.includes("compact"), `available commands: ${JSON.stringify(names)}`);
+  });
+  ws.cleanup();
+});
+
+test("an over-limit resource is cut, an over-limit prompt is -32602, the connection stays", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws }, async ({ ctx }) => {
+    const s = await newSession(ctx, ws);
+    const mib = "0123456789abcdef".repeat(65536);
+    const resource = (text) => ({ type: "resource", resource: { uri: "file://" + path.join(ws.cwd, "big.txt"), mimeType: "text/plain", text } });
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "read this" }, resource(mib + mib.slice(0, 500000))] });
+    assert.equal(r.stopReason, "end_turn");
+    const e = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "too much" }, resource(mib), resource(mib), resource(mib), resource(mib), resource(mib)] }));
+    assert.equal(e.code, -32602);
+    const r2 = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("still here") });
+    assert.equal(r2.stopReason, "end_turn");
+  });
+  ws.cleanup();
+});
+
+test("two sessions of different cwds run their turns at once", opts, async () => {
+  const ws = new Workspace();
+  const other = new Workspace();
+  await run({ ws }, async ({ agent, ctx }) => {
+    const a = await newSession(ctx, ws);
+    const b = await ctx.request("session/new", { cwd: other.cwd, mcpServers: [] });
+    const since = agent.frames.length;
+    const [ra, rb] = await Promise.all([
+      ctx.request("session/prompt", { sessionId: a.sessionId, prompt: text("first session") }),
+      ctx.request("session/prompt", { sessionId: b.sessionId, prompt: text("second session") }),
+    ]);
+    assert.equal(ra.stopReason, "end_turn");
+    assert.equal(rb.stopReason, "end_turn");
+    assert.equal(messages(agent.updatesOf(a.sessionId, since)).map((m) => m.text).join(""), "echo: first session");
+    assert.equal(messages(agent.updatesOf(b.sessionId, since)).map((m) => m.text).join(""), "echo: second session");
+  });
+  ws.cleanup();
+  other.cleanup();
+});
+
+test("session/close cancels the turn; nothing follows; the session is gone", opts, async () => {
+  const ws = new Workspace({ script: { responses: [{ steps: [{ text: "working " }, { sleep_ms: 60000 }, { text: "never" }] }] } });
+  await run({ ws }, async ({ agent, ctx, init }) => {
+    assert.ok(init.agentCapabilities.sessionCapabilities?.close);
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    const p = ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("go") });
+    await agent.update((u) => u.sessionUpdate === "agent_message_chunk", { since });
+    await ctx.request("session/close", { sessionId: s.sessionId });
+    const r = await p;
+    assert.equal(r.stopReason, "cancelled");
+    const e = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("again") }));
+    assert.equal(e.code, -32002, "a closed session is unknown");
   });
   ws.cleanup();
 });
