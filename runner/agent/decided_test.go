@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,6 +88,69 @@ func TestWhoDecided(t *testing.T) {
 			}
 			if ran != 0 {
 				t.Errorf("the tool ran %d times", ran)
+			}
+			if tc.ap != nil && tc.ap.asked != 1 {
+				t.Errorf("asked %d times; want 1", tc.ap.asked)
+			}
+		})
+	}
+}
+
+// TestOutsideReadDecided: a read_file outside the working directory under
+// approval = "ask" asks with the protection's reason; only an allowed
+// request reads the file (the run marks the approved call's context,
+// tools.WithApproved). Denial, expiry (the default answer), cancellation
+// and a missing approver each keep the file's content from the model.
+func TestOutsideReadDecided(t *testing.T) {
+	const canary = "OUTSIDE-CANARY-7f3a"
+	reason := tools.ReasonReadOutside
+	for _, tc := range []struct {
+		name        string
+		ap          *decider
+		cancel      bool
+		wantSummary string
+	}{
+		{"allowed", &decider{d: approval.Allowed}, false, "read_file: 1 lines"},
+		{"denied", &decider{d: approval.Denied}, false, "read_file: denied by user (protected: " + reason + ")"},
+		{"expired", &decider{d: approval.Expired}, false, "read_file: refused: " + reason + " (approval expired)"},
+		{"cancelled", &decider{}, true, "read_file: cancelled"},
+		{"no approver", nil, false, "read_file: refused: " + reason},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			ws, outside := filepath.Join(root, "proj"), filepath.Join(root, "proj-old", "notes.txt")
+			for _, d := range []string{ws, filepath.Dir(outside)} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(outside, []byte(canary+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			set := tools.Builtin(tools.Options{Cwd: ws, AskOutsideReads: true})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cfg := Config{Provider: fixtureprov.New(parse(t, `{"responses":[{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"../proj-old/notes.txt"}}}]},{"steps":[{"text":"ok"}]}]}`)),
+				Tools: set, Approval: ApprovalAsk}
+			if tc.ap != nil {
+				if tc.cancel {
+					tc.ap.cancel = cancel
+				}
+				cfg.Approver = tc.ap
+			}
+			rec := &recorder{}
+			_, _ = Run(ctx, cfg, nil, "go", rec)
+			var done string
+			for _, ev := range rec.events {
+				if strings.HasPrefix(ev, "done ") {
+					done = ev
+				}
+			}
+			if !strings.Contains(done, tc.wantSummary) {
+				t.Errorf("finished activity = %q; want %q", done, tc.wantSummary)
+			}
+			if read := strings.Contains(done, canary); read != (tc.ap != nil && tc.ap.d == approval.Allowed && !tc.cancel) {
+				t.Errorf("the file's content reached the model: %v (%q)", read, done)
 			}
 			if tc.ap != nil && tc.ap.asked != 1 {
 				t.Errorf("asked %d times; want 1", tc.ap.asked)
