@@ -36,6 +36,7 @@ var (
 	errNotMarkdown    = errors.New("does not resolve to a Markdown (.md) file")
 	errInMCHome       = errors.New("resolves into MC_HOME, which a project file may not read")
 	errSpecialFS      = errors.New("is on a kernel file system (proc, sysfs...), which is never read as an instruction, skill or profile")
+	errHardLink       = errors.New("is a hard link (another path names the same file, perhaps outside the workspace), which a project file may not be")
 )
 
 // outsideError says where the file should have resolved.
@@ -50,7 +51,7 @@ func (e outsideError) Error() string {
 func refused(err error) bool {
 	var o outsideError
 	return errors.Is(err, errSystemFile) || errors.Is(err, errCredentialFile) || errors.Is(err, errNotMarkdown) ||
-		errors.Is(err, errInMCHome) || errors.Is(err, errSpecialFS) || errors.As(err, &o)
+		errors.Is(err, errInMCHome) || errors.Is(err, errSpecialFS) || errors.Is(err, errHardLink) || errors.As(err, &o)
 }
 
 // check decides whether canon, the canonical (symlink-free, absolute) form
@@ -93,8 +94,9 @@ var onKernelFS = kernelFS
 // file satisfies errors.Is(err, fs.ErrNotExist); a refused one, refused.
 // The file is opened by its checked canonical path one component at a
 // time without following symlinks, so a link swapped in after the check is
-// not followed, and a file on a kernel file system is refused after the
-// open whatever its path.
+// not followed; a file on a kernel file system is refused after the open
+// whatever its path, and so is a project file with more than one hard link
+// (a link to a file outside the workspace that no path check can see).
 func readDocument(path string, s scope) (string, []byte, error) {
 	canon, err := canonical(path)
 	if err != nil {
@@ -116,9 +118,12 @@ func readDocument(path string, s scope) (string, []byte, error) {
 		return canon, nil, err
 	}
 	defer f.Close()
-	data, _, err := readOpened(f, func(f *os.File) error {
+	data, _, err := readOpened(f, func(f *os.File, st os.FileInfo) error {
 		if onKernelFS(f) {
 			return errSpecialFS
+		}
+		if s.mcHome != "" && hardLinked(st) {
+			return errHardLink
 		}
 		return nil
 	})

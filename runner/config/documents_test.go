@@ -458,3 +458,34 @@ func TestReadDocumentAsksTheFileSystem(t *testing.T) {
 		t.Errorf("readDocument on a kernel file system = %v; want errSpecialFS", err)
 	}
 }
+
+// A project file hard-linked to a file elsewhere (no path check can see
+// where the other name is) is refused; a global one is not.
+func TestHardLinkedProjectFileRefused(t *testing.T) {
+	outside := ostest.OutsideTemp(t)
+	w := newWorld(t)
+	w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
+	secret := filepath.Join(outside, "secret.md")
+	if err := os.WriteFile(secret, []byte("---\ndescription: CANARY-hl\n---\nCANARY-hl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{"cwd/.magi-code/skills/k/SKILL.md", "cwd/AGENTS.md"} {
+		if err := os.MkdirAll(filepath.Dir(w.path(at)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(secret, w.path(at)); err != nil {
+			t.Skipf("no hard link across %s and the world: %v", outside, err)
+		}
+	}
+	w.write(t, "home/skills/g/SKILL.md", "global", 0o644)
+	if err := os.Link(w.path("home/skills/g/SKILL.md"), w.path("home/g-copy.md")); err != nil {
+		t.Fatal(err)
+	}
+	snap, code := w.load(t)
+	if code != "" || len(snap.Instructions) != 0 || len(skillNames(snap)) != 1 || snap.Skills[0].Name != "g" {
+		t.Fatalf("Load = %q, instructions %d, skills %q; want the global skill alone", code, len(snap.Instructions), skillNames(snap))
+	}
+	if !problemAt(snap.Problems, "k/SKILL.md", 0) || !problemAt(snap.Problems, "work/AGENTS.md", 0) {
+		t.Errorf("problems %v; want the two hard links named", snap.Problems)
+	}
+}

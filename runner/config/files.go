@@ -49,7 +49,7 @@ func readBounded(path string) ([]byte, os.FileMode, error) {
 // readOpened reads the whole of f, opened without blocking, when it is a
 // regular file of at most MaxFileBytes and refuse (when set) says nothing
 // against it.
-func readOpened(f *os.File, refuse func(*os.File) error) ([]byte, os.FileMode, error) {
+func readOpened(f *os.File, refuse func(*os.File, os.FileInfo) error) ([]byte, os.FileMode, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
@@ -58,7 +58,7 @@ func readOpened(f *os.File, refuse func(*os.File) error) ([]byte, os.FileMode, e
 		return nil, 0, errNotRegular
 	}
 	if refuse != nil {
-		if err := refuse(f); err != nil {
+		if err := refuse(f, st); err != nil {
 			return nil, 0, err
 		}
 	}
