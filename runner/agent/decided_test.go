@@ -64,25 +64,8 @@ func TestWhoDecided(t *testing.T) {
 				set = tools.NewSet(guarded{&ran})
 				mode = ApprovalAuto
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cfg := Config{Provider: fixtureprov.New(parse(t, `{"responses":[{"steps":[{"tool_call":`+call+`}]},{"steps":[{"text":"ok"}]}]}`)),
-				Tools: set, Approval: mode}
-			if tc.ap != nil {
-				if tc.cancel {
-					tc.ap.cancel = cancel
-				}
-				cfg.Approver = tc.ap
-			}
-			rec := &recorder{}
-			_, _ = Run(ctx, cfg, nil, "go", rec)
+			done := decidedRun(t, call, set, mode, tc.ap, tc.cancel)
 			want := fmt.Sprintf("%s %q err=true failed=true", tc.wantSummary, tc.wantText)
-			var done string
-			for _, ev := range rec.events {
-				if strings.HasPrefix(ev, "done ") {
-					done = ev
-				}
-			}
 			if !strings.HasSuffix(done, want) {
 				t.Errorf("finished activity = %q; want it to end %q", done, want)
 			}
@@ -128,24 +111,7 @@ func TestOutsideReadDecided(t *testing.T) {
 				t.Fatal(err)
 			}
 			set := tools.Builtin(tools.Options{Cwd: ws, AskOutsideReads: true})
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cfg := Config{Provider: fixtureprov.New(parse(t, `{"responses":[{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"../proj-old/notes.txt"}}}]},{"steps":[{"text":"ok"}]}]}`)),
-				Tools: set, Approval: ApprovalAsk}
-			if tc.ap != nil {
-				if tc.cancel {
-					tc.ap.cancel = cancel
-				}
-				cfg.Approver = tc.ap
-			}
-			rec := &recorder{}
-			_, _ = Run(ctx, cfg, nil, "go", rec)
-			var done string
-			for _, ev := range rec.events {
-				if strings.HasPrefix(ev, "done ") {
-					done = ev
-				}
-			}
+			done := decidedRun(t, `{"name":"read_file","arguments":{"path":"../proj-old/notes.txt"}}`, set, ApprovalAsk, tc.ap, tc.cancel)
 			if !strings.Contains(done, tc.wantSummary) {
 				t.Errorf("finished activity = %q; want %q", done, tc.wantSummary)
 			}
@@ -157,4 +123,30 @@ func TestOutsideReadDecided(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decidedRun runs one turn that makes call (a fixture tool_call) with set
+// under mode, approvals answered by ap (nil: no approver; with cancel, ap
+// ends the run while asked), and returns the finished activity's event.
+func decidedRun(t *testing.T, call string, set *tools.Set, mode string, ap *decider, cancel bool) string {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	cfg := Config{Provider: fixtureprov.New(parse(t, `{"responses":[{"steps":[{"tool_call":`+call+`}]},{"steps":[{"text":"ok"}]}]}`)),
+		Tools: set, Approval: mode}
+	if ap != nil {
+		if cancel {
+			ap.cancel = stop
+		}
+		cfg.Approver = ap
+	}
+	rec := &recorder{}
+	_, _ = Run(ctx, cfg, nil, "go", rec)
+	var done string
+	for _, ev := range rec.events {
+		if strings.HasPrefix(ev, "done ") {
+			done = ev
+		}
+	}
+	return done
 }
