@@ -64,6 +64,11 @@ type Options struct {
 	Configured func() string
 	// Models lists the models the /model picker offers; nil: KnownModels.
 	Models func() []ModelChoice
+	// ServerModels, when set, asks the selected provider's server for its
+	// models (a local server's /v1/models) when the /model picker opens,
+	// never at start-up; they are listed first once they arrive. The
+	// picker's close cancels the request.
+	ServerModels func(ctx context.Context) ([]ModelChoice, error)
 	// Now is the clock of the approval countdown; nil is time.Now.
 	Now func() time.Time
 }
@@ -290,6 +295,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ticked()
 	case restartedMsg:
 		return m, m.restarted(msg)
+	case serverModelsMsg:
+		m.serverModels(msg)
+		return m, nil
 	case reopenMsg:
 		if msg.gen != m.gen {
 			return m, nil

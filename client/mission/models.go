@@ -1,6 +1,7 @@
 package mission
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -95,7 +96,49 @@ func (m *Model) modelPicker() tea.Cmd {
 	}
 	p.onPick = func(it pickItem) tea.Cmd { return m.setModel(it.value[0], it.value[1]) }
 	m.picker = p
-	return nil
+	fetch := m.opts.ServerModels
+	if fetch == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.title += " · asking the server for its models…"
+	return func() tea.Msg {
+		list, err := fetch(ctx)
+		return serverModelsMsg{picker: p, list: list, err: err}
+	}
+}
+
+// serverModelsMsg is the answer of Options.ServerModels for the picker
+// that asked.
+type serverModelsMsg struct {
+	picker *picker
+	list   []ModelChoice
+	err    error
+}
+
+// serverModels lists a server's models first in the picker that asked,
+// the selected row kept (a picker closed meanwhile is no longer shown).
+func (m *Model) serverModels(msg serverModelsMsg) {
+	p := msg.picker
+	p.close()
+	p.title = strings.TrimSuffix(p.title, " · asking the server for its models…")
+	if msg.err != nil {
+		p.title += " · the server did not list its models"
+		return
+	}
+	items := make([]pickItem, 0, len(msg.list)+len(p.items))
+	for _, c := range msg.list {
+		current := c.Provider == m.provider && c.ID == m.model
+		items = append(items, pickItem{label: modelLabel(c, current), value: []string{c.Provider, c.ID}})
+	}
+	p.sel += len(items)
+	for i, it := range items { // the current model is the server's: select it
+		if it.value[0] == m.provider && it.value[1] == m.model {
+			p.sel = i
+		}
+	}
+	p.items = append(items, p.items...)
 }
 
 // setModel stores provider and model and restarts the backend with them.

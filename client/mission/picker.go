@@ -18,6 +18,7 @@ type picker struct {
 	sel    int
 	onPick func(pickItem) tea.Cmd
 	onEsc  func() tea.Cmd // nil: Esc only closes
+	cancel func()         // ends what the open picker waits for; nil: nothing
 }
 
 // pickItem is one row: what is shown and what is picked.
@@ -68,15 +69,24 @@ func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		p.sel = len(p.items) - 1
 	case "enter":
 		m.picker = nil
+		p.close()
 		if len(p.items) == 0 {
 			return nil
 		}
 		return p.onPick(p.items[p.sel])
 	case "esc", "ctrl+c":
 		m.picker = nil
+		p.close()
 		if p.onEsc != nil {
 			return p.onEsc()
 		}
 	}
 	return nil
+}
+
+// close cancels what the picker waits for (the server's model list).
+func (p *picker) close() {
+	if p.cancel != nil {
+		p.cancel()
+	}
 }

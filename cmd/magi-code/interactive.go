@@ -15,6 +15,21 @@ import (
 	"github.com/magi-code/magi-code/runner/config"
 )
 
+// configuredProvider is the provider the settings name ("" for none, "?"
+// when they cannot be read: not a missing choice).
+func configuredProvider(env runner.Env) string {
+	d, err := config.Describe(config.Env(env))
+	if err != nil {
+		return "?"
+	}
+	for _, v := range d.Values {
+		if v.Key == "provider" {
+			return strings.Trim(v.Value, `"`)
+		}
+	}
+	return ""
+}
+
 // interactive runs Mission Control: the serve pipeline runs in this
 // process (connect) and the terminal app drives it through the protocol
 // like any frontend, so the terminal and Ma-gi exercise the one protocol
@@ -26,24 +41,14 @@ func interactive(l launch) int {
 	pruneSessions()
 	env := runner.ProcessEnv()
 	opts := mission.Options{
-		Cwd:      env.Cwd,
-		Prompt:   l.prompt,
-		Resume:   l.resume,
-		Login:    func(provider, key string) error { return storeKey(env, provider, key) },
-		SetModel: func(provider, model string) error { return setModel(env, provider, model) },
-		Sessions: func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
-		Configured: func() string {
-			d, err := config.Describe(config.Env(env))
-			if err != nil {
-				return "?" // unreadable settings: not a missing choice
-			}
-			for _, v := range d.Values {
-				if v.Key == "provider" {
-					return strings.Trim(v.Value, `"`)
-				}
-			}
-			return ""
-		},
+		Cwd:          env.Cwd,
+		Prompt:       l.prompt,
+		Resume:       l.resume,
+		Login:        func(provider, key string) error { return storeKey(env, provider, key) },
+		SetModel:     func(provider, model string) error { return setModel(env, provider, model) },
+		Sessions:     func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
+		Configured:   func() string { return configuredProvider(env) },
+		ServerModels: serverModels(env),
 	}
 	if l.continueIt || l.resumeAsk {
 		list, err := cwdSessions(env)
