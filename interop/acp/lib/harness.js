@@ -76,8 +76,9 @@ export class Workspace {
 
 // Agent is one spawned `magi-code acp` with its tap.
 export class Agent {
-  constructor(ws, { command = null, args = ["acp"], env = null, validator }) {
+  constructor(ws, { command = null, args = ["acp"], env = null, mutate = null, validator }) {
     this.ws = ws;
+    this.mutate = mutate;
     const [cmd, ...cargs] = command ?? [binary(), ...args];
     // Real pipes (FIFOs) on fd 0 and 1, as an editor gives: node's own
     // 'pipe' stdio is a socket pair, which magi-code refuses like serve.
@@ -124,14 +125,24 @@ export class Agent {
     this.stdout.on("data", (chunk) => {
       pendingOut = Buffer.concat([pendingOut, chunk]);
       let i;
+      const out = [];
       while ((i = pendingOut.indexOf(10)) >= 0) {
         const line = pendingOut.subarray(0, i + 1);
         pendingOut = pendingOut.subarray(i + 1);
-        this.onLine("a2c", line);
+        // mutate (tests of the tap itself) turns one output line into
+        // others, as a faulty agent would have written them.
+        for (const l of this.mutate ? this.mutate(line) : [line]) {
+          this.onLine("a2c", l);
+          out.push(l);
+        }
       }
       if (pendingOut.length >= MAX_FRAME) this.violate(`a2c: a line longer than ${MAX_FRAME} bytes without its LF yet`);
       try {
-        sdkController.enqueue(new Uint8Array(chunk));
+        if (this.mutate) {
+          for (const l of out) sdkController.enqueue(new Uint8Array(l));
+        } else {
+          sdkController.enqueue(new Uint8Array(chunk));
+        }
       } catch {}
     });
     this.stdout.on("end", () => {
