@@ -196,6 +196,11 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			return err
 		}
 	}
+	if r.hasUsage {
+		if err := emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: r.usage}); err != nil {
+			return err
+		}
+	}
 	return emit(provider.StreamEvent{Kind: provider.Done})
 }
 

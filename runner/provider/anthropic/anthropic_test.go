@@ -34,6 +34,9 @@ func render(evs []provider.StreamEvent) []string {
 			out = append(out, "summary:"+ev.Text)
 		case provider.ToolCallKind:
 			out = append(out, "call:"+ev.Call.ID+":"+ev.Call.Name+":"+string(ev.Call.Arguments))
+		case provider.UsageKind:
+			u := ev.Usage
+			out = append(out, fmt.Sprintf("usage:%d/%d/%d/%d", u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens))
 		case provider.Done:
 			out = append(out, "done")
 		default:
@@ -226,7 +229,12 @@ func TestStream(t *testing.T) {
 			p := start(t, tc.handler, Config{Logf: l.logf})
 			var evs []provider.StreamEvent
 			err := p.Stream(context.Background(), provider.Request{Model: model, Thinking: tc.thinking, Messages: []provider.Message{{Role: "user", Text: "hi"}}},
-				func(ev provider.StreamEvent) error { evs = append(evs, ev); return nil })
+				func(ev provider.StreamEvent) error {
+					if ev.Kind != provider.UsageKind { // TestUsage
+						evs = append(evs, ev)
+					}
+					return nil
+				})
 			if got := render(evs); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("events = %q; want %q", got, tc.want)
 			}

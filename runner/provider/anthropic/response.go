@@ -16,6 +16,11 @@ type response struct {
 	summaries bool
 	started   bool
 	stopped   bool
+	// usage is what message_start and message_delta reported (hasUsage:
+	// either did).
+	usage        provider.Usage
+	hasUsage     bool
+	cacheCreated int64
 
 	blocks     []block
 	tools      int
@@ -54,6 +59,10 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 	switch ev.Type {
 	case "message_start":
 		r.started = true
+		if ev.JSON.Message.Valid() && ev.Message.JSON.Usage.Valid() {
+			u := &ev.Message.Usage
+			r.setUsage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens)
+		}
 	case "content_block_start":
 		return r.blockStart(ev)
 	case "content_block_delta":
@@ -63,6 +72,22 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 	case "message_delta":
 		// stop_reason (end_turn, tool_use, max_tokens, ...) needs no
 		// action: calls are emitted from their blocks after message_stop.
+		// Its usage is cumulative: its counts replace message_start's
+		// where given (output_tokens always is).
+		if ev.JSON.Usage.Valid() {
+			u, prev := &ev.Usage, r.usage
+			in, read, created := prev.InputTokens-prev.CachedInputTokens-r.cacheCreated, prev.CachedInputTokens, r.cacheCreated
+			if u.JSON.InputTokens.Valid() {
+				in = u.InputTokens
+			}
+			if u.JSON.CacheReadInputTokens.Valid() {
+				read = u.CacheReadInputTokens
+			}
+			if u.JSON.CacheCreationInputTokens.Valid() {
+				created = u.CacheCreationInputTokens
+			}
+			r.setUsage(in, read, created, u.OutputTokens)
+		}
 	case "message_stop":
 		if !r.started {
 			return provider.StreamEvent{}, errEvent
@@ -70,6 +95,14 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 		r.stopped = true
 	}
 	return provider.StreamEvent{}, nil
+}
+
+// setUsage records the usage of Anthropic's counts: input_tokens excludes
+// the prompt read from or written to the cache, which provider.Usage's
+// InputTokens includes.
+func (r *response) setUsage(input, cacheRead, cacheCreated, output int64) {
+	r.hasUsage, r.cacheCreated = true, cacheCreated
+	r.usage = provider.Usage{InputTokens: input + cacheRead + cacheCreated, CachedInputTokens: cacheRead, OutputTokens: output}
 }
 
 // blockStart opens a content block: text (its first text, if any, is a

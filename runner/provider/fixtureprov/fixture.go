@@ -4,8 +4,9 @@
 // Each Stream call consumes the next scripted response, whatever happens to
 // it (cancellation included). Steps: text (with repeat N: N deltas of the
 // same string, no allocation per delta), reasoning_summary, tool_call (IDs
-// "call_1", "call_2", ... per provider instance), sleep_ms (cancellable) and
-// error CODE (the stream fails with a safe code). When the script is
+// "call_1", "call_2", ... per provider instance), sleep_ms (cancellable),
+// error CODE (the stream fails with a safe code) and usage (a UsageKind
+// event with the given token counts). When the script is
 // exhausted, or there is none, the reply is one delta "echo: " followed by
 // the last user prompt of the request.
 package fixtureprov
@@ -99,6 +100,12 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			err = sleep(ctx, time.Duration(*st.SleepMs)*time.Millisecond)
 		case st.Error != nil:
 			err = scriptError(*st.Error)
+		case st.Usage != nil:
+			u := st.Usage
+			err = emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: provider.Usage{
+				InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+				CachedInputTokens: u.CachedInputTokens, ReasoningTokens: u.ReasoningTokens,
+			}})
 		}
 		if err != nil {
 			return err

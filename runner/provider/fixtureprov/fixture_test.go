@@ -3,6 +3,7 @@ package fixtureprov
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,6 +43,9 @@ func collect(p *Provider, prompt string) ([]string, error) {
 			got = append(got, "summary:"+ev.Text)
 		case provider.ToolCallKind:
 			got = append(got, "call:"+ev.Call.ID+":"+ev.Call.Name+":"+string(ev.Call.Arguments))
+		case provider.UsageKind:
+			u := ev.Usage
+			got = append(got, fmt.Sprintf("usage:%d/%d/%d/%d", u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens))
 		case provider.Done:
 			got = append(got, "done")
 		}
@@ -86,6 +90,12 @@ func TestStream(t *testing.T) {
 			calls:    3,
 			want:     [][]string{{"text:x"}, nil, nil},
 			wantCode: []protocol.Code{protocol.CodeContentLimit, protocol.CodeExecutionFailed, protocol.CodeOutputUnavailable},
+		},
+		{
+			name:   "usage",
+			script: `{"responses":[{"steps":[{"text":"a"},{"usage":{"input_tokens":120,"output_tokens":7,"cached_input_tokens":100,"reasoning_tokens":3}}]},{"steps":[{"usage":{"input_tokens":5,"output_tokens":1}}]}]}`,
+			calls:  2,
+			want:   [][]string{{"text:a", "usage:120/7/100/3", "done"}, {"usage:5/1/0/0", "done"}},
 		},
 		{
 			name:   "zero sleep",

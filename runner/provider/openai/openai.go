@@ -121,9 +121,14 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	defer stream.Close()
 
 	var acc callAccumulator
-	finished := false
+	var usage provider.Usage
+	finished, hasUsage := false, false
 	for stream.Next() {
 		chunk := stream.Current()
+		if chunk.JSON.Usage.Valid() {
+			// stream_options.include_usage: the last chunk (no choices).
+			hasUsage, usage = true, chatUsage(&chunk.Usage)
+		}
 		for i := range chunk.Choices {
 			ch := &chunk.Choices[i]
 			if ch.Index != 0 {
@@ -160,7 +165,23 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			return err
 		}
 	}
+	if hasUsage {
+		if err := emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: usage}); err != nil {
+			return err
+		}
+	}
 	return emit(provider.StreamEvent{Kind: provider.Done})
+}
+
+// chatUsage maps Chat Completions usage: prompt_tokens counts the whole
+// prompt, cached tokens included, as provider.Usage does.
+func chatUsage(u *sdk.CompletionUsage) provider.Usage {
+	return provider.Usage{
+		InputTokens:       u.PromptTokens,
+		OutputTokens:      u.CompletionTokens,
+		CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+		ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
+	}
 }
 
 // efforts maps the settings thinking levels to reasoning_effort; "off" and
@@ -178,6 +199,9 @@ func (p *Provider) params(req provider.Request) sdk.ChatCompletionNewParams {
 		Model:    shared.ChatModel(req.Model),
 		Messages: messages(req),
 		Tools:    toolParams(req.Tools),
+		// Usage in a last chunk. OpenAI, llama.cpp, Ollama, vLLM and LM
+		// Studio take it; a server that does not ignores it or sends none.
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
 	}
 	effort, reasoning := efforts[req.Thinking]
 	if reasoning {

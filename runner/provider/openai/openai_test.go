@@ -49,6 +49,9 @@ func render(evs []provider.StreamEvent) []string {
 			out = append(out, "text:"+ev.Text)
 		case provider.ToolCallKind:
 			out = append(out, "call:"+ev.Call.ID+":"+ev.Call.Name+":"+string(ev.Call.Arguments))
+		case provider.UsageKind:
+			u := ev.Usage
+			out = append(out, fmt.Sprintf("usage:%d/%d/%d/%d", u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens))
 		case provider.Done:
 			out = append(out, "done")
 		default:
@@ -84,6 +87,17 @@ func TestStream(t *testing.T) {
 			name:    "text",
 			handler: sse(chunk(`{"role":"assistant","content":""}`, ""), chunk(`{"content":"Hel"}`, ""), chunk(`{"content":"lo"}`, ""), chunk(`{}`, "stop"), done),
 			want:    []string{"text:Hel", "text:lo", "done"},
+		},
+		{
+			name: "usage in the last chunk",
+			handler: sse(chunk(`{"content":"hi"}`, ""), chunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"list_dir","arguments":"{}"}}]}`, ""), chunk(`{}`, "tool_calls"),
+				`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":35,"total_tokens":1235,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":20}}}`+"\n\n", done),
+			want: []string{"text:hi", "call:call_a:list_dir:{}", "usage:1200/35/1024/20", "done"},
+		},
+		{
+			name:    "usage null is none",
+			handler: sse(chunk(`{"content":"hi"}`, "stop"), `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":null}`+"\n\n", done),
+			want:    []string{"text:hi", "done"},
 		},
 		{
 			name: "tool calls split across chunks",
@@ -227,6 +241,9 @@ func TestRequestShape(t *testing.T) {
 	}
 	if auth != "Bearer test-key" {
 		t.Errorf("Authorization = %q", auth)
+	}
+	if so, _ := body["stream_options"].(map[string]any); so["include_usage"] != true {
+		t.Errorf("stream_options = %v; want include_usage true", body["stream_options"])
 	}
 	want := map[string]any{
 		"model":  "gpt-test",
