@@ -93,3 +93,18 @@ func TestSkillsListedOnlyWithTheTool(t *testing.T) {
 		}
 	}
 }
+
+// Code Mode calls the skill tool when [tools.code_mode] allow names it.
+func TestSkillFromCodeMode(t *testing.T) {
+	rt := newSkillRuntime(t, "[tools.code_mode]\nenabled = true\nallow = [\"skill\"]\n", map[string]string{
+		".magi-code/skills/lint/SKILL.md": "LINT-BODY\n",
+	})
+	runCode, ok := rt.tools.Get("run_code")
+	if !ok {
+		t.Fatal("run_code not offered")
+	}
+	r := runCode.Run(t.Context(), json.RawMessage(`{"code":"return tools.skill({name: 'lint'})"}`))
+	if r.IsError || !strings.Contains(r.Text, "LINT-BODY") {
+		t.Errorf("run_code calling skill = %+v; want the body", r)
+	}
+}
