@@ -569,3 +569,65 @@ test("session/close cancels the turn; nothing follows; the session is gone", opt
   });
   ws.cleanup();
 });
+
+test("with Zed's capabilities, reads and approved writes go through the client's file system", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: {
+      responses: [
+        { steps: [{ tool_call: { name: "read_file", arguments: { path: "a.txt" } } }] },
+        { steps: [{ tool_call: { name: "write_file", arguments: { path: "b.txt", content: "from the model\n" } } }] },
+        { steps: [{ text: "done" }] },
+      ],
+    },
+  });
+  writeFileSync(path.join(ws.cwd, "a.txt"), "on disk\n");
+  const reads = [];
+  const writes = [];
+  await run(
+    {
+      ws,
+      init: ZED_INITIALIZE,
+      permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }),
+      onRequest: {
+        readTextFile: (p) => {
+          reads.push(p);
+          return { content: "unsaved buffer\n" };
+        },
+        writeTextFile: (p) => {
+          writes.push(p);
+          return {};
+        },
+      },
+    },
+    async ({ ctx }) => {
+      const s = await newSession(ctx, ws);
+      const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("edit") });
+      assert.equal(r.stopReason, "end_turn");
+    },
+  );
+  assert.deepEqual(reads.map((p) => p.path), [path.join(ws.cwd, "a.txt")], "the read went to the editor");
+  assert.deepEqual(writes.map((p) => [p.path, p.content]), [[path.join(ws.cwd, "b.txt"), "from the model\n"]], "the approved write went to the editor");
+  assert.ok(!existsSync(path.join(ws.cwd, "b.txt")), "the agent did not write the disk itself");
+  ws.cleanup();
+});
+
+test("with Zed's terminal _meta advertised, command output arrives through it", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "echo live-terminal-output" } } }] }, { steps: [{ text: "done" }] }] },
+  });
+  await run(
+    { ws, init: ZED_INITIALIZE, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      const since = agent.frames.length;
+      const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("run") });
+      assert.equal(r.stopReason, "end_turn");
+      const tool = agent.updatesOf(s.sessionId, since).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
+      assert.ok(tool.some((u) => (u.content ?? []).some((c) => c.type === "terminal")), "a terminal content block");
+      assert.ok(tool.some((u) => JSON.stringify(u._meta?.terminal_output ?? "").includes("live-terminal-output")), "the output in _meta.terminal_output");
+    },
+  );
+  ws.cleanup();
+});
