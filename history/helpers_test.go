@@ -145,3 +145,15 @@ func joined(t testing.TB, entries []entry) []entry {
 	}
 	return out
 }
+
+// appendRecord appends r to a as the turn worker does: an input through
+// AppendInput (fsynced), anything else through Append.
+func appendRecord(a *Attachment, r Record) error {
+	var err error
+	if r.Type == TypeInput {
+		_, err = a.AppendInput(r)
+	} else {
+		_, err = a.Append(r, false)
+	}
+	return err
+}

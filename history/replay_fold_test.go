@@ -38,13 +38,7 @@ func TestReplayFold(t *testing.T) {
 	appendAll := func(recs ...Record) {
 		t.Helper()
 		for _, r := range recs {
-			var err error
-			if r.Type == TypeInput {
-				_, err = a.AppendInput(r)
-			} else {
-				_, err = a.Append(r, false)
-			}
-			if err != nil {
+			if err := appendRecord(a, r); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -52,13 +52,7 @@ func TestReplayIncrementalMatchesFull(t *testing.T) {
 		{Type: TypeRunCompleted, RunID: "r4", Outcome: "cancelled"},
 	}
 	for i, rec := range recs {
-		var err error
-		if rec.Type == TypeInput {
-			_, err = a.AppendInput(rec)
-		} else {
-			_, err = a.Append(rec, false)
-		}
-		if err != nil {
+		if err := appendRecord(a, rec); err != nil {
 			t.Fatalf("append %d: %v", i, err)
 		}
 		before := a.replay

@@ -31,13 +31,7 @@ func TestUsageRecordsSkipped(t *testing.T) {
 		}
 		defer a.Close()
 		for _, rec := range recs {
-			var err error
-			if rec.Type == TypeInput {
-				_, err = a.AppendInput(rec)
-			} else {
-				_, err = a.Append(rec, false)
-			}
-			if err != nil {
+			if err := appendRecord(a, rec); err != nil {
 				t.Fatalf("append %s: %v", rec.Type, err)
 			}
 		}
