@@ -5,7 +5,7 @@ import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive } from "../lib/harness.js";
+import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive, startAgent, makeClient } from "../lib/harness.js";
 import { run, requestError } from "../lib/scenario.js";
 
 // known-failures.json names scenarios that fail because the agent is wrong
@@ -320,9 +320,12 @@ test("list and resume", opts, async () => {
   const other = new Workspace();
   const sids = await run({ ws }, async ({ ctx }) => {
     const out = [];
-    for (let i = 0; i < 3; i++) {
+    // More than one page (docs/acp.md: 50 per page).
+    for (let i = 0; i < 55; i++) {
       const s = await newSession(ctx, ws);
       assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("hello " + i) })).stopReason, "end_turn");
+      // A process holds at most 16 open sessions (docs/acp.md).
+      await ctx.request("session/close", { sessionId: s.sessionId });
       out.push(s.sessionId);
     }
     return out;
@@ -331,7 +334,9 @@ test("list and resume", opts, async () => {
     assert.ok(init.agentCapabilities.sessionCapabilities?.list);
     const seen = [];
     let cursor;
+    let pages = 0;
     for (let page = 0; page < 10; page++) {
+      pages++;
       const r = await ctx.request("session/list", { cwd: ws.cwd, ...(cursor ? { cursor } : {}) });
       for (const s of r.sessions) {
         assert.equal(s.cwd, ws.cwd, "sessions of that cwd only");
@@ -342,6 +347,9 @@ test("list and resume", opts, async () => {
     }
     for (const id of sids) assert.ok(seen.includes(id), `session ${id} listed`);
     assert.equal(new Set(seen).size, seen.length, "no session listed twice");
+    assert.ok(pages > 1, "the list is paged");
+    const bad = await requestError(ctx.request("session/list", { cwd: ws.cwd, cursor: "not-a-cursor-we-issued" }));
+    assert.ok(bad.code === -32602 || bad.code === -32002, `a foreign cursor: ${bad.code}`);
     const since = agent.frames.length;
     await ctx.request("session/resume", { sessionId: sids[1], cwd: ws.cwd, mcpServers: [] });
     const replayed = agent.updatesOf(sids[1], since).filter((u) => /message_chunk|tool_call/.test(u.sessionUpdate));
@@ -629,5 +637,53 @@ test("with Zed's terminal _meta advertised, command output arrives through it", 
       assert.ok(tool.some((u) => JSON.stringify(u._meta?.terminal_output ?? "").includes("live-terminal-output")), "the output in _meta.terminal_output");
     },
   );
+  ws.cleanup();
+});
+
+test("a session held by one process is refused to another until it lets go", opts, async () => {
+  const ws = new Workspace();
+  const first = await startAgent(ws);
+  const app = makeClient();
+  await app.connectWith(first.stream, async (ctx) => {
+    await ctx.request("initialize", PLAIN_INITIALIZE);
+    const s = await newSession(ctx, ws);
+    assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("mine") })).stopReason, "end_turn");
+    await run({ ws }, async ({ agent, ctx: other }) => {
+      const since = agent.frames.length;
+      const e = await requestError(other.request("session/load", { sessionId: s.sessionId, cwd: ws.cwd, mcpServers: [] }));
+      assert.ok(e.code < 0, "load of a held session is an error");
+      assert.deepEqual(agent.updatesOf(s.sessionId, since), [], "nothing of the held session reached the other client");
+      await requestError(other.request("session/resume", { sessionId: s.sessionId, cwd: ws.cwd, mcpServers: [] }));
+    });
+    await ctx.request("session/close", { sessionId: s.sessionId });
+    await run({ ws }, async ({ ctx: other }) => {
+      await other.request("session/resume", { sessionId: s.sessionId, cwd: ws.cwd, mcpServers: [] });
+    });
+  });
+  first.stdin.end();
+  await first.exited;
+  assert.deepEqual(first.problems(), []);
+  ws.cleanup();
+});
+
+test("open sessions are bounded; a closed one frees its place", opts, async () => {
+  const ws = new Workspace();
+  await run({ ws }, async ({ ctx }) => {
+    const open = [];
+    let refused = null;
+    for (let i = 0; i < 64 && !refused; i++) {
+      try {
+        open.push((await newSession(ctx, ws)).sessionId);
+      } catch (e) {
+        if (e?.code === undefined) throw e;
+        refused = e;
+      }
+    }
+    assert.ok(refused, `64 sessions open at once`);
+    assert.ok(refused.code < 0 && refused.code !== -32602, `the bound's error: ${refused.code}`);
+    await ctx.request("session/close", { sessionId: open[0] });
+    const s = await newSession(ctx, ws);
+    assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("fits") })).stopReason, "end_turn");
+  });
   ws.cleanup();
 });
