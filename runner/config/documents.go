@@ -128,7 +128,8 @@ func agentsDirs(cwd string) []string {
 // instructions reads, in order: $MC_HOME/AGENTS.md; the AGENTS.md of each
 // directory from the repository root down to the cwd (agentsDirs); then the
 // paths the global settings list and those the project settings list
-// (required: a missing one fails the load). A file reached twice (by a
+// (required: a missing or unreadable one fails the load; an AGENTS.md that
+// cannot be read is skipped with a problem). A file reached twice (by a
 // symlink, or cwd == MC_HOME) appears once, at its first position. A file
 // its scope refuses is skipped with a problem: global ones resolve inside
 // MC_HOME, an AGENTS.md inside its own directory, the project's listed
@@ -169,6 +170,11 @@ func (l *loader) instructions(globalListed, projectListed []string) ([]Document,
 			l.problem(c.path, fmt.Errorf("instruction file refused: it %w", err))
 			continue
 		case !c.required && errors.Is(err, fs.ErrNotExist):
+			continue
+		case !c.required:
+			// An AGENTS.md that cannot be read (a FIFO, a parent
+			// directory's file the person may not read) is skipped.
+			l.problem(c.path, fmt.Errorf("instruction file skipped: %w", err))
 			continue
 		default:
 			l.problem(c.path, err)

@@ -489,3 +489,19 @@ func TestHardLinkedProjectFileRefused(t *testing.T) {
 		t.Errorf("problems %v; want the two hard links named", snap.Problems)
 	}
 }
+
+// An AGENTS.md that cannot be read (here a FIFO) is skipped with a
+// problem; a listed instructions path that cannot be read fails the load.
+func TestUnreadableAgentsSkipped(t *testing.T) {
+	w := newWorld(t)
+	w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
+	ostest.Fifo(t, w.path("cwd/AGENTS.md"))
+	snap, code := w.load(t)
+	if code != "" || len(snap.Instructions) != 0 || !problemAt(snap.Problems, "work/AGENTS.md", 0) {
+		t.Errorf("Load = %q, %d instructions, problems %v; want ready, AGENTS.md skipped and named", code, len(snap.Instructions), snap.Problems)
+	}
+	w.write(t, "home/settings.toml", fixtureGlobal+"instructions = [\"../work/AGENTS.md\"]\n", 0o644)
+	if _, code := w.load(t); code != protocol.CodeConfigurationInvalid {
+		t.Errorf("Load with the FIFO listed = %q; want configuration_invalid", code)
+	}
+}
