@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,18 @@ func cli(l launch) int {
 			return 1
 		}
 		return 0
+	case modeSchemaSettings:
+		if _, err := os.Stdout.Write(config.SettingsSchema()); err != nil {
+			return 1
+		}
+		return 0
+	case modeCompletion:
+		if _, err := os.Stdout.WriteString(completionScript(l.words[0])); err != nil {
+			return 1
+		}
+		return 0
+	case modeComplete:
+		return completeMain(l.words, completionSources(runner.ProcessEnv()))
 	case modeConformance:
 		return conformanceMain(l.server)
 	case modeLogs:
@@ -109,4 +123,42 @@ func sessionLine(s history.SessionInfo) string {
 	text := human.Sessions([]human.Session{{ID: s.ID, LastActivity: s.LastActivity, Size: s.Size, Cwd: s.Cwd}}, time.Local)
 	_, line, _ := strings.Cut(text, "\n")
 	return line
+}
+
+// completionSources are the dynamic candidates of completion: the IDs of
+// this directory's sessions, newest first, and the names of the MCP
+// servers its settings define. Any error leaves them out.
+func completionSources(env runner.Env) completionSource {
+	return completionSource{
+		sessions: func() []string {
+			list, err := runner.ListSessions(env)
+			if err != nil {
+				return nil
+			}
+			slices.SortFunc(list, func(a, b history.SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
+			// Session headers hold the canonical cwd.
+			cwd, err := filepath.EvalSymlinks(env.Cwd)
+			if err != nil {
+				cwd = env.Cwd
+			}
+			var ids []string
+			for _, s := range list {
+				if s.Cwd == cwd || s.Cwd == env.Cwd {
+					ids = append(ids, s.ID)
+				}
+			}
+			return ids
+		},
+		servers: func() []string {
+			list, err := config.ListMCP(config.Env(env))
+			if err != nil {
+				return nil
+			}
+			var names []string
+			for _, m := range list {
+				names = append(names, m.Name)
+			}
+			return names
+		},
+	}
 }

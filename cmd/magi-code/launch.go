@@ -30,6 +30,9 @@ const (
 	modeModel
 	modeVersion
 	modeACP
+	modeSchemaSettings
+	modeCompletion
+	modeComplete
 )
 
 // launch is a validated command line.
@@ -47,6 +50,8 @@ type launch struct {
 	provider   string
 	// topic is the command whose usage help prints ("" for all).
 	topic string
+	// words: completion's shell, or __complete's words.
+	words []string
 }
 
 var errUsage = errors.New("usage")
@@ -140,9 +145,18 @@ func parseArgs(args []string) (launch, error) {
 			return launch{mode: modeMCPApprove, name: args[2]}, nil
 		}
 	case "schema":
-		if len(args) == 1 {
+		if len(args) == 1 || len(args) == 2 && args[1] == "protocol" {
 			return launch{mode: modeSchema}, nil
 		}
+		if len(args) == 2 && args[1] == "settings" {
+			return launch{mode: modeSchemaSettings}, nil
+		}
+	case "completion":
+		if len(args) == 2 && completionScript(args[1]) != "" {
+			return launch{mode: modeCompletion, words: args[1:]}, nil
+		}
+	case "__complete": // hidden: the completion scripts' question
+		return launch{mode: modeComplete, words: args[1:]}, nil
 	case "conformance":
 		if len(args) == 3 && args[1] == "--server" && args[2] != "" {
 			return launch{mode: modeConformance, server: args[2]}, nil
@@ -253,7 +267,10 @@ Usage:
                                  print the latest child's diagnostic log (or INSTANCE's; --follow keeps printing)
   magi-code sessions list        stored sessions: ID, last activity, size, workspace, first prompt
   magi-code sessions prune       delete sessions idle for session_retention_days (default 30; 0 never)
-  magi-code schema               print the JSON Schema of every protocol frame (draft 2020-12)
+  magi-code schema [protocol]    print the JSON Schema of every protocol frame (draft 2020-12)
+  magi-code schema settings      print the JSON Schema of settings.toml, for TOML editors (taplo, Even Better TOML)
+  magi-code completion bash|zsh|fish
+                                 print a completion script: commands, flags, providers, session IDs for resume
   magi-code conformance --server "COMMAND ARGS..."
                                  check any server of the protocol with the conformance kit
   magi-code version              the version, the source revision and the Go release of this build

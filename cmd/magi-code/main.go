@@ -76,11 +76,7 @@ func run(args []string) int {
 	case modeLogin, modeLogout, modeModel:
 		return account(l)
 	case modeHelp:
-		if l.topic != "" {
-			fmt.Print(topicUsage(l.topic))
-			return 0
-		}
-		fmt.Print(usage)
+		fmt.Print(topicHelp(l.topic))
 		return 0
 	case modeVersion:
 		info, _ := debug.ReadBuildInfo()

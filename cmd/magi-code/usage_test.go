@@ -29,8 +29,8 @@ func TestCommandUsage(t *testing.T) {
 		}
 		o := runIn(t, ws, "", args)
 		o.want(t, strings.Join(args, " "), 0, []string{"  magi-code " + topic}, nil)
-		if o.stdout != topicUsage(topic) {
-			t.Fatalf("%v printed %q; want that command's usage lines", args, o.stdout)
+		if o.stdout != topicHelp(topic) {
+			t.Fatalf("%v printed %q; want that command's help", args, o.stdout)
 		}
 	}
 	if after, _ := os.ReadFile(settings); string(after) != string(before) {
