@@ -76,8 +76,8 @@ func TestCommandLineExitCodes(t *testing.T) {
 	for _, arg := range []string{"help", "-h", "--help"} {
 		o := runIn(t, ws, "", []string{arg})
 		o.want(t, arg, 0, []string{"Usage:", "magi-code serve --stdio", "magi-code sessions prune"}, nil)
-		if o.stdout != usage {
-			t.Fatalf("%s printed %q; want the usage text", arg, o.stdout)
+		if o.stdout != topicHelp("") || !strings.HasPrefix(o.stdout, usage) {
+			t.Fatalf("%s printed %q; want the usage text, then the flags, environment and exit codes", arg, o.stdout)
 		}
 	}
 	for _, args := range [][]string{

@@ -38,7 +38,7 @@ var (
 // added to usage without its entry here.
 var commandDetails = map[string]details{
 	"": {flags: []string{"--prompt TEXT  run one turn, then exit", "--continue     reopen this directory's latest session",
-		"-h, --help     all commands", "--version      as magi-code version"}, env: envApp, exits: exitsApp},
+		"--version      as magi-code version"}, env: envApp, exits: exitsApp},
 	"--prompt":   {flags: []string{"--prompt TEXT  the prompt of the one turn"}, env: envApp, exits: exitsApp},
 	"--continue": {flags: []string{"--continue  open the newest session whose workspace is this directory"}, env: envApp, exits: exitsApp},
 	"resume":     {env: envApp, exits: exitsApp},
@@ -82,7 +82,7 @@ func topicHelp(command string) string {
 	for _, f := range d.flags {
 		fmt.Fprintf(&b, "  %s\n", f)
 	}
-	b.WriteString("  -h, --help  this help\n")
+	b.WriteString("  -h, --help     this help\n")
 	if command != "help" && command != "version" {
 		b.WriteString("\nEnvironment:\n")
 		for _, e := range append(append([]string{}, commonEnv...), d.env...) {
