@@ -13,54 +13,104 @@ import (
 	"github.com/magi-code/magi-code/runner"
 )
 
-// replay sends the stored conversation as updates, on the ordered edge,
-// before load's answer: user messages and agent messages with their stored
-// message IDs, tool calls with their final status, each frame within the
-// output bound. It replays what the provider would see: from the last
-// compaction on (docs/acp.md, What is not supported yet).
+// replay sends the stored session as updates, on the ordered edge, before
+// load's answer: user messages and agent messages with their stored
+// message IDs, provider reasoning summaries, and tool calls with their
+// final status, each frame within the output bound. It streams the file
+// from its start (Attachment.Walk), the part before a compaction
+// included, holding only the open messages' redaction streams and the
+// open tool calls: memory stays bounded however long the session. A
+// reply stored in chunks is redacted across them, as it streamed.
 func (s *session) replay() error {
-	records, code := s.att.Replay()
-	if code != "" {
-		return errOutput
-	}
-	results := map[string]*history.Record{}
-	for i := range records {
-		if r := &records[i]; r.Type == history.TypeToolResult {
-			results[r.CallID] = r
-		}
-	}
 	k := &sink{s: s, t: &turn{cancel: func(error) {}}}
-	for i := range records {
-		r := &records[i]
-		var err error
+	type key struct{ run, msg string }
+	streams := map[key]*redact.Stream{} // assistant messages with chunks and no completion yet
+	calls := map[string]*toolState{}    // tool calls without a result yet, by call ID
+	var order []string                  // their call IDs, in order
+	var err error
+	i := 0
+	code := s.att.Walk(func(r *history.Record) protocol.Code {
+		i++
 		switch r.Type {
 		case history.TypeInput:
 			err = k.text("user_message_chunk", messageID(r.MessageID, r.RunID, i), redact.String(r.Text))
+		case history.TypeAssistantChunk:
+			kk := key{r.RunID, r.MessageID}
+			st := streams[kk]
+			if st == nil {
+				st = &redact.Stream{}
+				streams[kk] = st
+			}
+			if safe := st.Push(r.Text); safe != "" {
+				err = k.text("agent_message_chunk", messageID(r.MessageID, r.RunID, i), safe)
+			}
 		case history.TypeAssistant:
-			if r.Text != "" {
+			kk := key{r.RunID, r.MessageID}
+			if st := streams[kk]; st != nil {
+				delete(streams, kk)
+				if rest := st.Flush(); rest != "" {
+					err = k.text("agent_message_chunk", messageID(r.MessageID, r.RunID, i), rest)
+				}
+			} else if r.HasText && r.Text != "" {
 				err = k.text("agent_message_chunk", messageID(r.MessageID, r.RunID, i), redact.String(r.Text))
 			}
+		case history.TypeReasoningSummary:
+			if r.ProviderSummary && r.Text != "" {
+				err = k.text("agent_thought_chunk", messageID(r.ID, r.RunID, i), redact.String(r.Text))
+			}
 		case history.TypeToolCall:
-			ts := &toolState{id: toolCallID(r.CallID), name: activityName(r.Name), status: "failed"}
+			ts := &toolState{id: toolCallID(r.CallID), name: activityName(r.Name), status: "in_progress"}
 			ts.kind = kindOf(ts.name)
 			describe(ts, s.cwd, []byte(r.Arguments))
-			res := results[r.CallID]
-			if res != nil && !res.IsError {
-				ts.status = "completed"
+			if _, open := calls[r.CallID]; !open && len(calls) < maxOpenReplayCalls {
+				calls[r.CallID] = ts
+				order = append(order, r.CallID)
 			}
-			err = k.send(k.toolFrame("tool_call", ts, func(div int) []obj {
-				if res == nil {
-					return nil
-				}
-				return resultContent(ts, res.Text, res.IsError, div)
-			}))
+			err = k.send(k.toolFrame("tool_call", ts, nil))
+		case history.TypeToolResult:
+			ts := calls[r.CallID]
+			if ts == nil {
+				break
+			}
+			delete(calls, r.CallID)
+			ts.status = "completed"
+			if r.IsError {
+				ts.status = "failed"
+			}
+			result, failed := r.Text, r.IsError
+			err = k.send(k.toolFrame("tool_call_update", ts, func(div int) []obj { return resultContent(ts, result, failed, div) }))
 		}
 		if err != nil {
-			return err
+			return protocol.CodeOutputUnavailable
+		}
+		return ""
+	})
+	if code != "" {
+		return errOutput
+	}
+	// What never completed: a reply cut by a crash, calls without a
+	// result (the run stopped before it): failed.
+	for kk, st := range streams {
+		if rest := st.Flush(); rest != "" {
+			if err := k.text("agent_message_chunk", messageID(kk.msg, kk.run, 0), rest); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range order {
+		if ts := calls[id]; ts != nil {
+			ts.status = "failed"
+			if err := k.send(k.toolFrame("tool_call_update", ts, nil)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
+
+// maxOpenReplayCalls bounds the tool calls a replay holds open at once
+// (a run has at most protocol.RunActivityIDs).
+const maxOpenReplayCalls = 4096
 
 // messageID is a stored message's ID, or one derived from its place for
 // a record stored without one.

@@ -580,6 +580,26 @@ func (a *Attachment) Page(revision string, cursor *string) ([]byte, protocol.Cod
 	return p.AppendPage(make([]byte, 0, protocol.HistoryPageBytes), cursor)
 }
 
+// Walk reads the session's records from its start, in file order, handing
+// each to visit: every record after the header, the compacted part
+// included (a transcript, where Replay is the provider's conversation).
+// The record and its strings are valid during the call only; nothing is
+// kept, so memory stays bounded by one line however long the session. A
+// code from visit stops the walk and is returned. A lazy session has no
+// records.
+func (a *Attachment) Walk(visit func(*Record) protocol.Code) protocol.Code {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return protocol.CodeSessionMissing
+	}
+	if a.file == nil {
+		return ""
+	}
+	_, code := scan(io.NewSectionReader(a.file, 0, a.size), a.id, false, visit)
+	return code
+}
+
 // Replay returns the records of the provider conversation, starting at the
 // last compaction (its summary record first): input, internal_input,
 // assistant (one reconciled record per segment, at its first position;

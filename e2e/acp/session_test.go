@@ -277,3 +277,37 @@ func TestLaunchRefused(t *testing.T) {
 		t.Error("a refused launch created the log directory")
 	}
 }
+
+// TestLoadChunkedReply: a long reply serve stored in 16 KiB chunks, with a
+// secret across a chunk boundary, loads over ACP as one message whose
+// chunks join to the reply, redacted.
+func TestLoadChunkedReply(t *testing.T) {
+	pad := strings.Repeat("p", 16384-21) + " "
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		// serve stores a chunk once 16 KiB is reached, at a delta's end: the
+		// first ends inside the secret.
+		response(text(pad), text(secret[:30]), text(secret[30:]+" "), repeat("q", 20000), text(" end")),
+	}})
+	ch := ws.StartChild(t, client.Options{})
+	id := ch.Create().SessionID
+	ch.Turn(id, "long one")
+	ch.Shutdown()
+
+	a := start(t, ws)
+	a.initialize()
+	r, replay := a.call("session/load", map[string]any{"sessionId": id, "cwd": ws.Cwd, "mcpServers": []any{}})
+	if r.Error != nil {
+		t.Fatalf("load: %s", r.raw)
+	}
+	ids, texts := messages(t, replay, "agent_message_chunk")
+	want := pad + "[REDACTED] " + strings.Repeat("q", 20000) + " end"
+	if len(ids) != 1 || texts[ids[0]] != want {
+		t.Errorf("replayed %d messages, %d bytes; want 1 of %d", len(ids), len(texts[ids[0]]), len(want))
+	}
+	for _, f := range replay {
+		if strings.Contains(f.raw, secret[:20]) || strings.Contains(f.raw, secret[len(secret)-20:]) {
+			t.Errorf("a piece of the secret reached a frame")
+		}
+	}
+	a.wantExit(0)
+}
