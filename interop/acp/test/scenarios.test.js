@@ -441,6 +441,8 @@ test("redaction of a secret in text, title and command output", opts, async () =
     script: {
       responses: [
         { steps: [{ text: "the key is " + SECRET.slice(0, 10) }, { text: SECRET.slice(10) + " ok" }, { tool_call: { name: "shell", arguments: { command: `echo ${SECRET}` } } }] },
+        { steps: [{ tool_call: { name: "write_file", arguments: { path: "key.txt", content: `token = ${SECRET}\n` } } }] },
+        { steps: [{ tool_call: { name: "read_file", arguments: { path: "key.txt" } } }] },
         { steps: [{ text: "printed" }] },
       ],
     },
@@ -455,9 +457,12 @@ test("redaction of a secret in text, title and command output", opts, async () =
     const msgs = messages(agent.updatesOf(s.sessionId, since)).map((m) => m.text).join("");
     assert.ok(msgs.startsWith("the key is ") && msgs.includes(" ok"), `the text around the secret is kept: ${msgs}`);
     const calls = toolCalls(agent.updatesOf(s.sessionId, since));
-    const [c] = [...calls.values()];
+    const [c, w, rd] = [...calls.values()];
     assert.equal(final(c), "completed");
     assert.ok(c.title.startsWith("echo "), `the title keeps the command: ${c.title}`);
+    assert.equal(final(w), "completed", "the write (its rawInput and diff hold the secret)");
+    assert.equal(final(rd), "completed", "the read (its output holds the secret)");
+    assert.ok(readFileSync(path.join(ws.cwd, "key.txt"), "utf8").includes(SECRET), "the file itself holds the secret: only frames are redacted");
   });
   ws.cleanup();
 });
@@ -684,6 +689,52 @@ test("open sessions are bounded; a closed one frees its place", opts, async () =
     await ctx.request("session/close", { sessionId: open[0] });
     const s = await newSession(ctx, ws);
     assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("fits") })).stopReason, "end_turn");
+  });
+  ws.cleanup();
+});
+
+test("large tool content (a write's diff, a read, command output) stays within the frame bound", opts, async () => {
+  const big = "HEAD-MARK\n" + "0123456789abcdef".repeat(20000); // 320 KB
+  const ws = new Workspace({
+    settings: '\n[tools]\napproval = "auto"\nunsandboxed_auto = true\n',
+    script: {
+      responses: [
+        { steps: [{ tool_call: { name: "write_file", arguments: { path: "big.txt", content: big } } }] },
+        { steps: [{ tool_call: { name: "read_file", arguments: { path: "big.txt" } } }] },
+        { steps: [{ tool_call: { name: "edit_file", arguments: { path: "big.txt", old: "HEAD-MARK", new: "EDITED" } } }] },
+        { steps: [{ tool_call: { name: "shell", arguments: { command: "cat big.txt big.txt" } } }] },
+        { steps: [{ text: "done" }] },
+      ],
+    },
+  });
+  await run({ ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) }, async ({ agent, ctx }) => {
+    const s = await newSession(ctx, ws);
+    const since = agent.frames.length;
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("big") });
+    assert.equal(r.stopReason, "end_turn");
+    const calls = toolCalls(agent.updatesOf(s.sessionId, since));
+    assert.equal(calls.size, 4);
+    for (const [id, c] of calls) assert.equal(final(c), "completed", `${id}: ${c.statuses}`);
+    const kinds = [...calls.values()].map((c) => c.kinds[0]);
+    assert.deepEqual(kinds, ["edit", "read", "edit", "execute"]);
+    const diffs = [...calls.values()].flatMap((c) => c.frames.flatMap((u) => (u.content ?? []).filter((x) => x.type === "diff")));
+    assert.ok(diffs.length >= 1, "an edit carries a diff");
+    for (const d of diffs) assert.ok(path.isAbsolute(d.path), `diff path ${d.path}`);
+    // The tap checks every frame's size.
+  });
+  ws.cleanup();
+});
+
+test("a failed run is a JSON-RPC error whose data holds a stable code, not provider text", opts, async () => {
+  const ws = new Workspace({ script: { responses: [{ steps: [{ text: "partial " }, { error: "provider_error" }] }] } });
+  await run({ ws }, async ({ ctx }) => {
+    const s = await newSession(ctx, ws);
+    const e = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("fail") }));
+    assert.ok(e.code < 0);
+    assert.match(String(e.data?.code ?? ""), /^[a-z_]+$/, `data: ${JSON.stringify(e.data)}`);
+    ws.setScript({ responses: [] });
+    const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("again") });
+    assert.equal(r.stopReason, "end_turn");
   });
   ws.cleanup();
 });
