@@ -543,7 +543,7 @@ func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, 
 		}
 		// The person allowed this call: a read outside the working
 		// directory that asked may now run (tools.WithApproved).
-		ctx = tools.WithApproved(ctx)
+		ctx = tools.WithApproved(ctx, tool.Name(), call.Arguments)
 	}
 	if res, blocked, err := r.preToolUse(ctx, tool.Name(), call.Arguments); err != nil || blocked {
 		return res, err

@@ -78,7 +78,7 @@ func (p *program) callFunc(tl tools.Tool) func(goja.FunctionCall) goja.Value {
 			}
 			// Allowed: as for a direct call, a read outside the working
 			// directory that asked may now run (tools.WithApproved).
-			ctx = tools.WithApproved(ctx)
+			ctx = tools.WithApproved(ctx, name, args)
 		}
 
 		res := tl.Run(ctx, args)

@@ -219,7 +219,7 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if err := decode(args, &a); err != nil || a.Path == "" {
 		return errResult(t.Name(), "invalid arguments")
 	}
-	real, stop := t.o.checkRead(ctx, t.Name(), a.Path, false)
+	real, stop := t.o.checkRead(ctx, t.Name(), args, a.Path, false)
 	if stop != nil {
 		return *stop
 	}
@@ -455,7 +455,7 @@ func (t *listDir) Run(ctx context.Context, args json.RawMessage) Result {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	real, stop := t.o.checkRead(ctx, t.Name(), a.Path, true)
+	real, stop := t.o.checkRead(ctx, t.Name(), args, a.Path, true)
 	if stop != nil {
 		return *stop
 	}

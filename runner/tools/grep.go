@@ -65,7 +65,7 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	// of credentials, such as ~/.ssh or $MC_HOME, is refused as a whole);
 	// below it nothing is followed: the walk goes by directory descriptor
 	// and skips symlinks, so it never leaves the resolved root.
-	root, stop := t.o.checkRead(ctx, t.Name(), a.Path, true)
+	root, stop := t.o.checkRead(ctx, t.Name(), args, a.Path, true)
 	if stop != nil {
 		return *stop
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -280,11 +281,12 @@ func (o Options) cwdRealOrSelf() string {
 	return realOrSelf(o.Cwd)
 }
 
-// checkRead is readTarget as a read tool's Run applies it: a refusal, a
-// filesystem outcome, or a read outside that no approval covers (ctx was
-// not marked by WithApproved, or outside reads do not ask) stop the call
-// with a result; otherwise it returns the resolved path.
-func (o Options) checkRead(ctx context.Context, tool, p string, tree bool) (string, *Result) {
+// checkRead is readTarget as a read tool's Run applies it to its call
+// (tool, args) with path p: a refusal, a filesystem outcome, or a read
+// outside that no approval covers (ctx was not marked by WithApproved for
+// this very call, or outside reads do not ask) stop the call with a
+// result; otherwise it returns the resolved path.
+func (o Options) checkRead(ctx context.Context, tool string, args json.RawMessage, p string, tree bool) (string, *Result) {
 	c := o.readTarget(p, tree)
 	var res Result
 	switch {
@@ -292,7 +294,7 @@ func (o Options) checkRead(ctx context.Context, tool, p string, tree bool) (stri
 		res = refused(tool, c.refuse)
 	case c.bad != "":
 		res = errResult(tool, c.bad)
-	case c.outside && !(o.AskOutsideReads && approved(ctx)):
+	case c.outside && !(o.AskOutsideReads && approved(ctx, tool, args)):
 		res = refused(tool, RefusedOutsideRead)
 	default:
 		return c.real, nil
@@ -317,18 +319,24 @@ func (o Options) askOutside(p string, tree bool) (bool, string) {
 // approvedKey marks the context of a call the person approved.
 type approvedKey struct{}
 
-// WithApproved returns ctx marked as the context of a tool call whose
-// approval request the person allowed. The runner marks the context it
-// runs an approved call with; a read tool reads outside the working
-// directory only under this mark (and only when outside reads ask).
-func WithApproved(ctx context.Context) context.Context {
-	return context.WithValue(ctx, approvedKey{}, true)
+// approvedCall is the call an approved context belongs to.
+type approvedCall struct{ tool, args string }
+
+// WithApproved returns ctx marked as the context of the tool call (tool,
+// args) whose approval request the person allowed. The runner marks the
+// context it runs an approved call with; a read tool reads outside the
+// working directory only under the mark of that same call (and only when
+// outside reads ask), so a call nested in an approved one (a program, a
+// subagent) is not covered by it.
+func WithApproved(ctx context.Context, tool string, args json.RawMessage) context.Context {
+	return context.WithValue(ctx, approvedKey{}, approvedCall{tool, string(args)})
 }
 
-// approved reports whether ctx carries WithApproved's mark.
-func approved(ctx context.Context) bool {
-	ok, _ := ctx.Value(approvedKey{}).(bool)
-	return ok
+// approved reports whether ctx carries WithApproved's mark for the call
+// (tool, args).
+func approved(ctx context.Context, tool string, args json.RawMessage) bool {
+	c, ok := ctx.Value(approvedKey{}).(approvedCall)
+	return ok && c == approvedCall{tool, string(args)}
 }
 
 // componentPath reports whether p has a component name (".git",

@@ -213,7 +213,6 @@ func readArgs(tool, path string) json.RawMessage {
 // approval and read with one; a path inside never asks and is read.
 func TestReadBoundary(t *testing.T) {
 	root, base := readTree(t)
-	ctxs := map[string]context.Context{"plain": context.Background(), "approved": WithApproved(context.Background())}
 	for _, row := range readRows() {
 		path := strings.ReplaceAll(row.path, "ROOT", root)
 		args := readArgs(row.tool, path)
@@ -226,10 +225,17 @@ func TestReadBoundary(t *testing.T) {
 			if force != wantForce || (force && why != ReasonReadOutside) {
 				t.Errorf("%s(%s) ask=%v: ForceApproval = %v %q; want %v", row.tool, row.path, ask, force, why, wantForce)
 			}
+			ctxs := map[string]context.Context{
+				"plain":    context.Background(),
+				"approved": WithApproved(context.Background(), row.tool, args),
+				// The mark of another call (a program or subagent nested
+				// in an approved call) covers nothing.
+				"other": WithApproved(context.Background(), row.tool, readArgs(row.tool, path+"/..")),
+			}
 			for name, ctx := range ctxs {
 				res := tl.Run(ctx, args)
 				want := row.refuse
-				if row.outside && (!ask || name == "plain") {
+				if row.outside && (!ask || name != "approved") {
 					want = RefusedOutsideRead
 				}
 				if want != "" {
@@ -262,7 +268,7 @@ func TestGrepWalkStaysInside(t *testing.T) {
 	for _, ask := range []bool{true, false} {
 		o.AskOutsideReads = ask
 		tl, _ := Builtin(o).Get("grep")
-		for _, ctx := range []context.Context{context.Background(), WithApproved(context.Background())} {
+		for _, ctx := range []context.Context{context.Background(), WithApproved(context.Background(), "grep", readArgs("grep", "."))} {
 			res := tl.Run(ctx, readArgs("grep", "."))
 			if want := "a.txt:1:inside CANARY\nsub/b.txt:1:bee CANARY\n"; res.Text != want || res.IsError {
 				t.Errorf("grep . = %+v; want %q", res, want)
