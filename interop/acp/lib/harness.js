@@ -45,9 +45,16 @@ export function binary() {
 
 // Workspace is a temporary MC_HOME (home) and working directory (cwd) with
 // global settings selecting the fixture provider.
+const workspaces = new Set();
+// A failed test leaves its workspace: remove every one at exit.
+process.on("exit", () => {
+  for (const w of workspaces) w.cleanup();
+});
+
 export class Workspace {
   constructor({ settings = "", script = null } = {}) {
     this.root = mkdtempSync(path.join(tmpdir(), "magi-acp-"));
+    workspaces.add(this);
     this.home = path.join(this.root, "home");
     this.cwd = path.join(this.root, "work");
     mkdirSync(this.home, { recursive: true });
@@ -70,6 +77,7 @@ export class Workspace {
   }
 
   cleanup() {
+    workspaces.delete(this);
     rmSync(this.root, { recursive: true, force: true });
   }
 }
@@ -82,7 +90,7 @@ export class Agent {
     const [cmd, ...cargs] = command ?? [binary(), ...args];
     // Real pipes (FIFOs) on fd 0 and 1, as an editor gives: node's own
     // 'pipe' stdio is a socket pair, which magi-code refuses like serve.
-    this.fifoDir = mkdtempSync(path.join(tmpdir(), "magi-acp-fifo-"));
+    this.fifoDir = mkdtempSync(path.join(ws.root, "fifo-"));
     const inPath = path.join(this.fifoDir, "in");
     const outPath = path.join(this.fifoDir, "out");
     execFileSync("mkfifo", ["-m", "600", inPath, outPath]);
@@ -280,10 +288,13 @@ export class Agent {
     return exit;
   }
 
+  // kill ends the agent and every process under it.
   kill() {
-    try {
-      this.child.kill("SIGKILL");
-    } catch {}
+    for (const p of [this.pid, ...descendants(this.pid)]) {
+      try {
+        process.kill(p, "SIGKILL");
+      } catch {}
+    }
   }
 
   // clean reports every problem the tap found, and a non-empty stderr.
