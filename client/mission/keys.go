@@ -18,6 +18,7 @@ var commands = []struct{ name, args, what string }{
 	{"/login", "[openai|anthropic]", "store an API key (asked without echo) in auth.json"},
 	{"/model", "[PROVIDER] [NAME]", "choose the provider and model (a list without NAME)"},
 	{"/new", "", "start a new session"},
+	{"/status", "", "model, approval mode, sandbox, session, tokens"},
 	{"/sessions", "", "this directory's sessions, most recent first"},
 	{"/resume", "[ID]", "reopen a session (a list without ID; a short ID works)"},
 	{"/quit", "", "leave (Ctrl-C on an empty input does too)"},
@@ -242,6 +243,8 @@ func (m *Model) command(f []string) tea.Cmd {
 		return m.quit(exitFor(m))
 	case "/help":
 		return m.print(styleDim().Render(helpText()))
+	case "/status":
+		return m.print(styleDim().Render(m.statusText()))
 	case "/login":
 		if m.restarting {
 			return m.print(styleError().Render(restartingNow("login")))

@@ -62,6 +62,9 @@ type Options struct {
 	// Configured is the provider the settings name ("" for none), to
 	// tell a missing choice from a missing key; nil: unknown.
 	Configured func() string
+	// ApprovalMode is the approval setting in force ("ask", "auto"), for
+	// /status; nil: unknown.
+	ApprovalMode func() string
 	// Models lists the models the /model picker offers; nil: KnownModels.
 	Models func() []ModelChoice
 	// ServerModels, when set, asks the selected provider's server for its
@@ -183,6 +186,8 @@ type Model struct {
 	approval  *approval
 	gate      keyGate // the bursts of keys, for approvals
 	limits    limits  // initialize's, for the prompt's size
+	usage     usage   // token counts of this app's turns
+	sandbox   string  // status's sandbox ("" unknown)
 
 	// The screen (screen.go).
 	height   int
@@ -243,7 +248,9 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) initialize() tea.Cmd {
 	return m.call("initialize", map[string]any{
-		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer"},
+		// usage: the optional capability of token counts (docs/protocol.md,
+		// Optional capabilities), for the status bar and /status.
+		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", "usage"},
 	})
 }
 

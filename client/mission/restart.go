@@ -93,6 +93,7 @@ func (m *Model) status(raw json.RawMessage) tea.Cmd {
 		Readiness string  `json:"readiness"`
 		Provider  *string `json:"provider"`
 		Model     *string `json:"model"`
+		Sandbox   string  `json:"sandbox"`
 	}
 	if json.Unmarshal(raw, &st) != nil {
 		return nil
@@ -103,7 +104,7 @@ func (m *Model) status(raw json.RawMessage) tea.Cmd {
 	if st.Model != nil {
 		m.model = *st.Model
 	}
-	m.readiness = st.Readiness
+	m.readiness, m.sandbox = st.Readiness, st.Sandbox
 	if m.announce == "" {
 		return nil
 	}

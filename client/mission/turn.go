@@ -117,6 +117,8 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		return m.settle()
 	case "input.persisted":
 		m.durable = true
+	case "usage":
+		m.usage.add(ev.Data)
 	case "run.finished":
 		return m.finished(d.Outcome, d.Persistence, d.ErrorCode)
 	}

@@ -93,7 +93,10 @@ func (m *Model) statusLine() string {
 	if cwd != "" {
 		cwd = filepath.Base(cwd)
 	}
-	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), session, orDash(cwd), human.ReadinessWord(m.readiness))
+	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), human.ReadinessWord(m.readiness), session, orDash(cwd))
+	if u := m.usage.short(); u != "" {
+		s += "· " + u + " "
+	}
 	s = human.Visible(s, 1<<12)
 	return styleStatus().Render(ansi.Truncate(s, max(8, m.width), "…"))
 }

@@ -18,16 +18,11 @@ import (
 // configuredProvider is the provider the settings name ("" for none, "?"
 // when they cannot be read: not a missing choice).
 func configuredProvider(env runner.Env) string {
-	d, err := config.Describe(config.Env(env))
-	if err != nil {
-		return "?"
+	v, ok := settingValue(env, "provider")
+	if !ok {
+		return "?" // unreadable settings: not a missing choice
 	}
-	for _, v := range d.Values {
-		if v.Key == "provider" {
-			return strings.Trim(v.Value, `"`)
-		}
-	}
-	return ""
+	return v
 }
 
 // interactive runs Mission Control: the serve pipeline runs in this
@@ -49,6 +44,13 @@ func interactive(l launch) int {
 		Sessions:     func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
 		Configured:   func() string { return configuredProvider(env) },
 		ServerModels: serverModels(env),
+		ApprovalMode: func() string {
+			v, ok := settingValue(env, "tools.approval")
+			if !ok {
+				return "unknown: the settings are unreadable"
+			}
+			return v
+		},
 	}
 	if l.continueIt || l.resumeAsk {
 		list, err := cwdSessions(env)
@@ -76,6 +78,21 @@ func interactive(l launch) int {
 		code = 1
 	}
 	return code
+}
+
+// settingValue is the effective value of a settings key, unquoted ("" when
+// unset); false when the settings are unreadable.
+func settingValue(env runner.Env, key string) (string, bool) {
+	d, err := config.Describe(config.Env(env))
+	if err != nil {
+		return "", false
+	}
+	for _, v := range d.Values {
+		if v.Key == key {
+			return strings.Trim(v.Value, `"`), true
+		}
+	}
+	return "", true
 }
 
 // inProcessBackend is the pipeline Mission Control drives. restart replaces

@@ -1,0 +1,94 @@
+package mission
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/magi-code/magi-code/client/human"
+)
+
+// usage is the token counts of this app's turns, from the usage run
+// events (docs/protocol.md, Optional capabilities): the sums of what went
+// in and came out, and the context the last response used of its
+// model's window. A resumed session's earlier turns are not counted:
+// history.page does not carry usage.
+type usage struct {
+	in, out, cached int64
+	context, window int64 // the last response's; window 0: unknown
+	seen            bool
+}
+
+// add applies one usage event's data.
+func (u *usage) add(data json.RawMessage) {
+	var d struct {
+		In     int64  `json:"input_tokens"`
+		Out    int64  `json:"output_tokens"`
+		Cached int64  `json:"cached_input_tokens"`
+		Window *int64 `json:"context_window"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.In < 0 || d.Out < 0 || d.Cached < 0 {
+		return
+	}
+	u.in, u.out, u.cached = u.in+d.In, u.out+d.Out, u.cached+d.Cached
+	u.context, u.window, u.seen = d.In+d.Out, 0, true
+	if d.Window != nil && *d.Window > 0 {
+		u.window = *d.Window
+	}
+}
+
+// short is the status bar's part: the context left of the window, or
+// the context used when the window is unknown; "" before any count.
+func (u usage) short() string {
+	switch {
+	case !u.seen:
+		return ""
+	case u.window > 0:
+		left := max(0, 100-u.context*100/u.window)
+		return fmt.Sprintf("%d%% context left", left)
+	}
+	return tokens(u.context) + " context"
+}
+
+// tokens is a count for people: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// statusText is /status: the selection, the approval mode, the sandbox,
+// the session, and the tokens of this app's turns.
+func (m *Model) statusText() string {
+	var b strings.Builder
+	row := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
+	b.WriteString("status:\n")
+	row("provider", orDash(m.provider))
+	row("model", orDash(m.model))
+	row("readiness", human.ReadinessWord(m.readiness))
+	mode := "-"
+	if m.opts.ApprovalMode != nil {
+		mode = human.Visible(m.opts.ApprovalMode(), 32)
+	}
+	row("approval mode", mode)
+	row("sandbox", orDash(m.sandbox))
+	row("session", orDash(m.sessionID))
+	row("directory", orDash(human.Visible(m.opts.Cwd, 4096)))
+	u := m.usage
+	if !u.seen {
+		row("tokens", "none reported yet (a resumed session's earlier turns are not counted)")
+	} else {
+		row("tokens in", fmt.Sprintf("%s (%s from the provider's cache)", tokens(u.in), tokens(u.cached)))
+		row("tokens out", tokens(u.out))
+		ctx := tokens(u.context)
+		if u.window > 0 {
+			ctx += " of " + tokens(u.window) + " (" + u.short() + ")"
+		}
+		row("context", ctx)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

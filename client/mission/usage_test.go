@@ -1,0 +1,54 @@
+package mission
+
+import (
+	"strings"
+	"testing"
+)
+
+// Usage events add up: the status bar shows the context left of the
+// window (or used, when the window is unknown); /status shows the
+// selection, approval mode, sandbox, session and tokens in and out.
+func TestUsageAndStatus(t *testing.T) {
+	m, _, _ := sized(t, 80, 24, Options{ApprovalMode: func() string { return "ask" }})
+	m.Update(result(0, "status", `{"state":"running","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"c","session_id":"`+sess+`","run_id":null,"sandbox":"workspace-write"}`))
+	if v := view(m); strings.Contains(v, "context") {
+		t.Fatalf("context shown before any count:\n%s", v)
+	}
+	send(m, "usage", map[string]any{"input_tokens": 30000, "output_tokens": 2000, "cached_input_tokens": 1000, "reasoning_tokens": 0, "context_window": 128000})
+	send(m, "usage", map[string]any{"input_tokens": 40000, "output_tokens": 8000, "cached_input_tokens": 0, "reasoning_tokens": 0, "context_window": 128000})
+	if v := view(m); !strings.Contains(v, "63% context left") {
+		t.Fatalf("status bar:\n%s", v)
+	}
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	typeLine(m, "/status")
+	p := printed(m)
+	for _, want := range []string{"provider       fixture", "model          fixture-model", "approval mode  ask", "sandbox        workspace-write", "session        " + sess, "tokens in      70.0k (1.0k from the provider's cache)", "tokens out     10.0k", "context        48.0k of 128.0k (63% context left)"} {
+		if !strings.Contains(p, want) {
+			t.Fatalf("/status lacks %q:\n%s", want, p)
+		}
+	}
+	// A local model: no window.
+	m.usage.add([]byte(`{"input_tokens":1500,"output_tokens":10,"context_window":null}`))
+	if v := view(m); !strings.Contains(v, "1.5k context") {
+		t.Fatalf("status bar without a window:\n%s", v)
+	}
+	// Nonsense is ignored.
+	before := m.usage
+	m.usage.add([]byte(`{"input_tokens":-5}`))
+	m.usage.add([]byte(`not json`))
+	if m.usage != before {
+		t.Fatal("a bad usage event changed the counts")
+	}
+}
+
+// initialize requires the usage capability: without it the backend sends
+// no usage event.
+func TestInitializeRequiresUsage(t *testing.T) {
+	m := New(Options{Backend: &fakeBackend{}})
+	fb := m.backend.(*fakeBackend)
+	m.initialize()()
+	caps, _ := fb.params[0].(map[string]any)["required_capabilities"].([]string)
+	if !strings.Contains(strings.Join(caps, " "), "usage") {
+		t.Fatalf("required_capabilities %v lack usage", caps)
+	}
+}
