@@ -53,6 +53,7 @@ func newProvider(snap *config.Snapshot, logf func(string, ...any)) (provider.Pro
 			Credentials: creds,
 			MaxTokens:   int64(r.MaxTokens),
 			HTTPClient:  hc,
+			WireAPI:     r.WireAPI,
 			Logf:        logf,
 		}), logf), nil
 	}

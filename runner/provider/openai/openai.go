@@ -1,6 +1,8 @@
-// Package openai is a provider.Provider for any OpenAI-compatible
-// chat-completions endpoint (OpenAI, llama.cpp, Ollama, vLLM, ...), built on
-// github.com/openai/openai-go/v3: streaming chat completions with tools.
+// Package openai is a provider.Provider for OpenAI's API and any
+// OpenAI-compatible endpoint (llama.cpp, Ollama, vLLM, ...), built on
+// github.com/openai/openai-go/v3: streaming Chat Completions with tools, or
+// OpenAI's Responses API (Config.WireAPI; responses.go) with tools and
+// reasoning summaries. Both report usage (a UsageKind event before Done).
 //
 // Text deltas are emitted as they arrive; tool calls, whose arguments arrive
 // split across chunks, are accumulated per index and emitted complete when
@@ -23,6 +25,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/magi-code/magi-code/protocol"
@@ -59,9 +62,31 @@ type Config struct {
 	// HTTPClient is used for requests; nil means a client whose transport
 	// times out waiting for headers after DefaultHeaderTimeout.
 	HTTPClient *http.Client
+	// WireAPI is the API spoken: WireChat (Chat Completions) or
+	// WireResponses (the Responses API); "" is DefaultWire(BaseURL).
+	WireAPI string
 	// Logf receives diagnostics, which may quote upstream errors; nil
 	// discards them. It must not write to stdout or stderr in serve.
 	Logf func(format string, args ...any)
+}
+
+// The wire APIs ([providers.NAME] wire_api).
+const (
+	WireChat      = "chat"
+	WireResponses = "responses"
+	// OpenAIBaseURL is OpenAI's own endpoint.
+	OpenAIBaseURL = "https://api.openai.com/v1"
+)
+
+// DefaultWire is the wire API of an endpoint whose wire_api is not set:
+// the Responses API at OpenAI's own endpoint (its coding models answer
+// only there), Chat Completions at any other, which every
+// OpenAI-compatible server speaks.
+func DefaultWire(baseURL string) string {
+	if strings.TrimRight(baseURL, "/") == OpenAIBaseURL {
+		return WireResponses
+	}
+	return WireChat
 }
 
 // Provider streams chat completions. It is safe for concurrent use; calls
@@ -70,6 +95,8 @@ type Provider struct {
 	// mu serializes Stream calls.
 	mu        sync.Mutex
 	svc       sdk.ChatCompletionService
+	resp      responses.ResponseService
+	wire      string
 	creds     auth.Source // nil: the service's APIKey
 	maxTokens int64
 	logf      func(format string, args ...any)
@@ -84,14 +111,21 @@ func New(cfg Config) *Provider {
 	}
 	// NewChatCompletionService applies only the options given here: no
 	// environment defaults (unlike sdk.NewClient).
-	svc := sdk.NewChatCompletionService(
+	opts := []option.RequestOption{
 		option.WithHTTPClient(hc),
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
 		// No SDK retries: provider.Retrying retries, observably.
 		option.WithMaxRetries(0),
-	)
-	return &Provider{svc: svc, creds: cfg.Credentials, maxTokens: cfg.MaxTokens, logf: logf}
+	}
+	wire := cfg.WireAPI
+	if wire == "" {
+		wire = DefaultWire(cfg.BaseURL)
+	}
+	return &Provider{
+		svc: sdk.NewChatCompletionService(opts...), resp: responses.NewResponseService(opts...), wire: wire,
+		creds: cfg.Credentials, maxTokens: cfg.MaxTokens, logf: logf,
+	}
 }
 
 // errCut reports a stream that ended without a finish reason.
@@ -115,6 +149,9 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		}
 		// An API key and an OAuth access token are both bearer tokens here.
 		opts = append(opts, option.WithAPIKey(token))
+	}
+	if p.wire == WireResponses {
+		return p.streamResponses(ctx, req, emit, opts)
 	}
 	tctx, conn := provider.TraceConn(ctx)
 	stream := p.svc.NewStreaming(tctx, p.params(req), opts...)
