@@ -58,6 +58,7 @@ type Agent struct {
 	client      clientCaps
 	sessions    map[string]*session
 	opening     int // session/new, load and resume in progress (count against MaxSessions)
+	slow        int // goRequest's requests in progress
 	closed      bool
 	// calls are the requests sent to the client, by id, waiting for their
 	// answer; nextCall numbers them.
@@ -176,16 +177,36 @@ func (a *Agent) notification(m jsonrpc.Message) {
 	}
 }
 
-// goRequest runs a slow request on the agent's goroutines.
+// goRequest runs a slow request on the agent's goroutines, at most
+// MaxSlowRequests at once: one more is -32603 with request_limit, so a
+// client that floods them costs bounded memory.
 func (a *Agent) goRequest(m jsonrpc.Message, f func(jsonrpc.Message)) {
 	a.mu.Lock()
-	closed := a.closed
+	closed, full := a.closed, a.slow >= MaxSlowRequests
+	if !closed && !full {
+		a.slow++
+	}
 	a.mu.Unlock()
-	if closed {
+	switch {
+	case closed:
+		return
+	case full:
+		a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeRequestLimit)
 		return
 	}
-	a.group.Go(func() { f(m) })
+	a.group.Go(func() {
+		defer func() {
+			a.mu.Lock()
+			a.slow--
+			a.mu.Unlock()
+		}()
+		f(m)
+	})
 }
+
+// MaxSlowRequests bounds the session/new, load, resume, list and close
+// requests in progress at once.
+const MaxSlowRequests = 8
 
 func (a *Agent) isInitialized() bool {
 	a.mu.Lock()

@@ -80,7 +80,7 @@ func newHarness(t *testing.T, approval string, script string) *harness {
 	}
 	h := &harness{t: t, out: &fakeOut{t: t, frames: make(chan string, 1024)}, clock: &clock{armed: make(chan struct{}, 16)}, cwd: cwd}
 	n := 0
-	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Getenv: func(string) string { return "" }},
+	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Cwd: cwd, Getenv: func(string) string { return "" }},
 		Out: h.out, After: h.clock.after,
 		NewID: func() string { n++; return "00000000-0000-4000-8000-" + strconv.FormatInt(int64(100000000000+n), 10) }})
 	t.Cleanup(func() { h.a.Close(t.Context()) })
@@ -329,5 +329,25 @@ func TestClientFS(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.cwd, "b.txt")); err == nil {
 		t.Error("write_file wrote the disk")
+	}
+}
+
+// TestSlowRequestsBounded: with MaxSlowRequests in progress, one more
+// slow request is refused at once with request_limit; one fewer is served.
+func TestSlowRequestsBounded(t *testing.T) {
+	h := newHarness(t, "ask", "")
+	h.until(h.request("initialize", `{"protocolVersion":1}`), nil)
+	h.a.mu.Lock()
+	h.a.slow = MaxSlowRequests
+	h.a.mu.Unlock()
+	r, _ := h.until(h.request("session/list", `{}`), nil)
+	if !strings.Contains(r, `"code":-32603`) || !strings.Contains(r, "request_limit") {
+		t.Errorf("over the bound: %s", r)
+	}
+	h.a.mu.Lock()
+	h.a.slow = MaxSlowRequests - 1
+	h.a.mu.Unlock()
+	if r, _ = h.until(h.request("session/list", `{}`), nil); !strings.Contains(r, `"sessions":[]`) {
+		t.Errorf("within the bound: %s", r)
 	}
 }

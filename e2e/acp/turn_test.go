@@ -154,3 +154,18 @@ func TestSecondPrompt(t *testing.T) {
 	}
 	a.wantExit(0)
 }
+
+// TestInitializeReadsNoSettings: initialize answers whatever the settings
+// hold (it does no settings, provider or network work); a session in a
+// cwd whose settings are broken fails with their code, and the
+// connection goes on.
+func TestInitializeReadsNoSettings(t *testing.T) {
+	ws := clienttest.NewWorkspace(t, "provider = [broken\n")
+	a := start(t, ws)
+	a.initialize()
+	r, _ := a.call("session/new", map[string]any{"cwd": ws.Cwd, "mcpServers": []any{}})
+	if r.Error == nil || r.Error.Code != -32603 || r.Error.Data.Code != "configuration_invalid" {
+		t.Errorf("session/new: %s", r.raw)
+	}
+	a.wantExit(0)
+}
