@@ -738,3 +738,34 @@ test("a failed run is a JSON-RPC error whose data holds a stable code, not provi
   });
   ws.cleanup();
 });
+
+test("initialize does no provider work; a provider that cannot answer fails the prompt with a stable code", opts, async () => {
+  const ws = new Workspace();
+  // An OpenAI-compatible provider on a closed local port, its key variable unset.
+  writeFileSync(
+    path.join(ws.home, "settings.toml"),
+    'provider = "openai"\nmodel = "gpt-test"\n\n[providers.openai]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "MAGI_INTEROP_UNSET_KEY"\n',
+  );
+  await run({ ws }, async ({ ctx, init }) => {
+    assert.equal(init.protocolVersion, 1);
+    // authenticate names an advertised method; the tap validates whatever it answers.
+    await ctx.request("authenticate", { methodId: init.authMethods[0].id }).catch((e) => {
+      if (e?.code === undefined) throw e;
+    });
+    // The failure comes at session/new (the session's settings name the
+    // provider) or at the prompt; either way a stable code, no detail.
+    let e = null;
+    try {
+      const s = await newSession(ctx, ws);
+      e = await requestError(ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("hello") }));
+    } catch (err) {
+      if (err?.code === undefined) throw err;
+      e = err;
+    }
+    assert.match(String(e.data?.code ?? ""), /^[a-z_]+$/, `data: ${JSON.stringify(e.data)}`);
+    assert.ok(!JSON.stringify({ m: e.message, d: e.data }).includes("127.0.0.1"), "no provider detail in the error");
+    const l = await ctx.request("session/list", { cwd: ws.cwd });
+    assert.ok(Array.isArray(l.sessions), "the connection stays usable");
+  });
+  ws.cleanup();
+});
