@@ -32,6 +32,11 @@ var eventFields = map[string][]string{
 	protocol.EventRunFinished:       {"outcome", "persistence", "revision", "error_code"},
 }
 
+// usageFields are the data fields of the usage event beyond session_id and
+// run_id, which only a client that required the usage capability accepts
+// (docs/protocol.md, Optional capabilities).
+var usageFields = []string{"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "context_window"}
+
 // enums holds the allowed values of enumerated event fields.
 var enums = map[string]map[string]bool{
 	"kind":        {"tool": true, "subagent": true, "compaction": true},
@@ -105,6 +110,8 @@ func str(raw json.RawMessage) (string, bool) {
 type checker struct {
 	instanceID string
 	lastSeq    uint64
+	// usage reports whether this client required the usage capability.
+	usage func() bool
 }
 
 // frame checks one output line (LF included) and returns its parsed form:
@@ -156,7 +163,7 @@ func (c *checker) frame(line []byte) (resp *Response, ev *Event, err error) {
 		r, err := response(f, seq, raw)
 		return r, nil, err
 	case "event":
-		e, err := event(f, seq, raw)
+		e, err := event(f, seq, raw, c.usage != nil && c.usage())
 		return nil, e, err
 	}
 	return nil, nil, violation("frame type %s", f["type"])
@@ -197,12 +204,15 @@ func response(f map[string]json.RawMessage, seq uint64, raw []byte) (*Response, 
 	return r, nil
 }
 
-func event(f map[string]json.RawMessage, seq uint64, raw []byte) (*Event, error) {
+func event(f map[string]json.RawMessage, seq uint64, raw []byte, usage bool) (*Event, error) {
 	if err := exactly(f, "protocol", "version", "type", "instance_id", "seq", "event", "data"); err != nil {
 		return nil, violation("event: %v", err)
 	}
 	name, _ := str(f["event"])
 	more, known := eventFields[name]
+	if name == protocol.EventUsage && usage {
+		more, known = usageFields, true
+	}
 	if !known {
 		return nil, violation("unknown event %s", f["event"])
 	}

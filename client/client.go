@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/magi-code/magi-code/internal/jsonenc"
 	"github.com/magi-code/magi-code/protocol"
@@ -95,7 +97,10 @@ type Frame struct {
 // Client drives one child over real pipes. Its methods are safe for
 // concurrent use.
 type Client struct {
-	opts   Options
+	opts Options
+	// usage: an initialize this client sent required the usage
+	// capability, so usage events are expected (Send sets it).
+	usage  atomic.Bool
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *boundedBuffer
@@ -225,7 +230,7 @@ func (c *Client) read(stdout io.Reader) {
 		defer close(c.checks)
 	}
 	br := bufio.NewReaderSize(stdout, protocol.MaxOutputFrameBytes+1)
-	var chk checker
+	chk := checker{usage: c.usage.Load}
 	end := func(err error) {
 		c.fail(err)
 		close(c.events)
@@ -474,6 +479,14 @@ func (c *Client) Send(id, method string, params any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
+	}
+	if method == "initialize" {
+		var init struct {
+			Caps []string `json:"required_capabilities"`
+		}
+		if json.Unmarshal(p, &init) == nil && slices.Contains(init.Caps, protocol.CapabilityUsage) {
+			c.usage.Store(true)
+		}
 	}
 	line := make([]byte, 0, 96+len(id)+len(method)+len(p))
 	line = append(line, `{"protocol":"`+protocol.ProtocolName+`","version":1,"id":`...)

@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
+)
+
+// TestUsageCapability runs a tool-using turn whose two responses report
+// token usage, through serve --stdio, twice: a client that requires the
+// optional usage capability sees it advertised and gets one usage event
+// per response (every frame checked against protocol/schema.json, the
+// context window from the catalog); a client that does not sees exactly
+// version 1 (the nine capabilities, no usage event: its strict reader
+// would fail on one). Both sessions hold the usage records, and history
+// reads them back unchanged after a reopen.
+func TestUsageCapability(t *testing.T) {
+	t.Parallel()
+	usage := func(in, out, cached int) clienttest.Step {
+		return clienttest.Step{"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cached_input_tokens": cached}}
+	}
+	for _, required := range []bool{true, false} {
+		ws := clienttest.NewWorkspace(t, "")
+		settings := "provider = \"fixture\"\nmodel = \"gpt-5.4\"\n" + clienttest.WriteScript(t, filepath.Join(ws.Home, "script.json"),
+			clienttest.Response(clienttest.Text("listing"), clienttest.ToolCall("list_dir", map[string]any{"path": "."}), usage(1200, 30, 1024)),
+			clienttest.Response(clienttest.Text("done"), usage(1290, 4, 0)))
+		ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), settings)
+		ch := &child{ws.Spawn(t, client.Options{Env: ws.Env()})}
+		caps := slices.Clone(clienttest.AllCapabilities)
+		if required {
+			caps = append(caps, protocol.CapabilityUsage)
+		}
+		var init struct {
+			Capabilities []string `json:"capabilities"`
+		}
+		ch.Result("initialize", map[string]any{"required_capabilities": caps}, &init)
+		if got := slices.Contains(init.Capabilities, protocol.CapabilityUsage); got != required || len(init.Capabilities) != 9+len(caps)-len(clienttest.AllCapabilities) {
+			t.Fatalf("required %v: capabilities %q", required, init.Capabilities)
+		}
+		sid := ch.Create().SessionID
+		r := ch.Turn(sid, "list")
+		r.WantOutcome(t, "completed", "")
+		var events []map[string]any
+		for _, e := range r.Events {
+			if e.Name == protocol.EventUsage {
+				var d map[string]any
+				if err := json.Unmarshal(e.Data, &d); err != nil {
+					t.Fatal(err)
+				}
+				events = append(events, d)
+			}
+		}
+		if !required {
+			if len(events) != 0 {
+				t.Fatalf("usage events without the capability: %v", events)
+			}
+		} else if len(events) != 2 || events[0]["input_tokens"] != 1200.0 || events[0]["cached_input_tokens"] != 1024.0 ||
+			events[1]["output_tokens"] != 4.0 || events[0]["context_window"] != 1_050_000.0 || events[1]["reasoning_tokens"] != 0.0 {
+			t.Fatalf("usage events %v", events)
+		}
+		before := historyTexts(t, ch, sid)
+		ch.Shutdown()
+
+		data, err := os.ReadFile(filepath.Join(ws.Home, "sessions", sid+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(data), `"type":"usage"`); n != 2 || !strings.Contains(string(data), `"model":"gpt-5.4"`) {
+			t.Fatalf("%d usage records in the session:\n%s", n, data)
+		}
+		ch = startChild(t, ws, client.Options{Env: ws.Env()})
+		ch.Open(sid)
+		if after := historyTexts(t, ch, sid); !slices.Equal(after, before) || len(before) == 0 {
+			t.Fatalf("history after reopening %q; before %q", after, before)
+		}
+		ch.Shutdown()
+	}
+}
+
+// historyTexts is the first history page's entries, as kind and text.
+func historyTexts(t *testing.T, ch *child, sid string) []string {
+	t.Helper()
+	var st clienttest.StatusResult
+	ch.Result("status", nil, &st)
+	var open clienttest.SessionResult
+	ch.Result("session.open", map[string]string{"session_id": sid}, &open)
+	var page struct {
+		Entries []struct {
+			Kind, Text string
+		} `json:"entries"`
+	}
+	ch.Result("history.page", map[string]any{"session_id": sid, "revision": open.Revision}, &page)
+	var out []string
+	for _, e := range page.Entries {
+		out = append(out, e.Kind+": "+e.Text)
+	}
+	return out
+}
