@@ -769,3 +769,46 @@ test("initialize does no provider work; a provider that cannot answer fails the 
   });
   ws.cleanup();
 });
+
+test("with the client's file system, the workspace guard and approval come first", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: {
+      responses: [
+        { steps: [{ tool_call: { name: "read_file", arguments: { path: "../outside.txt" } } }] },
+        { steps: [{ tool_call: { name: "write_file", arguments: { path: "inside.txt", content: "x" } } }] },
+        { steps: [{ text: "done" }] },
+      ],
+    },
+  });
+  writeFileSync(path.join(ws.root, "outside.txt"), "outside the workspace\n");
+  const calls = [];
+  const asked = [];
+  await run(
+    {
+      ws,
+      init: ZED_INITIALIZE,
+      permission: async (p) => {
+        asked.push(p);
+        return { outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "reject_once").optionId } };
+      },
+      onRequest: {
+        readTextFile: (p) => {
+          calls.push(["read", p.path]);
+          return { content: "" };
+        },
+        writeTextFile: (p) => {
+          calls.push(["write", p.path]);
+          return {};
+        },
+      },
+    },
+    async ({ ctx }) => {
+      const s = await newSession(ctx, ws);
+      assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("try") })).stopReason, "end_turn");
+    },
+  );
+  assert.equal(asked.length, 2, "the outside read and the write each asked");
+  assert.deepEqual(calls, [], "nothing reached the editor's file system after the refusals");
+  ws.cleanup();
+});
