@@ -33,6 +33,9 @@ func TestNamedProviders(t *testing.T) {
 	env := append(ws.Env(), "OPENAI_API_KEY=sk-test-openaiKEY0123456789abcdef", "LOCAL_HEADER=env-value")
 	ch := startChild(t, ws, client.Options{Env: env})
 	sid := ch.Create().SessionID
+	if n := len(local.recorded()); n != 0 {
+		t.Fatalf("initialize made %d requests to the provider; readiness is local", n)
+	}
 	r := ch.Turn(sid, "read the notes")
 	r.WantOutcome(t, "completed", "")
 	if got, want := r.Reply(), "Let me read the notes.The notes say hello."; got != want {
