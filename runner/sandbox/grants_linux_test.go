@@ -28,7 +28,7 @@ func TestProbeGate(t *testing.T) {
 }
 
 // TestProtectedPaths runs real commands confined to a workspace outside
-// the temp directory whose .git, .magi-code and MC_HOME (reached through
+// the temp directory whose .git, .magi-code, .claude and MC_HOME (reached through
 // a symbolic link) are protected: writing, deleting or renaming them
 // fails, writing elsewhere in the workspace succeeds; with gitWritable,
 // .git can be written.
@@ -41,7 +41,7 @@ func TestProtectedPaths(t *testing.T) {
 	root := ostest.OutsideTemp(t)
 	ws := filepath.Join(root, "ws")
 	mc := filepath.Join(ws, "state", "mc")
-	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), filepath.Join(ws, ".magi-code"), mc} {
+	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), filepath.Join(ws, ".magi-code"), filepath.Join(ws, ".claude", "skills"), mc} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +75,7 @@ func TestProtectedPaths(t *testing.T) {
 	for _, script := range []string{
 		"echo x > .git/hooks/pre-commit", "echo x >> .git/config", "rm -rf .git", "mv .git g",
 		"echo x > .magi-code/settings.toml", "echo x > state/mc/settings.toml", "rm -rf state",
+		"mkdir .claude/skills/k", "echo x > .claude/settings.json", "rm -rf .claude",
 		"echo x > " + filepath.Join(link, "new"), "touch new-top-level-file", "rm top.txt", "echo x > escape/f",
 	} {
 		if run(false, script) {

@@ -147,15 +147,15 @@ func Defaults(cwd string, env []string, extra []string) []string {
 // Protect returns the paths a command run in cwd must not write although
 // the workspace, a temp directory or a writable root holds them: the
 // workspace's .git (unless gitWritable: a git command the person approved)
-// and .magi-code (project settings, skills and profiles later sessions
-// load), and mcHome (credentials, sessions, settings), when not "".
+// and .magi-code and .claude (project settings, skills and profiles later
+// sessions, magi-code's or Claude Code's, load), and mcHome (credentials, sessions, settings), when not "".
 func Protect(cwd, mcHome string, gitWritable bool) []string {
 	var out []string
 	if filepath.IsAbs(cwd) {
 		if !gitWritable {
 			out = append(out, filepath.Join(cwd, ".git"))
 		}
-		out = append(out, filepath.Join(cwd, ".magi-code"))
+		out = append(out, filepath.Join(cwd, ".magi-code"), filepath.Join(cwd, ".claude"))
 	}
 	if filepath.IsAbs(mcHome) {
 		out = append(out, filepath.Clean(mcHome))

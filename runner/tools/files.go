@@ -266,7 +266,7 @@ type writeArgs struct {
 
 func (*writeFile) Name() string { return "write_file" }
 func (*writeFile) Description() string {
-	return "Create or overwrite a file with the given content, creating parent directories. Writes outside the working directory, into .git or .magi-code and to credential files are refused."
+	return "Create or overwrite a file with the given content, creating parent directories. Writes outside the working directory, into .git, .magi-code or .claude and to credential files are refused."
 }
 func (*writeFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"content":{"type":"string","description":"the complete new content"}},"required":["path","content"]}`)
@@ -323,7 +323,7 @@ type editArgs struct {
 
 func (*editFile) Name() string { return "edit_file" }
 func (*editFile) Description() string {
-	return "Replace the only occurrence of old with new in a file. old must match exactly once. Edits outside the working directory, in .git or .magi-code and of credential files are refused."
+	return "Replace the only occurrence of old with new in a file. old must match exactly once. Edits outside the working directory, in .git, .magi-code or .claude and of credential files are refused."
 }
 func (*editFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path"},"old":{"type":"string","description":"exact text to replace; must occur exactly once"},"new":{"type":"string","description":"replacement text"}},"required":["path","old","new"]}`)

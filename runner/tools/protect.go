@@ -50,12 +50,13 @@ import (
 //     (the repository's internals, or the .git file of a worktree or
 //     submodule), in the path as given or as resolved, unless
 //     Options.AllowGitInternals. Reading .git is allowed.
-//   - write_file and edit_file refuse a target with a ".magi-code" path
-//     component (project settings, skills and agent profiles under
-//     <cwd>/.magi-code, which the next child loads), in the path as given
-//     or as resolved, unless Options.AllowProjectConfig. Any such component
-//     below cwd counts, like .git: a subagent or later session may run in
-//     a subdirectory. Reading it is allowed.
+//   - write_file and edit_file refuse a target with a ".magi-code" or
+//     ".claude" path component (projectConfigDirs: project settings,
+//     skills and agent profiles, which the next child or session loads as
+//     instructions), in the path as given or as resolved, unless
+//     Options.AllowProjectConfig. Any such component below cwd counts,
+//     like .git: a subagent or later session may run in a subdirectory.
+//     Reading it is allowed.
 //   - write_file and edit_file never change a file another hard link
 //     names (writeFileAt): a target with more than one link is replaced by
 //     a new file renamed over it, so the other names keep the old content.
@@ -67,7 +68,7 @@ const (
 	RefusedGitInternals    = "refused: writing into .git internals is not allowed"
 	RefusedCredentialWrite = "refused: writing credential files is not allowed"
 	RefusedCredentialRead  = "refused: reading credential files is not allowed"
-	RefusedProjectConfig   = "refused: writing magi-code settings is not allowed"
+	RefusedProjectConfig   = "refused: writing project settings, skills or agent profiles (.magi-code, .claude) is not allowed"
 	RefusedProcess         = "refused: the process file system (/proc, /dev/fd) is not readable"
 	RefusedOutsideRead     = "refused: reading outside the working directory is not allowed without approval"
 )
@@ -208,7 +209,9 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	if !o.AllowGitInternals && (componentPath(filepath.Clean(o.Cwd), lexical, ".git") || componentPath(cwd, real, ".git")) {
 		return "", RefusedGitInternals, ""
 	}
-	if !o.AllowProjectConfig && (componentPath(filepath.Clean(o.Cwd), lexical, ".magi-code") || componentPath(cwd, real, ".magi-code")) {
+	if !o.AllowProjectConfig && slices.ContainsFunc(projectConfigDirs, func(dir string) bool {
+		return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
+	}) {
 		return "", RefusedProjectConfig, ""
 	}
 	if !o.AllowOutsideCwd && !within(cwd, real) {
@@ -216,6 +219,13 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	}
 	return real, "", ""
 }
+
+// projectConfigDirs are the directory names whose files a later session or
+// child loads as settings or instructions: magi-code's own (settings.toml,
+// skills, agents) and Claude Code's, since magi-code loads .claude/skills
+// and Claude Code, run next in the same checkout, loads the rest of it
+// (settings.json with its hooks, which run unconfined, agents, commands).
+var projectConfigDirs = []string{".magi-code", ".claude"}
 
 // readCheck is what the read tools decided about a path before opening it.
 type readCheck struct {

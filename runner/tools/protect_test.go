@@ -39,6 +39,8 @@ func protectTree(t *testing.T) string {
 		"work/credentials.go":               "package creds\n",
 		"work/.magi-code/settings.toml":     "[tools]\napproval = \"ask\"\n",
 		"work/.magi-code/skills/x/SKILL.md": "# x\n",
+		"work/.claude/skills/c/SKILL.md":    "# c\n",
+		"work/CLAUDE.md":                    "# notes\n",
 		"work/id_rsa.pub":                   "ssh-ed25519 AAAA\n",
 		"outside/target.txt":                "outside\n",
 		"home/.ssh/id_rsa":                  "-----BEGIN OPENSSH PRIVATE KEY-----\n",
@@ -58,6 +60,9 @@ func protectTree(t *testing.T) string {
 		"work/loop":    "loop",
 		"work/mclink":  ".magi-code",
 		"work/mcfile":  ".magi-code/settings.toml",
+		"work/cllink":  ".claude",
+		"work/clfile":  ".claude/skills/c/SKILL.md",
+		"work/clup":    "sub/../.claude", // a link whose target climbs with ..
 	}
 	writeTree(t, root, files, links)
 	return root
@@ -140,6 +145,32 @@ func TestWriteProtections(t *testing.T) {
 		{name: "project config look-alike file", tool: "write_file", path: ".magi-code-notes.txt", wrote: "ROOT/work/.magi-code-notes.txt"},
 		{name: "project config look-alike doc", tool: "write_file", path: "docs/.magi-code.md", wrote: "ROOT/work/docs/.magi-code.md"},
 		{name: "project config without dot", tool: "write_file", path: "magi-code/settings.toml", wrote: "ROOT/work/magi-code/settings.toml"},
+		// Claude Code's project directory: skills magi-code loads, and the
+		// settings (hooks), agents and commands Claude Code loads.
+		{name: "claude skill", tool: "write_file", path: ".claude/skills/c/SKILL.md", refuse: mc},
+		{name: "new claude skill", tool: "write_file", path: ".claude/skills/d/SKILL.md", refuse: mc},
+		{name: "claude agent", tool: "write_file", path: ".claude/agents/a.md", refuse: mc},
+		{name: "claude settings", tool: "write_file", path: ".claude/settings.json", refuse: mc},
+		{name: "claude local settings", tool: "write_file", path: ".claude/settings.local.json", refuse: mc},
+		{name: "claude in subdir", tool: "write_file", path: "sub/.claude/skills/e/SKILL.md", refuse: mc},
+		{name: "claude upper case", tool: "write_file", path: ".Claude/skills/c/SKILL.md", refuse: mc},
+		{name: "claude via dir symlink", tool: "write_file", path: "cllink/skills/c/SKILL.md", refuse: mc},
+		{name: "claude via file symlink", tool: "write_file", path: "clfile", refuse: mc},
+		{name: "claude via symlink with dot-dot", tool: "write_file", path: "clup/settings.json", refuse: mc},
+		{name: "claude via dot-dot", tool: "write_file", path: "sub/../.claude/skills/c/SKILL.md", refuse: mc},
+		{name: "claude dot-dot after symlink", tool: "write_file", path: "inner/../.claude/agents/a.md", refuse: mc},
+		{name: "claude absolute", tool: "write_file", path: "ROOT/work/.claude/skills/c/SKILL.md", refuse: mc},
+		{name: "edit claude skill", tool: "edit_file", path: ".claude/skills/c/SKILL.md", refuse: mc},
+		{name: "edit claude skill via symlink", tool: "edit_file", path: "cllink/skills/c/SKILL.md", refuse: mc},
+		{name: "global claude skill with outside writes allowed", tool: "write_file", path: "ROOT/home/.claude/skills/g/SKILL.md", allow: func(o *Options) { o.AllowOutsideCwd = true }, refuse: mc},
+		{name: "allowed claude skill", tool: "write_file", path: ".claude/skills/c/SKILL.md", allow: func(o *Options) { o.AllowProjectConfig = true }, wrote: "ROOT/work/.claude/skills/c/SKILL.md"},
+		{name: "claude look-alike dir", tool: "write_file", path: ".claudex/skills/c/SKILL.md", wrote: "ROOT/work/.claudex/skills/c/SKILL.md"},
+		{name: "claude look-alike file", tool: "write_file", path: ".claude.json", wrote: "ROOT/work/.claude.json"},
+		{name: "claude look-alike prefix", tool: "write_file", path: "x.claude/skills/c/SKILL.md", wrote: "ROOT/work/x.claude/skills/c/SKILL.md"},
+		{name: "claude without dot", tool: "write_file", path: "claude/skills/c/SKILL.md", wrote: "ROOT/work/claude/skills/c/SKILL.md"},
+		{name: "CLAUDE.md is a project file", tool: "write_file", path: "CLAUDE.md", wrote: "ROOT/work/CLAUDE.md"},
+		{name: "edit CLAUDE.md", tool: "edit_file", path: "CLAUDE.md", wrote: "ROOT/work/CLAUDE.md"},
+		{name: "AGENTS.md is a project file", tool: "write_file", path: "AGENTS.md", wrote: "ROOT/work/AGENTS.md"},
 		// Credentials.
 		{name: "env", tool: "write_file", path: ".env", refuse: cred},
 		{name: "env local", tool: "write_file", path: ".env.local", refuse: cred},

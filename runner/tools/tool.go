@@ -111,7 +111,7 @@ type Options struct {
 	// false).
 	AllowCredentialFiles bool
 	// AllowProjectConfig lets write_file and edit_file write paths with a
-	// .magi-code component: project settings, skills and agent profiles
+	// .magi-code or .claude component: project settings, skills and agent profiles
 	// that later sessions and children load (settings, global only:
 	// tools.protections.allow_project_config, default false).
 	AllowProjectConfig bool
