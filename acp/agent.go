@@ -70,6 +70,7 @@ type Agent struct {
 type clientCaps struct {
 	readText, writeText bool
 	notices             bool // session.notices: the notice update
+	compaction          bool // session.compaction: compaction_update
 }
 
 func (a *Agent) caps() clientCaps {

@@ -68,7 +68,8 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 				WriteTextFile bool `json:"writeTextFile"`
 			} `json:"fs"`
 			Session struct {
-				Notices *json.RawMessage `json:"notices"`
+				Notices    *json.RawMessage `json:"notices"`
+				Compaction *json.RawMessage `json:"compaction"`
 			} `json:"session"`
 		} `json:"clientCapabilities"`
 	}
@@ -83,7 +84,8 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 	a.mu.Lock()
 	a.initialized = true
 	a.client = clientCaps{readText: p.Capabilities.FS.ReadTextFile, writeText: p.Capabilities.FS.WriteTextFile,
-		notices: p.Capabilities.Session.Notices != nil && string(*p.Capabilities.Session.Notices) != "null"}
+		notices:    advertised(p.Capabilities.Session.Notices),
+		compaction: advertised(p.Capabilities.Session.Compaction)}
 	a.mu.Unlock()
 	a.opts.Log.Open()
 	a.respond(m.ID, a.initializeResult())
@@ -132,6 +134,10 @@ func (a *Agent) authenticate(m jsonrpc.Message) {
 	}
 	a.respond(m.ID, []byte(`{}`))
 }
+
+// advertised reports a capability given as an object ({}): omitted and
+// null mean unsupported.
+func advertised(c *json.RawMessage) bool { return c != nil && len(*c) > 0 && (*c)[0] == '{' }
 
 // decode decodes params (an object) into v; false when it is not one or
 // does not decode.

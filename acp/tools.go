@@ -262,7 +262,7 @@ func (k *sink) Activity(activityID, kind, name, state, summary string) error {
 	k.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind, State: state,
 		Name: activityName(name), Summary: redact.Summary(summary, 1024)})
 	if kind == runner.KindCompaction {
-		return nil
+		return k.compaction(activityID, state)
 	}
 	k.mu.Lock()
 	ts := k.calls[activityID]
@@ -302,4 +302,22 @@ func activityName(name string) string {
 		return name
 	}
 	return runner.UnknownToolName
+}
+
+// compaction sends compaction_update when the client advertised
+// session.compaction: in_progress when the runner starts summarising,
+// then completed or failed (a failed compaction leaves the run going on
+// uncompacted). Without the capability nothing is sent; history keeps it.
+func (k *sink) compaction(activityID, state string) error {
+	if !k.s.a.caps().compaction {
+		return nil
+	}
+	status := "in_progress"
+	switch state {
+	case runner.StateCompleted:
+		status = "completed"
+	case runner.StateFailed:
+		status = "failed"
+	}
+	return k.update(obj{"sessionUpdate": "compaction_update", "compactionId": toolCallID(activityID), "status": status})
 }
