@@ -60,7 +60,20 @@ const CapabilityUsage = "usage"
 // OptionalCapabilities are capabilities beyond the nine methods that a
 // client gets only by naming them in required_capabilities
 // (docs/protocol.md, Optional capabilities).
-var OptionalCapabilities = [...]string{CapabilityUsage}
+var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput}
+
+// CapabilityActivityOutput is the optional capability of tool output: the
+// activity.output run event, which carries a primary tool call's output
+// (redacted, at most ActivityOutputBytes) before the call's last activity
+// state. It is advertised only to a client that required it.
+const CapabilityActivityOutput = "activity.output"
+
+// Bounds of the activity.output event (docs/protocol.md, Optional
+// capabilities): the output kept of one call, and the text of one event.
+const (
+	ActivityOutputBytes      = 16384
+	ActivityOutputChunkBytes = 4096
+)
 
 // IsCapability reports whether name is one of the nine advertised
 // capabilities or an optional one.

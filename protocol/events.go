@@ -24,3 +24,9 @@ var Events = [...]string{
 // Optional capabilities). It is not one of Events: a client that did not
 // require it never sees it.
 const EventUsage = "usage"
+
+// EventActivityOutput is the optional event of the activity.output
+// capability: one chunk of a primary tool call's output, redacted and
+// bounded (docs/protocol.md, Optional capabilities). Like EventUsage it is
+// not one of Events.
+const EventActivityOutput = "activity.output"

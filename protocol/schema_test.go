@@ -56,13 +56,15 @@ func TestSchemaFollowsProtocol(t *testing.T) {
 		protocol.CodeProfileInvalid, protocol.CodeMCPUnavailable, protocol.CodeStartupCancelled, protocol.CodeStartupFailed}
 	ms := func(d time.Duration) float64 { return float64(d / time.Millisecond) }
 	want := map[string]any{
-		"/$defs/protocol/const":                       protocol.ProtocolName,
-		"/$defs/version/const":                        float64(protocol.ProtocolVersion),
-		"/$defs/code/enum":                            strs(protocol.Codes[:]),
-		"/$defs/startup_code/enum":                    strs(startup),
-		"/$defs/method/enum":                          strs(protocol.Methods[:]),
-		"/$defs/event_envelope/properties/event/enum": strs(append(protocol.Events[:], protocol.EventUsage)),
-		"/$defs/optional_capability/enum":             strs(protocol.OptionalCapabilities[:]),
+		"/$defs/protocol/const":                                 protocol.ProtocolName,
+		"/$defs/version/const":                                  float64(protocol.ProtocolVersion),
+		"/$defs/code/enum":                                      strs(protocol.Codes[:]),
+		"/$defs/startup_code/enum":                              strs(startup),
+		"/$defs/method/enum":                                    strs(protocol.Methods[:]),
+		"/$defs/event_envelope/properties/event/enum":           strs(append(protocol.Events[:], protocol.EventUsage, protocol.EventActivityOutput)),
+		"/$defs/data.activity.output/properties/text/maxLength": float64(protocol.ActivityOutputChunkBytes),
+		"/$defs/data.activity.output/properties/chunk/maximum":  float64(protocol.ActivityOutputBytes/protocol.ActivityOutputChunkBytes - 1),
+		"/$defs/optional_capability/enum":                       strs(protocol.OptionalCapabilities[:]),
 		"/$defs/notice/enum": strs([]string{protocol.NoticeSavedSelectionUnavailable,
 			protocol.NoticeSavedSelectionNotice, protocol.NoticeCwdUnverified}),
 		"/$defs/id/pattern":                                                  fmt.Sprintf("^[A-Za-z0-9._-]{1,%d}$", protocol.MaxIDBytes),

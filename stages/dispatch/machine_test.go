@@ -256,6 +256,10 @@ func TestLifecycle(t *testing.T) {
 			{line("i1", "initialize", `{"required_capabilities":["status","usage"]}`), want("start_init i1 [status usage]")},
 			{InitDone{Sel: fixtureSel}, want("respond i1 " + strings.Replace(initResult(statusIdle), `"approval.answer"]`, `"approval.answer","usage"]`, 1))},
 		}},
+		{"both optional capabilities are advertised in protocol order, whatever order they were named in", []step{
+			{line("i1", "initialize", `{"required_capabilities":["activity.output","usage"]}`), want("start_init i1 [activity.output usage]")},
+			{InitDone{Sel: fixtureSel}, want("respond i1 " + strings.Replace(initResult(statusIdle), `"approval.answer"]`, `"approval.answer","usage","activity.output"]`, 1))},
+		}},
 		{"usage is not advertised unless required", seq(ready, []step{
 			{line("a", "status", `{}`), want("respond a " + statusIdle)},
 		})},

@@ -38,8 +38,8 @@ type Event struct {
 	MessageID string
 	Part      int
 	Text      string
-	LastPart  bool // reconcile
-	Partial   bool // reconcile
+	LastPart  bool // reconcile; activity.output: "last"
+	Partial   bool // reconcile; activity.output: "truncated"
 	Revision  string
 	// run.finished: Revision may be null.
 	HasRevision bool
@@ -192,6 +192,15 @@ func appendDataRest(dst []byte, e *Event) []byte {
 		} else {
 			dst = append(dst, "null"...)
 		}
+	case protocol.EventActivityOutput:
+		dst = appendField(dst, "activity_id", e.ActivityID)
+		dst = append(dst, `,"chunk":`...)
+		dst = strconv.AppendInt(dst, int64(e.Part), 10)
+		dst = appendField(dst, "text", e.Text)
+		dst = append(dst, `,"last":`...)
+		dst = strconv.AppendBool(dst, e.LastPart)
+		dst = append(dst, `,"truncated":`...)
+		dst = strconv.AppendBool(dst, e.Partial)
 	case protocol.EventRunFinished:
 		dst = appendField(dst, "outcome", e.Outcome)
 		dst = appendField(dst, "persistence", e.Persistence)

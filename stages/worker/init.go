@@ -20,6 +20,7 @@ import (
 // (protocol.OptionalCapabilities) change what the turns send.
 func (p *Pool) StartInit(ctx context.Context, caps []string, done func(dispatch.InitDone)) {
 	p.usage.Store(slices.Contains(caps, protocol.CapabilityUsage))
+	p.output.Store(slices.Contains(caps, protocol.CapabilityActivityOutput))
 	// The diagnostic log may exist from now on: initialize is admitted.
 	p.opts.Log.Open()
 	p.goWorker(func() {

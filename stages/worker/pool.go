@@ -92,6 +92,10 @@ type Pool struct {
 	// (protocol.CapabilityUsage), so turns offer usage events. Set once
 	// by StartInit, before any turn.
 	usage atomic.Bool
+	// output: the client required the optional activity.output capability
+	// (protocol.CapabilityActivityOutput), so tool calls offer their output.
+	// Set once by StartInit, before any turn.
+	output atomic.Bool
 
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
