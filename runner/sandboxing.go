@@ -25,7 +25,7 @@ type confinement struct {
 // (st, from sandbox.Probe), how commands run under auto, and logs it:
 // "sandbox: ..." (docs/configuration.md, [tools.sandbox]). Confined
 // commands write only below sandbox.Defaults, and never the workspace's
-// .git or .magi-code, nor mcHome (sandbox.Protect).
+// .git, .magi-code or .claude, nor mcHome (sandbox.Protect).
 func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
 	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode)}
 	if s.Mode == sandbox.ModeOff || !st.Available {

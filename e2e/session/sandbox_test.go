@@ -95,3 +95,50 @@ func TestSandboxUnderAuto(t *testing.T) {
 		t.Errorf("diagnostic log without the sandbox line:\n%s", data)
 	}
 }
+
+// TestHookSandboxUnderAuto drives the real binary with a stop hook (global
+// settings) that first marks the workspace, then writes a canary into a
+// directory outside the workspace and the temp directory (HOME, under
+// /var/tmp). Under approval = "auto" the OS sandbox confines the hook: the
+// mark is made, the canary is not, and the failed hook is a diagnostic.
+// Under "ask" hooks run unconfined (docs/configuration.md, The OS sandbox):
+// both are written. Skipped, with the reason, only where the kernel offers
+// no Landlock.
+func TestHookSandboxUnderAuto(t *testing.T) {
+	t.Parallel()
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	for _, tc := range []struct {
+		approval string
+		confined bool
+	}{{"auto", true}, {"ask", false}} {
+		t.Run(tc.approval, func(t *testing.T) {
+			t.Parallel()
+			home, err := os.MkdirTemp("/var/tmp", "magi-e2e-home-")
+			if err != nil {
+				t.Skipf("no directory outside the temp directory: %v", err)
+			}
+			t.Cleanup(func() { os.RemoveAll(home) })
+			canary := filepath.Join(home, "canary")
+			hook := "[[hooks]]\nevent = \"stop\"\ncommand = " + clienttest.Quote("touch hook-ran && echo written > "+canary) + "\n"
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
+				Approval: tc.approval, Responses: [][]step{response(text("done"))}, Extra: hook})
+			env := []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+			ch := start(t, ws, client.Options{Env: env})
+			run := ch.Turn(ch.Create().SessionID, "finish")
+			run.WantOutcome(t, "completed", "")
+			if !clienttest.FileExists(filepath.Join(ws.Cwd, "hook-ran")) {
+				t.Fatal("the hook did not run (no mark in the workspace)")
+			}
+			_, err = os.Stat(canary)
+			if wrote := err == nil; wrote == tc.confined {
+				t.Errorf("under %s the hook wrote %s: %v; want %v", tc.approval, canary, wrote, !tc.confined)
+			}
+			if got := len(run.Diagnostics()); tc.confined && got != 1 || !tc.confined && got != 0 {
+				t.Errorf("diagnostics %q", run.Diagnostics())
+			}
+			ch.Shutdown()
+		})
+	}
+}
