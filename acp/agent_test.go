@@ -80,7 +80,12 @@ func newHarness(t *testing.T, approval string, script string) *harness {
 	}
 	h := &harness{t: t, out: &fakeOut{t: t, frames: make(chan string, 1024)}, clock: &clock{armed: make(chan struct{}, 16)}, cwd: cwd}
 	n := 0
-	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Cwd: cwd, Getenv: func(string) string { return "" }},
+	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Cwd: cwd, Getenv: func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return "test-key-not-used" // no request is made: only the model list is read
+		}
+		return ""
+	}},
 		Out: h.out, After: h.clock.after,
 		NewID: func() string { n++; return "00000000-0000-4000-8000-" + strconv.FormatInt(int64(100000000000+n), 10) }})
 	t.Cleanup(func() { h.a.Close(t.Context()) })
@@ -349,5 +354,57 @@ func TestSlowRequestsBounded(t *testing.T) {
 	h.a.mu.Unlock()
 	if r, _ = h.until(h.request("session/list", `{}`), nil); !strings.Contains(r, `"sessions":[]`) {
 		t.Errorf("within the bound: %s", r)
+	}
+}
+
+// TestModelOption: a session on a catalog provider offers its models, the
+// session's first; choosing one of them changes the session's model, one
+// not offered is -32602; the fixture offers only its own.
+func TestModelOption(t *testing.T) {
+	h := newHarness(t, "ask", "")
+	if err := os.WriteFile(filepath.Join(h.a.opts.Env.MCHome, "settings.toml"),
+		[]byte("provider = \"anthropic\"\nmodel = \"my-model\"\n[providers.anthropic]\napi_key_env = \"ANTHROPIC_API_KEY\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sid := h.session()
+	type opt struct {
+		ID           string `json:"id"`
+		CurrentValue string `json:"currentValue"`
+		Options      []struct {
+			Value string `json:"value"`
+		} `json:"options"`
+	}
+	models := func(r string) (string, []string) {
+		var res struct {
+			Result struct {
+				ConfigOptions []opt `json:"configOptions"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(r), &res); err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		for _, o := range res.Result.ConfigOptions {
+			if o.ID == "model" {
+				var vs []string
+				for _, v := range o.Options {
+					vs = append(vs, v.Value)
+				}
+				return o.CurrentValue, vs
+			}
+		}
+		t.Fatalf("no model option: %s", r)
+		return "", nil
+	}
+	r, _ := h.until(h.request("session/set_config_option", `{"sessionId":"`+sid+`","configId":"mode","value":"ask"}`), nil)
+	cur, vs := models(r)
+	if cur != "my-model" || len(vs) < 2 || vs[0] != "my-model" || len(vs) > maxModels {
+		t.Fatalf("models %q (current %q)", vs, cur)
+	}
+	r, _ = h.until(h.request("session/set_config_option", `{"sessionId":"`+sid+`","configId":"model","value":"`+vs[1]+`"}`), nil)
+	if cur, _ = models(r); cur != vs[1] {
+		t.Errorf("after choosing %s: current %q", vs[1], cur)
+	}
+	if r, _ = h.until(h.request("session/set_config_option", `{"sessionId":"`+sid+`","configId":"model","value":"not-a-model"}`), nil); !strings.Contains(r, "-32602") {
+		t.Errorf("unknown model: %s", r)
 	}
 }

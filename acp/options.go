@@ -3,6 +3,9 @@ package acp
 import (
 	"encoding/json"
 	"slices"
+	"sync"
+
+	"charm.land/catwalk/pkg/embedded"
 
 	"github.com/magi-code/magi-code/acp/jsonrpc"
 	"github.com/magi-code/magi-code/protocol"
@@ -49,7 +52,10 @@ func (s *session) optionsLocked() []obj {
 		modeOpts[i] = obj{"value": m.id, "name": m.name, "description": m.desc}
 	}
 	model := s.modelLocked()
-	models := []obj{{"value": model, "name": model}}
+	var models []obj
+	for _, m := range s.modelsLocked() {
+		models = append(models, obj{"value": m, "name": m})
+	}
 	thinking := s.choice.Thinking
 	if thinking == "" {
 		thinking = "default"
@@ -74,6 +80,54 @@ func (s *session) modelLocked() string {
 		return m
 	}
 	return "default"
+}
+
+// modelsLocked are the model option's values: the session's model first,
+// then the models the built-in catalog (Charm's catwalk, shipped in the
+// binary: no network) knows for the session's provider when it is openai
+// or anthropic, at most maxModels; any other provider offers its model.
+func (s *session) modelsLocked() []string {
+	current := s.modelLocked()
+	out := []string{current}
+	for _, m := range catalog(s.rt.Selection().Provider) {
+		if len(out) == maxModels {
+			break
+		}
+		if m != current && safeName(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// maxModels bounds the model option's values (and so its frames).
+const maxModels = 64
+
+var (
+	catalogOnce sync.Once
+	catalogs    map[string][]string
+)
+
+// catalog lists the catalog's models of provider (openai, anthropic), its
+// default first; read once, at the first session that asks.
+func catalog(provider string) []string {
+	catalogOnce.Do(func() {
+		catalogs = map[string][]string{}
+		for _, p := range embedded.GetAll() {
+			id := string(p.ID)
+			if id != "openai" && id != "anthropic" {
+				continue
+			}
+			for _, m := range p.Models {
+				if m.ID == p.DefaultLargeModelID {
+					catalogs[id] = append([]string{m.ID}, catalogs[id]...)
+				} else {
+					catalogs[id] = append(catalogs[id], m.ID)
+				}
+			}
+		}
+	})
+	return catalogs[provider]
 }
 
 func safeName(n string) bool {
@@ -127,7 +181,9 @@ func (a *Agent) setConfigOption(m jsonrpc.Message) {
 				s.mode = v
 			}
 		case optModel:
-			ok = v == s.modelLocked()
+			if ok = slices.Contains(s.modelsLocked(), v); ok {
+				s.choice.Model = v
+			}
 		case optThinking:
 			if ok = slices.Contains(thinkingLevels, v); ok {
 				if v == "default" {
