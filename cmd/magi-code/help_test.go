@@ -185,6 +185,23 @@ func TestCompletionScripts(t *testing.T) {
 	if checked == 0 {
 		t.Log("no shell installed for the syntax checks")
 	}
+	// fish completes a whole command line with complete -C.
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Log("fish not installed: its script is not run")
+		return
+	}
+	fishScript := filepath.Join(t.TempDir(), "completion.fish")
+	if err := os.WriteFile(fishScript, []byte(completionScript("fish")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fish, "--no-config", "-c", "source "+fishScript+"; complete -C 'magi-code resume '")
+	cmd.Dir = ws.Cwd
+	cmd.Env = append(ws.Env(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if got := strings.Fields(string(out)); err != nil || !slices.Contains(got, id) {
+		t.Errorf("fish completes 'magi-code resume ' to %q (%v); want the session %s", got, err, id)
+	}
 }
 
 // TestSchemaSettings: magi-code schema settings prints the checked-in
