@@ -55,7 +55,8 @@ var commandDetails = map[string]details{
 	"acp": {env: []string{
 		"OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY  provider keys (or the [providers.NAME] api_key_env variable)",
 		"MC_LOG_LEVEL  the diagnostic log's level, over log_level",
-	}, exits: []string{"0  the client closed the connection", "1  a runtime transport failure", "2  an invalid launch (arguments, or no pipes)"}},
+	}, exits: []string{"0  EOF on stdin, once what was queued is written", "1  a runtime transport failure (output not written within 2000 ms); nothing on stderr",
+		"2  an invalid launch (arguments, a TTY, file or socket on fd 0 or 1, Windows), before anything is created"}},
 	"config":      {exits: exitsCLI},
 	"mcp":         {exits: exitsCLI},
 	"logs":        {flags: []string{"--follow  keep printing as the log grows (until interrupted)"}, exits: exitsCLI},
