@@ -154,6 +154,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"type":"session","session_id":"s","version":2}` + "\n" +
 		`{"type":"reasoning_summary","session_id":"s","id":"x","text":"a","provider_summary":true}` + "\n" +
 		`{"type":"activity","session_id":"s","activity_id":"a","kind":"tool","state":"started"}` + "\n"))
+	f.Add([]byte(`{"type":"session","session_id":"s","version":2}` + "\n" +
+		`{"type":"usage","session_id":"s","run_id":"r","model":"m","input_tokens":999999999999999,"output_tokens":0,"reasoning_tokens":7}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Differential: whatever the strict decoder accepts is valid JSON
 		// with the same text as encoding/json reads it.
@@ -168,6 +170,9 @@ func FuzzReader(f *testing.F) {
 			}
 			if txt, ok := m["text"].(string); ok && r.Type != TypeAssistant && txt != r.Text {
 				t.Fatalf("text %q decoded as %q; encoding/json says %q", line, r.Text, txt)
+			}
+			if n, ok := m["input_tokens"].(float64); ok && int64(n) != r.InputTokens {
+				t.Fatalf("input_tokens %q decoded as %d; encoding/json says %v", line, r.InputTokens, n)
 			}
 		}
 		b := NewBuilder()
