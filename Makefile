@@ -224,3 +224,15 @@ $(ACP_INTEROP)/node_modules/.package-lock.json: $(ACP_INTEROP)/package-lock.json
 
 clean:
 	rm -rf bin .tools .cover interop/acp/node_modules
+
+# The opt-in test against a real llama.cpp server (docs/testing.md, "Against a
+# real llama.cpp server"); not part of make test. The first run builds
+# llama-server from node-llama-cpp's source (cached under ~/.cache/magi-code);
+# each run writes the deterministic model beside it and runs the round trips.
+.PHONY: e2e-local
+e2e-local: build
+	@dir=$$(sh e2e/local/llama-server.sh) && \
+	$(GO) run ./e2e/local/genmodel -vocab "$$dir/src/models/ggml-vocab-qwen2.gguf" \
+	  -template "$$dir/src/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja" -out "$$dir/model.gguf" && \
+	MAGI_CODE_BIN=$(CURDIR)/$(BIN) MAGI_CODE_LLAMA_SERVER="$$dir/llama-server" MAGI_CODE_LLAMA_MODEL="$$dir/model.gguf" \
+	  $(GO) test -tags e2elocal -count=1 -v -run TestLocalServer ./e2e/local/
