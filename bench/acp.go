@@ -37,7 +37,8 @@ import (
 //     its chunks (/proc, 10 ms resolution over a turn of seconds);
 //   - acp.magi-code.stall_rss_growth: VmRSS growth once the client stops
 //     reading in the middle of a 100 MB flood (max over 3 s, or until exit),
-//     with acp.magi-code.stall_exited (1 when it exited within those 3 s).
+//     with acp.magi-code.stall_exited (1 when it exited within those 3 s),
+//     and then stall_exit_after_stop and stall_exit_code.
 
 // acpPeers is the directory of the other agents' launchers (node_modules/.bin
 // of interop/acp/peers); empty or missing: magi-code alone.
@@ -283,6 +284,7 @@ watch:
 		case <-c.exited:
 			exited = 1
 			r.add("acp.magi-code.stall_exit_after_stop", ms(c.exitAt.Sub(stop)), "ms")
+			r.add("acp.magi-code.stall_exit_code", float64(c.cmd.ProcessState.ExitCode()), "code")
 			break watch
 		case <-deadline:
 			break watch
