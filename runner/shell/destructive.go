@@ -58,6 +58,7 @@ type checker struct {
 	depth, steps  int
 	globs         int
 	linked        bool                    // an ln ran: a path may now lead anywhere
+	perEntry      bool                    // find runs the command for every entry below a start: each rm is recursive
 	gitReadOnly   bool                    // Place.GitReadOnly
 	gitWrites     bool                    // a git command writes .git (ReasonGitWrite)
 	gitFiles      map[string][]gitSetting // git configuration files read, by path

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -92,7 +94,8 @@ func (c *checker) tar(args []field) {
 
 // rm: a recursive delete of anything outside the workspace and the temp
 // directory, of the workspace itself or of a .git directory asks, and so
-// does --no-preserve-root. An unknown option word may be -r.
+// does --no-preserve-root. An unknown option word may be -r. Run by find
+// for every entry of a start (perEntry), any rm is recursive.
 func (c *checker) rm(args []field) {
 	recursive := false
 	var maybe, targets []field
@@ -119,7 +122,7 @@ func (c *checker) rm(args []field) {
 			targets = append(targets, a)
 		}
 	}
-	if recursive {
+	if recursive || c.perEntry {
 		targets = append(targets, maybe...)
 	} else if len(maybe) == 0 {
 		return
@@ -144,20 +147,30 @@ func deleteReason(w place) Reason {
 	return ""
 }
 
-// findSelective are find tests that narrow what -delete removes.
+// findSelective are find tests that narrow what -delete removes, unless
+// their pattern matches every name (findNarrows). Owner tests (-user,
+// -uid...) are not among them: a workspace's files are the person's own.
 var findSelective = map[string]bool{
 	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true,
 	"-iwholename": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true,
 	"-newer": true, "-anewer": true, "-cnewer": true, "-newermt": true, "-mtime": true,
 	"-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
-	"-size": true, "-empty": true, "-user": true, "-group": true, "-uid": true, "-gid": true,
-	"-nouser": true, "-nogroup": true, "-perm": true, "-inum": true, "-samefile": true, "-links": true,
+	"-size": true, "-empty": true, "-nouser": true, "-nogroup": true, "-perm": true, "-inum": true,
+	"-samefile": true, "-links": true,
 }
 
-// find: -delete, or -exec/-execdir/-ok of a command, is checked for each
-// starting point: outside the workspace and the temp directory it asks;
-// over the whole workspace it asks unless a test (-name, -mtime...)
-// narrows it. The -exec command is checked with {} a path below the start.
+// findTest is a selective test of a find command line and its argument.
+type findTest struct {
+	name string
+	arg  field
+}
+
+// find: -delete, or -exec/-execdir/-ok/-okdir of a command, is checked for
+// each starting point: outside the workspace and the temp directory it
+// asks; over the whole workspace it asks unless a test (-name, -mtime...)
+// narrows it. The -exec command is checked with {} a path below the start
+// when a test narrows it, and as the start itself otherwise (it runs for
+// every entry: together they are the start), with every rm recursive.
 func (c *checker) find(args []field) {
 	i := 0
 	follow := false
@@ -172,10 +185,15 @@ func (c *checker) find(args []field) {
 		}
 		follow = follow || t == "-L"
 	}
+	// A word whose value is unknown where the starting points are may be
+	// one (anywhere) or an action (-delete).
 	var starts []field
-	for ; i < len(args) && args[i].known(); i++ {
+	deleting := false
+	for ; i < len(args); i++ {
 		t := args[i].text
-		if strings.HasPrefix(t, "-") || t == "(" || t == "!" {
+		if !args[i].known() {
+			deleting = true
+		} else if strings.HasPrefix(t, "-") || t == "(" || t == "!" {
 			break
 		}
 		starts = append(starts, args[i])
@@ -183,7 +201,8 @@ func (c *checker) find(args []field) {
 	if len(starts) == 0 {
 		starts = []field{lit(".")}
 	}
-	deleting, selective, negated := false, false, false
+	negated, emacs := false, true
+	var tests []findTest
 	var execs [][]field
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -194,6 +213,8 @@ func (c *checker) find(args []field) {
 			deleting = true
 		case t == "-follow":
 			follow = true
+		case t == "-regextype":
+			emacs = false
 		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
 			j := i + 1
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
@@ -204,16 +225,19 @@ func (c *checker) find(args []field) {
 		case t == "-o" || t == "-or" || t == "," || t == "!" || t == "-not":
 			negated = true // -name x -o -delete deletes what does not match
 		case findSelective[t]:
-			selective = selective || !((t == "-name" || t == "-iname") && i+1 < len(args) && args[i+1].text == "*")
+			arg := unknown
+			if i+1 < len(args) {
+				arg = args[i+1]
+			}
+			tests = append(tests, findTest{t, arg})
 		}
 	}
-	selective = selective && !negated
 	for _, s := range starts {
 		w := c.where(s, false)
 		if follow && w != gitDir && (deleting || len(execs) > 0) {
 			w = outside // -L: links below may lead anywhere
 		}
-		if w == workspace && selective {
+		if w == workspace && !negated && slices.ContainsFunc(tests, func(ft findTest) bool { return findNarrows(ft, s.text, emacs) }) {
 			w = inside
 		}
 		if deleting {
@@ -223,14 +247,17 @@ func (c *checker) find(args []field) {
 			}
 		}
 		found := lit(strings.TrimSuffix(s.text, "/") + "/{}")
-		if w == outside {
+		switch w {
+		case outside:
 			found = unknown
+		case workspace, gitDir:
+			found = s
 		}
 		for _, cmd := range execs {
 			if len(cmd) == 0 {
 				continue
 			}
-			if w == workspace || w == gitDir { // each entry in turn: everything
+			if w != inside { // each entry in turn: everything
 				for _, a := range cmd { // the deleting command, or a wrapper of it
 					switch filepath.Base(a.text) {
 					case "rm", "shred", "unlink", "rimraf":
@@ -246,9 +273,93 @@ func (c *checker) find(args []field) {
 					sub[k] = field{text: strings.ReplaceAll(a.text, "{}", found.text), glob: a.glob}
 				}
 			}
-			c.nest(func() { c.run(sub, input{}) })
+			c.nest(func() {
+				saved := c.perEntry
+				c.perEntry = saved || w != inside
+				c.run(sub, input{})
+				c.perEntry = saved
+			})
 		}
 	}
+}
+
+// findSamples are entry names of every kind: a test whose pattern matches
+// them all narrows nothing.
+var findSamples = []string{"a", "Z", "0", "-", ".x", "a.b", "a b"}
+
+// findNarrows reports whether the test ft may leave entries below start
+// out: its pattern is known and does not match every name (or path, for
+// the path and regex tests, which match the whole path from start).
+// emacs says -regex patterns are in find's default (Emacs) syntax.
+func findNarrows(ft findTest, start string, emacs bool) bool {
+	switch ft.name {
+	case "-empty", "-nouser", "-nogroup":
+		return true // no argument
+	}
+	if !ft.arg.known() {
+		return false // may be *
+	}
+	pat := ft.arg.text
+	if !strings.Contains(ft.name, "regex") {
+		pat = strings.ReplaceAll(pat, "[!", "[^") // Go's negated class
+	}
+	fold := strings.HasPrefix(ft.name, "-i")
+	if fold {
+		pat = strings.ToLower(pat)
+	}
+	match := func(name string) bool {
+		if fold {
+			name = strings.ToLower(name)
+		}
+		switch ft.name {
+		case "-name", "-iname":
+			ok, err := filepath.Match(pat, name)
+			return ok || err != nil // a bad pattern: not known to narrow
+		case "-path", "-ipath", "-wholename", "-iwholename":
+			// find's * and ? match a slash here; Go's do not.
+			p := strings.TrimSuffix(start, "/") + "/" + name
+			ok, err := filepath.Match(strings.ReplaceAll(pat, "/", "\x00"), strings.ReplaceAll(p, "/", "\x00"))
+			return ok || err != nil
+		case "-regex", "-iregex":
+			expr := pat
+			if emacs {
+				expr = emacsToGo(expr)
+			}
+			re, err := regexp.Compile("^(?:" + expr + ")$")
+			return err != nil || re.MatchString(strings.TrimSuffix(start, "/")+"/"+name)
+		}
+		return false // -size, -mtime...: they narrow
+	}
+	for _, n := range findSamples {
+		if !match(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// emacsToGo rewrites an Emacs regular expression (find's default) in Go's
+// syntax: there \( \) \| \{ \} are operators and ( ) | { } literal.
+func emacsToGo(e string) string {
+	var b strings.Builder
+	for k := 0; k < len(e); k++ {
+		ch := e[k]
+		switch {
+		case ch == '\\' && k+1 < len(e) && strings.IndexByte("()|{}", e[k+1]) >= 0:
+			b.WriteByte(e[k+1])
+			k++
+		case strings.IndexByte("()|{}", ch) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		case ch == '\\' && k+1 < len(e):
+			b.WriteByte(ch)
+			b.WriteByte(e[k+1])
+			k++
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }
 
 // perm: chmod, chown, chgrp with -R of anything outside the workspace and
