@@ -28,6 +28,9 @@ type goClient struct {
 	updates []sdk.SessionNotification
 	asked   []sdk.RequestPermissionRequest
 	decide  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	// chunk, when not nil, is closed at the first agent_message_chunk.
+	chunk     chan struct{}
+	chunkOnce sync.Once
 }
 
 func (c *goClient) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
@@ -45,6 +48,9 @@ func (c *goClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) e
 	c.mu.Lock()
 	c.updates = append(c.updates, n)
 	c.mu.Unlock()
+	if n.Update.AgentMessageChunk != nil && c.chunk != nil {
+		c.chunkOnce.Do(func() { close(c.chunk) })
+	}
 	return nil
 }
 
@@ -303,7 +309,7 @@ func TestGoSDKCancel(t *testing.T) {
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
 		Responses: [][]clienttest.Step{{clienttest.Text("started "), clienttest.SleepMs(60000), clienttest.Text("never")}},
 	})
-	c := &goClient{}
+	c := &goClient{chunk: make(chan struct{})}
 	a, _ := startAgent(t, ws, c)
 	sid := newSession(t, a, ws)
 	type result struct {
@@ -315,13 +321,10 @@ func TestGoSDKCancel(t *testing.T) {
 		r, err := a.conn.Prompt(ctx(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
 		res <- result{r, err}
 	}()
-	// Wait for the first chunk (the SDK's notifications, polled).
-	for agentText(c.snapshot(sid)) == "" {
-		select {
-		case r := <-res:
-			t.Fatalf("the prompt answered before any chunk: %+v", r)
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-c.chunk:
+	case r := <-res:
+		t.Fatalf("the prompt answered before any chunk: %+v", r)
 	}
 	if err := a.conn.Cancel(ctx(t), sdk.CancelNotification{SessionId: sid}); err != nil {
 		t.Fatal(err)
