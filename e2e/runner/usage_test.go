@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestUsageCapability(t *testing.T) {
 			events[1]["output_tokens"] != 4.0 || events[0]["context_window"] != 1_050_000.0 || events[1]["reasoning_tokens"] != 0.0 {
 			t.Fatalf("usage events %v", events)
 		}
-		before := historyTexts(t, ch, sid)
+		before := ch.history(sid, r)
 		ch.Shutdown()
 
 		data, err := os.ReadFile(filepath.Join(ws.Home, "sessions", sid+".jsonl"))
@@ -76,30 +77,10 @@ func TestUsageCapability(t *testing.T) {
 			t.Fatalf("%d usage records in the session:\n%s", n, data)
 		}
 		ch = startChild(t, ws, client.Options{Env: ws.Env()})
-		ch.Open(sid)
-		if after := historyTexts(t, ch, sid); !slices.Equal(after, before) || len(before) == 0 {
-			t.Fatalf("history after reopening %q; before %q", after, before)
+		after, _, _ := ch.History(sid, ch.Open(sid).Revision)
+		if !reflect.DeepEqual(after, before) || len(before) == 0 {
+			t.Fatalf("history after reopening %+v; before %+v", after, before)
 		}
 		ch.Shutdown()
 	}
-}
-
-// historyTexts is the first history page's entries, as kind and text.
-func historyTexts(t *testing.T, ch *child, sid string) []string {
-	t.Helper()
-	var st clienttest.StatusResult
-	ch.Result("status", nil, &st)
-	var open clienttest.SessionResult
-	ch.Result("session.open", map[string]string{"session_id": sid}, &open)
-	var page struct {
-		Entries []struct {
-			Kind, Text string
-		} `json:"entries"`
-	}
-	ch.Result("history.page", map[string]any{"session_id": sid, "revision": open.Revision}, &page)
-	var out []string
-	for _, e := range page.Entries {
-		out = append(out, e.Kind+": "+e.Text)
-	}
-	return out
 }
