@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/everything"
 )
 
 // interopDir is the node project of the interop suite.
@@ -108,9 +109,13 @@ func TestInterop(t *testing.T) {
 	}
 	ensureDeps(t, dir, count)
 	bin := clienttest.Binary(t)
+	// The reference MCP server, for the client's HTTP MCP server scenario
+	// (skipped there when it cannot be had).
+	var everythingEntry string
+	t.Run("find the reference MCP server", func(t *testing.T) { _, everythingEntry = everything.Entry(t) })
 	cmd := exec.Command(node, "--test", "--test-reporter=tap", "--test-concurrency=1", "test/")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MAGI_CODE_BIN="+bin, "MAGI_DEMO_MCP_BIN="+demoMCP)
+	cmd.Env = append(os.Environ(), "MAGI_CODE_BIN="+bin, "MAGI_DEMO_MCP_BIN="+demoMCP, "MAGI_MCP_EVERYTHING_ENTRY="+everythingEntry)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -5,6 +5,8 @@ import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive, startAgent, makeClient } from "../lib/harness.js";
 import { run, requestError } from "../lib/scenario.js";
 
@@ -811,4 +813,42 @@ test("with the client's file system, the workspace guard and approval come first
   assert.equal(asked.length, 2, "the outside read and the write each asked");
   assert.deepEqual(calls, [], "nothing reached the editor's file system after the refusals");
   ws.cleanup();
+});
+
+test("a client MCP server over HTTP from session/new", { ...opts, skip: opts.skip || (process.env.MAGI_MCP_EVERYTHING_ENTRY ? false : "MAGI_MCP_EVERYTHING_ENTRY is not set") }, async () => {
+  const port = await new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const p = srv.address().port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const server = spawn(process.execPath, [process.env.MAGI_MCP_EVERYTHING_ENTRY, "streamableHttp"], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  try {
+    await new Promise((resolve, reject) => {
+      let err = "";
+      server.stderr.on("data", (d) => {
+        err += d;
+        if (/listening on port/.test(err)) resolve();
+      });
+      server.on("exit", () => reject(new Error("the reference server exited: " + err)));
+    });
+    const ws = new Workspace({
+      settings: ASK,
+      script: { responses: [{ steps: [{ tool_call: { name: "mcp__ev__echo", arguments: { message: "over http" } } }] }, { steps: [{ text: "echoed" }] }] },
+    });
+    await run({ ws, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) }, async ({ agent, ctx, init }) => {
+      assert.equal(init.agentCapabilities.mcpCapabilities?.http, true);
+      const s = await ctx.request("session/new", { cwd: ws.cwd, mcpServers: [{ type: "http", name: "ev", url: `http://127.0.0.1:${port}/mcp`, headers: [] }] });
+      const since = agent.frames.length;
+      const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("echo") });
+      assert.equal(r.stopReason, "end_turn");
+      const [c] = [...toolCalls(agent.updatesOf(s.sessionId, since)).values()];
+      assert.equal(final(c), "completed", `statuses ${c.statuses}`);
+      assert.ok(JSON.stringify(c.frames).includes("over http"), "the server's answer is in the tool call");
+    });
+    ws.cleanup();
+  } finally {
+    server.kill("SIGKILL");
+  }
 });
