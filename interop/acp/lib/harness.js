@@ -84,9 +84,12 @@ export class Workspace {
 
 // Agent is one spawned `magi-code acp` with its tap.
 export class Agent {
-  constructor(ws, { command = null, args = ["acp"], env = null, mutate = null, validator }) {
+  constructor(ws, { command = null, args = ["acp"], env = null, mutate = null, acp: speaksACP = true, validator }) {
     this.ws = ws;
     this.mutate = mutate;
+    // A child that speaks another protocol (serve --stdio) is recorded,
+    // not validated.
+    this.speaksACP = speaksACP;
     const [cmd, ...cargs] = command ?? [binary(), ...args];
     // Real pipes (FIFOs) on fd 0 and 1, as an editor gives: node's own
     // 'pipe' stdio is a socket pair, which magi-code refuses like serve.
@@ -193,7 +196,7 @@ export class Agent {
     } catch {
       if (!expectInvalid) this.violate(`${dir}: a line that is not JSON: ${raw.slice(0, 120)}`);
     }
-    if (rec.msg !== undefined && !expectInvalid) {
+    if (rec.msg !== undefined && !expectInvalid && this.speaksACP) {
       for (const p of this.checker.check(dir, rec.msg)) this.violate(p + ` in ${raw.slice(0, 300)}`);
       this.order(dir, rec.msg);
     }
@@ -386,4 +389,32 @@ export function messages(updates, kind = "agent_message_chunk") {
     else out.push({ messageId: u.messageId ?? null, text });
   }
   return out;
+}
+
+// serveTurn runs one turn through `magi-code serve --stdio` (the
+// local-agent protocol, as Mission Control speaks it) in ws and returns
+// its session id once the run has finished and the child has exited.
+export async function serveTurn(ws, prompt) {
+  const child = await startAgent(ws, { args: ["serve", "--stdio"], acp: false });
+  const send = (id, method, params) =>
+    child.stdin.write(JSON.stringify({ protocol: "magi-code.local-agent", version: 1, id, method, params }) + "\n");
+  const result = async (id) => {
+    const f = await child.waitFrame((f) => f.dir === "a2c" && f.msg?.type === "response" && f.msg.id === id, { what: `serve's answer to ${id}` });
+    if (f.msg.error) throw new Error(`serve ${id}: ${JSON.stringify(f.msg.error)}`);
+    return f.msg.result;
+  };
+  try {
+    send("i", "initialize", { required_capabilities: ["session.create", "turn.start"] });
+    await result("i");
+    send("c", "session.create", {});
+    const { session_id: sid } = await result("c");
+    send("t", "turn.start", { session_id: sid, prompt });
+    await result("t");
+    await child.waitFrame((f) => f.dir === "a2c" && f.msg?.event === "run.finished", { what: "run.finished" });
+    const exit = await child.eof();
+    if (exit.code !== 0) throw new Error(`serve exited ${exit.code}`);
+    return sid;
+  } finally {
+    child.kill();
+  }
 }

@@ -7,7 +7,7 @@ import { existsSync, writeFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive, startAgent, makeClient } from "../lib/harness.js";
+import { Workspace, ZED_INITIALIZE, PLAIN_INITIALIZE, messages, descendants, alive, startAgent, makeClient, serveTurn } from "../lib/harness.js";
 import { run, requestError } from "../lib/scenario.js";
 
 // known-failures.json names scenarios that fail because the agent is wrong
@@ -851,4 +851,32 @@ test("a client MCP server over HTTP from session/new", { ...opts, skip: opts.ski
   } finally {
     server.kill("SIGKILL");
   }
+});
+
+test("a session made by serve (Mission Control's protocol) loads over ACP, every replayed frame valid", opts, async () => {
+  const ws = new Workspace({
+    settings: '\n[tools]\napproval = "auto"\n',
+    script: {
+      responses: [
+        { steps: [{ reasoning_summary: "look first" }, { text: "Looking. " }, { tool_call: { name: "list_dir", arguments: { path: "." } } }] },
+        { steps: [{ tool_call: { name: "read_file", arguments: { path: "a.txt" } } }] },
+        { steps: [{ text: "It says hello." }] },
+      ],
+    },
+  });
+  writeFileSync(path.join(ws.cwd, "a.txt"), "hello\n");
+  const sid = await serveTurn(ws, "what is in a.txt?");
+  await run({ ws }, async ({ agent, ctx }) => {
+    const since = agent.frames.length;
+    await ctx.request("session/load", { sessionId: sid, cwd: ws.cwd, mcpServers: [] });
+    const replay = agent.updatesOf(sid, since);
+    assert.deepEqual(messages(replay, "user_message_chunk").map((m) => m.text), ["what is in a.txt?"]);
+    assert.equal(messages(replay).map((m) => m.text).join(""), "Looking. It says hello.");
+    const calls = toolCalls(replay);
+    assert.equal(calls.size, 2);
+    for (const [id, c] of calls) assert.equal(final(c), "completed", `${id}: ${c.statuses}`);
+    const r = await ctx.request("session/prompt", { sessionId: sid, prompt: text("and now over ACP") });
+    assert.equal(r.stopReason, "end_turn");
+  });
+  ws.cleanup();
 });
