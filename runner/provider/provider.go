@@ -165,3 +165,20 @@ func HTTPFailure(status int, h http.Header, apiType, apiCode, message string, er
 	}
 	return &Error{Code: code, Reason: Classify(status, apiType, apiCode, message, err), Err: err, Status: status, Retry: HintOf(h)}
 }
+
+// EmitEnd emits the end of a response that finished normally, in the
+// order the Provider contract gives: its complete tool calls, its usage
+// when the provider reported one (reported), then Done.
+func EmitEnd(emit func(StreamEvent) error, calls []ToolCall, usage Usage, reported bool) error {
+	for _, call := range calls {
+		if err := emit(StreamEvent{Kind: ToolCallKind, Call: call}); err != nil {
+			return err
+		}
+	}
+	if reported {
+		if err := emit(StreamEvent{Kind: UsageKind, Usage: usage}); err != nil {
+			return err
+		}
+	}
+	return emit(StreamEvent{Kind: Done})
+}

@@ -191,17 +191,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	}
 	calls := r.calls()
 	p.keepLocked(r.thinkingBlocks, calls)
-	for _, call := range calls {
-		if err := emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call}); err != nil {
-			return err
-		}
-	}
-	if r.hasUsage {
-		if err := emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: r.usage}); err != nil {
-			return err
-		}
-	}
-	return emit(provider.StreamEvent{Kind: provider.Done})
+	return provider.EmitEnd(emit, calls, r.usage, r.hasUsage)
 }
 
 // streamError maps a failed request or stream to a safe code and a reason

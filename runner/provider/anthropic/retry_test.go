@@ -34,12 +34,7 @@ func TestKeptAliveConnectionDropped(t *testing.T) {
 			t.Fatalf("call %d: %q; want %q", i, render(got), want)
 		}
 	}
-	if d := srv.Dropped.Load(); d != calls-1 {
-		t.Fatalf("%d requests dropped; want %d", d, calls-1)
-	}
-	if w := sleeps.Waits(); len(w) != calls-1 || slices.ContainsFunc(w, func(d time.Duration) bool { return d != 0 }) {
-		t.Fatalf("waits %v; want %d waits of 0", w, calls-1)
-	}
+	providertest.CheckDropped(t, srv, &sleeps, calls)
 }
 
 // TestRetryOverloaded: 529 with retry-after-ms, then an answer; the

@@ -197,17 +197,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		// end to the SSE decoder: without a finish reason it was cut.
 		return provider.Broken(errCut)
 	}
-	for _, call := range acc.calls() {
-		if err := emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call}); err != nil {
-			return err
-		}
-	}
-	if hasUsage {
-		if err := emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: usage}); err != nil {
-			return err
-		}
-	}
-	return emit(provider.StreamEvent{Kind: provider.Done})
+	return provider.EmitEnd(emit, acc.calls(), usage, hasUsage)
 }
 
 // chatUsage maps Chat Completions usage: prompt_tokens counts the whole

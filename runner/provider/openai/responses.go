@@ -65,17 +65,7 @@ func (p *Provider) streamResponses(ctx context.Context, req provider.Request, em
 	if !r.finished {
 		return provider.Broken(errCut)
 	}
-	for _, call := range r.complete() {
-		if err := emit(provider.StreamEvent{Kind: provider.ToolCallKind, Call: call}); err != nil {
-			return err
-		}
-	}
-	if r.hasUsage {
-		if err := emit(provider.StreamEvent{Kind: provider.UsageKind, Usage: r.usage}); err != nil {
-			return err
-		}
-	}
-	return emit(provider.StreamEvent{Kind: provider.Done})
+	return provider.EmitEnd(emit, r.complete(), r.usage, r.hasUsage)
 }
 
 // responseAcc accumulates one streamed response.

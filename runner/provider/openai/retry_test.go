@@ -37,12 +37,7 @@ func TestKeptAliveConnectionDropped(t *testing.T) {
 			t.Fatalf("call %d: %q; want %q", i, render(got), want)
 		}
 	}
-	if d := srv.Dropped.Load(); d != calls-1 {
-		t.Fatalf("%d requests dropped; want %d (the server did not drop kept-alive connections)", d, calls-1)
-	}
-	if w := sleeps.Waits(); len(w) != calls-1 || slices.ContainsFunc(w, func(d time.Duration) bool { return d != 0 }) {
-		t.Fatalf("waits %v; want %d waits of 0 (a fresh connection at once)", w, calls-1)
-	}
+	providertest.CheckDropped(t, srv, &sleeps, calls)
 }
 
 // TestRetryStatuses: a 429 with Retry-After, then a 503, then an answer:

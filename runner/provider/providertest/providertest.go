@@ -80,3 +80,24 @@ func (s *Sleeps) Waits() []time.Duration {
 	defer s.mu.Unlock()
 	return append([]time.Duration(nil), s.d...)
 }
+
+// CheckDropped checks, after calls calls through a Retrying provider with
+// s's Sleep against ds (each call succeeded: the caller checks), that the
+// server dropped kept-alive connections for at least half of the calls and
+// that at least as many retries went out at once (a wait of 0) on a fresh
+// connection. Not every call: under load (-race) the transport sometimes
+// opens a fresh connection by itself, and a retry may meet a second
+// failure, which waits its backoff.
+func CheckDropped(t testing.TB, ds *DropServer, s *Sleeps, calls int) {
+	t.Helper()
+	w := s.Waits()
+	zero := 0
+	for _, d := range w {
+		if d == 0 {
+			zero++
+		}
+	}
+	if d := ds.Dropped.Load(); 2*int(d) < calls || 2*zero < calls {
+		t.Fatalf("%d of %d calls found their connection dropped, and waits %v; want at least half dropped and retried at once", d, calls, w)
+	}
+}
