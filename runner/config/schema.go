@@ -17,7 +17,7 @@ import (
 // editors (taplo, Even Better TOML) to complete and check the file. The
 // output is deterministic: indented JSON, keys sorted.
 func SettingsSchema() []byte {
-	root := typeSchema(reflect.TypeFor[Settings]())
+	root := typeSchema(reflect.TypeFor[Settings](), "")
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["$id"] = "https://github.com/magi-code/magi-code/runner/config/settings.schema.json"
 	root["title"] = "magi-code settings.toml"
@@ -33,12 +33,37 @@ func SettingsSchema() []byte {
 	return b.Bytes()
 }
 
-// typeSchema is the schema of a settings value of type t.
-func typeSchema(t reflect.Type) map[string]any {
+// schemaEnums are the values of the string keys that take one of a few,
+// by their path in the schema ("*" for any table name, nothing for an
+// array's element). TestSettingsSchemaEnums loads each value and one
+// outside the list, so that a value Load refuses cannot stay here.
+var schemaEnums = map[string][]string{
+	"thinking":                  {"", "off", "minimal", "low", "medium", "high"},
+	"log_level":                 {"", "debug", "info", "warn", "error"},
+	"tools.approval":            {"ask", "auto"},
+	"tools.code_mode.approval":  {"ask", "auto"},
+	"tools.sandbox.mode":        {"workspace-write", "off"},
+	"hooks.event":               {"pre_tool_use", "post_tool_use", "stop"},
+	"providers.*.kind":          {KindOpenAI, KindAnthropic},
+	"providers.openai.wire_api": {WireChat, WireResponses},
+	"providers.*.wire_api":      {WireChat, WireResponses},
+}
+
+// typeSchema is the schema of a settings value of type t at path.
+func typeSchema(t reflect.Type, path string) map[string]any {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return typeSchema(t.Elem())
+		return typeSchema(t.Elem(), path)
 	case reflect.String:
+		if values, ok := schemaEnums[path]; ok {
+			return map[string]any{"type": "string", "enum": values}
+		}
 		return map[string]any{"type": "string"}
 	case reflect.Bool:
 		return map[string]any{"type": "boolean"}
@@ -47,9 +72,9 @@ func typeSchema(t reflect.Type) map[string]any {
 	case reflect.Float64, reflect.Float32:
 		return map[string]any{"type": "number"}
 	case reflect.Slice:
-		return map[string]any{"type": "array", "items": typeSchema(t.Elem())}
+		return map[string]any{"type": "array", "items": typeSchema(t.Elem(), path)}
 	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem())}
+		return map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem(), join("*"))}
 	case reflect.Struct:
 		props := map[string]any{}
 		var rest any = false // closed: an unknown key is configuration_invalid
@@ -60,9 +85,9 @@ func typeSchema(t reflect.Type) map[string]any {
 			case opts == "remain":
 				// Every other key of the table, each a value of the
 				// map's element type ([providers.NAME]).
-				rest = typeSchema(f.Type.Elem())
+				rest = typeSchema(f.Type.Elem(), join("*"))
 			case name != "":
-				props[name] = typeSchema(f.Type)
+				props[name] = typeSchema(f.Type, join(name))
 			}
 		}
 		return map[string]any{"type": "object", "properties": props, "additionalProperties": rest}

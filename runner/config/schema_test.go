@@ -6,10 +6,15 @@ import (
 	"flag"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	tomlparser "github.com/knadh/koanf/parsers/toml/v2"
+
+	"github.com/magi-code/magi-code/protocol"
 )
 
 var updateSchema = flag.Bool("update-schema", false, "rewrite settings.schema.json from SettingsSchema")
@@ -159,4 +164,46 @@ func sample(s any) any {
 		return 1.5
 	}
 	return nil
+}
+
+// TestSettingsSchemaEnums: every value an enum of the schema offers loads
+// (no configuration_invalid), one outside it does not, and every enum path
+// names a key the schema has.
+func TestSettingsSchemaEnums(t *testing.T) {
+	// file writes value at path as a settings file.
+	file := func(path, value string) string {
+		q := strconv.Quote(value)
+		if strings.HasPrefix(path, "hooks.") {
+			return "[[hooks]]\ncommand = \"true\"\n" + strings.TrimPrefix(path, "hooks.") + " = " + q + "\n"
+		}
+		path = strings.ReplaceAll(path, "*", "mine")
+		i := strings.LastIndex(path, ".")
+		if i < 0 {
+			return path + " = " + q + "\n"
+		}
+		extra := ""
+		if strings.HasPrefix(path, "providers.mine.") {
+			// A table of its own needs an endpoint, a kind, and
+			// (for kind anthropic) a key variable.
+			extra = "base_url = \"http://127.0.0.1:1/v1\"\napi_key_env = \"MINE_KEY\"\n"
+			if !strings.HasSuffix(path, ".kind") {
+				extra += "kind = \"openai\"\n"
+			}
+		}
+		return "[" + path[:i] + "]\n" + extra + path[i+1:] + " = " + q + "\n"
+	}
+	// Each path is a string key of the schema: each enum is in it once.
+	if n := strings.Count(string(SettingsSchema()), `"enum":`); n != len(schemaEnums) {
+		t.Errorf("the schema has %d enums; schemaEnums %d (a path that names no string key?)", n, len(schemaEnums))
+	}
+	for path, values := range schemaEnums {
+		for _, v := range append(slices.Clone(values), "not-a-value") {
+			w := newWorld(t)
+			w.write(t, "home/settings.toml", fixtureGlobal+file(path, v), 0o644)
+			_, code := w.load(t)
+			if bad := code == protocol.CodeConfigurationInvalid; bad != (v == "not-a-value") {
+				t.Errorf("%s = %q: Load = %q (logs %q)", path, v, code, w.logs)
+			}
+		}
+	}
 }
