@@ -21,12 +21,12 @@ var commands = []struct{ name, args, what string }{
 	{"/status", "", "model, approval mode, sandbox, session, tokens"},
 	{"/sessions", "", "this directory's sessions, most recent first"},
 	{"/resume", "[ID]", "reopen a session (a list without ID; a short ID works)"},
-	{"/quit", "", "leave (Ctrl-C on an empty input does too)"},
+	{"/quit", "", "leave (Ctrl-C twice on an empty input does too)"},
 }
 
 const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
 while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved)
-Ctrl-C clears the input; on an empty input it leaves`
+Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves`
 
 func helpText() string {
 	var b strings.Builder
@@ -43,12 +43,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
+	armed := m.quitArmed
+	m.quitArmed = false
 	switch k.String() {
 	case "ctrl+c", "esc":
 		esc := k.String() == "esc"
 		switch {
 		case m.mode != modePrompt:
 			m.leaveLogin()
+			return nil
+		case esc && len(m.menu()) > 0:
+			// The topmost thing first: the menu closes, the turn runs on.
+			m.menuClosed, m.menuSel = true, 0
 			return nil
 		case m.running && !m.cancelling:
 			// First Ctrl-C or Esc: cancel the turn; run.finished follows cleanup.
@@ -63,8 +69,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.menuSel = 0
 			return nil
 		case !m.running && m.input.Value() != "":
-			// Ctrl-C with a draft clears it; once empty, Ctrl-C leaves.
+			// Ctrl-C with a draft clears it; once empty, Ctrl-C twice leaves.
 			m.input.Reset()
+			return nil
+		case !m.running && !armed && m.opts.Prompt == "":
+			m.quitArmed = true
 			return nil
 		default:
 			return m.quit(exitFor(m))
@@ -97,7 +106,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.submit(strings.TrimSpace(m.input.Value()))
 	}
 	m.input.Update(k)
-	m.menuSel = 0
+	m.menuSel, m.menuClosed = 0, false
 	return nil
 }
 
@@ -114,7 +123,7 @@ func isCommand(s string) bool {
 // "/" and part of one word.
 func (m *Model) menu() []string {
 	v := m.input.Value()
-	if m.mode != modePrompt || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+	if m.mode != modePrompt || m.menuClosed || !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return nil
 	}
 	var out []string
@@ -130,6 +139,9 @@ func (m *Model) menu() []string {
 func (m *Model) inputLines(width int) []string {
 	lines := m.input.Lines(width, max(1, m.liveRows()/2))
 	lines = append(lines, m.draftLines(width)...)
+	if m.quitArmed {
+		lines = append(lines, styleDim().Render(ansi.Truncate("Ctrl-C again leaves", width, "…")))
+	}
 	menu := m.menu()
 	for i, name := range menu {
 		var what string
@@ -185,6 +197,8 @@ func (m *Model) submit(line string) tea.Cmd {
 		switch {
 		case m.limits.tooBig(line) != "":
 			return m.print(styleError().Render("not sent: " + m.limits.tooBig(line) + "; your text stays in the input"))
+		case !m.ready && m.noSession && !m.restarting:
+			return m.print(styleError().Render("not sent: no session is open (opening it failed); /new starts one, /resume opens another; your text stays in the input"))
 		case m.running:
 			return m.print(styleError().Render("not sent yet: a turn is running; your text stays in the input: Enter sends it once the turn ends (Esc or Ctrl-C cancels the turn)"))
 		case !m.ready && m.starting() && m.pending != "":

@@ -151,7 +151,14 @@ type Model struct {
 	now     func() time.Time
 	input   editor
 	menuSel int // the slash menu's selected row
-	width   int
+	// menuClosed: Esc closed the slash menu; typing opens it again.
+	menuClosed bool
+	// quitArmed: Ctrl-C on an empty input; a second one leaves.
+	quitArmed bool
+	// noSession: opening or creating the session failed; nothing is
+	// attached until /new or /resume succeeds.
+	noSession bool
+	width     int
 
 	// Status bar.
 	provider, model, readiness string
@@ -371,7 +378,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			}
 		}
 		if c.method == "session.create" || c.method == "session.open" {
-			m.pending = ""
+			m.pending, m.noSession = "", true
 		}
 		return m.failed(doing(c.method) + ": " + human.Error(code))
 	}
@@ -400,7 +407,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 			Notices   []string `json:"notices"`
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
-		m.sessionID, m.ready, m.durable = r.SessionID, true, r.Durable
+		m.sessionID, m.ready, m.durable, m.noSession = r.SessionID, true, r.Durable, false
 		var cmds []tea.Cmd
 		for _, n := range r.Notices {
 			cmds = append(cmds, m.print(styleDim().Render(human.Printable(human.Notice(n)))))

@@ -73,6 +73,7 @@ func (m *Model) attach() tea.Cmd {
 	case m.sessionID == "" && m.opts.Resume != "":
 		full, problem := m.resolve(m.opts.Resume)
 		if problem != "" {
+			m.noSession = true
 			return m.failed("resume: " + problem)
 		}
 		return m.open(full)

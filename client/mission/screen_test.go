@@ -191,7 +191,8 @@ func TestTurnOrder(t *testing.T) {
 	}
 }
 
-// Ctrl-C with a draft clears it; a second Ctrl-C leaves.
+// Ctrl-C with a draft clears it; on an empty input Ctrl-C twice in a row
+// leaves: one alone says so, and another key in between starts over.
 func TestCtrlCClearsTheDraftFirst(t *testing.T) {
 	m, _ := newModel(t)
 	for _, r := range "half a thought" {
@@ -202,8 +203,17 @@ func TestCtrlCClearsTheDraftFirst(t *testing.T) {
 		t.Fatalf("Ctrl-C with a draft: quitting %v, input %q; want the draft cleared and the app kept", m.quitting, m.input.Value())
 	}
 	key(m, "ctrl+c")
+	if m.quitting || !strings.Contains(view(m), "Ctrl-C again leaves") {
+		t.Fatalf("one Ctrl-C on an empty input: quitting %v\n%s", m.quitting, view(m))
+	}
+	key(m, "left")
+	key(m, "ctrl+c")
+	if m.quitting {
+		t.Fatal("Ctrl-C, another key, Ctrl-C left")
+	}
+	key(m, "ctrl+c")
 	if !m.quitting {
-		t.Fatal("Ctrl-C on an empty input did not leave")
+		t.Fatal("Ctrl-C twice on an empty input did not leave")
 	}
 }
 

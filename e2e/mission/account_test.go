@@ -22,8 +22,8 @@ func sleepy(t *testing.T) *clienttest.Workspace {
 	})
 }
 
-// Ctrl-C cancels the running turn and the app stays; Ctrl-C again leaves
-// with 0.
+// Ctrl-C cancels the running turn and the app stays; once it ended,
+// Ctrl-C twice on the empty input leaves with 0.
 func TestCtrlCCancelsTheTurnThenLeaves(t *testing.T) {
 	tm := start(t, sleepy(t))
 	tm.waitFor("fixture-model")
@@ -33,7 +33,7 @@ func TestCtrlCCancelsTheTurnThenLeaves(t *testing.T) {
 	tm.waitFor("turn cancelled")
 	tm.typeText("/help\r") // still running
 	tm.waitFor("commands:")
-	tm.typeText("\x03")
+	tm.typeText("\x03\x03")
 	if code := tm.exit(); code != 0 {
 		t.Fatalf("exit %d after the second Ctrl-C:\n%s", code, tm.screen())
 	}

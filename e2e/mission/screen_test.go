@@ -488,7 +488,7 @@ func TestCtrlCClearsTheDraft(t *testing.T) {
 	}
 	v.typeText("\x1b[A") // Up
 	v.waitScreen("› first question")
-	v.typeText("\x03\x03")
+	v.typeText("\x03\x03\x03") // the draft cleared, then twice on the empty input
 	if code := v.exitCode(); code != 0 {
 		t.Fatalf("exit %d after Ctrl-C on an empty input:\n%s", code, v.dump())
 	}
