@@ -1,6 +1,7 @@
 package mission
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,71 @@ func TestCutRequestNeedsAnExplicitChoice(t *testing.T) {
 	}
 	if cutSummary("shell: ls ...") || !cutSummary(strings.Repeat("a", 887)+"...") || cutSummary(strings.Repeat("a", 886)+"...") {
 		t.Fatal("cutSummary's bound")
+	}
+}
+
+// An approval exactly as tall as the live region's row budget stays in
+// it, whole; one row more is printed above whole, and the live region
+// asks about it; a resize that takes the room away prints it then. On
+// narrow and short screens.
+func TestApprovalAtTheRowBudget(t *testing.T) {
+	summary := func(k int) string {
+		var lines []string
+		for i := range k {
+			lines = append(lines, fmt.Sprintf("step-%02d", i))
+		}
+		return "shell: " + strings.Join(lines, "\n")
+	}
+	for _, size := range []struct{ cols, rows int }{{30, 24}, {30, 12}, {80, 8}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			fit, exact := -1, false
+			for k := 1; k < 40; k++ {
+				m, _, _ := sized(t, size.cols, size.rows, Options{})
+				send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": summary(k), "expires_in_ms": 60000})
+				lines := checkFits(t, m, size.cols, size.rows)
+				if m.approval.printed {
+					if fit < 0 {
+						t.Fatal("even one line is printed above")
+					}
+					p := printed(m)
+					for i := range k {
+						if !strings.Contains(p, fmt.Sprintf("step-%02d", i)) {
+							t.Fatalf("one row past the budget (%d lines): step-%02d not printed:\n%s", k, i, p)
+						}
+					}
+					if !strings.Contains(strings.Join(strings.Fields(view(m)), " "), "the request printed above") {
+						t.Fatalf("the live region does not point at the printed request:\n%s", view(m))
+					}
+					if !exact {
+						t.Fatalf("no request filled the budget exactly before %d lines", k)
+					}
+					return
+				}
+				fit = k
+				v := view(m)
+				for i := range k {
+					if !strings.Contains(v, fmt.Sprintf("step-%02d", i)) {
+						t.Fatalf("%d lines fit but step-%02d is not shown:\n%s", k, i, v)
+					}
+				}
+				if len(lines) == m.liveRows() {
+					exact = true
+					// Exactly at the budget: the next k is one row past it.
+					m2, _, _ := sized(t, size.cols, size.rows, Options{})
+					send(m2, "approval.requested", map[string]any{"approval_id": "ap1", "summary": summary(k), "expires_in_ms": 60000})
+					// The shortest resize that takes a row from the budget.
+					budget, h := m2.liveRows(), size.rows
+					for m2.liveRows() == budget {
+						h--
+						m2.Update(tea.WindowSizeMsg{Width: size.cols, Height: h})
+					}
+					if !m2.approval.printed || !strings.Contains(printed(m2), fmt.Sprintf("step-%02d", k-1)) {
+						t.Fatalf("a resize to %d rows (one row less of budget) did not print the request above", h)
+					}
+					checkFits(t, m2, size.cols, h)
+				}
+			}
+			t.Fatal("never past the budget")
+		})
 	}
 }
