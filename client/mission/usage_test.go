@@ -1,8 +1,14 @@
 package mission
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/magi-code/magi-code/client"
 )
 
 // Usage events add up: the status bar shows the context left of the
@@ -50,5 +56,36 @@ func TestInitializeRequiresUsage(t *testing.T) {
 	caps, _ := fb.params[0].(map[string]any)["required_capabilities"].([]string)
 	if !strings.Contains(strings.Join(caps, " "), "usage") {
 		t.Fatalf("required_capabilities %v lack usage", caps)
+	}
+}
+
+// The bell rings when an approval waits, and when a turn of 10 s or more
+// ends; not for a short turn.
+func TestBell(t *testing.T) {
+	rings := func(cmd tea.Cmd) bool {
+		for _, msg := range msgs(cmd) {
+			if r, ok := msg.(tea.RawMsg); ok && r.Msg == "\a" {
+				return true
+			}
+		}
+		return false
+	}
+	finish := func(m *Model) tea.Cmd {
+		b, _ := json.Marshal(map[string]any{"session_id": sess, "run_id": run, "outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+		return m.event(client.Event{Name: "run.finished", SessionID: sess, RunID: run, Data: b})
+	}
+	m, _, clk := started(t, Options{})
+	b, _ := json.Marshal(map[string]any{"session_id": sess, "run_id": run, "approval_id": "ap1", "summary": "shell: make", "expires_in_ms": 60000})
+	if !rings(m.event(client.Event{Name: "approval.requested", SessionID: sess, RunID: run, Data: b})) {
+		t.Fatal("no bell for an approval")
+	}
+	clk.t = clk.t.Add(9 * time.Second)
+	if rings(finish(m)) {
+		t.Fatal("a bell for a 9 s turn")
+	}
+	m, _, clk = started(t, Options{})
+	clk.t = clk.t.Add(10 * time.Second)
+	if !rings(finish(m)) {
+		t.Fatal("no bell for a 10 s turn")
 	}
 }
