@@ -8,33 +8,27 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// namedKeys are the keys tests press by name.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight}, "up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown},
+	"home": {Code: tea.KeyHome}, "end": {Code: tea.KeyEnd}, "backspace": {Code: tea.KeyBackspace},
+	"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
+	"space":  {Code: tea.KeySpace, Text: " "},
+	"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+w": {Code: 'w', Mod: tea.ModCtrl}, "ctrl+u": {Code: 'u', Mod: tea.ModCtrl},
+	"ctrl+k": {Code: 'k', Mod: tea.ModCtrl}, "ctrl+a": {Code: 'a', Mod: tea.ModCtrl}, "ctrl+e": {Code: 'e', Mod: tea.ModCtrl},
+	"ctrl+j": {Code: 'j', Mod: tea.ModCtrl},
+}
+
+// press types keys into the editor: a named key, or text rune by rune.
 func press(in *editor, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "home":
-			msg = tea.KeyPressMsg{Code: tea.KeyHome}
-		case "end":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnd}
-		case "backspace":
-			msg = tea.KeyPressMsg{Code: tea.KeyBackspace}
-		case "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+a", "ctrl+e", "ctrl+j":
-			msg = tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
-		default:
-			for _, r := range k {
-				in.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
+		if msg, ok := namedKeys[k]; ok {
+			in.Update(msg)
 			continue
 		}
-		in.Update(msg)
+		for _, r := range k {
+			in.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
 	}
 }
 

@@ -68,26 +68,10 @@ func view(m *Model) string { return ansi.Strip(m.View().Content) }
 
 func printed(m *Model) string { return ansi.Strip(strings.Join(m.Printed, "\n")) }
 
+// key presses one key: a named key, or one character.
 func key(m *Model, k string) tea.Cmd {
-	var msg tea.KeyPressMsg
-	switch k {
-	case "ctrl+c":
-		msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "enter":
-		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		msg = tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		msg = tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		msg = tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "space":
-		msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	default:
+	msg, ok := namedKeys[k]
+	if !ok {
 		msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 	}
 	_, cmd := m.Update(msg)

@@ -116,11 +116,7 @@ func TestModelTextNeverDrivesTheTerminal(t *testing.T) {
 			v.waitIdle("approve?")
 			v.answer("n")
 			v.waitIdle("turn completed")
-			v.typeText("/quit\r")
-			if code := v.exitCode(); code != 0 {
-				t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
-			}
-			<-v.done
+			v.quit()
 			assertNoForgery(t, v)
 			if all := strings.Join(strings.Fields(strings.Join(v.all(), "")), ""); !strings.Contains(all, "second␛[2Jreply-done") {
 				t.Fatalf("the terminal does not show the second reply:\n%s", v.dump())
@@ -128,11 +124,7 @@ func TestModelTextNeverDrivesTheTerminal(t *testing.T) {
 
 			r := startVT(t, ws, size.cols, size.rows, "--continue")
 			r.waitIdle("reply-done")
-			r.typeText("/quit\r")
-			if code := r.exitCode(); code != 0 {
-				t.Fatalf("exit %d after /quit of the resumed session:\n%s", code, r.dump())
-			}
-			<-r.done
+			r.quit()
 			assertNoForgery(t, r)
 			if all := strings.Join(strings.Fields(strings.Join(r.all(), "")), ""); !strings.Contains(all, "␛]0;FORGED-TITLE␇") || !strings.Contains(all, "end-of-reply") {
 				t.Fatalf("the resumed session does not show the reply with its controls visible:\n%s", r.dump())
@@ -164,11 +156,7 @@ func TestPickerShowsControlsVisibly(t *testing.T) {
 	v.waitScreen("CLEARED1")
 	v.typeText("\r")
 	v.waitIdle("there")
-	v.typeText("/quit\r")
-	if code := v.exitCode(); code != 0 {
-		t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
-	}
-	<-v.done
+	v.quit()
 	assertNoForgery(t, v)
 }
 
@@ -250,10 +238,7 @@ func TestLargePasteStaysAndNeverStopsTheBackend(t *testing.T) {
 			v.waitIdle("ask anything")
 			v.typeText("short one\r")
 			v.waitIdle("turn completed")
-			v.typeText("/quit\r")
-			if code := v.exitCode(); code != 0 {
-				t.Fatalf("exit %d:\n%s", code, v.dump())
-			}
+			v.quit()
 		})
 	}
 }
@@ -292,4 +277,15 @@ func TestLongCommandsInApprovals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quit leaves with /quit, checks the exit code is 0, and waits until the
+// terminal has every byte the app wrote.
+func (v *vterm) quit() {
+	v.t.Helper()
+	v.typeText("/quit\r")
+	if code := v.exitCode(); code != 0 {
+		v.t.Fatalf("exit %d after /quit:\n%s", code, v.dump())
+	}
+	<-v.done
 }
