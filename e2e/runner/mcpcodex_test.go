@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestMCPCodexKeys: Codex's keys through serve --stdio. tool_timeout_sec
@@ -36,4 +39,28 @@ func TestMCPCodexKeys(t *testing.T) {
 		t.Fatalf("server calls %q; the disabled tool was called", got)
 	}
 	ch.Shutdown()
+}
+
+// TestMCPStartupTimeout: a server that never answers its handshake fails
+// initialization with mcp_unavailable once its startup_timeout_sec has
+// passed, and the diagnostic log says so with that bound (the default,
+// 10 s, would read "after 10s").
+func TestMCPStartupTimeout(t *testing.T) {
+	t.Parallel()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings+
+		"\n[mcp_servers.mute]\ncommand = "+clienttest.Quote(sleep)+"\nargs = [\"600\"]\nstartup_timeout_sec = 0.3\n")
+	ch := &child{ws.Spawn(t, client.Options{})}
+	ch.WantError("initialize", map[string]any{"required_capabilities": []string{}}, protocol.CodeMCPUnavailable)
+	ch.Shutdown()
+	logs, err := filepath.Glob(filepath.Join(ws.Home, "logs", "serve-*.log"))
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("log files %v, %v; want one", logs, err)
+	}
+	if got := readFile(t, logs[0]); !strings.Contains(got, "startup timed out after 300ms") {
+		t.Fatalf("the log does not name the startup timeout of 300ms:\n%s", got)
+	}
 }
