@@ -46,6 +46,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	armed := m.quitArmed
 	m.quitArmed = false
 	switch k.String() {
+	case "ctrl+z":
+		// Suspends like any terminal program (fg resumes); a running
+		// turn goes on meanwhile.
+		return tea.Suspend
 	case "ctrl+c", "esc":
 		esc := k.String() == "esc"
 		switch {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/magi-code/magi-code/client"
 )
 
@@ -142,4 +144,16 @@ func called(fb *fakeBackend, method string) bool {
 		}
 	}
 	return false
+}
+
+// Ctrl-Z suspends the app, in any state.
+func TestCtrlZSuspends(t *testing.T) {
+	m, _, _ := sized(t, 80, 24, Options{})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl})
+	if cmd == nil {
+		t.Fatal("Ctrl-Z did nothing")
+	}
+	if _, ok := cmd().(tea.SuspendMsg); !ok || m.input.Value() != "" {
+		t.Fatalf("Ctrl-Z did not suspend (input %q)", m.input.Value())
+	}
 }

@@ -162,6 +162,14 @@ func pruneSessions() {
 		fmt.Fprintln(os.Stderr, "magi-code: pruning old sessions:", err)
 	}
 	if len(removed) > 0 {
-		fmt.Fprintf(os.Stderr, "magi-code: removed %d sessions idle for %d days or more\n", len(removed), days)
+		fmt.Fprintf(os.Stderr, "magi-code: removed %s idle for %d days or more\n", plural(len(removed), "session"), days)
 	}
+}
+
+// plural is "1 session", "2 sessions".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -129,10 +129,11 @@ func parseArgs(args []string) (launch, error) {
 		}
 		return l, nil
 	case "--prompt":
-		if len(args) == 2 {
+		if len(args) == 2 && strings.TrimSpace(args[1]) != "" {
 			return launch{mode: modeInteractive, prompt: args[1]}, nil
 		}
-		return launch{}, fmt.Errorf("%w: --prompt takes one TEXT argument", errUsage)
+		// A blank TEXT would open the app, as no --prompt does.
+		return launch{}, fmt.Errorf("%w: --prompt takes one TEXT argument, not blank", errUsage)
 	case "config":
 		if len(args) == 2 && args[1] == "show" {
 			return launch{mode: modeConfigShow}, nil

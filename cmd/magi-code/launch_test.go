@@ -48,6 +48,8 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--app"}, 0},
 		{[]string{"daemon"}, 0},
 		{[]string{"--prompt"}, 0},
+		{[]string{"--prompt", ""}, 0},
+		{[]string{"--prompt", " \n\t"}, 0},
 		{[]string{"bogus"}, 0},
 		{[]string{"version"}, modeVersion},
 		{[]string{"--version"}, modeVersion},
