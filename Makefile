@@ -165,7 +165,8 @@ FUZZ_TARGETS := \
 	./stages/dispatch:FuzzServerLines \
 	./runner/shell:FuzzDestructive \
 	./internal/jsonenc:FuzzUnescape \
-	./acp/jsonrpc:FuzzParse
+	./acp/jsonrpc:FuzzParse \
+	./runner/provider:FuzzRetryAfter
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

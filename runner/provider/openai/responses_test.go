@@ -138,8 +138,9 @@ func TestResponsesStream(t *testing.T) {
 	}
 }
 
-// TestResponsesBounds: more function calls than MaxToolCalls, or more
-// argument bytes than MaxToolArgsBytes, fail the stream.
+// TestResponsesBounds: more function calls than MaxToolCalls, more
+// argument bytes than MaxToolArgsBytes, or more reasoning summary bytes
+// than MaxSummaryBytes, fail the stream.
 func TestResponsesBounds(t *testing.T) {
 	var many []string
 	for i := range MaxToolCalls + 1 {
@@ -147,10 +148,13 @@ func TestResponsesBounds(t *testing.T) {
 		many = append(many, rev("response.output_item.added", `"output_index":0,"item":{"id":`+id+`,"type":"function_call","call_id":"c","name":"n","arguments":""}`))
 	}
 	big := strings.Repeat("a", MaxToolArgsBytes/2+1)
+	bigSummary := strings.Repeat("s", MaxSummaryBytes/2+1)
 	for name, frames := range map[string][]string{
 		"calls": many,
 		"args": {rev("response.function_call_arguments.delta", `"item_id":"fc_1","output_index":0,"delta":"`+big+`"`),
 			rev("response.function_call_arguments.delta", `"item_id":"fc_1","output_index":0,"delta":"`+big+`"`)},
+		"summary": {rev("response.reasoning_summary_text.delta", `"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"`+bigSummary+`"`),
+			rev("response.reasoning_summary_text.delta", `"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"`+bigSummary+`"`)},
 	} {
 		p := responsesProvider(t, sse(append(frames, completed)...))
 		err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.StreamEvent) error { return nil })
