@@ -268,24 +268,33 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
+// TestCancelMidStream: on either wire API, cancelling after the first
+// delta ends the call with the context's error while the server still
+// holds the stream open.
 func TestCancelMidStream(t *testing.T) {
-	release := make(chan struct{})
-	p := start(t, func(w http.ResponseWriter, r *http.Request) {
-		sse(chunk(`{"content":"first"}`, ""))(w, r)
-		select {
-		case <-r.Context().Done():
-		case <-release:
+	first := map[string]string{
+		WireChat:      chunk(`{"content":"first"}`, ""),
+		WireResponses: rev("response.output_text.delta", `"item_id":"m","output_index":0,"content_index":0,"delta":"first"`),
+	}
+	for _, wire := range []string{WireChat, WireResponses} {
+		release := make(chan struct{})
+		url := startHandler(t, func(w http.ResponseWriter, r *http.Request) {
+			sse(first[wire])(w, r)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		p := New(Config{BaseURL: url + "/v1", WireAPI: wire})
+		ctx, cancel := context.WithCancel(context.Background())
+		err := p.Stream(ctx, provider.Request{Model: "m"}, func(ev provider.StreamEvent) error {
+			cancel() // after the first delta
+			return nil
+		})
+		close(release)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: Stream = %v; want context.Canceled", wire, err)
 		}
-	})
-	defer close(release)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	err := p.Stream(ctx, provider.Request{Model: "m"}, func(ev provider.StreamEvent) error {
-		cancel() // after the first delta
-		return nil
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Stream = %v; want context.Canceled", err)
 	}
 }
 
