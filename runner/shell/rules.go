@@ -224,7 +224,7 @@ func (c *checker) find(args []field) {
 			i = j
 		case t == "-o" || t == "-or" || t == "," || t == "!" || t == "-not":
 			negated = true // -name x -o -delete deletes what does not match
-		case findSelective[t]:
+		case findSelective[t] && !deleting && len(execs) == 0: // a test after an action narrows nothing before it
 			arg := unknown
 			if i+1 < len(args) {
 				arg = args[i+1]

@@ -101,7 +101,7 @@ func TestEverySpelling(t *testing.T) {
 		{"V=build; rm -rf ./${V/build/..}", out}, {"V=build; rm -rf ${V:-x}", out},
 		{`rm -rf "${HOME%/}"`, out}, {"rm -rf ${PWD%/*}", out}, {`rm -rf "${PWD%/*}/proj-old"`, out},
 		{"rm -rf build/${V#x}", out}, {"find ${V%/} -delete", out}, {`find "${V%/}" -name '*.o' -delete`, out},
-		{`find . "${V#x}" -name '*.o' -delete`, out}, {"find . -name '*.o' -exec rm -rf ${V:-x} +", out},
+		{`find . "${V#x}" -name '*.o' -delete`, ws}, {"find . -name '*.o' -exec rm -rf ${V:-x} +", out},
 		{"chmod -R 777 ${V:-.}", perm}, {"mv ${V#x} /tmp/x", out}, {"rsync -a --delete src/ ${V:-x}/", out},
 		{"echo ${V%/*}", ""}, {`rm -f "${V%/*}"`, ""}, {`ls "${V:-.}"`, ""},
 	} {
