@@ -137,9 +137,6 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// has reports whether key is present.
-func (f frontMatter) has(key string) bool { _, ok := f.keys[key]; return ok }
-
 // text is key's value as a string: any scalar (a number or a date too, as
 // written), "" when absent or null. A list or a mapping is an error.
 func (f frontMatter) text(key string) (string, error) {

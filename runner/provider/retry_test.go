@@ -103,8 +103,7 @@ func (f *fake) Stream(ctx context.Context, _ Request, emit func(StreamEvent) err
 }
 
 type recorder struct {
-	waits  []time.Duration
-	ctxErr bool
+	waits []time.Duration
 }
 
 func (r *recorder) sleep(ctx context.Context, d time.Duration) error {

@@ -23,8 +23,6 @@ func openDir(p string) (*os.File, error) {
 	return os.Open(p)
 }
 
-func openNoFollow(p string) (*os.File, error) { return os.Open(p) }
-
 func openResolved(real string, flag int, perm os.FileMode, mkdirs bool) (*os.File, error) {
 	if mkdirs {
 		if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {

@@ -31,12 +31,6 @@ func openDir(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|baseFlags, 0)
 }
 
-// openNoFollow opens the final component of p without following a symlink
-// there, without blocking.
-func openNoFollow(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|baseFlags, 0)
-}
-
 // openResolved opens real, a clean absolute path that realPath produced (it
 // held no symlink when checked), one component at a time with O_NOFOLLOW:
 // a symlink swapped into any component after the check makes the open fail
