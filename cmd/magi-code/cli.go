@@ -52,8 +52,14 @@ func cli(l launch) int {
 			return 1
 		}
 		fmt.Print(d.Text())
+		if d.Readiness != "" {
+			fmt.Printf("# that is: %s\n", human.Readiness(string(d.Readiness)))
+		}
 		if dir, err := env.LogDir(); err == nil {
 			fmt.Printf("log directory: %s\n", dir)
+		}
+		if settingsBroken(d.Readiness) {
+			return 1
 		}
 	case modeMCPList:
 		list, err := config.ListMCP(env)
@@ -161,4 +167,12 @@ func completionSources(env runner.Env) completionSource {
 			return names
 		},
 	}
+}
+
+// settingsBroken reports whether config show's readiness says the files
+// themselves are wrong (a setting, or the selected agent profile): then it
+// exits 1 after printing what it could. A missing credential or an MCP
+// server that cannot start is not a broken file: exit 0.
+func settingsBroken(readiness protocol.Code) bool {
+	return readiness == protocol.CodeConfigurationInvalid || readiness == protocol.CodeProfileInvalid
 }

@@ -47,3 +47,20 @@ func TestConfigShowNamesDocuments(t *testing.T) {
 		t.Fatalf("config show printed a refused file or listed a skipped skill:\n%s", o.stdout)
 	}
 }
+
+// config show exits 1 when the files themselves are wrong (here the
+// selected agent profile's front matter does not parse), after naming the
+// file, the line and the reason, and saying in words what readiness means;
+// a missing credential is a readiness line, not a failure (exit 0).
+func TestConfigShowExitsOneOnBrokenFiles(t *testing.T) {
+	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings+"agent = \"rev\"\n")
+	ws.WriteFile(t, filepath.Join(ws.Home, "agents", "rev.md"), "---\nname: rev\nmode: [primary\n---\nbody\n")
+	runIn(t, ws, "", []string{"config", "show"}).want(t, "config show, broken profile", 1, []string{
+		"rev.md:2: profile invalid", "# readiness: profile_invalid\n", "# that is: the selected agent profile is invalid",
+	}, nil)
+
+	keyless := clienttest.NewWorkspace(t, "provider = \"openai\"\nmodel = \"gpt-test\"\n")
+	runIn(t, keyless, "", []string{"config", "show"}, "OPENAI_API_KEY=").want(t, "config show before login", 0, []string{
+		"# readiness: provider_unavailable\n", "# that is: no usable credential",
+	}, nil)
+}
