@@ -121,7 +121,7 @@ mutate: $(GREMLINS)
 # docs/testing.md), smallest first. history and stages/worker are run for
 # retention and the turn's durability path only: their other files are
 # the core run's.
-MUTATE_EDGE ?= ./protocol/schemacheck ./chunk ./internal/diaglog ./runner/auth ./runner/hooks ./runner/mcp ./runner/tools ./runner/config ./runner/codemode ./conformance
+MUTATE_EDGE ?= ./protocol/schemacheck ./chunk ./internal/diaglog ./runner/auth ./runner/hooks ./runner/mcp ./runner/tools ./runner/shell ./runner/config ./runner/codemode ./conformance
 MUTATE_RETENTION := -E '^(doc|lease|fs_windows|decode|firstinput|page|project|reader|record|replay|store|writeback_linux|writeback_other|fs_unix|fs_other)\.go'
 MUTATE_DURABILITY := -E '^(doc|sink_idle|approvals|carry|init|pool|session|sink|sink_agent)\.go'
 .PHONY: mutate-edge

@@ -59,7 +59,7 @@ func TestRuleEdges(t *testing.T) {
 		{"diskutil eraseVolume APFS x disk2s1", ReasonDisk},
 		// Rows for the case clauses planted by hand (docs/testing.md).
 		{"cd; rm -rf proj/build", ""}, {"cd - && rm -rf *", ReasonDeleteOutside}, {"cd ./b* && rm -rf *", ReasonDeleteOutside},
-		{"cmake -E rm -f ~/canary/x", ""}, {"rm -f -- -rf ~/canary", ""}, {"find . -type f $ACTION", ReasonDeleteWorkspace},
+		{"cmake -E rm -f ~/canary/x", ""}, {`rm "$X" -r ./build`, ReasonDeleteOutside}, {"rm -f -- -rf ~/canary", ""}, {"find . -type f $ACTION", ReasonDeleteWorkspace},
 		{"find . -follow -name '*.o' -delete", ReasonDeleteOutside}, {"find . -regex '(.*' -delete", ""},
 		{"find . -delete -name '*.o'", ReasonDeleteWorkspace}, {"find . -exec rm {} + -name '*.o'", ReasonDeleteWorkspace},
 		{"find . -delete -empty", ReasonDeleteWorkspace},
