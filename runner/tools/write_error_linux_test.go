@@ -18,10 +18,21 @@ import (
 // of this test binary so that no other test runs under it.
 func TestWriteFileWriteErrorIsReported(t *testing.T) {
 	if os.Getenv("MAGI_TOOLS_FSIZE_CHILD") == "1" {
-		lim := syscall.Rlimit{Cur: 1024, Max: 1024}
+		// Only the soft limit, restored after the call: a coverage run
+		// writes its data at exit, which must not fail (make mutate).
+		var old syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatalf("getrlimit: %v", err)
+		}
+		lim := syscall.Rlimit{Cur: 1024, Max: old.Max}
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
 			t.Fatalf("setrlimit: %v", err)
 		}
+		defer func() {
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+				t.Errorf("restoring the file size limit: %v", err)
+			}
+		}()
 		dir := os.Getenv("MAGI_TOOLS_FSIZE_DIR")
 		tool, _ := Builtin(Options{Cwd: dir, MaxOutput: 1000}).Get("write_file")
 		res := tool.Run(context.Background(), []byte(`{"path":"big.txt","content":"`+strings.Repeat("x", 4096)+`"}`))
