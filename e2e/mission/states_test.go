@@ -54,3 +54,34 @@ func TestPromptAfterAFailedOpenStays(t *testing.T) {
 		t.Fatalf("the prompt looks sent:\n%s", v.dump())
 	}
 }
+
+// /model during a turn: when the turn ends the app restarts the backend
+// with the new selection and reopens the session, and stays (it once
+// exited 1). At 80x24 and 30x24.
+func TestModelDuringATurnRestartsAfterIt(t *testing.T) {
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Text("working on it"), clienttest.SleepMs(1500), clienttest.Text(" done-now")),
+			}})
+			v := startVT(t, ws, cols, 24)
+			v.waitScreen("fixture-model")
+			v.typeText("take your time\r")
+			v.waitScreen("working on it")
+			v.typeText("/model fixture fixture-model-2\r")
+			v.waitWords("the backend restarts with it when this turn ends")
+			v.waitWords("turn completed")
+			v.waitWords("backend restarted")
+			// The new backend takes a turn (the fixture's script starts over).
+			v.typeText("next question\r")
+			deadline := time.Now().Add(clienttest.HangGuard)
+			for strings.Count(v.flat(), "turn completed") < 2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("no turn after the restart:\n%s", v.dump())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			v.quit()
+		})
+	}
+}
