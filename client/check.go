@@ -32,10 +32,19 @@ var eventFields = map[string][]string{
 	protocol.EventRunFinished:       {"outcome", "persistence", "revision", "error_code"},
 }
 
-// usageFields are the data fields of the usage event beyond session_id and
-// run_id, which only a client that required the usage capability accepts
-// (docs/protocol.md, Optional capabilities).
-var usageFields = []string{"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "context_window"}
+// optionalEvents are the events of the optional capabilities, with the
+// capability and the data fields beyond session_id and run_id: only a
+// client that required the capability accepts the event (docs/protocol.md,
+// Optional capabilities).
+var optionalEvents = map[string]struct {
+	capability string
+	fields     []string
+}{
+	protocol.EventUsage: {protocol.CapabilityUsage,
+		[]string{"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "context_window"}},
+	protocol.EventActivityOutput: {protocol.CapabilityActivityOutput,
+		[]string{"activity_id", "chunk", "text", "last", "truncated"}},
+}
 
 // enums holds the allowed values of enumerated event fields.
 var enums = map[string]map[string]bool{
@@ -110,8 +119,9 @@ func str(raw json.RawMessage) (string, bool) {
 type checker struct {
 	instanceID string
 	lastSeq    uint64
-	// usage reports whether this client required the usage capability.
-	usage func() bool
+	// required reports whether this client required an optional
+	// capability; nil: none.
+	required func(capability string) bool
 }
 
 // frame checks one output line (LF included) and returns its parsed form:
@@ -163,7 +173,7 @@ func (c *checker) frame(line []byte) (resp *Response, ev *Event, err error) {
 		r, err := response(f, seq, raw)
 		return r, nil, err
 	case "event":
-		e, err := event(f, seq, raw, c.usage != nil && c.usage())
+		e, err := event(f, seq, raw, c.required)
 		return nil, e, err
 	}
 	return nil, nil, violation("frame type %s", f["type"])
@@ -204,14 +214,14 @@ func response(f map[string]json.RawMessage, seq uint64, raw []byte) (*Response, 
 	return r, nil
 }
 
-func event(f map[string]json.RawMessage, seq uint64, raw []byte, usage bool) (*Event, error) {
+func event(f map[string]json.RawMessage, seq uint64, raw []byte, required func(string) bool) (*Event, error) {
 	if err := exactly(f, "protocol", "version", "type", "instance_id", "seq", "event", "data"); err != nil {
 		return nil, violation("event: %v", err)
 	}
 	name, _ := str(f["event"])
 	more, known := eventFields[name]
-	if name == protocol.EventUsage && usage {
-		more, known = usageFields, true
+	if o, ok := optionalEvents[name]; ok && required != nil && required(o.capability) {
+		more, known = o.fields, true
 	}
 	if !known {
 		return nil, violation("unknown event %s", f["event"])

@@ -20,6 +20,7 @@ func ev(seq int, e wire.Event) string {
 // last must pass; the last must pass (bad == "") or fail mentioning bad.
 func TestCheckerFrames(t *testing.T) {
 	delta := wire.Event{Name: protocol.EventMessageDelta, MessageID: "m", Text: "hi"}
+	output := wire.Event{Name: protocol.EventActivityOutput, ActivityID: "a", Text: "out", LastPart: true}
 	tests := []struct {
 		name  string
 		lines []string
@@ -68,11 +69,17 @@ func TestCheckerFrames(t *testing.T) {
 		{"unknown diagnostic code", []string{ev(1, wire.Event{Name: protocol.EventDiagnostic, Code: "hook_failed"})}, "unknown code"},
 		{"unknown run.finished error_code", []string{ev(1, wire.Event{Name: protocol.EventRunFinished, Outcome: "failed", Persistence: "durable", ErrorCode: "nope"})}, "unknown error_code"},
 		{"summary too long", []string{ev(1, wire.Event{Name: protocol.EventDiagnostic, Code: string(protocol.CodeExecutionFailed), Summary: strings.Repeat("a", protocol.SummaryBytes+1)})}, "summary of"},
+		{"required activity.output: its event", []string{ev(1, output)}, ""},
+		{"required usage: activity.output is not its event", []string{ev(1, output)}, "unknown event"},
+		{"activity.output not required", []string{ev(1, output)}, "unknown event"},
+		{"required usage: its event", []string{ev(1, wire.Event{Name: protocol.EventUsage, InputTokens: 3})}, ""},
+		{"usage not required", []string{ev(1, wire.Event{Name: protocol.EventUsage, InputTokens: 3})}, "unknown event"},
+		{"required activity.output: output text too long", []string{ev(1, wire.Event{Name: protocol.EventActivityOutput, ActivityID: "a", Text: strings.Repeat("a", protocol.LiveChunkBytes+1)})}, "text of"},
 		{"oversize", []string{`{"a":"` + strings.Repeat("a", protocol.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var chk checker
+			chk := checker{required: func(c string) bool { return strings.HasPrefix(tc.name, "required "+c) }}
 			for i, line := range tc.lines {
 				_, _, err := chk.frame([]byte(line))
 				last := i == len(tc.lines)-1

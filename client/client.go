@@ -98,12 +98,12 @@ type Frame struct {
 // concurrent use.
 type Client struct {
 	opts Options
-	// usage: an initialize this client sent required the usage
-	// capability, so usage events are expected (Send sets it).
-	usage  atomic.Bool
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *boundedBuffer
+	// optional: the optional capabilities an initialize this client sent
+	// required, so their events are expected (Send sets it).
+	optional atomic.Pointer[[]string]
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	stderr   *boundedBuffer
 
 	// writeMu serialises writes to stdin.
 	writeMu sync.Mutex
@@ -230,7 +230,10 @@ func (c *Client) read(stdout io.Reader) {
 		defer close(c.checks)
 	}
 	br := bufio.NewReaderSize(stdout, protocol.MaxOutputFrameBytes+1)
-	chk := checker{usage: c.usage.Load}
+	chk := checker{required: func(capability string) bool {
+		caps := c.optional.Load()
+		return caps != nil && slices.Contains(*caps, capability)
+	}}
 	end := func(err error) {
 		c.fail(err)
 		close(c.events)
@@ -484,8 +487,8 @@ func (c *Client) Send(id, method string, params any) error {
 		var init struct {
 			Caps []string `json:"required_capabilities"`
 		}
-		if json.Unmarshal(p, &init) == nil && slices.Contains(init.Caps, protocol.CapabilityUsage) {
-			c.usage.Store(true)
+		if json.Unmarshal(p, &init) == nil {
+			c.optional.Store(&init.Caps)
 		}
 	}
 	line := make([]byte, 0, 96+len(id)+len(method)+len(p))

@@ -32,6 +32,11 @@ type EventData struct {
 	Persistence string  `json:"persistence"`
 	Revision    *string `json:"revision"`
 	ErrorCode   *string `json:"error_code"`
+	// activity.output (an optional capability): Chunk counts from 0, Last
+	// marks an activity's last chunk, Truncated one whose output went on.
+	Chunk     int  `json:"chunk"`
+	Last      bool `json:"last"`
+	Truncated bool `json:"truncated"`
 }
 
 // Fields decodes the event's data.

@@ -69,10 +69,11 @@ var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput
 const CapabilityActivityOutput = "activity.output"
 
 // Bounds of the activity.output event (docs/protocol.md, Optional
-// capabilities): the output kept of one call, and the text of one event.
+// capabilities): the text of one event is a live chunk, and a call's
+// output at most four of them.
 const (
-	ActivityOutputBytes      = 16384
-	ActivityOutputChunkBytes = 4096
+	ActivityOutputChunkBytes = LiveChunkBytes
+	ActivityOutputBytes      = 4 * ActivityOutputChunkBytes
 )
 
 // IsCapability reports whether name is one of the nine advertised

@@ -26,7 +26,8 @@ var commands = []struct{ name, args, what string }{
 
 const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
 while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved)
-Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves`
+Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves
+Ctrl-O shows the last collapsed tool output whole`
 
 func helpText() string {
 	var b strings.Builder
@@ -82,6 +83,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		default:
 			return m.quit(exitFor(m))
 		}
+	}
+	if k.String() == "ctrl+o" {
+		return m.expandOutput() // never an answer, never typed
 	}
 	if m.approval != nil {
 		return m.approvalKey(k)

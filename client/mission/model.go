@@ -22,6 +22,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/human"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // Backend is the protocol connection: client.Client satisfies it.
@@ -132,6 +133,7 @@ func (m *liveMessage) text() string {
 // activity is one tool, subagent or compaction line of the running turn.
 type activity struct {
 	id, kind, name, state, summary string
+	out                            *toolOutput // nil until its output comes (output.go)
 }
 
 // inputMode says what the input line is for.
@@ -145,6 +147,10 @@ const (
 
 // Model is the Bubble Tea model of Mission Control.
 type Model struct {
+	// outputs are the last calls whose output the preview collapsed, most
+	// recent last, for Ctrl-O (output.go).
+	outputs []*activity
+
 	opts    Options
 	backend Backend
 	gen     int // generation of backend
@@ -257,7 +263,7 @@ func (m *Model) initialize() tea.Cmd {
 	return m.call("initialize", map[string]any{
 		// usage: the optional capability of token counts (docs/protocol.md,
 		// Optional capabilities), for the status bar and /status.
-		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", "usage"},
+		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", protocol.CapabilityUsage, protocol.CapabilityActivityOutput},
 	})
 }
 

@@ -55,7 +55,7 @@ func (it *item) render(width int) string {
 		}
 		return b
 	case it.act != nil:
-		return renderActivity(it.act)
+		return renderActivity(it.act) + renderPreview(it.act, width)
 	}
 	return it.note
 }
@@ -108,6 +108,10 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		}
 		a.kind, a.name, a.state, a.summary = d.Kind, d.Name, d.State, d.Summary
 		return m.settle()
+	case "activity.output":
+		if a, ok := m.actByID[d.ActivityID]; ok {
+			a.addOutput(d.Chunk, d.Text, d.Last, d.Truncated)
+		}
 	case "approval.requested":
 		m.approval = newApproval(d.ApprovalID, d.Summary, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking(), bell())
@@ -152,6 +156,9 @@ func (m *Model) printItems(n int) tea.Cmd {
 	var blocks []string
 	for _, it := range m.items[:n] {
 		blocks = append(blocks, it.render(m.textWidth()))
+		if it.act != nil {
+			m.keepOutput(it.act)
+		}
 	}
 	m.items = m.items[n:]
 	return m.print(blocks...)
