@@ -82,13 +82,24 @@ func (o *toolOutput) collapses(width int) bool {
 	return false
 }
 
+// said reports whether the output says nothing the activity's line does
+// not: a denied or cancelled call's output is its summary's reason.
+func (a *activity) said() bool {
+	o := a.out
+	if o == nil || o.text.Len() == 0 {
+		return true
+	}
+	out := strings.TrimSpace(human.Printable(o.text.String()))
+	return o.done && !o.missing && !strings.Contains(out, "\n") && strings.Contains(human.Printable(a.summary), out)
+}
+
 // renderPreview is the collapsed output under an activity's line: its
 // first lines, each cut to width, and how much more Ctrl-O shows.
 func renderPreview(a *activity, width int) string {
-	o := a.out
-	if o == nil || o.text.Len() == 0 {
+	if a.said() {
 		return ""
 	}
+	o := a.out
 	lines := o.lines()
 	room := max(1, width-ansi.StringWidth(outputIndent))
 	var b strings.Builder
@@ -128,7 +139,7 @@ func plural(n int, what string) string {
 // keepOutput remembers a settled call whose output the preview collapsed,
 // for Ctrl-O.
 func (m *Model) keepOutput(a *activity) {
-	if a.out == nil || !a.out.collapses(m.textWidth()) {
+	if a.said() || !a.out.collapses(m.textWidth()) {
 		return
 	}
 	m.outputs = append(m.outputs, a)

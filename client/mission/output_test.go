@@ -83,6 +83,13 @@ func TestToolOutputIncomplete(t *testing.T) {
 	if !strings.Contains(p, "│ one\n  │ (output incomplete)") || strings.Contains(p, "three") || !strings.Contains(p, "│ cut\n  │ (output cut at 16000 bytes)") {
 		t.Fatalf("notes:\n%s", p)
 	}
+	// A denied call's output is its line's reason: said once.
+	send(m, "activity", map[string]any{"activity_id": "a3", "kind": "tool", "state": "started", "name": "shell", "summary": "shell: started"})
+	send(m, "activity.output", map[string]any{"activity_id": "a3", "chunk": 0, "text": "denied by user", "last": true, "truncated": false})
+	send(m, "activity", map[string]any{"activity_id": "a3", "kind": "tool", "state": "failed", "name": "shell", "summary": "shell: denied by user (protected: recursive delete)"})
+	if p := printed(m); strings.Count(p, "denied by user") != 1 {
+		t.Fatalf("the denial said twice:\n%s", p)
+	}
 	a := &activity{}
 	for i := range 5 {
 		a.addOutput(i, strings.Repeat("y", 4000), i == 4, false)
