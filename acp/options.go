@@ -222,12 +222,16 @@ func (a *Agent) sessionOf(m jsonrpc.Message, p any, id *string) *session {
 	return s
 }
 
-// commandsUpdate is the available_commands_update of a session: its
-// skills, each a command whose text goes to the model as the prompt.
+// commandsUpdate is the available_commands_update of a session: the
+// built-in commands the agent runs itself (/compact), then its skills, each
+// a command whose text goes to the model as the prompt. A skill named like
+// a built-in is left out: the built-in answers that name.
 func commandsUpdate(skills []runner.SkillInfo) obj {
-	cmds := make([]obj, 0, len(skills))
+	cmds := make([]obj, 0, 1+len(skills))
+	cmds = append(cmds, obj{"name": cmdCompact, "description": "compact the conversation now: a summary replaces it",
+		"input": obj{"hint": "what the summary should keep (optional)"}})
 	for _, sk := range skills {
-		if !safeName(sk.Name) || len(cmds) >= maxCommands {
+		if !safeName(sk.Name) || sk.Name == cmdCompact || len(cmds) >= maxCommands {
 			continue
 		}
 		desc := sk.Description

@@ -172,7 +172,9 @@ func (a *Agent) sessionNew(m jsonrpc.Message) {
 		return
 	}
 	a.opts.Log.Info("acp session new", "session_id", id)
-	a.respond(m.ID, s.stateResult(true))
+	// The answer goes on the ordered edge: the session's updates that
+	// follow (the commands) must not overtake it.
+	_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(true)), true)
 	s.commands()
 	s.mcpNotice()
 }
@@ -221,7 +223,7 @@ func (a *Agent) reopen(m jsonrpc.Message, replay bool) {
 		// The answer follows the replayed updates on the ordered edge.
 		_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(false)), true)
 	} else {
-		a.respond(m.ID, s.stateResult(false))
+		_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(false)), true)
 	}
 	s.commands()
 	s.mcpNotice()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/acp/jsonrpc"
 	"github.com/magi-code/magi-code/history"
@@ -25,6 +28,9 @@ const (
 	stopCancelled = "cancelled"
 	stopMaxTurn   = "max_turn_requests"
 )
+
+// cmdCompact is the built-in command that compacts the conversation.
+const cmdCompact = "compact"
 
 // prompt starts a turn. Its updates and then its answer go out on the
 // ordered edge: nothing of the turn follows the answer. A second prompt
@@ -91,6 +97,9 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 	if code != "" {
 		return fail(code)
 	}
+	if instructions, ok := compactCommand(prompt); ok {
+		return s.compact(ctx, t, id, records, instructions, choice)
+	}
 	// The input is stored (fsynced) before the provider is called.
 	if _, err := s.att.AppendInput(history.Record{Type: history.TypeInput, RunID: t.id, MessageID: a.opts.NewID(), Text: prompt}); err != nil {
 		return fail(protocol.CodePersistenceFailed)
@@ -119,6 +128,48 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 		Approval:   approval,
 		NewID:      a.opts.NewID,
 	})
+	return s.answer(ctx, t, id, sink, res, runErr)
+}
+
+// compact runs the /compact built-in: the conversation is compacted now
+// (runner Compact: the compaction activity, compaction_update when
+// advertised, the compaction record) instead of going to the model. The
+// command itself is not stored as input, so the next turn's model never
+// reads it; nothing to compact answers end_turn at once.
+func (s *session) compact(ctx context.Context, t *turn, id jsonrpc.ID, records []history.Record, instructions string, choice runner.Choice) []byte {
+	sink := newSink(s, t, ctx)
+	s.a.opts.Log.Info("acp compaction started", "session_id", s.id, "run_id", t.id)
+	res, runErr := s.rt.Compact(ctx, runner.Turn{
+		Model:    choice.Model,
+		Thinking: choice.Thinking,
+		Records:  records,
+		Prompt:   instructions,
+		Sink:     sink,
+		NewID:    s.a.opts.NewID,
+	})
+	return s.answer(ctx, t, id, sink, res, runErr)
+}
+
+// compactCommand reports whether a prompt is the /compact built-in (the
+// command, then nothing or white space and the instructions) and returns
+// the instructions.
+func compactCommand(prompt string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeftFunc(prompt, unicode.IsSpace), "/"+cmdCompact)
+	if !ok {
+		return "", false
+	}
+	if r, _ := utf8.DecodeRuneInString(rest); rest != "" && !unicode.IsSpace(r) {
+		return "", false // another command (/compactor)
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// answer stores the end of a turn and returns the prompt's answer frame.
+func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink, res runner.Result, runErr error) []byte {
+	a := s.a
+	fail := func(code protocol.Code) []byte {
+		return jsonrpc.AppendError(nil, id, jsonrpc.CodeInternalError, code)
+	}
 	outcome, code := res.Outcome, res.Code
 	if errors.Is(context.Cause(ctx), errOutput) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable

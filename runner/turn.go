@@ -44,8 +44,22 @@ type Turn struct {
 // error is nil for Completed, wraps ErrCancelled for Cancelled and carries
 // a safe code for Failed.
 func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
+	return agent.Run(ctx, rt.config(t), Replay(t.Records), t.Prompt, t.Sink)
+}
+
+// Compact compacts the session's conversation now (a front door's
+// /compact), through the same path as the automatic compaction before a
+// provider call: the same compaction activity, the same Sink.Compaction
+// record. t.Prompt is the person's instructions for the summary ("" for
+// none); it is not stored. See agent.Compact for the outcomes.
+func (rt *Runtime) Compact(ctx context.Context, t Turn) (Result, error) {
+	return agent.Compact(ctx, rt.config(t), Replay(t.Records), t.Prompt, t.Sink)
+}
+
+// config is the agent configuration of a turn.
+func (rt *Runtime) config(t Turn) agent.Config {
 	model := rt.TurnModel(t.Model)
-	cfg := agent.Config{
+	return agent.Config{
 		Provider:      rt.provider,
 		Model:         model,
 		Thinking:      t.Thinking,
@@ -59,7 +73,6 @@ func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
 		Subagents:     rt.subagents,
 		TaskScopes:    t.TaskScopes,
 	}
-	return agent.Run(ctx, cfg, Replay(t.Records), t.Prompt, t.Sink)
 }
 
 // Replay turns stored records into the provider conversation. A tool call

@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner/provider"
 )
 
@@ -59,6 +61,10 @@ const compactPrompt = "Summarise the conversation above for your own later use: 
 	"and the conversation will continue from your summary alone. Keep the user's goals and current request " +
 	"(verbatim where short), decisions made, files and commands involved, results of tool calls that still " +
 	"matter, progress so far and what remains to do. Do not call tools. Answer with the summary only."
+
+// compactInstructions introduces the person's own wishes for a forced
+// compaction's summary.
+const compactInstructions = "\n\nThe user asked for this summary now, with these instructions:\n"
 
 var errEmptySummary = errors.New("agent: empty compaction summary")
 
@@ -126,22 +132,69 @@ func (r *run) maybeCompact(ctx context.Context, specs []provider.ToolSpec) error
 	if cut == 0 {
 		return nil // nothing older to summarise
 	}
-	return r.compact(ctx, specs, cut, kept)
+	_, stop := r.compact(ctx, specs, cut, kept, "")
+	return stop
 }
 
-// compact summarises r.msgs[:cut] and replaces it by the summary.
-func (r *run) compact(ctx context.Context, specs []provider.ToolSpec, cut int, kept []Message) error {
+// Compact is a forced compaction (a front door's /compact): the whole
+// conversation in history is summarised now through the same path as
+// auto-compaction (the same activity, the same Sink.Compaction record with
+// nothing kept), whatever its size. instructions, when not blank, are the
+// person's wishes for the summary, added to the provider-only
+// summarisation prompt. An empty history compacts nothing: Completed, no
+// provider call. A failed summary is Failed with the provider's code (a
+// diagnostic says why, as for a failed turn); cancellation is Cancelled.
+// Result.Messages is always empty: the summary is the new conversation.
+func Compact(ctx context.Context, cfg Config, history []Message, instructions string, sink Sink) (Result, error) {
+	if cfg.Provider == nil {
+		return Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}
+	}
+	if cfg.NewID == nil {
+		n := 0
+		cfg.NewID = func() string { n++; return "id-" + strconv.Itoa(n) }
+	}
+	r := newRun(cfg, sink, &accounting{}, protocol.RunContentBytes)
+	if len(cfg.Subagents) > 0 {
+		r.task = newTaskTool(r) // the same tool specs as the turns' requests
+	}
+	r.msgs = slices.Clone(history)
+	var err error
+	if len(r.msgs) > 0 {
+		var failed error
+		failed, err = r.compact(ctx, r.specs(), len(r.msgs), nil, strings.TrimSpace(instructions))
+		if err == nil && failed != nil {
+			code := CodeOf(failed, protocol.CodeExecutionFailed)
+			_ = r.sink.Diagnostic(string(code), ProviderFailureSummary(failed))
+			err = &Error{Code: code, Err: failed}
+		}
+	}
+	res := Result{Activities: r.acct.activities}
+	switch {
+	case err == nil:
+		res.Outcome = Completed
+	case errors.Is(err, ErrCancelled):
+		res.Outcome = Cancelled
+	default:
+		res.Outcome = Failed
+		res.Code = CodeOf(err, protocol.CodeExecutionFailed)
+	}
+	return res, err
+}
+
+// compact summarises r.msgs[:cut] and replaces it by the summary. failed
+// is why a summary could not be had (the conversation is left as it was);
+// stop is an error that ends the run (cancellation, a sink failure).
+func (r *run) compact(ctx context.Context, specs []provider.ToolSpec, cut int, kept []Message, instructions string) (failed, stop error) {
 	id, err := r.newActivity()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := r.sink.Activity(id, KindCompaction, CompactionName, StateStarted, "compacting "+strconv.Itoa(cut)+" messages"); err != nil {
-		return sinkError(err)
+		return nil, sinkError(err)
 	}
-	summary, perr := r.summarise(ctx, specs, cut)
+	summary, perr := r.summarise(ctx, specs, cut, instructions)
 	if ctx.Err() != nil || perr != nil {
 		r.compactOff = true
-		var stop error
 		what := "compaction failed"
 		if ctx.Err() != nil {
 			stop, what = ctxError(ctx), "compaction cancelled"
@@ -149,29 +202,33 @@ func (r *run) compact(ctx context.Context, specs []provider.ToolSpec, cut int, k
 		if err := r.sink.Activity(id, KindCompaction, CompactionName, StateFailed, what); err != nil && stop == nil {
 			stop = sinkError(err)
 		}
-		return stop
+		return perr, stop
 	}
 	if err := r.sink.Compaction(summary, kept); err != nil {
-		return sinkError(err)
+		return nil, sinkError(err)
 	}
 	msgs := make([]Message, 0, 1+len(kept)+8)
 	msgs = append(msgs, SummaryMessage(summary))
 	r.msgs = append(msgs, kept...)
 	if err := r.sink.Activity(id, KindCompaction, CompactionName, StateCompleted,
 		"summarised "+strconv.Itoa(cut)+" messages"); err != nil {
-		return sinkError(err)
+		return nil, sinkError(err)
 	}
-	return nil
+	return nil, nil
 }
 
 // summarise asks the provider for a summary of r.msgs[:cut]. The request
 // keeps the run's system context and tools (providers may refuse a
 // conversation holding tool calls without tool definitions); tool calls
 // and reasoning in the answer are ignored.
-func (r *run) summarise(ctx context.Context, specs []provider.ToolSpec, cut int) (string, error) {
+func (r *run) summarise(ctx context.Context, specs []provider.ToolSpec, cut int, instructions string) (string, error) {
 	msgs := make([]Message, 0, cut+1)
 	msgs = append(msgs, r.msgs[:cut]...)
-	msgs = append(msgs, Message{Role: provider.RoleUser, Text: compactPrompt})
+	prompt := compactPrompt
+	if instructions != "" {
+		prompt += compactInstructions + instructions
+	}
+	msgs = append(msgs, Message{Role: provider.RoleUser, Text: prompt})
 	var b strings.Builder
 	err := r.cfg.Provider.Stream(ctx, provider.Request{Model: r.cfg.Model, Thinking: r.cfg.Thinking, System: r.cfg.System, Messages: msgs, Tools: specs},
 		func(ev provider.StreamEvent) error {
