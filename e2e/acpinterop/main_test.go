@@ -1,8 +1,5 @@
-// Package acpinterop holds whole-process tests of `magi-code acp` with clients
-// nobody here wrote: the ACP TypeScript SDK's client driven by the node
-// suite in interop/acp (TestInterop runs it), and the Go SDK
-// github.com/coder/acp-go-sdk, each through real pipes against the built
-// binary.
+//go:build linux
+
 package acpinterop
 
 import (
