@@ -75,6 +75,9 @@ type Options struct {
 	ServerModels func(ctx context.Context) ([]ModelChoice, error)
 	// Now is the clock of the approval countdown; nil is time.Now.
 	Now func() time.Time
+	// Notify is the sequence that notifies with the app's text when an
+	// approval waits or a long turn ends (Notifier); nil rings the bell.
+	Notify func(text string) string
 }
 
 // Messages of the model.

@@ -13,6 +13,9 @@ import (
 // The program draws inline (no alternate screen): finished turns stay in
 // the terminal's scrollback.
 func Run(opts Options, in io.Reader, out io.Writer) int {
+	if opts.Notify == nil {
+		opts.Notify = Notifier(os.Getenv)
+	}
 	m := New(opts)
 	var popts []tea.ProgramOption
 	if noColor(os.Getenv) {

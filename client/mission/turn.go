@@ -114,7 +114,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		}
 	case "approval.requested":
 		m.approval = newApproval(d.ApprovalID, d.Summary, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
-		return tea.Batch(m.settle(), m.showApproval(), m.startTicking(), bell())
+		return tea.Batch(m.settle(), m.showApproval(), m.startTicking(), m.notify("magi-code: an approval waits"))
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)
 		m.note(styleWarn().Render(m.reason))
@@ -173,7 +173,7 @@ func (m *Model) finished(outcome, persistence string, code *string) tea.Cmd {
 	cmd := m.printItems(len(m.items))
 	cmd = tea.Batch(cmd, m.print(m.endLine(outcome, persistence, code)))
 	if m.now().Sub(m.turnStart) >= bellAfter && m.opts.Prompt == "" {
-		cmd = tea.Batch(cmd, bell()) // a long turn ended: the person may be elsewhere
+		cmd = tea.Batch(cmd, m.notify(finishedText(outcome))) // a long turn ended: the person may be elsewhere
 	}
 	m.running, m.runID, m.approval, m.cancelling = false, "", nil, false
 	if m.opts.Prompt != "" {
@@ -224,10 +224,6 @@ func (m *Model) endLine(outcome, persistence string, code *string) string {
 // bellAfter is how long a turn runs before its end rings the bell.
 const bellAfter = 10 * time.Second
 
-// bell rings the terminal's bell (BEL): an approval waits, or a long
-// turn ended. Terminals show it as they are set to (a sound, a flash, a
-// mark on the tab or window).
-func bell() tea.Cmd { return tea.Raw("\a") }
 
 // elapsed is a duration as people read it: 4s, 1m05s.
 func elapsed(d time.Duration) string {
