@@ -224,7 +224,6 @@ func (m *Model) endLine(outcome, persistence string, code *string) string {
 // bellAfter is how long a turn runs before its end rings the bell.
 const bellAfter = 10 * time.Second
 
-
 // elapsed is a duration as people read it: 4s, 1m05s.
 func elapsed(d time.Duration) string {
 	s := int(d.Round(time.Second) / time.Second)
