@@ -14,7 +14,8 @@ import (
 
 // A write_file whose write fails (here past RLIMIT_FSIZE, which makes the
 // write return EFBIG: Go ignores SIGXFSZ) is an error, not "written": the
-// close that follows does not hide it. The limit is set in a child copy
+// close that follows does not hide it, nor, for a target with another hard
+// link, the rename of the new file over it. The limit is set in a child copy
 // of this test binary so that no other test runs under it.
 func TestWriteFileWriteErrorIsReported(t *testing.T) {
 	if os.Getenv("MAGI_TOOLS_FSIZE_CHILD") == "1" {
@@ -38,6 +39,19 @@ func TestWriteFileWriteErrorIsReported(t *testing.T) {
 		res := tool.Run(context.Background(), []byte(`{"path":"big.txt","content":"`+strings.Repeat("x", 4096)+`"}`))
 		if !res.IsError {
 			t.Fatalf("write_file of 4096 bytes under a 1024-byte file size limit = %q; want an error", res.Text)
+		}
+		// A target with another hard link gets a new file renamed over
+		// it: a failed write must leave the target as it was.
+		linked := filepath.Join(dir, "linked.txt")
+		if err := os.WriteFile(linked, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(linked, filepath.Join(dir, "other.txt")); err != nil {
+			t.Fatal(err)
+		}
+		res = tool.Run(context.Background(), []byte(`{"path":"linked.txt","content":"`+strings.Repeat("x", 4096)+`"}`))
+		if data, _ := os.ReadFile(linked); !res.IsError || string(data) != "old" {
+			t.Fatalf("write_file of 4096 bytes to a hard-linked file under the limit = %q, the file holds %d bytes; want an error and the old content", res.Text, len(data))
 		}
 		return
 	}
