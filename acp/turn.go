@@ -27,6 +27,7 @@ const (
 	stopEndTurn   = "end_turn"
 	stopCancelled = "cancelled"
 	stopMaxTurn   = "max_turn_requests"
+	stopMaxTokens = "max_tokens"
 )
 
 // cmdCompact is the built-in command that compacts the conversation.
@@ -183,6 +184,9 @@ func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink
 	a.opts.Log.Info("acp turn finished", "session_id", s.id, "run_id", t.id, "outcome", string(outcome), "error_code", string(code),
 		"persisted", err == nil && !sink.degraded)
 	switch {
+	case outcome == runner.Completed && res.MaxTokens:
+		// The provider's output token limit ended the last response.
+		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopMaxTokens+`"}`))
 	case outcome == runner.Completed:
 		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopEndTurn+`"}`))
 	case outcome == runner.Cancelled:

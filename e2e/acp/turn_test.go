@@ -171,3 +171,27 @@ func TestInitializeReadsNoSettings(t *testing.T) {
 	}
 	a.wantExit(0)
 }
+
+// TestMaxTokensStop: a reply the provider ended at its output token limit
+// (the fixture's stop step) answers max_tokens with the text that came; a
+// tool round cut that way does not count once a later reply is whole.
+func TestMaxTokensStop(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		response(text("cut he"), clienttest.Step{"stop": "max_tokens"}),
+		response(text("whole")),
+	}})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	resp, seen := a.until(a.prompt(sid, "long"), nil)
+	if got := stopReason(t, resp); got != "max_tokens" {
+		t.Fatalf("stop reason %q: %s", got, resp.raw)
+	}
+	if ids, texts := messages(t, seen, "agent_message_chunk"); len(ids) != 1 || texts[ids[0]] != "cut he" {
+		t.Fatalf("message %v", texts)
+	}
+	if resp, _ = a.until(a.prompt(sid, "again"), nil); stopReason(t, resp) != "end_turn" {
+		t.Fatalf("next prompt: %s", resp.raw)
+	}
+	a.wantExit(0)
+}

@@ -181,6 +181,11 @@ type Result struct {
 	Outcome  Outcome
 	// Code is the failure code when Outcome is Failed, "" otherwise.
 	Code protocol.Code
+	// MaxTokens says a Completed run's last response was ended by the
+	// provider's output token limit (provider.StreamEvent.MaxTokens): the
+	// reply may be cut short. A front door may tell it (ACP's stop reason
+	// max_tokens); the local-agent protocol's outcome stays completed.
+	MaxTokens bool
 	// Accounting against the per-run bounds.
 	ContentBytes int
 	Segments     int
@@ -226,6 +231,7 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 	switch {
 	case err == nil:
 		res.Outcome = Completed
+		res.MaxTokens = r.maxTokens
 	case errors.Is(err, ErrCancelled):
 		res.Outcome = Cancelled
 	default:
@@ -262,6 +268,7 @@ type run struct {
 	maxContent int   // bound of content
 	segments   int
 	acct       *accounting
+	maxTokens  bool // the last Done said the output token limit ended its response
 
 	// Primary run only.
 	task       *taskTool // nil without subagent profiles (and in subagents: no recursion)
@@ -387,6 +394,8 @@ func (r *run) emit(ev provider.StreamEvent) error {
 			return r.fail(errActivityLim)
 		}
 		r.calls = append(r.calls, ev.Call)
+	case provider.Done:
+		r.maxTokens = ev.MaxTokens
 	case provider.UsageKind:
 		if us, ok := r.sink.(UsageSink); ok {
 			if err := us.Usage(ev.Usage); err != nil {

@@ -70,7 +70,7 @@ const (
 	TextDelta        Kind = iota + 1 // Text: an assistant text delta
 	ReasoningSummary                 // Text, SummaryID (may be empty): a provider reasoning summary
 	ToolCallKind                     // Call: a complete tool call
-	Done                             // the response ended normally
+	Done                             // the response ended normally (MaxTokens: at its output token limit)
 	UsageKind                        // Usage: the response's token counts, at most once, before Done
 )
 
@@ -104,6 +104,11 @@ type StreamEvent struct {
 	Call      ToolCall
 	SummaryID string
 	Usage     Usage
+	// MaxTokens, on Done, says the provider ended the response because it
+	// reached its output token limit (OpenAI chat finish_reason "length",
+	// Responses incomplete for max_output_tokens, Anthropic stop_reason
+	// "max_tokens"): the text and calls that came are all there is.
+	MaxTokens bool
 }
 
 // Provider streams one model response per call.
@@ -168,8 +173,9 @@ func HTTPFailure(status int, h http.Header, apiType, apiCode, message string, er
 
 // EmitEnd emits the end of a response that finished normally, in the
 // order the Provider contract gives: its complete tool calls, its usage
-// when the provider reported one (reported), then Done.
-func EmitEnd(emit func(StreamEvent) error, calls []ToolCall, usage Usage, reported bool) error {
+// when the provider reported one (reported), then Done, which says whether
+// the output token limit ended the response (maxTokens).
+func EmitEnd(emit func(StreamEvent) error, calls []ToolCall, usage Usage, reported, maxTokens bool) error {
 	for _, call := range calls {
 		if err := emit(StreamEvent{Kind: ToolCallKind, Call: call}); err != nil {
 			return err
@@ -180,5 +186,5 @@ func EmitEnd(emit func(StreamEvent) error, calls []ToolCall, usage Usage, report
 			return err
 		}
 	}
-	return emit(StreamEvent{Kind: Done})
+	return emit(StreamEvent{Kind: Done, MaxTokens: maxTokens})
 }

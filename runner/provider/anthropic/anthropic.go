@@ -191,7 +191,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 	}
 	calls := r.calls()
 	p.keepLocked(r.thinkingBlocks, calls)
-	return provider.EmitEnd(emit, calls, r.usage, r.hasUsage)
+	return provider.EmitEnd(emit, calls, r.usage, r.hasUsage, r.maxTokens)
 }
 
 // streamError maps a failed request or stream to a safe code and a reason

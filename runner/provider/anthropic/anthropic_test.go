@@ -38,6 +38,10 @@ func render(evs []provider.StreamEvent) []string {
 			u := ev.Usage
 			out = append(out, fmt.Sprintf("usage:%d/%d/%d/%d", u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens))
 		case provider.Done:
+			if ev.MaxTokens {
+				out = append(out, "done:max_tokens")
+				break
+			}
 			out = append(out, "done")
 		default:
 			out = append(out, fmt.Sprint("kind:", ev.Kind))
@@ -88,6 +92,16 @@ func TestStream(t *testing.T) {
 			want:    []string{"text:Hel", "text:lo", "done"},
 		},
 		{
+			name:    "stop_reason max_tokens is the output token limit",
+			handler: sse(msgStart(sonnet), textStart(0), textDelta(0, "cut he"), stop(0), msgDelta("max_tokens"), msgStop()),
+			want:    []string{"text:cut he", "done:max_tokens"},
+		},
+		{
+			name:    "stop_reason refusal is not",
+			handler: sse(msgStart(sonnet), textStart(0), textDelta(0, "no"), stop(0), msgDelta("refusal"), msgStop()),
+			want:    []string{"text:no", "done"},
+		},
+		{
 			name: "tool use with input split across deltas",
 			handler: sse(
 				msgStart(sonnet), textStart(0), textDelta(0, "checking"), stop(0),
@@ -106,7 +120,7 @@ func TestStream(t *testing.T) {
 			name: "malformed input stays valid JSON",
 			handler: sse(msgStart(sonnet), toolStart(0, "toolu_a", "shell"), jsonDelta(0, `{"command":`), stop(0),
 				msgDelta("max_tokens"), msgStop()),
-			want: []string{`call:toolu_a:shell:"{\"command\":"`, "done"},
+			want: []string{`call:toolu_a:shell:"{\"command\":"`, "done:max_tokens"},
 		},
 		{
 			name:  "summarized thinking of a Claude 4 model is a summary",

@@ -16,6 +16,7 @@ type response struct {
 	summaries bool
 	started   bool
 	stopped   bool
+	maxTokens bool // stop_reason max_tokens
 	// usage is what message_start and message_delta reported (hasUsage:
 	// either did).
 	usage        provider.Usage
@@ -70,8 +71,12 @@ func (r *response) add(ev *sdk.MessageStreamEventUnion) (provider.StreamEvent, e
 	case "content_block_stop":
 		return r.blockStop(ev)
 	case "message_delta":
-		// stop_reason (end_turn, tool_use, max_tokens, ...) needs no
-		// action: calls are emitted from their blocks after message_stop.
+		// stop_reason: max_tokens is told on Done; the others (end_turn,
+		// tool_use, ...) need no action: calls are emitted from their
+		// blocks after message_stop.
+		if ev.Delta.StopReason != "" {
+			r.maxTokens = ev.Delta.StopReason == sdk.StopReasonMaxTokens
+		}
 		// Its usage is cumulative: its counts replace message_start's
 		// where given (output_tokens always is).
 		if ev.JSON.Usage.Valid() {

@@ -5,8 +5,9 @@
 // it (cancellation included). Steps: text (with repeat N: N deltas of the
 // same string, no allocation per delta), reasoning_summary, tool_call (IDs
 // "call_1", "call_2", ... per provider instance), sleep_ms (cancellable),
-// error CODE (the stream fails with a safe code) and usage (a UsageKind
-// event with the given token counts). When the script is
+// error CODE (the stream fails with a safe code), usage (a UsageKind
+// event with the given token counts) and stop "max_tokens" (Done says the
+// output token limit ended the response). When the script is
 // exhausted, or there is none, the reply is one delta "echo: " followed by
 // the last user prompt of the request.
 package fixtureprov
@@ -80,10 +81,13 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		}
 		return emit(provider.StreamEvent{Kind: provider.Done})
 	}
+	maxTokens := false
 	for i := range resp.Steps {
 		st := &resp.Steps[i]
 		var err error
 		switch {
+		case st.Stop != nil:
+			maxTokens = *st.Stop == fixture.StopMaxTokens
 		case st.Text != nil:
 			err = streamText(ctx, *st.Text, max(st.Repeat, 1), emit)
 		case st.ReasoningSummary != nil:
@@ -111,7 +115,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			return err
 		}
 	}
-	return emit(provider.StreamEvent{Kind: provider.Done})
+	return emit(provider.StreamEvent{Kind: provider.Done, MaxTokens: maxTokens})
 }
 
 // streamText emits text n times. The event is built once: the loop does not

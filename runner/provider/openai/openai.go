@@ -159,7 +159,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 
 	var acc callAccumulator
 	var usage provider.Usage
-	finished, hasUsage := false, false
+	finished, hasUsage, maxTokens := false, false, false
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() {
@@ -183,6 +183,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 			}
 			if ch.FinishReason != "" {
 				finished = true
+				maxTokens = ch.FinishReason == "length"
 			}
 		}
 	}
@@ -197,7 +198,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, emit func(p
 		// end to the SSE decoder: without a finish reason it was cut.
 		return provider.Broken(errCut)
 	}
-	return provider.EmitEnd(emit, acc.calls(), usage, hasUsage)
+	return provider.EmitEnd(emit, acc.calls(), usage, hasUsage, maxTokens)
 }
 
 // chatUsage maps Chat Completions usage: prompt_tokens counts the whole

@@ -53,6 +53,10 @@ func render(evs []provider.StreamEvent) []string {
 			u := ev.Usage
 			out = append(out, fmt.Sprintf("usage:%d/%d/%d/%d", u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens))
 		case provider.Done:
+			if ev.MaxTokens {
+				out = append(out, "done:max_tokens")
+				break
+			}
 			out = append(out, "done")
 		default:
 			out = append(out, fmt.Sprint("kind:", ev.Kind))
@@ -87,6 +91,16 @@ func TestStream(t *testing.T) {
 			name:    "text",
 			handler: sse(chunk(`{"role":"assistant","content":""}`, ""), chunk(`{"content":"Hel"}`, ""), chunk(`{"content":"lo"}`, ""), chunk(`{}`, "stop"), done),
 			want:    []string{"text:Hel", "text:lo", "done"},
+		},
+		{
+			name:    "finish_reason length is the output token limit",
+			handler: sse(chunk(`{"content":"cut he"}`, "length"), done),
+			want:    []string{"text:cut he", "done:max_tokens"},
+		},
+		{
+			name:    "finish_reason content_filter is not",
+			handler: sse(chunk(`{"content":"x"}`, "content_filter"), done),
+			want:    []string{"text:x", "done"},
 		},
 		{
 			name: "usage in the last chunk",

@@ -65,14 +65,15 @@ func (p *Provider) streamResponses(ctx context.Context, req provider.Request, em
 	if !r.finished {
 		return provider.Broken(errCut)
 	}
-	return provider.EmitEnd(emit, r.complete(), r.usage, r.hasUsage)
+	return provider.EmitEnd(emit, r.complete(), r.usage, r.hasUsage, r.maxTokens)
 }
 
 // responseAcc accumulates one streamed response.
 type responseAcc struct {
-	finished bool
-	hasUsage bool
-	usage    provider.Usage
+	finished  bool
+	maxTokens bool // incomplete for max_output_tokens
+	hasUsage  bool
+	usage     provider.Usage
 	// calls are the function calls in output order; byItem finds one by
 	// its item ID.
 	calls        []fnCall
@@ -154,9 +155,11 @@ func (r *responseAcc) add(ev *responses.ResponseStreamEventUnion) (provider.Stre
 			return provider.StreamEvent{Kind: provider.ReasoningSummary, Text: text, SummaryID: id}, nil
 		}
 	case "response.completed", "response.incomplete":
-		// incomplete: cut by max_output_tokens or a content filter; what
-		// came is the answer, as a chat finish_reason "length" is.
+		// incomplete: cut by max_output_tokens (told on Done) or a content
+		// filter; what came is the answer, as a chat finish_reason "length"
+		// is.
 		r.finished = true
+		r.maxTokens = ev.Type == "response.incomplete" && ev.Response.IncompleteDetails.Reason == "max_output_tokens"
 		if ev.Response.JSON.Usage.Valid() {
 			u := &ev.Response.Usage
 			r.hasUsage = true

@@ -100,7 +100,14 @@ func TestResponsesStream(t *testing.T) {
 		{"incomplete keeps what came", []string{
 			rev("response.output_text.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":"partial"`),
 			respEvent("response.incomplete", "incomplete", `"incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":5,"output_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0},"total_tokens":6}`),
-		}, []string{"text:partial", "usage:5/1/0/0", "done"}, "", 0},
+		}, []string{"text:partial", "usage:5/1/0/0", "done:max_tokens"}, "", 0},
+		{"incomplete by the content filter is not the token limit", []string{
+			rev("response.output_text.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":"partial"`),
+			respEvent("response.incomplete", "incomplete", `"incomplete_details":{"reason":"content_filter"}`),
+		}, []string{"text:partial", "done"}, "", 0},
+		{"completed is not the token limit", []string{
+			respEvent("response.completed", "completed", `"incomplete_details":{"reason":"max_output_tokens"}`),
+		}, []string{"done"}, "", 0},
 		{"failed", []string{
 			rev("response.output_text.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":"x"`),
 			respEvent("response.failed", "failed", `"error":{"code":"rate_limit_exceeded","message":"slow down sk-SECRETSECRET"}`),
