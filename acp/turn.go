@@ -191,8 +191,9 @@ func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink
 		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopEndTurn+`"}`))
 	case outcome == runner.Cancelled:
 		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopCancelled+`"}`))
-	case code == protocol.CodeContentLimit:
-		// The run's own bounds (segments, content, tool calls per turn).
+	case code == protocol.CodeContentLimit || (outcome == runner.Failed && errors.Is(runErr, runner.ErrRoundLimit)):
+		// The run's own bounds (segments, content, tool calls, model
+		// requests per turn).
 		return jsonrpc.AppendResult(nil, id, []byte(`{"stopReason":"`+stopMaxTurn+`"}`))
 	}
 	if code == "" {

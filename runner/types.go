@@ -91,3 +91,7 @@ func WithClientFS(ctx context.Context, fs ClientFS) context.Context {
 
 // ErrCancelled is the cancellation cause of a run cancelled by the user.
 var ErrCancelled = agent.ErrCancelled
+
+// ErrRoundLimit is the error of a run that reached its bound of provider
+// calls (agent.DefaultMaxRounds): Failed with execution_failed.
+var ErrRoundLimit = agent.ErrRoundLimit

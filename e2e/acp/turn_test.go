@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	runagent "github.com/magi-code/magi-code/runner/agent"
 )
 
 var (
@@ -192,6 +193,30 @@ func TestMaxTokensStop(t *testing.T) {
 	}
 	if resp, _ = a.until(a.prompt(sid, "again"), nil); stopReason(t, resp) != "end_turn" {
 		t.Fatalf("next prompt: %s", resp.raw)
+	}
+	a.wantExit(0)
+}
+
+// TestRoundLimitStop: a model that keeps calling tools reaches the run's
+// bound of model requests (agent.DefaultMaxRounds): max_turn_requests, not
+// an error; the session takes the next prompt.
+func TestRoundLimitStop(t *testing.T) {
+	script := make([][]clienttest.Step, 0, runagent.DefaultMaxRounds+1)
+	for range runagent.DefaultMaxRounds {
+		script = append(script, response(clienttest.Step{"tool_call": map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}}))
+	}
+	script = append(script, response(text("after")))
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: script})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	if resp, _ := a.until(a.prompt(sid, "loop"), nil); stopReason(t, resp) != "max_turn_requests" {
+		t.Fatalf("stop reason: %s", resp.raw)
+	}
+	// Exactly the bound's responses were consumed: the next is the last.
+	resp, seen := a.until(a.prompt(sid, "again"), nil)
+	if _, texts := messages(t, seen, "agent_message_chunk"); stopReason(t, resp) != "end_turn" || len(texts) != 1 || !hasValue(texts, "after") {
+		t.Fatalf("next prompt: %s %v", resp.raw, texts)
 	}
 	a.wantExit(0)
 }

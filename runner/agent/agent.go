@@ -293,7 +293,7 @@ func (r *run) loop(ctx context.Context) error {
 	specs := r.specs()
 	for round := 0; ; round++ {
 		if round >= r.cfg.MaxRounds {
-			return errRoundLimit
+			return ErrRoundLimit
 		}
 		if ctx.Err() != nil {
 			return ctxError(ctx)

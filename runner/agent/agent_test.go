@@ -490,6 +490,10 @@ func TestBounds(t *testing.T) {
 			if res.Code != tc.wantCode || CodeOf(err, "") != tc.wantCode {
 				t.Errorf("Run = %s %q, %v; want code %q", res.Outcome, res.Code, err, tc.wantCode)
 			}
+			// Only the round cap is ErrRoundLimit (ACP's max_turn_requests).
+			if roundCap := tc.maxRounds > 0 && tc.wantCode == protocol.CodeExecutionFailed; errors.Is(err, ErrRoundLimit) != roundCap {
+				t.Errorf("errors.Is(%v, ErrRoundLimit) = %v; want %v", err, !roundCap, roundCap)
+			}
 			if res.ContentBytes != tc.wantContent || res.Segments != tc.wantSegments || res.Activities != tc.wantActs {
 				t.Errorf("accounting = %d bytes, %d segments, %d activities; want %d, %d, %d",
 					res.ContentBytes, res.Segments, res.Activities, tc.wantContent, tc.wantSegments, tc.wantActs)

@@ -34,8 +34,12 @@ var (
 	errContentLimit = &Error{Code: protocol.CodeContentLimit, Err: errors.New("assistant content over the per-run bound")}
 	errSegmentLimit = &Error{Code: protocol.CodeContentLimit, Err: errors.New("assistant segments over the per-run bound")}
 	errActivityLim  = &Error{Code: protocol.CodeContentLimit, Err: errors.New("activity identities over the per-run bound")}
-	errRoundLimit   = &Error{Code: protocol.CodeExecutionFailed, Err: errors.New("provider rounds over the per-run cap")}
 )
+
+// ErrRoundLimit fails a run that reached Config.MaxRounds provider calls
+// (execution_failed, as the local-agent protocol has always said); a front
+// door may tell it apart (ACP's stop reason max_turn_requests).
+var ErrRoundLimit error = &Error{Code: protocol.CodeExecutionFailed, Err: errors.New("provider rounds over the per-run cap")}
 
 // coded is implemented by errors that carry a safe code (agent.Error,
 // provider.Error, and any error a Sink returns that wants its own code).
