@@ -199,8 +199,24 @@ type Result struct {
 // Cancelled, and carries a safe code (CodeOf) for Failed. history is not
 // modified. Hooks.Stop runs last, unless the run was cancelled.
 func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink Sink) (Result, error) {
+	r, res, err := newPrimary(cfg, sink)
+	if r == nil {
+		return res, err
+	}
+	r.msgs = make([]Message, 0, len(history)+8)
+	r.msgs = append(r.msgs, history...)
+	r.add(Message{Role: provider.RoleUser, Text: prompt})
+
+	err = r.loop(ctx)
+	err = r.stopHook(ctx, err)
+	return r.result(err), err
+}
+
+// newPrimary starts a primary run (Run, Compact) with cfg's defaults
+// filled in; without a provider it returns no run and the failed result.
+func newPrimary(cfg Config, sink Sink) (*run, Result, error) {
 	if cfg.Provider == nil {
-		return Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}
+		return nil, Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}
 	}
 	if cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = DefaultMaxRounds
@@ -215,13 +231,11 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 	if len(cfg.Subagents) > 0 {
 		r.task = newTaskTool(r)
 	}
-	r.msgs = make([]Message, 0, len(history)+8)
-	r.msgs = append(r.msgs, history...)
-	r.add(Message{Role: provider.RoleUser, Text: prompt})
+	return r, Result{}, nil
+}
 
-	err := r.loop(ctx)
-	err = r.stopHook(ctx, err)
-
+// result is the Result of a primary run that ended with err.
+func (r *run) result(err error) Result {
 	res := Result{
 		Messages:     slices.Clone(r.turn),
 		ContentBytes: r.content,
@@ -238,7 +252,7 @@ func Run(ctx context.Context, cfg Config, history []Message, prompt string, sink
 		res.Outcome = Failed
 		res.Code = CodeOf(err, protocol.CodeExecutionFailed)
 	}
-	return res, err
+	return res
 }
 
 // accounting is shared by a run and the subagent runs it starts: the

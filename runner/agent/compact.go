@@ -146,19 +146,11 @@ func (r *run) maybeCompact(ctx context.Context, specs []provider.ToolSpec) error
 // diagnostic says why, as for a failed turn); cancellation is Cancelled.
 // Result.Messages is always empty: the summary is the new conversation.
 func Compact(ctx context.Context, cfg Config, history []Message, instructions string, sink Sink) (Result, error) {
-	if cfg.Provider == nil {
-		return Result{Outcome: Failed, Code: protocol.CodeProviderUnavailable}, &Error{Code: protocol.CodeProviderUnavailable, Err: errors.New("no provider")}
-	}
-	if cfg.NewID == nil {
-		n := 0
-		cfg.NewID = func() string { n++; return "id-" + strconv.Itoa(n) }
-	}
-	r := newRun(cfg, sink, &accounting{}, protocol.RunContentBytes)
-	if len(cfg.Subagents) > 0 {
-		r.task = newTaskTool(r) // the same tool specs as the turns' requests
+	r, res, err := newPrimary(cfg, sink) // the same tool specs as the turns' requests
+	if r == nil {
+		return res, err
 	}
 	r.msgs = slices.Clone(history)
-	var err error
 	if len(r.msgs) > 0 {
 		var failed error
 		failed, err = r.compact(ctx, r.specs(), len(r.msgs), nil, strings.TrimSpace(instructions))
@@ -168,17 +160,7 @@ func Compact(ctx context.Context, cfg Config, history []Message, instructions st
 			err = &Error{Code: code, Err: failed}
 		}
 	}
-	res := Result{Activities: r.acct.activities}
-	switch {
-	case err == nil:
-		res.Outcome = Completed
-	case errors.Is(err, ErrCancelled):
-		res.Outcome = Cancelled
-	default:
-		res.Outcome = Failed
-		res.Code = CodeOf(err, protocol.CodeExecutionFailed)
-	}
-	return res, err
+	return r.result(err), err
 }
 
 // compact summarises r.msgs[:cut] and replaces it by the summary. failed
