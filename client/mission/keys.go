@@ -214,6 +214,9 @@ func (m *Model) submit(line string) tea.Cmd {
 		}
 	}
 	m.input.AddHistory(line)
+	if m.opts.History != nil && !strings.HasPrefix(line, "/") {
+		m.opts.History.Add(line) // prompts only: /quit is not what Up should bring back next run
+	}
 	m.input.Reset()
 	if line == "" {
 		return nil

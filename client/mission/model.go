@@ -78,6 +78,9 @@ type Options struct {
 	// Notify is the sequence that notifies with the app's text when an
 	// approval waits or a long turn ends (Notifier); nil rings the bell.
 	Notify func(text string) string
+	// History keeps the prompts across runs (history.go); nil keeps them
+	// for this run only.
+	History *PromptHistory
 }
 
 // Messages of the model.
@@ -232,6 +235,11 @@ func New(opts Options) *Model {
 		byID: map[string]*liveMessage{}, actByID: map[string]*activity{}, readiness: "starting"}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	if opts.History != nil {
+		for _, e := range opts.History.Entries() {
+			m.input.AddHistory(e) // Up walks the earlier runs' prompts too
+		}
 	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ func interactive(l launch) int {
 		Sessions:     func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
 		Configured:   func() string { return configuredProvider(env) },
 		ServerModels: serverModels(env),
+		History:      mission.OpenHistory(filepath.Join(env.MCHome, "prompt-history.jsonl")),
 		ApprovalMode: func() string {
 			v, ok := settingValue(env, "tools.approval")
 			if !ok {
