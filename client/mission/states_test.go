@@ -33,10 +33,6 @@ func TestPromptAfterAFailedOpen(t *testing.T) {
 // Each key in each state: idle, idle with the / menu open, streaming,
 // streaming with the menu open, approving, cancelling.
 func TestKeysAcrossStates(t *testing.T) {
-	type state struct {
-		name  string
-		setup func(t *testing.T) (*Model, *fakeBackend, *clock)
-	}
 	idle := func(t *testing.T) (*Model, *fakeBackend, *clock) {
 		m, fb, clk := sized(t, 80, 24, Options{})
 		send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})

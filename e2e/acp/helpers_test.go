@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -72,7 +71,6 @@ type agent struct {
 	exited chan struct{}
 	stderr strings.Builder
 	nextID int
-	mu     sync.Mutex
 }
 
 // guard bounds every wait: only reached when the child misbehaves.
