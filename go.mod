@@ -1,6 +1,8 @@
 module github.com/magi-code/magi-code
 
-go 1.27.3
+go 1.26.8
+
+toolchain go1.27.3
 
 require (
 	charm.land/bubbletea/v2 v2.1.1
