@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"unicode/utf8"
 
@@ -61,9 +62,67 @@ func parseRecord(line []byte, r *Record, lean bool, d *decoder) error {
 	}
 	seen, ok := p.object(r, lean, in)
 	if !ok {
+		if id, unknown := unknownRecord(line); unknown {
+			*r = Record{SessionID: id}
+			return errUnknownType
+		}
 		return errMalformed
 	}
 	return checkFields(r, seen)
+}
+
+// errUnknownType reports a line that is a record of a type this build does
+// not know (a later build's): a JSON object whose "type" is a string in the
+// ID grammar that names no type here. The reader skips it (see scan).
+var errUnknownType = errors.New("history: record of an unknown type")
+
+// unknownRecord reports whether line is a record of an unknown type, and
+// its session ID: one JSON object (valid JSON, any values, keys never
+// duplicated) holding a string "type" in the ID grammar that is not a type
+// of this build, and a string "session_id". Anything else that the strict
+// decoder refused stays malformed. Its cost is bounded by the line, which
+// the reader's bounds already bound.
+func unknownRecord(line []byte) (sessionID string, ok bool) {
+	if !json.Valid(line) {
+		return "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	var typ, id *string
+	keys := map[string]struct{}{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, isKey := tok.(string)
+		if err != nil || !isKey {
+			return "", false
+		}
+		if _, dup := keys[key]; dup {
+			return "", false
+		}
+		keys[key] = struct{}{}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return "", false
+		}
+		switch key {
+		case "type", "session_id":
+			var s string
+			if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+				return "", false
+			}
+			if key == "type" {
+				typ = &s
+			} else {
+				id = &s
+			}
+		}
+	}
+	if typ == nil || id == nil || !ValidID(*typ) || typeFromName([]byte(*typ)) != 0 {
+		return "", false
+	}
+	return *id, true
 }
 
 // object reads the line's one flat object into r and returns the fields

@@ -49,10 +49,16 @@
 //	                                                    token counts of one model response (integers of at most
 //	                                                    15 digits); neither projected nor replayed
 //
-// Compatibility: a reader rejects a type it does not know, so a session
-// holding usage records is session_invalid to a build from before the
-// usage record (every build since reads it). The projection and replay
-// skip usage records.
+// Compatibility: a record of a type this build does not know (a later
+// build's) is skipped, so a new kind of record never makes a session
+// unreadable: it must still be one JSON object (any values, no duplicate
+// key) of this session, after the header, with a string "type" in the ID
+// grammar, and it counts toward the stored-history bounds. A record of a
+// known type stays strict: an unknown field in it is session_invalid, so a
+// later build adds meaning with a new type (or a new header version, which
+// older builds refuse), never with a field. Builds from before this rule
+// (and before the usage record) reject usage records. The projection and
+// replay skip usage records.
 //
 // Stored message IDs follow the session ID grammar [A-Za-z0-9_-]{1,64};
 // run IDs and diagnostic codes the ID grammar [A-Za-z0-9._-]{1,64}.
@@ -62,8 +68,8 @@
 // A read streams the file through a capped reader (never the whole file in
 // memory): past 64 MiB or 100,000 lines it stops with history_limit. A line
 // ending in LF that does not decode, a first record that is not the header,
-// a second header, an unknown type or field, or a record of another session
-// is session_invalid. A last line without LF (a crash mid-append) is ignored
+// a second header, an unknown field, or a record of another session is
+// session_invalid (a record of an unknown type is skipped: Compatibility). A last line without LF (a crash mid-append) is ignored
 // and marks the projection interrupted; the next append trims it under the
 // lease. Every nonempty recorded cwd (header, input) must be absolute and
 // canonicalize to the canonical child cwd, else cwd_mismatch.

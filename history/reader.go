@@ -89,7 +89,14 @@ func scanFrom(r io.Reader, sessionID string, lean bool, header *Record, done int
 		s.prefix.Write(line)
 		s.valid += int64(len(line))
 		long = long[:0]
-		if parseRecord(line[:len(line)-1], &rec, lean, &dec) != nil || rec.SessionID != sessionID {
+		err = parseRecord(line[:len(line)-1], &rec, lean, &dec)
+		if err == errUnknownType && s.header != nil && rec.SessionID == sessionID {
+			// docs/protocol.md, Choices: a record of a type a later build
+			// added is skipped, not session_invalid; it still counts
+			// toward the stored-history bounds.
+			continue
+		}
+		if err != nil || rec.SessionID != sessionID {
 			return s, protocol.CodeSessionInvalid
 		}
 		if s.header == nil {

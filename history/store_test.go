@@ -291,8 +291,44 @@ func TestOpenCodes(t *testing.T) {
 		{"mismatched session id", func(id string) {
 			e.write(t, id, encode(hdr(id), Record{Type: TypeCompaction, SessionID: "other", Text: "x"}))
 		}, protocol.CodeSessionInvalid, nil},
+		// docs/protocol.md, Choices: a record of a type a later build added
+		// is skipped, whatever its values, when it is a JSON object of this
+		// session after the header; anything else stays session_invalid.
 		{"unknown record type", func(id string) {
 			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"`+id+`"}`+"\n"...))
+		}, "", nil},
+		{"unknown record type with nested values", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"session_id":"`+id+`","n":[1,{"a":null}],"type":"future_kind","x":-1.5e3}`+"\n"...))
+		}, "", nil},
+		{"unknown record type of another session", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"other"}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type before the header", func(id string) {
+			e.write(t, id, append([]byte(`{"type":"future","session_id":"`+id+`"}`+"\n"), encode(hdr(id))...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type, invalid JSON", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"`+id+`","x":[1,]}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type, duplicate key", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"`+id+`","x":1,"x":2}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type, duplicate type", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"future","session_id":"`+id+`","type":"input"}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type outside the ID grammar", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"a b","session_id":"`+id+`"}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type that is not a string", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":7,"session_id":"`+id+`"}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type without session", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"future"}`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"unknown record type in an array", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `[{"type":"future","session_id":"`+id+`"}]`+"\n"...))
+		}, protocol.CodeSessionInvalid, nil},
+		{"known type with an unknown field", func(id string) {
+			e.write(t, id, append(encode(hdr(id)), `{"type":"compaction","session_id":"`+id+`","text":"x","future":1}`+"\n"...))
 		}, protocol.CodeSessionInvalid, nil},
 		{"cwd of another workspace", func(id string) { e.write(t, id, withCwd(id, other)) }, protocol.CodeCwdMismatch, nil},
 		{"relative cwd", func(id string) { e.write(t, id, withCwd(id, "work")) }, protocol.CodeCwdMismatch, nil},
