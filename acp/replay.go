@@ -35,6 +35,9 @@ func (s *session) replay() error {
 		case history.TypeInput:
 			err = k.text("user_message_chunk", messageID(r.MessageID, r.RunID, i), redact.String(r.Text))
 		case history.TypeAssistantChunk:
+			if r.Text == "" {
+				break // a marker of where the segment began: its completion holds the text
+			}
 			kk := key{r.RunID, r.MessageID}
 			st := streams[kk]
 			if st == nil {

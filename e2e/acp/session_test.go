@@ -313,3 +313,28 @@ func TestLoadChunkedReply(t *testing.T) {
 	}
 	a.wantExit(0)
 }
+
+// TestLoadPartialReplyOfAFailedTurn: serve marks where a reply began when
+// the provider fails after it (an empty chunk before the diagnostic, the
+// text in the completion after it); the load over ACP replays the text.
+func TestLoadPartialReplyOfAFailedTurn(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		response(text("half of the answer"), clienttest.Step{"error": "server_error"}),
+	}})
+	ch := ws.StartChild(t, client.Options{})
+	id := ch.Create().SessionID
+	ch.Turn(id, "fail after a while")
+	ch.Shutdown()
+
+	a := start(t, ws)
+	a.initialize()
+	r, replay := a.call("session/load", map[string]any{"sessionId": id, "cwd": ws.Cwd, "mcpServers": []any{}})
+	if r.Error != nil {
+		t.Fatalf("load: %s", r.raw)
+	}
+	ids, texts := messages(t, replay, "agent_message_chunk")
+	if len(ids) != 1 || texts[ids[0]] != "half of the answer" {
+		t.Errorf("replayed %d messages %q; want the partial reply once", len(ids), texts)
+	}
+	a.wantExit(0)
+}

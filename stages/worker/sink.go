@@ -44,6 +44,7 @@ type turnSink struct {
 	waiter  backpressure.Waiter // the timer of the pacing's waits, reused
 	unsaved []byte              // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
 	chunked bool                // the open segment has stored chunks
+	marked  bool                // the open segment has its empty marker chunk (markSegment)
 
 	// The assistant_chunk append in flight, off the delta path: it reads
 	// storing (the other half of unsaved's double buffer) and leaves its
@@ -76,6 +77,7 @@ type segment struct {
 	messageID, text string
 	hadDeltas       bool
 	chunked         bool // stored as chunks only: its record carries no text
+	marked          bool // an empty chunk marks where it began (markSegment)
 }
 
 func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
@@ -145,7 +147,7 @@ func (s *turnSink) SegmentStart(messageID string) {
 	s.segment = messageID
 	s.mu.Unlock()
 	s.unsaved = s.unsaved[:0]
-	s.chunked = false
+	s.chunked, s.marked = false, false
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
@@ -306,7 +308,7 @@ func (s *turnSink) SegmentEnd(messageID, fullText string) error {
 	s.deltas(messageID, true)
 	s.segment = ""
 	s.mu.Unlock()
-	seg := &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0, chunked: s.chunked}
+	seg := &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0, chunked: s.chunked, marked: s.marked}
 	s.pending = seg
 	if !seg.chunked {
 		s.unsaved = s.unsaved[:0] // the completion record stores all of it
