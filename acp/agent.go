@@ -71,6 +71,9 @@ type clientCaps struct {
 	readText, writeText bool
 	notices             bool // session.notices: the notice update
 	compaction          bool // session.compaction: compaction_update
+	// terminalOutput is Zed's _meta.terminal_output: a command's output
+	// goes live to a display-only terminal (tools.go).
+	terminalOutput bool
 }
 
 func (a *Agent) caps() clientCaps {

@@ -71,6 +71,7 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 				Notices    *json.RawMessage `json:"notices"`
 				Compaction *json.RawMessage `json:"compaction"`
 			} `json:"session"`
+			Meta json.RawMessage `json:"_meta"`
 		} `json:"clientCapabilities"`
 	}
 	if !decode(m.Params, &p) || p.ProtocolVersion == nil {
@@ -84,8 +85,9 @@ func (a *Agent) initialize(m jsonrpc.Message) {
 	a.mu.Lock()
 	a.initialized = true
 	a.client = clientCaps{readText: p.Capabilities.FS.ReadTextFile, writeText: p.Capabilities.FS.WriteTextFile,
-		notices:    advertised(p.Capabilities.Session.Notices),
-		compaction: advertised(p.Capabilities.Session.Compaction)}
+		notices:        advertised(p.Capabilities.Session.Notices),
+		compaction:     advertised(p.Capabilities.Session.Compaction),
+		terminalOutput: metaTrue(p.Capabilities.Meta, "terminal_output")}
 	a.mu.Unlock()
 	a.opts.Log.Open()
 	a.respond(m.ID, a.initializeResult())
@@ -138,6 +140,17 @@ func (a *Agent) authenticate(m jsonrpc.Message) {
 // advertised reports a capability given as an object ({}): omitted and
 // null mean unsupported.
 func advertised(c *json.RawMessage) bool { return c != nil && len(*c) > 0 && (*c)[0] == '{' }
+
+// metaTrue reports whether a _meta object holds key: true; anything else
+// (another value, no object) is false, and never an error: _meta is the
+// client's extension point.
+func metaTrue(meta json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	return string(m[key]) == "true"
+}
 
 // decode decodes params (an object) into v; false when it is not one or
 // does not decode.

@@ -69,7 +69,7 @@ func (s *session) replay() error {
 				calls[r.CallID] = ts
 				order = append(order, r.CallID)
 			}
-			err = k.send(k.toolFrame("tool_call", ts, nil))
+			err = k.send(k.toolFrame("tool_call", ts, nil, nil))
 		case history.TypeToolResult:
 			ts := calls[r.CallID]
 			if ts == nil {
@@ -81,7 +81,7 @@ func (s *session) replay() error {
 				ts.status = "failed"
 			}
 			result, failed := r.Text, r.IsError
-			err = k.send(k.toolFrame("tool_call_update", ts, func(div int) []obj { return resultContent(ts, result, failed, div) }))
+			err = k.send(k.toolFrame("tool_call_update", ts, func(div int) []obj { return resultContent(ts, result, failed, div) }, nil))
 		}
 		if err != nil {
 			return protocol.CodeOutputUnavailable
@@ -103,7 +103,7 @@ func (s *session) replay() error {
 	for _, id := range order {
 		if ts := calls[id]; ts != nil {
 			ts.status = "failed"
-			if err := k.send(k.toolFrame("tool_call_update", ts, nil)); err != nil {
+			if err := k.send(k.toolFrame("tool_call_update", ts, nil, nil)); err != nil {
 				return err
 			}
 		}

@@ -33,6 +33,15 @@ type toolState struct {
 	diff     *diffOf // edit tools: the change
 	status   string  // pending, in_progress, completed, failed
 	nested   bool    // a call inside run_code or a subagent
+
+	// terminal: the call's output goes live to the client's display-only
+	// terminal (Zed's _meta.terminal_output), whose ID is the call's.
+	// exited: the command ended and said how (exitCode -1: it did not
+	// exit by itself; signal "" when no signal ended it).
+	terminal bool
+	exited   bool
+	exitCode int
+	signal   string
 }
 
 type diffOf struct{ path, old, new string }
@@ -152,8 +161,9 @@ func (ts *toolState) fields(div int, withInput bool) obj {
 }
 
 // toolFrame builds a tool_call or tool_call_update frame with extra
-// content, halving every budget until the frame fits the output bound.
-func (k *sink) toolFrame(kind string, ts *toolState, content func(div int) []obj) []byte {
+// content and _meta, halving every budget until the frame fits the output
+// bound.
+func (k *sink) toolFrame(kind string, ts *toolState, content func(div int) []obj, meta obj) []byte {
 	var frame []byte
 	for div := 1; div <= 64; div *= 2 {
 		u := ts.fields(div, kind == "tool_call")
@@ -162,6 +172,9 @@ func (k *sink) toolFrame(kind string, ts *toolState, content func(div int) []obj
 			if c := content(div); len(c) > 0 {
 				u["content"] = c
 			}
+		}
+		if meta != nil {
+			u["_meta"] = meta
 		}
 		frame = k.s.a.notify(k.s.id, u)
 		if len(frame) <= maxFrame {
@@ -184,11 +197,50 @@ func (k *sink) ToolStarted(activityID, name, summary string, call runner.ToolCal
 	ts := &toolState{id: toolCallID(call.ID), name: activityName(name), status: "pending"}
 	ts.kind = kindOf(ts.name)
 	describe(ts, k.s.cwd, call.Arguments)
+	// A command's output goes live to a display-only terminal when the
+	// client shows one (Zed's terminal _meta): the call's content is the
+	// terminal from the start, as Zed creates it from terminal_info.
+	var content func(int) []obj
+	var meta obj
+	if ts.kind == "execute" && k.s.a.caps().terminalOutput {
+		ts.terminal = true
+		content = func(int) []obj { return terminalContent(ts) }
+		meta = obj{"terminal_info": obj{"terminal_id": ts.id, "cwd": redact.String(k.s.cwd)}}
+	}
 	k.mu.Lock()
 	k.calls[activityID] = ts
 	k.current = ts
 	k.mu.Unlock()
-	return k.send(k.toolFrame("tool_call", ts, nil))
+	return k.send(k.toolFrame("tool_call", ts, content, meta))
+}
+
+func terminalContent(ts *toolState) []obj {
+	return []obj{{"type": "terminal", "terminalId": ts.id}}
+}
+
+// ToolOutput implements runner.OutputSink: a part of a running command's
+// output (redacted and bounded by the runner) goes to the call's terminal
+// as _meta.terminal_output. Without a terminal the output is sent once,
+// bounded, when the call finishes.
+func (k *sink) ToolOutput(activityID, text string) error {
+	k.mu.Lock()
+	ts := k.calls[activityID]
+	k.mu.Unlock()
+	if ts == nil || !ts.terminal {
+		return nil
+	}
+	return k.send(k.s.a.notify(k.s.id, obj{"sessionUpdate": "tool_call_update", "toolCallId": ts.id,
+		"_meta": obj{"terminal_output": obj{"terminal_id": ts.id, "data": text}}}))
+}
+
+// ToolExited implements runner.OutputSink: how the command ended, for the
+// terminal_exit of the call's last update.
+func (k *sink) ToolExited(activityID string, code int, signal string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ts := k.calls[activityID]; ts != nil {
+		ts.exited, ts.exitCode, ts.signal = true, code, signal
+	}
 }
 
 // ToolRunning implements runner.RunningSink: in_progress.
@@ -200,7 +252,7 @@ func (k *sink) ToolRunning(activityID string) {
 		return
 	}
 	ts.status = "in_progress"
-	_ = k.send(k.toolFrame("tool_call_update", ts, nil))
+	_ = k.send(k.toolFrame("tool_call_update", ts, nil, nil))
 }
 
 // ToolFinished stores the result and sends the final status with the
@@ -230,9 +282,23 @@ func (k *sink) ToolFinished(activityID, name, summary, result string, isError, f
 	if failed {
 		ts.status = "failed"
 	}
+	if ts.terminal && ts.exited {
+		// The output went to the terminal; its content stays the terminal.
+		var code, signal any
+		if ts.exitCode >= 0 {
+			code = ts.exitCode
+		}
+		if ts.signal != "" {
+			signal = ts.signal
+		}
+		return k.send(k.toolFrame("tool_call_update", ts, func(int) []obj { return terminalContent(ts) },
+			obj{"terminal_exit": obj{"terminal_id": ts.id, "exit_code": code, "signal": signal}}))
+	}
+	// A command that never ran (refused, denied) says why in a text block
+	// that replaces the terminal.
 	return k.send(k.toolFrame("tool_call_update", ts, func(div int) []obj {
 		return resultContent(ts, result, failed, div)
-	}))
+	}, nil))
 }
 
 // resultContent is a finished call's content: the diff of an edit that
@@ -254,6 +320,9 @@ func resultContent(ts *toolState, result string, failed bool, div int) []obj {
 	text := fitText(redact.String(result), outputEscBytes/div)
 	return []obj{{"type": "content", "content": obj{"type": "text", "text": text}}}
 }
+
+// The sink shows command output live.
+var _ runner.OutputSink = (*sink)(nil)
 
 // Activity implements runner.Sink: a call inside run_code or a subagent
 // is a tool call of its own (title: its name), a subagent one of kind
@@ -292,7 +361,7 @@ func (k *sink) Activity(activityID, kind, name, state, summary string) error {
 		}
 	}
 	k.mu.Unlock()
-	return k.send(k.toolFrame(frameKind, ts, nil))
+	return k.send(k.toolFrame(frameKind, ts, nil, nil))
 }
 
 // activityName is the name a tool shows: the runner's (a plain ID) or

@@ -574,7 +574,24 @@ func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, 
 	if rs, ok := r.sink.(RunningSink); ok {
 		rs.ToolRunning(id)
 	}
-	res = tool.Run(withReporter(ctx, r), call.Arguments)
+	// A tool that streams writes its output live to a sink that shows
+	// it; no other tool (nor a call inside this one) gets an Output.
+	var live *liveOutput
+	if osink, ok := r.sink.(OutputSink); ok {
+		if _, streams := tool.(tools.Streaming); streams {
+			live = &liveOutput{sink: osink, id: id}
+		}
+	}
+	var out tools.Output
+	if live != nil {
+		out = live
+	}
+	res = tool.Run(tools.WithOutput(withReporter(ctx, r), out), call.Arguments)
+	if live != nil {
+		live.mu.Lock()
+		live.flush()
+		live.mu.Unlock()
+	}
 	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -39,6 +40,10 @@ func (*shell) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"shell command line"}},"required":["command"]}`)
 }
 func (*shell) Mutating() bool { return true }
+
+// StreamsOutput implements Streaming: the output goes to the context's
+// Output as the command writes it.
+func (*shell) StreamsOutput() {}
 func (t *shell) Describe(args json.RawMessage) string {
 	var a shellArgs
 	_ = decode(args, &a)
@@ -94,8 +99,13 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	pgid := cmd.Process.Pid
 
 	out := &subproc.Capped{Limit: t.o.MaxOutput}
+	var sink io.Writer = out
+	live := OutputFrom(ctx)
+	if live != nil {
+		sink = io.MultiWriter(out, live)
+	}
 	var wg conc.WaitGroup
-	wg.Go(func() { _, _ = io.Copy(out, pr) })
+	wg.Go(func() { _, _ = io.Copy(sink, pr) })
 	waitErr := cmd.Wait()
 	// docs/protocol.md, Choices: tool subprocesses run in their own process group so
 	// that cleanup reaches their children.
@@ -119,6 +129,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	default:
 		outcome = "killed"
 	}
+	if live != nil {
+		live.Exited(exitStatus(waitErr))
+	}
 	res := Result{Text: text, IsError: outcome != "exit 0", Summary: "shell: " + outcome}
 	if res.IsError && t.o.Sandbox != nil {
 		// Say that the sandbox may be why: a refused write fails the
@@ -133,4 +146,20 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		res.Text = "[no output]"
 	}
 	return res
+}
+
+// exitStatus is how a waited command ended: its exit code (-1 when it did
+// not exit by itself) and the name of the signal that ended it, if any.
+func exitStatus(waitErr error) (code int, signal string) {
+	if waitErr == nil {
+		return 0, ""
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(waitErr, &exitErr) {
+		return -1, ""
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal().String()
+	}
+	return exitErr.ExitCode(), ""
 }

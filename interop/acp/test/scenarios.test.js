@@ -628,20 +628,85 @@ test("with Zed's capabilities, reads and approved writes go through the client's
 });
 
 test("with Zed's terminal _meta advertised, command output arrives through it", opts, async () => {
-  const ws = new Workspace({
-    settings: ASK,
-    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "echo live-terminal-output" } } }] }, { steps: [{ text: "done" }] }] },
+  // The command prints, then waits for a file the client creates once it
+  // has seen the first line through the terminal: the output is live, not
+  // sent at the end. Then it prints a secret and exits 3.
+  const ws = new Workspace({ settings: ASK, script: { responses: [] } });
+  const gate = path.join(ws.root, "gate");
+  const command = `echo live-terminal-output; while [ ! -e ${gate} ]; do sleep 0.05; done; echo ${SECRET}; exit 3`;
+  ws.setScript({
+    responses: [
+      { steps: [{ tool_call: { name: "shell", arguments: { command } } }] },
+      { steps: [{ tool_call: { name: "shell", arguments: { command: "echo denied-never-runs" } } }] },
+      { steps: [{ text: "done" }] },
+    ],
   });
+  let asked = 0;
   await run(
-    { ws, init: ZED_INITIALIZE, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) },
+    {
+      ws,
+      init: ZED_INITIALIZE,
+      permission: async (p) => {
+        asked++;
+        const kind = asked === 1 ? "allow_once" : "reject_once";
+        return { outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === kind).optionId } };
+      },
+    },
     async ({ agent, ctx }) => {
       const s = await newSession(ctx, ws);
       const since = agent.frames.length;
+      const opened = (async () => {
+        for (;;) {
+          const seen = agent.updatesOf(s.sessionId, since).some((u) => JSON.stringify(u._meta?.terminal_output?.data ?? "").includes("live-terminal-output"));
+          if (seen) return writeFileSync(gate, "");
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
       const r = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("run") });
+      await opened;
       assert.equal(r.stopReason, "end_turn");
-      const tool = agent.updatesOf(s.sessionId, since).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
-      assert.ok(tool.some((u) => (u.content ?? []).some((c) => c.type === "terminal")), "a terminal content block");
-      assert.ok(tool.some((u) => JSON.stringify(u._meta?.terminal_output ?? "").includes("live-terminal-output")), "the output in _meta.terminal_output");
+      const calls = [...toolCalls(agent.updatesOf(s.sessionId, since)).values()];
+      assert.equal(calls.length, 2);
+      const [ran, denied] = calls;
+      const id = ran.frames[0].toolCallId;
+      assert.deepEqual(ran.frames[0].content, [{ type: "terminal", terminalId: id }], "the tool_call's content is the terminal");
+      assert.equal(ran.frames[0]._meta?.terminal_info?.terminal_id, id, "terminal_info names the terminal");
+      const outs = ran.frames.filter((u) => u._meta?.terminal_output);
+      assert.ok(outs.every((u) => u._meta.terminal_output.terminal_id === id && u.status === undefined && u.content === undefined), "output updates carry only the output");
+      const data = outs.map((u) => u._meta.terminal_output.data).join("");
+      assert.ok(data.startsWith("live-terminal-output\n"), `the output: ${data}`);
+      assert.ok(!data.includes(SECRET.slice(4)) && data.length > "live-terminal-output\n".length, `the secret is redacted, its line kept: ${data}`);
+      const last = ran.frames[ran.frames.length - 1];
+      assert.equal(last.status, "failed", "exit 3 fails the call");
+      assert.deepEqual(last._meta?.terminal_exit, { terminal_id: id, exit_code: 3, signal: null });
+      assert.deepEqual(last.content, [{ type: "terminal", terminalId: id }], "the terminal stays the content");
+      assert.ok(ran.frames.indexOf(outs[0]) > ran.frames.findIndex((u) => u.status === "in_progress"), "output after in_progress");
+      // The rejected command never ran: no output, and a text block says why.
+      const dl = denied.frames[denied.frames.length - 1];
+      assert.equal(dl.status, "failed");
+      assert.ok(!denied.frames.some((u) => u._meta?.terminal_output || u._meta?.terminal_exit), "no output from a command that never ran");
+      assert.equal(dl.content?.[0]?.type, "content", "the denial as text");
+    },
+  );
+  ws.cleanup();
+});
+
+test("without Zed's terminal _meta, command output comes as one block at the end", opts, async () => {
+  const ws = new Workspace({
+    settings: ASK,
+    script: { responses: [{ steps: [{ tool_call: { name: "shell", arguments: { command: "echo one-block" } } }] }, { steps: [{ text: "done" }] }] },
+  });
+  await run(
+    { ws, init: { ...ZED_INITIALIZE, clientCapabilities: { ...ZED_INITIALIZE.clientCapabilities, _meta: { terminal_output: "yes" } } }, permission: async (p) => ({ outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } }) },
+    async ({ agent, ctx }) => {
+      const s = await newSession(ctx, ws);
+      const since = agent.frames.length;
+      assert.equal((await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: text("run") })).stopReason, "end_turn");
+      const [c] = [...toolCalls(agent.updatesOf(s.sessionId, since)).values()];
+      assert.ok(!c.frames.some((u) => u._meta || (u.content ?? []).some((x) => x.type === "terminal")), "no terminal");
+      const withContent = c.frames.filter((u) => u.content);
+      assert.equal(withContent.length, 1, "one block");
+      assert.equal(withContent[0].content[0].content.text, "one-block\n");
     },
   );
   ws.cleanup();
