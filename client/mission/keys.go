@@ -47,6 +47,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	armed := m.quitArmed
 	m.quitArmed = false
 	switch k.String() {
+	case "ctrl+l":
+		// Redraws everything: the conversation and the live region.
+		return m.repaint()
 	case "ctrl+z":
 		// Suspends like any terminal program (fg resumes); a running
 		// turn goes on meanwhile.

@@ -213,10 +213,16 @@ type Model struct {
 	sized    bool // a window size arrived
 	outbox   []*outBlock
 	printing bool // a slice is on its way to the terminal
-	quitSent bool
-	ticking  bool
-	frame    int
-	picker   *picker
+	// done is the finished blocks printed, the newest maxRepaintBytes of
+	// them (doneCut: older ones were dropped), for a repaint.
+	done      []string
+	doneBytes int
+	doneCut   bool
+	sizeGen   int // counts the resizes; only the last one's repaintMsg repaints
+	quitSent  bool
+	ticking   bool
+	frame     int
+	picker    *picker
 
 	mode          inputMode
 	loginProvider string
@@ -295,6 +301,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case printedMsg:
 		m.printing = false
 		return m, m.pump()
+	case repaintMsg:
+		if msg.gen != m.sizeGen {
+			return m, nil // the size changed again since
+		}
+		return m, m.repaint()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case callMsg:

@@ -27,6 +27,18 @@ import (
 // Nothing is printed before the first window size arrives and a frame has
 // been drawn: until then the screen's height is unknown, and the insertion
 // would land at the wrong rows.
+//
+// A resize breaks that arrangement: a terminal that reflows (tmux, kitty,
+// iTerm2, VTE, Windows Terminal) wraps the live region's lines at the new
+// width, so the frame is taller than Bubble Tea redraws it and its top
+// rows stay above it, on the screen and then in the scrollback; a shorter
+// screen pushes a tall frame's top into the scrollback too; a wider one
+// joins rows and the redraw erases finished lines above the frame. So once
+// the size has settled (repaintWait after the last resize), the app
+// repaints: it clears the screen and the scrollback and prints every
+// finished block again, wrapped to the new width, then draws the live
+// region below. The scrollback then holds each finished block once and no
+// frame. Ctrl-L repaints the same way.
 
 // printedMsg: one slice reached the terminal; the next may go.
 type printedMsg struct{}
@@ -34,9 +46,28 @@ type printedMsg struct{}
 // outBlock is a block waiting to be printed; lines is set once it was
 // wrapped (and a part of it printed).
 type outBlock struct {
-	text  string
-	lines []string
+	text    string
+	lines   []string
+	repaint bool // not a block: clear the screen and the scrollback and print m.done again
 }
+
+// repaintMsg: the size has not changed for repaintWait since resize gen.
+type repaintMsg struct{ gen int }
+
+// repaintWait is how long the size must stay put before the repaint: a
+// window dragged wider sends many sizes, and each repaint prints the
+// whole conversation.
+const repaintWait = 150 * time.Millisecond
+
+// maxRepaintBytes bounds the finished text kept for a repaint (the
+// terminal's own scrollback is bounded too); the oldest blocks go first.
+const maxRepaintBytes = 2 << 20
+
+// clearAll moves to the screen's top-left corner and erases the screen
+// below (ED 0, which no terminal saves) and then the scrollback (ED 3).
+// Not ED 2: several terminals (tmux, VTE) push the screen into the
+// scrollback first.
+const clearAll = "\x1b[H\x1b[J\x1b[3J"
 
 // textWidth is the width content is wrapped to.
 func (m *Model) textWidth() int { return max(8, m.width-1) }
@@ -87,6 +118,15 @@ func (m *Model) pump() tea.Cmd {
 		return nil
 	}
 	b := m.outbox[0]
+	if b.repaint {
+		m.outbox = m.outbox[1:]
+		m.printing = true
+		// The reprint goes as one Println whose first line clears (its
+		// lines land from the top of the cleared screen and scroll up
+		// into the scrollback in order); ClearScreen then makes Bubble
+		// Tea draw the live region whole below them.
+		return tea.Sequence(tea.Println(m.repaintText()), tea.ClearScreen, func() tea.Msg { return printedMsg{} })
+	}
 	if b.lines == nil {
 		b.lines = wrapLines(b.text, m.textWidth())
 	}
@@ -95,9 +135,54 @@ func (m *Model) pump() tea.Cmd {
 	b.lines = b.lines[n:]
 	if len(b.lines) == 0 {
 		m.outbox = m.outbox[1:]
+		m.keep(b.text)
 	}
 	m.printing = true
 	return tea.Sequence(tea.Println(slice), func() tea.Msg { return printedMsg{} })
+}
+
+// keep records a block whose last slice is on its way, for a repaint.
+func (m *Model) keep(text string) {
+	m.done = append(m.done, text)
+	m.doneBytes += len(text)
+	for m.doneBytes > maxRepaintBytes && len(m.done) > 1 {
+		m.doneBytes -= len(m.done[0])
+		m.done = m.done[1:]
+		m.doneCut = true
+	}
+}
+
+// repaintText is the Println of a repaint: clearAll, then every finished
+// block wrapped to the width as it is now.
+func (m *Model) repaintText() string {
+	var lines []string
+	if m.doneCut {
+		lines = append(lines, styleDim().Render("(earlier output is not redrawn after a resize)"))
+	}
+	for _, b := range m.done {
+		lines = append(lines, wrapLines(b, m.textWidth())...)
+	}
+	if len(lines) == 0 {
+		return clearAll
+	}
+	lines[0] = clearAll + lines[0]
+	return strings.Join(lines, "\n")
+}
+
+// repaint queues a repaint before the blocks not printed yet; a block
+// partly printed prints again whole after it.
+func (m *Model) repaint() tea.Cmd {
+	if !m.sized {
+		return nil
+	}
+	if len(m.outbox) > 0 {
+		if m.outbox[0].repaint {
+			return nil
+		}
+		m.outbox[0].lines = nil
+	}
+	m.outbox = append([]*outBlock{{repaint: true}}, m.outbox...)
+	return m.pump()
 }
 
 // wrapLines wraps s to width columns and splits it into lines.
@@ -126,12 +211,17 @@ const drawWait = 100 * time.Millisecond
 // resized applies a new window size.
 func (m *Model) resized(w, h int) tea.Cmd {
 	first := m.height == 0
+	if !first && w == m.width && h == m.height {
+		return nil
+	}
 	m.width, m.height = w, h
 	if first {
 		return tea.Tick(drawWait, func(time.Time) tea.Msg { return drawnMsg{} })
 	}
+	m.sizeGen++
+	gen := m.sizeGen
 	// A pending approval that no longer fits is printed above, whole.
-	return m.showApproval()
+	return tea.Batch(m.showApproval(), tea.Tick(repaintWait, func(time.Time) tea.Msg { return repaintMsg{gen: gen} }))
 }
 
 // ticking: the tick loop runs (spinner, elapsed time, countdown).
