@@ -27,9 +27,6 @@ type approver struct {
 	readOnly bool
 }
 
-// grantKey is what "allow always" grants: this exact tool and command.
-func grantKey(ts *toolState) string { return ts.name + "\x00" + ts.command }
-
 func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runner.Decision, error) {
 	a := ap.s.a
 	if ap.readOnly {
@@ -44,17 +41,14 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 		// show it on. It cannot be allowed.
 		return runner.Denied, nil
 	}
-	ap.s.mu.Lock()
-	granted := ap.s.grants[grantKey(ts)]
-	ap.s.mu.Unlock()
-	if granted {
-		return runner.Allowed, nil
+	// A call the session granted never reaches here (runner.Grants); allow
+	// always is offered only where the runner may grant the call: not for
+	// one a protection forced to ask, nor for a call from Code Mode.
+	options := []obj{{"optionId": optAllowOnce, "name": "Allow once", "kind": "allow_once"}}
+	if runner.Grantable(ctx) {
+		options = append(options, obj{"optionId": optAllowAlways, "name": "Always allow this exact " + alwaysWhat(ts) + " in this session", "kind": "allow_always"})
 	}
-	options := []obj{
-		{"optionId": optAllowOnce, "name": "Allow once", "kind": "allow_once"},
-		{"optionId": optAllowAlways, "name": "Always allow this exact " + alwaysWhat(ts) + " in this session", "kind": "allow_always"},
-		{"optionId": optRejectOnce, "name": "Reject", "kind": "reject_once"},
-	}
+	options = append(options, obj{"optionId": optRejectOnce, "name": "Reject", "kind": "reject_once"})
 	fields := ts.fields(1, true)
 	params := marshal(obj{"sessionId": ap.s.id, "toolCall": fields, "options": options})
 	if len(params) > maxFrame-256 {
@@ -69,12 +63,7 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 	a.opts.Log.Info("acp permission requested", "session_id", ap.s.id, "tool", ts.name)
 	select {
 	case m := <-ch:
-		d, always := decision(m)
-		if d == runner.Allowed && always {
-			ap.s.mu.Lock()
-			ap.s.grants[grantKey(ts)] = true
-			ap.s.mu.Unlock()
-		}
+		d := decision(m)
 		if ctx.Err() != nil {
 			return runner.ApprovalCancelled, ctx.Err()
 		}
@@ -95,10 +84,12 @@ func alwaysWhat(ts *toolState) string {
 }
 
 // decision reads the client's answer: the option it selected. Anything
-// else (cancelled, an error, an unknown option) denies.
-func decision(m jsonrpc.Message) (d runner.Decision, always bool) {
+// else (cancelled, an error, an unknown option) denies. allow_always is
+// runner.AllowedForSession: the runner records the grant where the call
+// is grantable and allows once otherwise.
+func decision(m jsonrpc.Message) runner.Decision {
 	if m.Error != nil {
-		return runner.Denied, false
+		return runner.Denied
 	}
 	var r struct {
 		Outcome struct {
@@ -107,13 +98,13 @@ func decision(m jsonrpc.Message) (d runner.Decision, always bool) {
 		} `json:"outcome"`
 	}
 	if json.Unmarshal(m.Result, &r) != nil || r.Outcome.Outcome != "selected" {
-		return runner.Denied, false
+		return runner.Denied
 	}
 	switch r.Outcome.OptionID {
 	case optAllowOnce:
-		return runner.Allowed, false
+		return runner.Allowed
 	case optAllowAlways:
-		return runner.Allowed, true
+		return runner.AllowedForSession
 	}
-	return runner.Denied, false
+	return runner.Denied
 }

@@ -29,9 +29,10 @@ type session struct {
 	mode   string // ModeAsk, ModeAuto or ModeReadOnly
 	choice runner.Choice
 	turn   *turn // the running turn, nil when idle
-	// grants are the session's "allow always" answers: the exact tool and
-	// command (grantKey) they were given for.
-	grants map[string]bool
+	// grants are the session's "allow always" answers: the exact calls
+	// (tool and arguments) they were given for, kept by the runner
+	// (runner.Grants), in memory only.
+	grants *runner.Grants
 	// titled: session_info_update went out (the session is durable).
 	titled bool
 	closed bool
@@ -148,7 +149,7 @@ func (a *Agent) newSession(id, cwd string, rt *runner.Runtime, store *history.St
 	if rt.Approval() == runner.ApprovalAuto {
 		mode = ModeAuto
 	}
-	return &session{a: a, id: id, cwd: cwd, rt: rt, store: store, att: att, mode: mode, choice: choice, grants: map[string]bool{}}
+	return &session{a: a, id: id, cwd: cwd, rt: rt, store: store, att: att, mode: mode, choice: choice, grants: runner.NewGrants()}
 }
 
 // sessionNew creates a session in its cwd: a lazy attachment (leases now,

@@ -27,7 +27,7 @@ type toolState struct {
 	name     string // the tool's name (runner.UnknownToolName for a made-up one)
 	kind     string
 	title    string  // the exact command or path, redacted
-	command  string  // the exact command or path, unredacted: the grant's key
+	command  string  // the exact command or path, unredacted
 	input    any     // the arguments, redacted (nil when none or too long)
 	location string  // absolute path, "" when none
 	diff     *diffOf // edit tools: the change

@@ -113,6 +113,12 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 	if mode == ModeAuto {
 		approval = runner.ApprovalAuto
 	}
+	// Read-only refuses whatever would ask, granted or not: its turns get
+	// no grants.
+	grants := s.grants
+	if mode == ModeReadOnly {
+		grants = nil
+	}
 	a.opts.Log.Info("acp turn started", "session_id", s.id, "run_id", t.id)
 	runCtx := ctx
 	if fs := s.clientFS(); fs != nil {
@@ -126,6 +132,7 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 		TaskScopes: s.att.TaskScopes(),
 		Sink:       sink,
 		Approver:   &approver{s: s, sink: sink, readOnly: mode == ModeReadOnly},
+		Grants:     grants,
 		Approval:   approval,
 		NewID:      a.opts.NewID,
 	})

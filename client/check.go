@@ -46,6 +46,16 @@ var optionalEvents = map[string]struct {
 		[]string{"activity_id", "chunk", "text", "last", "truncated"}},
 }
 
+// optionalFields are the data fields an optional capability adds to an
+// event of version 1: only a client that required the capability accepts
+// them, and it gets them on every such event.
+var optionalFields = map[string]struct {
+	capability string
+	fields     []string
+}{
+	protocol.EventApprovalRequested: {protocol.CapabilityApprovalSession, []string{"session_grant"}},
+}
+
 // enums holds the allowed values of enumerated event fields.
 var enums = map[string]map[string]bool{
 	"kind":        {"tool": true, "subagent": true, "compaction": true},
@@ -229,6 +239,14 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte, required func(s
 	d, err := object(f["data"])
 	if err != nil {
 		return nil, violation("%s data: %v", name, err)
+	}
+	if o, ok := optionalFields[name]; ok && required != nil && required(o.capability) {
+		more = append(slices.Clip(more), o.fields...)
+		for _, k := range o.fields { // booleans, all of them
+			if v, present := d[k]; present && string(v) != "true" && string(v) != "false" {
+				return nil, violation("%s: %s %s is not a boolean", name, k, v)
+			}
+		}
 	}
 	if err := exactly(d, append([]string{"session_id", "run_id"}, more...)...); err != nil {
 		return nil, violation("%s data: %v", name, err)

@@ -75,6 +75,10 @@ func TestCheckerFrames(t *testing.T) {
 		{"required usage: its event", []string{ev(1, wire.Event{Name: protocol.EventUsage, InputTokens: 3})}, ""},
 		{"usage not required", []string{ev(1, wire.Event{Name: protocol.EventUsage, InputTokens: 3})}, "unknown event"},
 		{"required activity.output: output text too long", []string{ev(1, wire.Event{Name: protocol.EventActivityOutput, ActivityID: "a", Text: strings.Repeat("a", protocol.LiveChunkBytes+1)})}, "text of"},
+		{"required approval.session: session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true, SessionGrant: true})}, ""},
+		{"required approval.session: no session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a"})}, "missing field"},
+		{"required approval.session: session_grant not a boolean", []string{strings.Replace(ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true}), `"session_grant":false`, `"session_grant":"no"`, 1)}, "not a boolean"},
+		{"approval.session not required: session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true})}, "unexpected field"},
 		{"oversize", []string{`{"a":"` + strings.Repeat("a", protocol.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
 	}
 	for _, tc := range tests {

@@ -15,23 +15,26 @@ func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 // (docs/protocol.md, Run events); a key the event does not carry stays
 // zero. Revision and ErrorCode are nil where the frame holds null.
 type EventData struct {
-	MessageID   string  `json:"message_id"`
-	Part        int     `json:"part"`
-	Text        string  `json:"text"`
-	LastPart    bool    `json:"last_part"`
-	Partial     bool    `json:"partial"`
-	ActivityID  string  `json:"activity_id"`
-	Kind        string  `json:"kind"`
-	State       string  `json:"state"`
-	Name        string  `json:"name"`
-	Summary     string  `json:"summary"`
-	Code        string  `json:"code"`
-	ApprovalID  string  `json:"approval_id"`
-	ExpiresInMs int64   `json:"expires_in_ms"`
-	Outcome     string  `json:"outcome"`
-	Persistence string  `json:"persistence"`
-	Revision    *string `json:"revision"`
-	ErrorCode   *string `json:"error_code"`
+	MessageID   string `json:"message_id"`
+	Part        int    `json:"part"`
+	Text        string `json:"text"`
+	LastPart    bool   `json:"last_part"`
+	Partial     bool   `json:"partial"`
+	ActivityID  string `json:"activity_id"`
+	Kind        string `json:"kind"`
+	State       string `json:"state"`
+	Name        string `json:"name"`
+	Summary     string `json:"summary"`
+	Code        string `json:"code"`
+	ApprovalID  string `json:"approval_id"`
+	ExpiresInMs int64  `json:"expires_in_ms"`
+	// SessionGrant (approval.session, an optional capability): the
+	// approval may be answered for the session.
+	SessionGrant bool    `json:"session_grant"`
+	Outcome      string  `json:"outcome"`
+	Persistence  string  `json:"persistence"`
+	Revision     *string `json:"revision"`
+	ErrorCode    *string `json:"error_code"`
 	// activity.output (an optional capability): Chunk counts from 0, Last
 	// marks an activity's last chunk, Truncated one whose output went on.
 	Chunk     int  `json:"chunk"`

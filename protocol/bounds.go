@@ -60,13 +60,27 @@ const CapabilityUsage = "usage"
 // OptionalCapabilities are capabilities beyond the nine methods that a
 // client gets only by naming them in required_capabilities
 // (docs/protocol.md, Optional capabilities).
-var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput}
+var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession}
 
 // CapabilityActivityOutput is the optional capability of tool output: the
 // activity.output run event, which carries a primary tool call's output
 // (redacted, at most ActivityOutputBytes) before the call's last activity
 // state. It is advertised only to a client that required it.
 const CapabilityActivityOutput = "activity.output"
+
+// CapabilityApprovalSession is the optional capability of session grants:
+// approval.requested says whether the request may be answered for the
+// session ("session_grant"), and approval.answer takes "scope": "session"
+// to allow the exact call for the rest of the session (docs/protocol.md,
+// Optional capabilities). It is advertised only to a client that required
+// it.
+const CapabilityApprovalSession = "approval.session"
+
+// Values of approval.answer's "scope" (the approval.session capability).
+const (
+	ScopeOnce    = "once"
+	ScopeSession = "session"
+)
 
 // Bounds of the activity.output event (docs/protocol.md, Optional
 // capabilities): the text of one event is a live chunk, and a call's

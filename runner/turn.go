@@ -7,6 +7,7 @@ import (
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/agent"
+	"github.com/magi-code/magi-code/runner/approval"
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/provider"
 )
@@ -29,6 +30,9 @@ type Turn struct {
 	TaskScopes []string
 	Sink       Sink
 	Approver   Approver
+	// Grants are the session's exact-call grants (approval.Grants): the
+	// front door keeps one set per session and passes it to every turn.
+	Grants *approval.Grants
 	// Approval is the session's approval mode when not empty
 	// (agent.ApprovalAsk or agent.ApprovalAuto), instead of the settings'
 	// [tools] approval: a front door that lets the person switch modes
@@ -68,6 +72,7 @@ func (rt *Runtime) config(t Turn) agent.Config {
 		Hooks:         rt.hooks,
 		Approval:      cmp.Or(t.Approval, rt.snap.Settings.Tools.Approval),
 		Approver:      t.Approver,
+		Grants:        t.Grants,
 		NewID:         t.NewID,
 		ContextWindow: rt.snap.Settings.ContextWindow,
 		Subagents:     rt.subagents,

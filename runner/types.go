@@ -31,6 +31,8 @@ type (
 	Approver = agent.Approver
 	// Decision is how an approval request ended (approval.Decision).
 	Decision = approval.Decision
+	// Grants are one session's exact-call grants (approval.Grants).
+	Grants = approval.Grants
 	// Result is what a run produced, whatever its outcome.
 	Result = agent.Result
 	// Outcome is how a run ended (run.finished outcome spelling).
@@ -51,7 +53,17 @@ const (
 	Denied            = approval.Denied
 	Expired           = approval.Expired
 	ApprovalCancelled = approval.Cancelled
+	// AllowedForSession: allowed, and this exact call granted for the rest
+	// of the session (approval.Ask).
+	AllowedForSession = approval.AllowedForSession
 )
+
+// NewGrants returns an empty set of session grants (approval.NewGrants).
+func NewGrants() *Grants { return approval.NewGrants() }
+
+// Grantable reports whether the approval asked on ctx may be answered
+// AllowedForSession (approval.Grantable).
+func Grantable(ctx context.Context) bool { return approval.Grantable(ctx) }
 
 // Approval modes of a Turn (agent.ApprovalAsk, agent.ApprovalAuto).
 const (

@@ -139,6 +139,10 @@ type Config struct {
 	Approval string
 	// Approver answers approval requests; nil denies every request.
 	Approver Approver
+	// Grants are the session's exact-call grants (approval.Ask): a call
+	// granted earlier runs without asking, and an answer
+	// approval.AllowedForSession adds one. nil grants nothing.
+	Grants *approval.Grants
 	// NewID returns a fresh run-scoped ID for segments, summaries and
 	// activities.
 	NewID func() string
@@ -549,7 +553,7 @@ func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, 
 		return tools.Result{Text: TextUnknown, IsError: true, Summary: TextUnknown}, nil
 	}
 	if ask, summary, reason := r.needsApproval(tool, call.Arguments); ask {
-		d, err := r.approve(ctx, summary, tool, reason)
+		d, err := approval.Ask(ctx, r.cfg.Approver, r.cfg.Grants, tool.Name(), call.Arguments, summary, reason)
 		switch {
 		case ctx.Err() != nil:
 			d = approval.Cancelled
@@ -593,15 +597,6 @@ func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, 
 		live.mu.Unlock()
 	}
 	return res, r.postToolUse(ctx, tool.Name(), call.Arguments, res)
-}
-
-// approve asks the Approver; without one, nobody can allow the call: it is
-// refused (with the protection's reason, if one forced the approval).
-func (r *run) approve(ctx context.Context, summary string, tool tools.Tool, reason string) (approval.Decision, error) {
-	if r.cfg.Approver == nil {
-		return approval.Refused, nil
-	}
-	return r.cfg.Approver.Approve(ctx, tool.Name(), summary)
 }
 
 func (r *run) toolMessage(call ToolCall, text string) {

@@ -36,6 +36,8 @@ func (d Decision) String() string {
 		return "cancelled"
 	case Refused:
 		return "refused"
+	case AllowedForSession:
+		return "allowed for this session"
 	}
 	return "denied"
 }

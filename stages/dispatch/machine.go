@@ -404,7 +404,7 @@ func (m *Machine) sessionOrTurn(req wire.Request) []Effect {
 		return []Effect{respond(id, []byte(`{"cancellation_requested":true}`)), CancelRun{RunID: m.run}}
 
 	default: // approval.answer
-		p, ok := decodeAnswer(req.Params)
+		p, ok := decodeAnswer(req.Params, slices.Contains(m.optional, protocol.CapabilityApprovalSession))
 		if !ok {
 			return []Effect{fail(id, protocol.CodeInvalidParams)}
 		}

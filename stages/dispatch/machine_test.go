@@ -592,7 +592,7 @@ func TestSessionsAndTurns(t *testing.T) {
 			{line("k", "turn.cancel", `{"session_id":"s1","run_id":"run-1"}`), want("respond k error=stale_run")},
 		})},
 		{"approval.answer goes to the active run", seq(running, []step{
-			{line("a", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap-1","allow":true}`), want("answer a run-1 {SessionID:s1 RunID:run-1 ApprovalID:ap-1 Allow:true}")},
+			{line("a", "approval.answer", `{"session_id":"s1","run_id":"run-1","approval_id":"ap-1","allow":true}`), want("answer a run-1 {SessionID:s1 RunID:run-1 ApprovalID:ap-1 Allow:true ForSession:false}")},
 			{line("b", "approval.answer", `{"session_id":"s1","run_id":"run-9","approval_id":"ap-1","allow":false}`), want("respond b error=stale_approval")},
 		})},
 		{"after the worker returned: stale_approval, still running until drained", seq(running, []step{

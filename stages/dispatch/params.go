@@ -23,6 +23,10 @@ type (
 	AnswerParams struct {
 		SessionID, RunID, ApprovalID string
 		Allow                        bool
+		// ForSession: "scope":"session" (the optional approval.session
+		// capability): allow, and grant this exact call for the rest of
+		// the session.
+		ForSession bool
 	}
 )
 
@@ -138,16 +142,28 @@ func decodeCancel(raw []byte) (p CancelParams, ok bool) {
 	return p, ok
 }
 
-func decodeAnswer(raw []byte) (p AnswerParams, ok bool) {
-	ok = decodeObject(raw,
-		field{name: "session_id", decode: str(&p.SessionID, SessionID)},
-		field{name: "run_id", decode: str(&p.RunID, validate.Name)},
-		field{name: "approval_id", decode: str(&p.ApprovalID, validate.Name)},
-		field{name: "allow", decode: func(v []byte) bool {
+// decodeAnswer decodes approval.answer's params. scoped: the client
+// required the approval.session capability, so the optional "scope"
+// member ("once" or "session") is known; without it "scope" is an unknown
+// member, as in version 1. "session" needs "allow": true.
+func decodeAnswer(raw []byte, scoped bool) (p AnswerParams, ok bool) {
+	fields := []field{
+		{name: "session_id", decode: str(&p.SessionID, SessionID)},
+		{name: "run_id", decode: str(&p.RunID, validate.Name)},
+		{name: "approval_id", decode: str(&p.ApprovalID, validate.Name)},
+		{name: "allow", decode: func(v []byte) bool {
 			b, ok := validate.Bool(v)
 			p.Allow = b
 			return ok
 		}},
-	)
+	}
+	if scoped {
+		fields = append(fields, field{name: "scope", optional: true, decode: func(v []byte) bool {
+			s, ok := validate.String(v)
+			p.ForSession = s == protocol.ScopeSession
+			return ok && (s == protocol.ScopeOnce || s == protocol.ScopeSession)
+		}})
+	}
+	ok = decodeObject(raw, fields...) && (p.Allow || !p.ForSession)
 	return p, ok
 }

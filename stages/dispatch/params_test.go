@@ -15,7 +15,9 @@ var decoders = map[string]func(raw []byte) (any, bool){
 	"history.page":    func(raw []byte) (any, bool) { return decodePage(raw) },
 	"turn.start":      func(raw []byte) (any, bool) { return decodeTurn(raw) },
 	"turn.cancel":     func(raw []byte) (any, bool) { return decodeCancel(raw) },
-	"approval.answer": func(raw []byte) (any, bool) { return decodeAnswer(raw) },
+	"approval.answer": func(raw []byte) (any, bool) { return decodeAnswer(raw, false) },
+	// approval.answer of a client that required approval.session
+	"approval.answer+scope": func(raw []byte) (any, bool) { return decodeAnswer(raw, true) },
 }
 
 func TestParams(t *testing.T) {
@@ -132,8 +134,22 @@ func TestParams(t *testing.T) {
 		{"turn.cancel", `{"session_id":"s","run_id":"r","force":true}`, nil, false},
 
 		// approval.answer
-		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true}`, AnswerParams{"s", "r", "a", true}, true},
-		{"approval.answer", `{"allow":false,"approval_id":"a","run_id":"r","session_id":"s"}`, AnswerParams{"s", "r", "a", false}, true},
+		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true}`, AnswerParams{"s", "r", "a", true, false}, true},
+		{"approval.answer", `{"allow":false,"approval_id":"a","run_id":"r","session_id":"s"}`, AnswerParams{"s", "r", "a", false, false}, true},
+		// scope: unknown to a version 1 client (no approval.session)
+		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"session"}`, nil, false},
+		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"once"}`, nil, false},
+		// with approval.session: once or session; session only with allow
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true}`, AnswerParams{"s", "r", "a", true, false}, true},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"session"}`, AnswerParams{"s", "r", "a", true, true}, true},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"once"}`, AnswerParams{"s", "r", "a", true, false}, true},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":false,"scope":"once"}`, AnswerParams{"s", "r", "a", false, false}, true},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":false,"scope":"session"}`, nil, false},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"Session"}`, nil, false},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"session-prefix"}`, nil, false},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":true}`, nil, false},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":null}`, nil, false},
+		{"approval.answer+scope", `{"session_id":"s","run_id":"r","approval_id":"a","allow":true,"scope":"session","scope":"session"}`, nil, false},
 		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a"}`, nil, false},
 		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":"true"}`, nil, false},
 		{"approval.answer", `{"session_id":"s","run_id":"r","approval_id":"a","allow":1}`, nil, false},

@@ -166,10 +166,10 @@ func TestServerPerformsEffectsInOrder(t *testing.T) {
 		"worker start_turn run-1 {SessionID:s1 Prompt:hi}",
 		`respond k1 {"cancellation_requested":true}`,
 		"worker cancel_run run-1",
-		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:true}",
+		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:true ForSession:false}",
 		`respond p1 {"recorded":true}`,
 		"worker deliver ap", // after the response: it precedes what the reply causes
-		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:false}",
+		"worker answer {SessionID:s1 RunID:run-1 ApprovalID:ap Allow:false ForSession:false}",
 		"respond p2 error=stale_approval",
 		`respond x {"state":"stopping"}`,
 	}

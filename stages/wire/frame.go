@@ -54,6 +54,9 @@ type Event struct {
 	// approval.requested
 	ApprovalID  string
 	ExpiresInMs int64
+	// Scoped: the client required the approval.session capability, so
+	// "session_grant" is encoded, with SessionGrant's value.
+	Scoped, SessionGrant bool
 
 	// diagnostic
 	Code string
@@ -172,6 +175,10 @@ func appendDataRest(dst []byte, e *Event) []byte {
 		dst = appendField(dst, "summary", e.Summary)
 		dst = append(dst, `,"expires_in_ms":`...)
 		dst = strconv.AppendInt(dst, e.ExpiresInMs, 10)
+		if e.Scoped {
+			dst = append(dst, `,"session_grant":`...)
+			dst = strconv.AppendBool(dst, e.SessionGrant)
+		}
 	case protocol.EventDiagnostic:
 		dst = appendField(dst, "code", e.Code)
 		dst = appendField(dst, "summary", e.Summary)

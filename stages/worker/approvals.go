@@ -8,6 +8,7 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
+	"github.com/magi-code/magi-code/stages/dispatch"
 	"github.com/magi-code/magi-code/stages/wire"
 )
 
@@ -25,9 +26,9 @@ type approvals struct {
 }
 
 type approval struct {
-	reply    chan bool // capacity 1: the winning reply
-	enqueued time.Time // when approval.requested entered the event edge
-	settled  bool      // answered, expired or cancelled
+	reply    chan runner.Decision // capacity 1: the winning reply (Allowed, AllowedForSession, Denied)
+	enqueued time.Time            // when approval.requested entered the event edge
+	settled  bool                 // answered, expired or cancelled
 }
 
 func newApprovals(now func() time.Time) *approvals {
@@ -41,7 +42,7 @@ func (a *approvals) add(id string) *approval {
 	if a.closed {
 		return nil
 	}
-	ap := &approval{reply: make(chan bool, 1), enqueued: a.now()}
+	ap := &approval{reply: make(chan runner.Decision, 1), enqueued: a.now()}
 	a.pending[id] = ap
 	return ap
 }
@@ -52,7 +53,7 @@ func (a *approvals) add(id string) *approval {
 // The reply is settled at once (expiry and cancellation can no longer win)
 // but sent to the waiting call only by deliver, so that the caller can put
 // the answer's response on the wire before anything the reply causes.
-func (a *approvals) answer(id string, allow bool) (protocol.Code, func()) {
+func (a *approvals) answer(id string, d runner.Decision) (protocol.Code, func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ap := a.pending[id]
@@ -60,7 +61,7 @@ func (a *approvals) answer(id string, allow bool) (protocol.Code, func()) {
 		return protocol.CodeStaleApproval, nil
 	}
 	ap.settled = true
-	return "", func() { ap.reply <- allow }
+	return "", func() { ap.reply <- d }
 }
 
 // settle marks id as no longer answerable and reports whether it was still
@@ -102,9 +103,13 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d ru
 	if req == nil {
 		return runner.ApprovalCancelled, ctx.Err()
 	}
+	// With the approval.session capability the request says whether it
+	// may be answered for the session (runner.Grantable).
+	scoped := ap.pool.scoped.Load()
 	if err := ap.pool.offer(wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
 		ApprovalID: id, Summary: redact.Summary(summary, protocol.SummaryBytes),
-		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond)}); err != nil {
+		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond),
+		Scoped:      scoped, SessionGrant: scoped && runner.Grantable(ctx)}); err != nil {
 		ap.run.approvals.settle(req)
 		return runner.Denied, err
 	}
@@ -116,8 +121,8 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d ru
 	timer := time.NewTimer(protocol.ApprovalExpiry)
 	defer timer.Stop()
 	select {
-	case allow := <-req.reply:
-		return answered(allow), nil
+	case d := <-req.reply:
+		return d, nil
 	case <-timer.C:
 		if ap.run.approvals.settle(req) {
 			return runner.Expired, nil // default deny
@@ -129,16 +134,21 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d ru
 	}
 	// A reply won the race with expiry or cancellation; honour it only if
 	// the run goes on.
-	allow := <-req.reply
+	d = <-req.reply
 	if ctx.Err() != nil {
 		return runner.ApprovalCancelled, ctx.Err()
 	}
-	return answered(allow), nil
+	return d, nil
 }
 
-// answered is the person's decision.
-func answered(allow bool) runner.Decision {
-	if allow {
+// answered is the person's decision in an approval.answer: allow, for
+// the session ("scope": "session") or once, or deny. A session answer to
+// a request that is not grantable allows once (runner.Grants).
+func answered(a dispatch.AnswerParams) runner.Decision {
+	switch {
+	case a.Allow && a.ForSession:
+		return runner.AllowedForSession
+	case a.Allow:
 		return runner.Allowed
 	}
 	return runner.Denied

@@ -8,6 +8,7 @@ import (
 
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/runner"
+	"github.com/magi-code/magi-code/stages/dispatch"
 )
 
 type fakeClock struct{ t time.Time }
@@ -16,7 +17,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 // answerNow answers and, when the reply won, delivers it at once.
 func answerNow(a *approvals, id string, allow bool) protocol.Code {
-	code, deliver := a.answer(id, allow)
+	code, deliver := a.answer(id, answered(dispatch.AnswerParams{Allow: allow}))
 	if code == "" {
 		deliver()
 	}
@@ -30,7 +31,7 @@ func TestApprovalsOneWinner(t *testing.T) {
 	if code := answerNow(a, "nope", true); code != protocol.CodeStaleApproval {
 		t.Fatalf("answer(unknown) = %q; want stale_approval", code)
 	}
-	code, deliver := a.answer("a1", false)
+	code, deliver := a.answer("a1", runner.Denied)
 	if code != "" {
 		t.Fatalf("first answer = %q; want recorded", code)
 	}
@@ -43,7 +44,7 @@ func TestApprovalsOneWinner(t *testing.T) {
 	default:
 	}
 	deliver()
-	if got := <-ap.reply; got {
+	if got := <-ap.reply; got != runner.Denied {
 		t.Fatalf("winning reply = %v; want the first (deny)", got)
 	}
 }

@@ -21,6 +21,7 @@ import (
 func (p *Pool) StartInit(ctx context.Context, caps []string, done func(dispatch.InitDone)) {
 	p.usage.Store(slices.Contains(caps, protocol.CapabilityUsage))
 	p.output.Store(slices.Contains(caps, protocol.CapabilityActivityOutput))
+	p.scoped.Store(slices.Contains(caps, protocol.CapabilityApprovalSession))
 	// The diagnostic log may exist from now on: initialize is admitted.
 	p.opts.Log.Open()
 	p.goWorker(func() {

@@ -96,6 +96,10 @@ type Pool struct {
 	// (protocol.CapabilityActivityOutput), so tool calls offer their output.
 	// Set once by StartInit, before any turn.
 	output atomic.Bool
+	// scoped: the client required the optional approval.session
+	// capability (protocol.CapabilityApprovalSession), so approvals may be
+	// answered for the session. Set once by StartInit, before any turn.
+	scoped atomic.Bool
 
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
@@ -108,6 +112,9 @@ type Pool struct {
 	// use: the startup ones for a new session, else restored from its saved
 	// selection.
 	choice runner.Choice
+	// grants are the attached session's exact-call grants (runner.Grants):
+	// new with each attachment, in memory only, gone with the child.
+	grants *runner.Grants
 }
 
 // NewPool returns an idle pool.

@@ -43,6 +43,10 @@ func (p *Pool) attach(a *history.Attachment, choice runner.Choice) {
 	p.mu.Lock()
 	prev := p.att
 	p.att, p.choice = a, choice
+	if prev != a {
+		// Grants belong to the session: another attachment starts none.
+		p.grants = runner.NewGrants()
+	}
 	p.mu.Unlock()
 	if prev != nil && prev != a {
 		_ = prev.Close()

@@ -75,7 +75,7 @@ func (p *Pool) Answer(a dispatch.AnswerParams) (protocol.Code, func()) {
 	if r == nil {
 		return protocol.CodeStaleApproval, nil
 	}
-	return r.approvals.answer(a.ApprovalID, a.Allow)
+	return r.approvals.answer(a.ApprovalID, answered(a))
 }
 
 // EventTaken is the writer's notice that it has encoded a run event into
@@ -116,6 +116,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	}
 	// The machine admitted the turn for the attached session.
 	rt, att, choice := p.runtime(), p.attachment(), p.restoredChoice()
+	grants := p.sessionGrants()
 	if rt == nil || att == nil {
 		return finish(runner.Failed, "not_started", protocol.CodeSessionMissing, "")
 	}
@@ -147,6 +148,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		TaskScopes: att.TaskScopes(),
 		Sink:       sink,
 		Approver:   &approver{pool: p, run: r},
+		Grants:     grants,
 		NewID:      p.opts.NewID,
 	})
 	if p.opts.Log.Enabled(ctx, slog.LevelDebug) {
@@ -184,6 +186,17 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		return finish(outcome, "degraded", code, "")
 	}
 	return finish(outcome, "durable", code, att.Revision())
+}
+
+// sessionGrants is the attached session's exact-call grants: nil (none)
+// unless the client required the approval.session capability.
+func (p *Pool) sessionGrants() *runner.Grants {
+	if !p.scoped.Load() {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.grants
 }
 
 // restoredChoice is the model and thinking level of the attached session
