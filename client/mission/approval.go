@@ -27,6 +27,7 @@ type approval struct {
 	bytes       int       // the summary's size as the backend sent it
 	cut         bool      // the backend cut the summary at its bound: what runs is longer
 	allow       bool      // the highlighted choice, which Enter confirms; deny until moved
+	grant       bool      // the backend may grant this exact call for the session (key a)
 	held        bool      // the last key could not answer: it went to the draft
 }
 
@@ -79,11 +80,19 @@ func (m *Model) approvalKey(k tea.KeyPressMsg) tea.Cmd {
 			if a.cut {
 				return nil // one key never allows what is not shown whole
 			}
-			return m.answer(true)
+			return m.answer(true, false)
+		case "a", "A":
+			if !a.grant {
+				break // not an answer here: it goes to the draft
+			}
+			if a.cut {
+				return nil
+			}
+			return m.answer(true, true)
 		case "n", "N":
-			return m.answer(false)
+			return m.answer(false, false)
 		case "enter":
-			return m.answer(a.allow)
+			return m.answer(a.allow, false)
 		case "up", "down", "left", "right", "tab", "shift+tab":
 			a.allow = !a.allow
 			return nil
@@ -106,10 +115,12 @@ func summaryLines(a *approval, width int) []string {
 	return wrapLines(collapseSpaces(a.summary), max(4, width-2))
 }
 
-// newApproval is the request as shown. summary is as the backend sent it.
-func newApproval(id, summary string, now time.Time, expires time.Duration) *approval {
+// newApproval is the request as shown. summary is as the backend sent it;
+// grant is its session_grant (docs/protocol.md, Optional capabilities:
+// approval.session).
+func newApproval(id, summary string, grant bool, now time.Time, expires time.Duration) *approval {
 	return &approval{id: id, summary: human.Printable(summary), shown: now, deadline: now.Add(expires),
-		bytes: len(summary), cut: cutSummary(summary)}
+		bytes: len(summary), cut: cutSummary(summary), grant: grant}
 }
 
 // cutSummary reports whether the backend cut a request's summary at its
@@ -192,6 +203,9 @@ func (m *Model) approvalLines(width int) []string {
 		lines = append(lines, keys)
 		lines = append(lines, wrapLines(when, width)...)
 	}
+	if a.grant && !a.cut {
+		lines = append(lines, wrapLines(styleBold().Render("[a]")+" allow this exact command for the rest of the session", width)...)
+	}
 	return lines
 }
 
@@ -227,9 +241,14 @@ func indent(s string, width int) string {
 // place, so that a person's denial, an expiry, a cancellation and a
 // protection's refusal never look alike.
 
-// allowedLine records an allowed request.
-func allowedLine(summary string) string {
-	return styleDim().Render("allowed: " + strings.ReplaceAll(summary, "\n", "\n  "))
+// allowedLine records an allowed request; session: allowed for the rest
+// of the session.
+func allowedLine(summary string, session bool) string {
+	head := "allowed: "
+	if session {
+		head = "allowed for this session: "
+	}
+	return styleDim().Render(head + strings.ReplaceAll(summary, "\n", "\n  "))
 }
 
 // failedStyle is the style of a failed activity's summary by who decided.

@@ -291,3 +291,65 @@ func TestApprovalAtTheRowBudget(t *testing.T) {
 		})
 	}
 }
+
+// lastScope is the scope of the last approval.answer, "" when it had none.
+func lastScope(fb *fakeBackend) string {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	for i := len(fb.calls) - 1; i >= 0; i-- {
+		if fb.calls[i] == "approval.answer" {
+			s, _ := fb.params[i].(map[string]any)["scope"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// a allows the exact command for the session where the backend offers it
+// (session_grant), and says so; where it does not (a protected call, a
+// call from code), a is typing and answers nothing; on a request the
+// backend cut it does nothing; y and n never ask for the session.
+func TestSessionGrantKey(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		grant     bool
+		summary   string
+		keys      []string
+		answered  bool
+		allow     bool
+		scope     string
+		offerShow bool
+	}{
+		{"a grants", true, "shell: make", []string{"a"}, true, true, "session", true},
+		{"A grants", true, "shell: make", []string{"A"}, true, true, "session", true},
+		{"y once", true, "shell: make", []string{"y"}, true, true, "", true},
+		{"n denies", true, "shell: make", []string{"n"}, true, false, "", true},
+		{"not grantable", false, "shell: make", []string{"a"}, false, false, "", false},
+		{"cut", true, "shell: " + strings.Repeat("x", 1020), []string{"a"}, false, false, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, fb, clk := sized(t, 80, 24, Options{})
+			send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": c.summary, "expires_in_ms": 60000, "session_grant": c.grant})
+			if got := strings.Contains(view(m), "[a] allow this exact command"); got != c.offerShow {
+				t.Fatalf("the offer shown: %v; want %v:\n%s", got, c.offerShow, view(m))
+			}
+			clk.t = clk.t.Add(2 * time.Second)
+			var cmd tea.Cmd
+			for _, k := range c.keys {
+				cmd = key(m, k)
+			}
+			if cmd != nil {
+				cmd()
+			}
+			if answered(fb) != c.answered || (c.answered && (lastAllow(fb) != c.allow || lastScope(fb) != c.scope)) {
+				t.Fatalf("answered %v allow %v scope %q", answered(fb), lastAllow(fb), lastScope(fb))
+			}
+			if c.scope == "session" && !strings.Contains(view(m)+printed(m), "allowed for this session: shell: make") {
+				t.Fatalf("the grant is not said:\n%s\n%s", printed(m), view(m))
+			}
+			if c.name == "not grantable" && m.input.Value() != "a" {
+				t.Fatalf("the key did not go to the draft: %q", m.input.Value())
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/human"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // A running turn is a list of items in the order they began: assistant
@@ -113,7 +114,7 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 			a.addOutput(d.Chunk, d.Text, d.Last, d.Truncated)
 		}
 	case "approval.requested":
-		m.approval = newApproval(d.ApprovalID, d.Summary, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
+		m.approval = newApproval(d.ApprovalID, d.Summary, d.SessionGrant, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking(), m.notify("magi-code: an approval waits"))
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)
@@ -244,13 +245,13 @@ func (m *Model) countdown() {
 }
 
 // answer replies to the pending approval.
-func (m *Model) answer(allow bool) tea.Cmd {
+func (m *Model) answer(allow, session bool) tea.Cmd {
 	a := m.approval
 	m.approval = nil
 	if allow {
 		// Before the line of the call it allowed (the last one running),
 		// which says how the call went.
-		it := &item{note: allowedLine(a.summary)}
+		it := &item{note: allowedLine(a.summary, session)}
 		at := len(m.items)
 		for i := len(m.items) - 1; i >= 0; i-- {
 			if act := m.items[i].act; act != nil && !m.items[i].settled() {
@@ -260,5 +261,9 @@ func (m *Model) answer(allow bool) tea.Cmd {
 		}
 		m.items = append(m.items[:at], append([]*item{it}, m.items[at:]...)...)
 	}
-	return tea.Batch(m.settle(), m.call("approval.answer", map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow}))
+	params := map[string]any{"session_id": m.sessionID, "run_id": m.runID, "approval_id": a.id, "allow": allow}
+	if session {
+		params["scope"] = protocol.ScopeSession
+	}
+	return tea.Batch(m.settle(), m.call("approval.answer", params))
 }
