@@ -34,12 +34,12 @@ type sink struct {
 	sent    int    // safe bytes of the open segment sent
 	buf     []byte // the stream's output, reused
 
-	// pending is the last ended segment's record, stored when the next
-	// thing happens (complete) or when the run ends (partial unless it
-	// completed), as serve stores it.
-	pending  *history.Record
-	degraded bool
-	callIDs  map[string]string // activity ID -> the provider's call ID (turn goroutine only)
+	// log stores the run's records as serve's worker does (the shared
+	// persistence: a long reply in chunks while it streams); its ended
+	// segment is completed when the next thing happens, or at the run's
+	// end (partial unless it completed).
+	log   *history.RunLog
+	model string // the turn's model, for the usage records
 
 	mu      sync.Mutex
 	calls   map[string]*toolState // activity ID -> its tool call
@@ -47,7 +47,13 @@ type sink struct {
 }
 
 func newSink(s *session, t *turn, ctx context.Context) *sink {
-	return &sink{s: s, t: t, ctx: ctx, calls: map[string]*toolState{}, callIDs: map[string]string{}}
+	k := &sink{s: s, t: t, ctx: ctx, calls: map[string]*toolState{}}
+	k.log = history.NewRunLog(s.att, t.id, func() error {
+		// The turn goes on; its answer's log line says persisted false.
+		s.a.opts.Log.Info("acp history append failed", "session_id", s.id, "run_id", t.id)
+		return nil
+	})
+	return k
 }
 
 // send queues one frame on the ordered edge; failing that, the turn ends
@@ -74,45 +80,29 @@ func (k *sink) text(kind, messageID, safe string) error {
 	return nil
 }
 
-// persist appends a record after storing the pending segment; a failure
-// degrades the turn's persistence (logged), it does not stop the turn.
-func (k *sink) persist(rec history.Record) {
-	k.flushPending(false)
-	k.store(rec)
-}
+// A failed append degrades the turn's persistence (logged); it does not
+// stop the turn: the log's calls return no error here.
 
-func (k *sink) store(rec history.Record) {
-	if k.degraded {
-		return
-	}
-	rec.RunID = k.t.id
-	if _, err := k.s.att.Append(rec, false); err != nil {
-		k.degraded = true
-		k.s.a.opts.Log.Info("acp history append failed", "session_id", k.s.id, "run_id", k.t.id)
-	}
-}
-
-func (k *sink) flushPending(partial bool) {
-	if rec := k.pending; rec != nil {
-		k.pending = nil
-		rec.Partial = partial
-		k.store(*rec)
-	}
-}
+// complete stores the ended segment's completion record: complete when
+// something else happens, partial or not at the run's end. The text was
+// sent while it streamed (SegmentEnd sent the rest).
+func (k *sink) complete(partial bool) { _, _, _, _ = k.log.Complete(partial) }
 
 // finish stores what is pending at the run's end.
-func (k *sink) finish(partial bool) error {
-	k.flushPending(partial)
-	return nil
+func (k *sink) finish(partial bool) {
+	_ = k.log.Settle()
+	k.complete(partial)
 }
 
 func (k *sink) SegmentStart(messageID string) {
-	k.flushPending(false)
+	k.complete(false)
+	k.log.SegmentStart(messageID)
 	k.stream = redact.Stream{}
 	k.segment, k.sent = messageID, 0
 }
 
 func (k *sink) TextDelta(messageID, text string) error {
+	_ = k.log.Text(messageID, text)
 	k.buf = k.stream.PushTo(k.buf[:0], text)
 	if len(k.buf) == 0 {
 		return nil
@@ -137,14 +127,12 @@ func (k *sink) SegmentEnd(messageID, fullText string) error {
 		err = k.text("agent_message_chunk", messageID, rest)
 	}
 	k.segment = ""
-	if fullText != "" || k.sent > 0 {
-		k.pending = &history.Record{Type: history.TypeAssistant, MessageID: messageID, Text: fullText, HasText: true}
-	}
+	_ = k.log.SegmentEnd(messageID, fullText)
 	return err
 }
 
 func (k *sink) ReasoningSummary(id, text string) error {
-	k.persist(history.Record{Type: history.TypeReasoningSummary, ID: id, Text: text, ProviderSummary: true})
+	_ = k.log.Append(history.Record{Type: history.TypeReasoningSummary, ID: id, Text: text, ProviderSummary: true})
 	mid := id
 	if !history.ValidID(mid) {
 		mid = k.s.a.opts.NewID()
@@ -158,28 +146,32 @@ func (k *sink) Diagnostic(code, summary string) error {
 		code = string(protocol.CodeExecutionFailed)
 	}
 	k.s.a.opts.Log.Info("diagnostic", "run_id", k.t.id, "code", code, "summary", summary)
-	k.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary})
+	_ = k.log.Mark()
+	_ = k.log.Append(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary})
 	return nil
 }
 
 func (k *sink) Compaction(summary string, kept []runner.Message) error {
-	k.persist(history.Record{Type: history.TypeCompaction, Text: summary})
+	k.complete(false)
+	_ = k.log.Append(history.Record{Type: history.TypeCompaction, Text: summary})
 	for _, m := range kept {
 		if m.Role == runner.RoleUser {
-			k.persist(history.Record{Type: history.TypeInternalInput, Text: m.Text})
+			_ = k.log.Append(history.Record{Type: history.TypeInternalInput, Text: m.Text})
 		}
 	}
 	return nil
 }
 
 func (k *sink) TaskScope(ceiling string) error {
-	k.persist(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})
+	_ = k.log.Append(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})
 	return nil
 }
 
 // Usage implements runner.UsageSink: usage_update with the tokens the
 // conversation uses (input and output of the response).
 func (k *sink) Usage(u runner.Usage) error {
+	// Stored as serve stores it (history usage records).
+	_, _ = k.log.Usage(k.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
 	used := max(u.InputTokens, 0) + max(u.OutputTokens, 0)
 	return k.update(obj{"sessionUpdate": "usage_update", "used": used, "size": max(k.s.rt.ContextWindow(), used)})
 }

@@ -189,11 +189,10 @@ const maxFrame = 65536
 // ToolStarted stores the call and sends tool_call, pending: it may yet ask
 // for permission.
 func (k *sink) ToolStarted(activityID, name, summary string, call runner.ToolCall) error {
-	k.flushPending(false)
-	k.store(history.Record{Type: history.TypeToolCall, CallID: call.ID, Name: call.Name, Arguments: string(call.Arguments)})
-	k.store(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
+	k.complete(false)
+	_ = k.log.ToolCall(activityID, call.ID, call.Name, string(call.Arguments))
+	_ = k.log.Append(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
 		State: runner.StateStarted, Name: activityName(name), Summary: redact.Summary(summary, 1024)})
-	k.callIDs[activityID] = call.ID
 	ts := &toolState{id: toolCallID(call.ID), name: activityName(name), status: "pending"}
 	ts.kind = kindOf(ts.name)
 	describe(ts, k.s.cwd, call.Arguments)
@@ -266,14 +265,12 @@ func (k *sink) ToolFinished(activityID, name, summary, result string, isError, f
 		k.current = nil
 	}
 	k.mu.Unlock()
-	callID := k.callIDs[activityID]
-	delete(k.callIDs, activityID)
-	k.store(history.Record{Type: history.TypeToolResult, CallID: callID, Name: name, Text: result, IsError: isError})
+	_ = k.log.ToolResult(activityID, name, result, isError)
 	state := runner.StateCompleted
 	if failed {
 		state = runner.StateFailed
 	}
-	k.store(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
+	_ = k.log.Append(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: runner.KindTool,
 		State: state, Name: activityName(name), Summary: redact.Summary(summary, 1024)})
 	if ts == nil {
 		return nil
@@ -328,7 +325,8 @@ var _ runner.OutputSink = (*sink)(nil)
 // is a tool call of its own (title: its name), a subagent one of kind
 // think; a compaction is stored only.
 func (k *sink) Activity(activityID, kind, name, state, summary string) error {
-	k.persist(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind, State: state,
+	k.complete(false)
+	_ = k.log.Append(history.Record{Type: history.TypeActivity, ActivityID: activityID, Kind: kind, State: state,
 		Name: activityName(name), Summary: redact.Summary(summary, 1024)})
 	if kind == runner.KindCompaction {
 		return k.compaction(activityID, state)

@@ -106,6 +106,7 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 		return fail(protocol.CodePersistenceFailed)
 	}
 	sink := newSink(s, t, ctx)
+	sink.model = s.rt.TurnModel(choice.Model)
 	if err := s.titleOnce(prompt); err != nil {
 		t.cancel(err)
 	}
@@ -184,12 +185,10 @@ func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink
 	} else if runErr != nil && outcome == runner.Cancelled {
 		code = ""
 	}
-	if err := sink.finish(outcome != runner.Completed); err != nil && outcome != runner.Cancelled {
-		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
-	}
+	sink.finish(outcome != runner.Completed)
 	_, err := s.att.Append(history.Record{Type: history.TypeRunCompleted, RunID: t.id, Outcome: string(outcome), ErrorCode: string(code)}, true)
 	a.opts.Log.Info("acp turn finished", "session_id", s.id, "run_id", t.id, "outcome", string(outcome), "error_code", string(code),
-		"persisted", err == nil && !sink.degraded)
+		"persisted", err == nil && !sink.log.Degraded())
 	switch {
 	case outcome == runner.Completed && res.MaxTokens:
 		// The provider's output token limit ended the last response.

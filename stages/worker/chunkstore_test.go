@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,58 +60,5 @@ func TestFailedChunkStoreDegrades(t *testing.T) {
 	}
 	if r := reconciled(got); r != long {
 		t.Fatalf("reconciled %d bytes; want the whole %d-byte reply", len(r), len(long))
-	}
-}
-
-// TestChunkStoreWaitsForThePreviousOne: while a chunk's append is still
-// running, the next chunk waits for it (one append in flight, records in
-// order), and the deltas in between go on.
-func TestChunkStoreWaitsForThePreviousOne(t *testing.T) {
-	s, events := pacingSink(t)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		for range events.C() {
-		}
-	}()
-	defer func() { events.Close(); <-drained }()
-	release := make(chan struct{})
-	var stores atomic.Int32
-	s.storeGate = func() {
-		if stores.Add(1) == 1 {
-			<-release // the first chunk's append is slow
-		}
-	}
-	delta := strings.Repeat("abcdefghi ", 10)
-	var fed atomic.Int64
-	fedAll := make(chan error, 1)
-	go func() {
-		for range 3 * chunkBytes / len(delta) {
-			if err := s.TextDelta("msg-1", delta); err != nil {
-				fedAll <- err
-				return
-			}
-			fed.Add(int64(len(delta)))
-		}
-		fedAll <- nil
-	}()
-	// The first chunk is stored after chunkBytes; the second must wait for
-	// it at 2*chunkBytes, however long the first takes.
-	for fed.Load() < 2*chunkBytes-int64(len(delta)) {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if got := fed.Load(); got > 2*chunkBytes || stores.Load() != 1 {
-		t.Fatalf("fed %d bytes, %d appends started while the first chunk's append runs; want at most %d, 1", got, stores.Load(), 2*chunkBytes)
-	}
-	close(release)
-	if err := <-fedAll; err != nil {
-		t.Fatal(err)
-	}
-	if err := s.settle(); err != nil {
-		t.Fatal(err)
-	}
-	if stores.Load() != 2 || s.degraded {
-		t.Fatalf("%d chunk appends, degraded %v; want 2, false", stores.Load(), s.degraded)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/sourcegraph/conc"
-
 	"github.com/magi-code/magi-code/backpressure"
 	"github.com/magi-code/magi-code/chunk"
 	"github.com/magi-code/magi-code/history"
@@ -38,34 +36,17 @@ type turnSink struct {
 	idle    idleTimer
 	segment string // the open segment's message ID; "" between segments
 
-	stream  redact.Stream
-	carry   textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
-	pacing  backpressure.Pacing
-	waiter  backpressure.Waiter // the timer of the pacing's waits, reused
-	unsaved []byte              // accepted text of the open segment not yet stored as a chunk (< chunkBytes)
-	chunked bool                // the open segment has stored chunks
-	marked  bool                // the open segment has its empty marker chunk (markSegment)
+	stream    redact.Stream
+	carry     textCarry // safe text not yet offered as a delta (at most maxCarry between deltas)
+	pacing    backpressure.Pacing
+	waiter    backpressure.Waiter // the timer of the pacing's waits, reused
+	deltaPart int                 // next delta part of the open segment
 
-	// The assistant_chunk append in flight, off the delta path: it reads
-	// storing (the other half of unsaved's double buffer) and leaves its
-	// error in storeErr. settle waits for it; every other use of the
-	// attachment, and the next chunk, come after settle.
-	store    conc.WaitGroup
-	storing  []byte
-	storeErr error
-	inFlight bool
-	// storeGate, when set (tests only), runs in the chunk append's
-	// goroutine before the append.
-	storeGate func()
-	deltaPart int // next delta part of the open segment
-
-	// pending is the last ended segment: it is reconciled when the next
-	// segment or tool starts (complete) or when the run ends (partial
-	// unless the run completed).
-	pending   *segment
-	degraded  bool // a later append failed: history must not claim durable
-	diagnosed bool
-	calls     map[string]string // activity ID -> the model's tool call ID
+	// log stores the run's records (the persistence every front door
+	// shares); its ended segment is reconciled when the next segment or
+	// tool starts (complete) or when the run ends (partial unless the run
+	// completed).
+	log *history.RunLog
 
 	// model is the turn's model and window its context window (0: not
 	// known), for the usage records and events.
@@ -73,15 +54,9 @@ type turnSink struct {
 	window int64
 }
 
-type segment struct {
-	messageID, text string
-	hadDeltas       bool
-	chunked         bool // stored as chunks only: its record carries no text
-	marked          bool // an empty chunk marks where it began (markSegment)
-}
-
 func newTurnSink(p *Pool, r *activeRun, att *history.Attachment) *turnSink {
-	s := &turnSink{p: p, r: r, att: att, pacing: deltaPacing(), calls: make(map[string]string)}
+	s := &turnSink{p: p, r: r, att: att, pacing: deltaPacing()}
+	s.log = history.NewRunLog(att, r.id, s.degradedEvent)
 	s.carry.taken = &r.taken
 	return s
 }
@@ -90,49 +65,21 @@ func (s *turnSink) event(name string) wire.Event {
 	return wire.Event{Name: name, SessionID: s.r.sessionID, RunID: s.r.id}
 }
 
-// persist appends a record after the chunk append in flight, if any; a
-// failure degrades the run's persistence once and is reported as a
-// diagnostic.
-func (s *turnSink) persist(rec history.Record) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
-	rec.RunID = s.r.id
-	if s.degraded {
-		return nil
-	}
-	_, err := s.att.Append(rec, false)
-	return s.appended(err)
+// persist appends a record through the run's log; the first failure
+// degrades the run's persistence and is reported as a diagnostic
+// (degradedEvent).
+func (s *turnSink) persist(rec history.Record) error { return s.log.Append(rec) }
+
+// degradedEvent reports, once, that the run's history is incomplete.
+func (s *turnSink) degradedEvent() error {
+	d := s.event(protocol.EventDiagnostic)
+	d.Code, d.Summary = string(protocol.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
+	return s.p.offer(d)
 }
 
-// appended accounts the result of an append: the first failure degrades
-// the run's persistence and is reported as a diagnostic.
-func (s *turnSink) appended(err error) error {
-	if err == nil || s.degraded {
-		return nil
-	}
-	s.degraded = true
-	if !s.diagnosed {
-		s.diagnosed = true
-		d := s.event(protocol.EventDiagnostic)
-		d.Code, d.Summary = string(protocol.CodePersistenceFailed), "history could not be saved; this turn's history is incomplete"
-		return s.p.offer(d)
-	}
-	return nil
-}
-
-// settle waits for the chunk append in flight and accounts its result. It
-// is idempotent; the turn worker calls it before its own appends.
-func (s *turnSink) settle() error {
-	if !s.inFlight {
-		return nil
-	}
-	s.store.Wait()
-	s.inFlight = false
-	err := s.storeErr
-	s.storeErr = nil
-	return s.appended(err)
-}
+// settle waits for the log's chunk append in flight; the turn worker calls
+// it before the run's last record.
+func (s *turnSink) settle() error { return s.log.Settle() }
 
 func (s *turnSink) SegmentStart(messageID string) {
 	if err := s.flushPending(false); err != nil {
@@ -146,8 +93,7 @@ func (s *turnSink) SegmentStart(messageID string) {
 	s.deltaPart = 0
 	s.segment = messageID
 	s.mu.Unlock()
-	s.unsaved = s.unsaved[:0]
-	s.chunked, s.marked = false, false
+	s.log.SegmentStart(messageID)
 }
 
 func (s *turnSink) TextDelta(messageID, text string) error {
@@ -157,61 +103,7 @@ func (s *turnSink) TextDelta(messageID, text string) error {
 	s.deltas(messageID, false)
 	s.armIdleLocked()
 	s.mu.Unlock()
-	s.unsaved = append(s.unsaved, text...)
-	if len(s.unsaved) >= chunkBytes {
-		return s.saveChunk(messageID)
-	}
-	return nil
-}
-
-// chunkBytes is how much accepted text of a segment is stored as an
-// assistant_chunk record while the segment streams: a child that dies
-// mid-reply leaves at most twice this much of it unstored, the chunk being
-// written and the one filling (history then shows the stored part as a
-// partial reply of the interrupted turn). A segment that
-// ends shorter than this is stored whole in its completion record; a longer
-// one is stored once, in its chunks: its completion record has no text, and
-// readers join the chunks (see the history package).
-const chunkBytes = 16 << 10
-
-// saveChunk stores the accepted text not yet stored, up to its last whole
-// rune (records hold valid UTF-8; the rest waits for the next delta).
-func (s *turnSink) saveChunk(messageID string) error {
-	cut := len(s.unsaved)
-	for i := 1; i <= utf8.UTFMax && i <= len(s.unsaved); i++ {
-		if utf8.RuneStart(s.unsaved[len(s.unsaved)-i]) {
-			if !utf8.FullRune(s.unsaved[len(s.unsaved)-i:]) {
-				cut = len(s.unsaved) - i
-			}
-			break
-		}
-	}
-	if cut == 0 {
-		return nil
-	}
-	if err := s.settle(); err != nil {
-		return err
-	}
-	s.chunked = true
-	if s.degraded {
-		s.unsaved = s.unsaved[:copy(s.unsaved, s.unsaved[cut:])]
-		return nil
-	}
-	// The chunk is stored off the delta path, while the next one fills the
-	// other buffer: the record's text is a view of storing, which nothing
-	// writes until settle (Append keeps none of it).
-	s.storing, s.unsaved = s.unsaved, append(s.storing[:0], s.unsaved[cut:]...)
-	rec := history.Record{Type: history.TypeAssistantChunk, RunID: s.r.id, MessageID: messageID,
-		Text: unsafe.String(unsafe.SliceData(s.storing), cut)}
-	s.inFlight = true
-	gate := s.storeGate
-	s.store.Go(func() {
-		if gate != nil {
-			gate()
-		}
-		_, s.storeErr = s.att.Append(rec, false)
-	})
-	return nil
+	return s.log.Text(messageID, text)
 }
 
 // deltaPacing is the pacing policy of a segment's deltas on the run-event
@@ -308,47 +200,23 @@ func (s *turnSink) SegmentEnd(messageID, fullText string) error {
 	s.deltas(messageID, true)
 	s.segment = ""
 	s.mu.Unlock()
-	seg := &segment{messageID: messageID, text: fullText, hadDeltas: s.deltaPart > 0, chunked: s.chunked, marked: s.marked}
-	s.pending = seg
-	if !seg.chunked {
-		s.unsaved = s.unsaved[:0] // the completion record stores all of it
-		return nil
-	}
-	// The rest of a chunked segment is its last chunk, whole (the text has
-	// ended: an unfinished rune stays as it is, as it would in a record).
-	var err error
-	if len(s.unsaved) > 0 {
-		err = s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: messageID, Text: unsafe.String(unsafe.SliceData(s.unsaved), len(s.unsaved))})
-	}
-	s.unsaved = s.unsaved[:0]
-	return err
+	return s.log.SegmentEnd(messageID, fullText)
 }
 
 // flushPending persists and reconciles the last ended segment. docs/protocol.md, Ordering and delivery:
 // "authoritative replacement chunks, part starts at 0, final part completes
 // reconciliation"; redaction happens before chunking.
 func (s *turnSink) flushPending(partial bool) error {
-	seg := s.pending
-	if seg == nil {
-		return nil
-	}
-	s.pending = nil
-	if seg.text == "" && !seg.hadDeltas {
-		return nil
-	}
-	rec := history.Record{Type: history.TypeAssistant, MessageID: seg.messageID, Text: seg.text, HasText: true, Partial: partial}
-	if seg.chunked {
-		rec.Text, rec.HasText = "", false // one copy on disk: the chunks
-	}
-	if err := s.persist(rec); err != nil {
+	messageID, text, ok, err := s.log.Complete(partial)
+	if !ok || err != nil {
 		return err
 	}
-	safe := redact.String(seg.text)
+	safe := redact.String(text)
 	part := 0
 	for {
 		n := chunk.Next(safe, protocol.LiveChunkBytes, liveEscBudget)
 		e := s.event(protocol.EventMessageReconcile)
-		e.MessageID, e.Part, e.Text = seg.messageID, part, safe[:n]
+		e.MessageID, e.Part, e.Text = messageID, part, safe[:n]
 		e.LastPart, e.Partial = n == len(safe), partial
 		if err := s.p.offer(e); err != nil {
 			return err
@@ -398,20 +266,16 @@ func (s *turnSink) ToolStarted(activityID, name, summary string, call runner.Too
 	if err := s.flushPending(false); err != nil {
 		return err
 	}
-	s.calls[activityID] = call.ID
-	if err := s.persist(history.Record{Type: history.TypeToolCall, CallID: call.ID, Name: call.Name,
-		Arguments: string(call.Arguments)}); err != nil {
+	if err := s.log.ToolCall(activityID, call.ID, call.Name, string(call.Arguments)); err != nil {
 		return err
 	}
 	return s.activity(activityID, name, runner.StateStarted, summary)
 }
 
 func (s *turnSink) ToolFinished(activityID, name, summary, result string, isError, failed bool) error {
-	if err := s.persist(history.Record{Type: history.TypeToolResult, CallID: s.calls[activityID], Name: name,
-		Text: result, IsError: isError}); err != nil {
+	if err := s.log.ToolResult(activityID, name, result, isError); err != nil {
 		return err
 	}
-	delete(s.calls, activityID)
 	if err := s.output(activityID, result); err != nil {
 		return err
 	}
@@ -477,13 +341,8 @@ func runeCut(s string, max int) int {
 // offers the usage event. Counts outside 0..history.MaxTokenCount, which
 // only a broken provider reports, are clamped.
 func (s *turnSink) Usage(u runner.Usage) error {
-	clamp := func(n int64) int64 { return min(max(n, 0), history.MaxTokenCount) }
-	rec := history.Record{Type: history.TypeUsage, InputTokens: clamp(u.InputTokens), OutputTokens: clamp(u.OutputTokens),
-		CachedInputTokens: clamp(u.CachedInputTokens), ReasoningTokens: clamp(u.ReasoningTokens)}
-	if len(s.model) <= protocol.MaxSelectionNameBytes {
-		rec.Model = s.model
-	}
-	if err := s.persist(rec); err != nil {
+	rec, err := s.log.Usage(s.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
+	if err != nil {
 		return err
 	}
 	if !s.p.usage.Load() {

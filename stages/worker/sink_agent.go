@@ -32,7 +32,7 @@ func (s *turnSink) Diagnostic(code, summary string) error {
 		code = string(protocol.CodeExecutionFailed)
 	}
 	s.p.opts.Log.Info("diagnostic", "run_id", s.r.id, "code", code, "summary", summary)
-	if err := s.markSegment(); err != nil {
+	if err := s.log.Mark(); err != nil {
 		return err
 	}
 	if err := s.persist(history.Record{Type: history.TypeDiagnostic, Code: code, Summary: summary}); err != nil {
@@ -70,26 +70,4 @@ func (s *turnSink) Compaction(summary string, kept []runner.Message) error {
 // delegated task-scope ceilings."
 func (s *turnSink) TaskScope(ceiling string) error {
 	return s.persist(history.Record{Type: history.TypeTaskScope, Ceiling: ceiling})
-}
-
-// markSegment stores an empty assistant_chunk for the segment that has
-// text and no record yet: the open one, or the ended one whose completion
-// waits for the run's end (a provider's failure ends the segment, reports
-// its diagnostic, and only then is the partial completion written). The
-// projection and replay place a segment at its first record, so the
-// history shows the partial reply before the diagnostic that followed it,
-// as the live run did.
-func (s *turnSink) markSegment() error {
-	s.mu.Lock()
-	open := s.segment
-	s.mu.Unlock()
-	switch {
-	case open != "" && !s.chunked && !s.marked && len(s.unsaved) > 0:
-		s.marked = true
-		return s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: open})
-	case open == "" && s.pending != nil && !s.pending.chunked && !s.pending.marked && (s.pending.text != "" || s.pending.hadDeltas):
-		s.pending.marked = true
-		return s.persist(history.Record{Type: history.TypeAssistantChunk, MessageID: s.pending.messageID})
-	}
-	return nil
 }

@@ -169,7 +169,7 @@ func TestSinkDeltasSplitInsideRunes(t *testing.T) {
 func TestSinkChunkAtExactlyChunkBytes(t *testing.T) {
 	s, q, path := testSink(t)
 	evs := drain(q)
-	text := strings.Repeat("z", chunkBytes)
+	text := strings.Repeat("z", history.ChunkBytes)
 	s.SegmentStart("m1")
 	if err := s.TextDelta("m1", text); err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	// claims durable; a failed later append yields degraded.
 	_, err = att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
 		Outcome: string(outcome), ErrorCode: string(code)}, true)
-	if err != nil || sink.degraded {
+	if err != nil || sink.log.Degraded() {
 		return finish(outcome, "degraded", code, "")
 	}
 	return finish(outcome, "durable", code, att.Revision())

@@ -311,7 +311,7 @@ func TestCrashMidReplyKeepsStoredChunks(t *testing.T) {
 	if !slices.Contains(kinds, "diagnostic") {
 		t.Fatalf("kinds %v; want the interrupted turn's diagnostic", kinds)
 	}
-	if complete || reply.Len() < 2*chunkBytes || !strings.HasPrefix(long, reply.String()) {
+	if complete || reply.Len() < 2*history.ChunkBytes || !strings.HasPrefix(long, reply.String()) {
 		t.Fatalf("complete=%v kinds=%v, %d bytes of reply kept; want the stored chunks as a partial reply", complete, kinds, reply.Len())
 	}
 }
