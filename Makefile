@@ -18,7 +18,7 @@ PKGS      := ./...
 FUZZTIME  ?= 30s
 GOFLAGS_TEST ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test demo bench bench-ref fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate mutate-edge
+.PHONY: all build test demo bench bench-ref fuzz fuzz-short lint clean mcp-everything cover redact-rules mutate mutate-edge caseplant
 
 # The reference MCP server from the npm registry, used by the MCP tests when
 # node and npm are present (the tests skip with a message otherwise). The
@@ -132,6 +132,18 @@ mutate-edge: $(GREMLINS)
 	@$(MAKE) --no-print-directory mutate PKG="$(MUTATE_EDGE)"
 	@$(MAKE) --no-print-directory mutate PKG=./history MUTATE_OUT=$(MUTATE_OUT)/retention MUTATE_FLAGS="$(MUTATE_RETENTION)"
 	@$(MAKE) --no-print-directory mutate PKG=./stages/worker MUTATE_OUT=$(MUTATE_OUT)/durability MUTATE_FLAGS="$(MUTATE_DURABILITY)"
+
+# Case clauses, which gremlins never mutates, planted one bug at a time by
+# internal/caseplant (each plant a go test -overlay: the tree is not edited):
+# `make caseplant FILES="runner/shell/git.go"`. Not part of make test; one
+# go test per plant (about 2 s each for runner/shell). The report goes to
+# .mutate/caseplant.log; figures in docs/testing.md.
+CASEPLANT_FILES ?= $(addprefix runner/shell/,rules.go paths.go destructive.go commands.go git.go gitconfig.go words.go) $(addprefix runner/tools/,files.go grep.go protect.go)
+FILES ?= $(CASEPLANT_FILES)
+.PHONY: caseplant
+caseplant:
+	@mkdir -p $(MUTATE_OUT); $(GO) build -o $(CURDIR)/.tools/caseplant ./internal/caseplant && \
+	  nice -n 10 $(CURDIR)/.tools/caseplant $(FILES) | tee $(MUTATE_OUT)/caseplant.log | grep -E ': (lived|no-compile|timed-out)|plants,'
 
 $(GREMLINS):
 	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)

@@ -37,7 +37,7 @@ func layerOf(p string) (int, bool) {
 		return false
 	}
 	switch {
-	case under("internal/archtest", "internal/benchcpu", "internal/everything", "internal/logtest", "internal/ostest", "internal/proctest"):
+	case under("internal/archtest", "internal/benchcpu", "internal/caseplant", "internal/everything", "internal/logtest", "internal/ostest", "internal/proctest"):
 		return support, true
 	case under("protocol", "internal/jsonenc", "internal/diaglog", "internal/filelock", "redact", "chunk", "backpressure"):
 		return foundation, true
