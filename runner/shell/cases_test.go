@@ -1,0 +1,83 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCaseClauses: rows written for the case clauses whose planted bugs
+// (make caseplant; docs/testing.md, runner/shell) no test noticed: each
+// row is a spelling an attacker or a plain user writes, and fails when
+// its clause loses a label, its body, or falls through into the next.
+func TestCaseClauses(t *testing.T) {
+	l, at := gitLayout(t)
+	// A repository whose own aliases call each other.
+	loop := filepath.Join(l.ws, "loop", ".git")
+	if err := os.MkdirAll(loop, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(loop, "config"), []byte("[alias]\n\ta = b\n\tb = a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Reason // "" runs without asking
+	}{
+		// git's global options: --bare makes the directory the git
+		// directory (its config holds the alias), --work-tree is not the
+		// git directory, and -C after --work-tree does not move it.
+		{"git -C ~/other.git --bare p", ReasonGitPush},
+		{"git --work-tree=. pf", ReasonGitPush},
+		{"git --work-tree=$HOME/canary -C . clean -fdx", ReasonDeleteOutside},
+		{`git --git-dir "$G" status`, ""},
+		// An alias loop stops at the bound.
+		{"git -c alias.a=b -c alias.b=a a", ReasonTooDeep},
+		{"git -C loop a", ReasonTooDeep},
+		// A word that may split into an option.
+		{"git push origin main$V", ReasonGitPush},
+		// Options of other subcommands that share a spelling.
+		{"git worktree add -f ../w main", ""},
+		// checkout: what precedes a final "--" is the branch; every
+		// spelling of --merge and --patch; the argument of -b, -B and
+		// --orphan is a new branch's name; long options are not paths.
+		{"git checkout main --", ""},
+		{"git checkout --merge main", ReasonGitDiscard},
+		{"git checkout --mer main", ReasonGitDiscard},
+		{"git checkout --patch main", ReasonGitDiscard},
+		{"git checkout --patc main", ReasonGitDiscard},
+		{"git checkout --orphan gh-pages main", ""},
+		{"git checkout -B new main", ""},
+		{"git checkout --orphan new file.go", ReasonGitDiscard},
+		{"git checkout --quiet main", ""},
+		{"git checkout --detach main", ""},
+	} {
+		got, why := Destructive(tc.cmd, at)
+		if got != (tc.want != "") || why != tc.want {
+			t.Errorf("Destructive(%q) = %v, %q; want %q", tc.cmd, got, why, tc.want)
+		}
+	}
+	// Under a read-only .git, the listing forms of notes and submodule
+	// only read it.
+	ro := at
+	ro.GitReadOnly = true
+	for _, tc := range []struct {
+		cmd  string
+		want Reason
+	}{
+		{"git branch --list 'feat*'", ""},
+		{"git tag -l 'release-*'", ""},
+		{"git branch -uorigin/main", ReasonGitWrite},
+		{"git notes list", ""},
+		{"git notes show HEAD", ""},
+		{"git notes add -m x", ReasonGitWrite},
+		{"git submodule status", ""},
+		{"git submodule summary", ""},
+		{"git submodule update --init", ReasonGitWrite},
+	} {
+		got, why := Destructive(tc.cmd, ro)
+		if got != (tc.want != "") || why != tc.want {
+			t.Errorf("GitReadOnly: Destructive(%q) = %v, %q; want %q", tc.cmd, got, why, tc.want)
+		}
+	}
+}
