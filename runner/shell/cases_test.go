@@ -12,13 +12,19 @@ import (
 // its clause loses a label, its body, or falls through into the next.
 func TestCaseClauses(t *testing.T) {
 	l, at := gitLayout(t)
-	// A repository whose own aliases call each other.
-	loop := filepath.Join(l.ws, "loop", ".git")
-	if err := os.MkdirAll(loop, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(loop, "config"), []byte("[alias]\n\ta = b\n\tb = a\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// Repositories whose own aliases call each other, or split into
+	// words at an escaped newline or tab.
+	for dir, config := range map[string]string{
+		"loop": "[alias]\n\ta = b\n\tb = a\n",
+		"esc":  "[alias]\n\tnl = push\\n--force\n\ttab = push\\t-f\n",
+	} {
+		p := filepath.Join(l.ws, dir, ".git", "config")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range []struct {
 		cmd  string
@@ -34,8 +40,16 @@ func TestCaseClauses(t *testing.T) {
 		// An alias loop stops at the bound.
 		{"git -c alias.a=b -c alias.b=a a", ReasonTooDeep},
 		{"git -C loop a", ReasonTooDeep},
-		// A word that may split into an option.
+		{"git -C esc nl", ReasonGitPush},
+		{"git -C esc tab", ReasonGitPush},
+		// A word that may split into an option; an arithmetic expansion,
+		// a process substitution and an extended glob do not split.
 		{"git push origin main$V", ReasonGitPush},
+		{"git reset HEAD~$((n+1))", ""},
+		{"rm -f build/x <(echo)", ""},
+		{"rm -rf build/!(keep)", ""},
+		// popd returns to a directory the stack holds, not the last one.
+		{"pushd ~/canary; pushd ~/proj; popd; rm -rf sub", ReasonDeleteOutside},
 		// Options of other subcommands that share a spelling.
 		{"git worktree add -f ../w main", ""},
 		// checkout: what precedes a final "--" is the branch; every

@@ -256,11 +256,15 @@ func TestGitWritesUnderSandbox(t *testing.T) {
 // TestParseGitConfig: git's syntax as git reads it.
 func TestParseGitConfig(t *testing.T) {
 	src := "# c\n[Alias]\n\tA = push \"--force\"   # tail\n\tb=\"x ; y\" ; c\n\tbare\n" +
-		"\tcont = one \\\ntwo\n\tesc = a\\tb\\\"c\\\\\n[remote \"Or\\\"ig\"]\n\tpush = +x\n" +
+		"\tcont = one \\\ntwo\n\tesc = a\\tb\\\"c\\\\\\n\\b\n\topen = \"x\n\tnext = y\n[remote \"Or\\\"ig\"]\n\tpush = +x\n" +
 		"[sec.Sub] k = v\n\tempty =\n[bad\n\tlost = 1\n"
+	// A line git cannot read ends the file.
+	if got := parseGitConfig("[a]\n\tk = v\n!x\n\tq = w\n"); !slices.Equal(got, []gitSetting{{"a.k", "v"}}) {
+		t.Errorf("parseGitConfig past a bad line = %q", got)
+	}
 	want := []gitSetting{
 		{"alias.a", "push --force"}, {"alias.b", "x ; y"}, {"alias.bare", "true"},
-		{"alias.cont", "one two"}, {"alias.esc", "a\tb\"c\\"}, {"remote.or\"ig.push", "+x"},
+		{"alias.cont", "one two"}, {"alias.esc", "a\tb\"c\\\n\b"}, {"alias.open", "x"}, {"alias.next", "y"}, {"remote.or\"ig.push", "+x"},
 		{"sec.sub.k", "v"}, {"sec.sub.empty", ""},
 	}
 	if got := parseGitConfig(src); !slices.Equal(got, want) {
