@@ -263,3 +263,38 @@ func TestGrepOutputOfExactlyItsLimit(t *testing.T) {
 		t.Errorf("grep with MaxOutput %d = %q (%q); want it truncated", len(want)-1, res.Text, res.Summary)
 	}
 }
+
+// grep enters directories down to maxGrepDepth levels below its root, not
+// one more: a match at that depth is found, one a level deeper is not.
+func TestGrepDepthBound(t *testing.T) {
+	dir := t.TempDir()
+	p := dir
+	for range maxGrepDepth + 1 {
+		p = filepath.Join(p, "d")
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "f"), []byte("needle\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, dir, 1<<20, "grep", `{"pattern":"needle","path":"."}`)
+	if res.Summary != "grep: "+strconv.Itoa(maxGrepDepth)+" matches" {
+		t.Errorf("grep over %d levels = %q; want the %d down to maxGrepDepth", maxGrepDepth+1, res.Summary, maxGrepDepth)
+	}
+}
+
+// A grep whose context ends during the walk reports that it was
+// cancelled, not a file system error.
+func TestGrepCancelled(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := Builtin(Options{Cwd: dir, MaxOutput: 1000}).Get("grep")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := tool.Run(ctx, json.RawMessage(`{"pattern":"hello","path":"."}`)); !res.IsError || res.Text != "grep: cancelled" {
+		t.Errorf("grep with a cancelled context = %+v; want grep: cancelled", res)
+	}
+}
