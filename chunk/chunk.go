@@ -87,3 +87,15 @@ func Split(s string, raw, esc int) []string {
 	}
 	return parts
 }
+
+// Bounded cuts s into at most n parts of at most raw bytes each, each
+// ending on a rune boundary as cut reads them, and reports whether s went
+// on past them. An empty s has no parts. raw >= utf8.UTFMax.
+func Bounded(s string, raw, n int) (parts []string, truncated bool) {
+	for len(s) > 0 && len(parts) < n {
+		k := cut(s, raw)
+		parts = append(parts, s[:k])
+		s = s[k:]
+	}
+	return parts, len(s) > 0
+}

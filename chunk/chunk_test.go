@@ -140,3 +140,31 @@ func BenchmarkNextLive(b *testing.B) {
 		Next(s, protocol.LiveChunkBytes, liveEsc)
 	}
 }
+
+// TestBounded: the first part never splits a UTF-8 sequence and always
+// makes progress, on text that is not UTF-8 too; at most n parts, and
+// truncated says whether text was left.
+func TestBounded(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		max  int
+		want int
+	}{{"abcdef", 4, 4}, {"ab€def", 3, 2}, {"ab€def", 4, 2}, {"ab€def", 5, 5}, {"a😀b", 4, 1}, {"a😀b", 5, 5},
+		{"\x80\x80\x80\x80\x80\x80", 5, 5}, {"€€", 4, 3}} {
+		parts, _ := Bounded(c.s, c.max, 1)
+		if len(parts) != 1 || len(parts[0]) != c.want {
+			t.Errorf("Bounded(%q, %d, 1) = %q; want a first part of %d bytes", c.s, c.max, parts, c.want)
+		}
+	}
+	for _, c := range []struct {
+		s         string
+		n         int
+		parts     int
+		truncated bool
+	}{{"", 4, 0, false}, {"abcd", 4, 1, false}, {"abcdefghijklmnop", 4, 4, false}, {"abcdefghijklmnopq", 4, 4, true}, {"€€€€€€", 2, 2, true}} {
+		parts, truncated := Bounded(c.s, 4, c.n)
+		if len(parts) != c.parts || truncated != c.truncated || strings.Join(parts, "") != c.s[:len(strings.Join(parts, ""))] {
+			t.Errorf("Bounded(%q, 4, %d) = %q, %v", c.s, c.n, parts, truncated)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func retained(b *Builder) int {
 // never counts against the 8 MiB snapshot budget, and retained text always
 // does.
 func TestBuilderCountsRetainedText(t *testing.T) {
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	big := strings.Repeat("z", 1<<20)
 	recs := []Record{
 		{Type: TypeInput, RunID: "r1", MessageID: "u1", Text: "question"},
@@ -72,7 +72,7 @@ func TestBuilderCountsRetainedText(t *testing.T) {
 	// Retained text one byte past the budget is refused as soon as it is
 	// added; exactly at the budget it is not.
 	for _, over := range []int{0, 1} {
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		r := Record{Type: TypeCompaction, SessionID: "s", Text: strings.Repeat("c", protocol.HistorySnapshotBytes-len("q")+over)}
 		if !b.Add(&Record{Type: TypeInput, SessionID: "s", MessageID: "u", Text: "q"}) {
 			t.Fatal("one input over budget")

@@ -276,6 +276,8 @@ func (r *Record) setString(f field, v []byte, in *interner) bool {
 		r.Arguments = s
 	case fCeiling:
 		r.Ceiling = s
+	case fScope:
+		r.Scope = s
 	default:
 		return false
 	}

@@ -175,7 +175,7 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("input_tokens %q decoded as %d; encoding/json says %v", line, r.InputTokens, n)
 			}
 		}
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		var rec Record
 		sc, code := scan(bytes.NewReader(data), "s", false, func(r *Record) protocol.Code {
 			line := AppendRecord(nil, r)

@@ -47,7 +47,10 @@
 //	task_scope        run_id, ceiling                  a delegated task-scope ceiling the attachment retains
 //	usage             run_id, [model], input_tokens, output_tokens, [cached_input_tokens], [reasoning_tokens]
 //	                                                    token counts of one model response (integers of at most
-//	                                                    15 digits); neither projected nor replayed
+//	                                                    15 digits); projected only with Detail.Usage, never replayed
+//	approval          run_id, summary (<= 1024 bytes), [scope] ("session": for the rest of the session)
+//	                                                    a request the person allowed; projected only with
+//	                                                    Detail.Output, never replayed
 //
 // Compatibility: a record of a type this build does not know (a later
 // build's) is skipped, so a new kind of record never makes a session
@@ -83,7 +86,14 @@
 // replaces the earlier text in place), activity (one entry per
 // run_id+activity_id at its first position, text "<name> <state>[:
 // summary]", partial while only started), compaction (its summary),
-// diagnostic ("<code>[: summary]"). An input that is not followed by
+// diagnostic ("<code>[: summary]"). With Detail (the optional
+// capabilities the client required): Output adds an approval entry before
+// the activity entry of the call running when it was asked, and the call's
+// output (ToolOutput of the tool_result written right before its call's
+// end) as an activity_output entry after it, keeping only the newest
+// outputs (maxProjectedOutputs, maxProjectedOutputBytes); Usage adds one
+// usage entry at the end of each turn with usage records (their sums, the
+// last one's context and its model's window). An input that is not followed by
 // run_completed before the next input or the end, or a torn last line, adds
 // a partial diagnostic entry (InterruptedText) and makes the projection
 // incomplete. Messages are then redacted (stages/redact) and chunked

@@ -26,6 +26,8 @@ type pmsg struct {
 	id      string
 	kind    Kind
 	partial bool
+	usage   *Usage // a usage entry's counts
+	session bool   // an approval entry: allowed for the session
 }
 
 // part is one entry: a text part of a message, stored once and serialized
@@ -164,6 +166,29 @@ func appendEntry(dst []byte, m *pmsg, pt *part) []byte {
 	dst = strconv.AppendInt(dst, int64(pt.index), 10)
 	dst = append(dst, `,"last_part":`...)
 	dst = strconv.AppendBool(dst, pt.last)
+	if m.kind == KindApproval {
+		dst = append(dst, `,"scope":"`...)
+		dst = append(dst, scopeOf(m)...)
+		dst = append(dst, '"')
+	}
+	if u := m.usage; u != nil {
+		dst = append(dst, `,"input_tokens":`...)
+		dst = strconv.AppendInt(dst, u.InputTokens, 10)
+		dst = append(dst, `,"output_tokens":`...)
+		dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+		dst = append(dst, `,"cached_input_tokens":`...)
+		dst = strconv.AppendInt(dst, u.CachedInputTokens, 10)
+		dst = append(dst, `,"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, u.ReasoningTokens, 10)
+		dst = append(dst, `,"context_tokens":`...)
+		dst = strconv.AppendInt(dst, u.ContextTokens, 10)
+		dst = append(dst, `,"context_window":`...)
+		if u.Window > 0 {
+			dst = strconv.AppendInt(dst, u.Window, 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
+	}
 	return append(dst, '}')
 }
 
@@ -174,8 +199,29 @@ func entryLen(m *pmsg, pt *part) int {
 		jsonenc.EscapedLen(pt.text) + 2 + len(`,"partial":`) + len(`,"part":`) +
 		len(strconv.Itoa(int(pt.index))) + len(`,"last_part":`) + len(`}`)
 	n += boolLen(m.partial) + boolLen(pt.last)
+	if m.kind == KindApproval {
+		n += len(`,"scope":""`) + len(scopeOf(m))
+	}
+	if u := m.usage; u != nil {
+		n += len(`,"input_tokens":`) + intLen(u.InputTokens) + len(`,"output_tokens":`) + intLen(u.OutputTokens) +
+			len(`,"cached_input_tokens":`) + intLen(u.CachedInputTokens) + len(`,"reasoning_tokens":`) + intLen(u.ReasoningTokens) +
+			len(`,"context_tokens":`) + intLen(u.ContextTokens) + len(`,"context_window":`) + len("null")
+		if u.Window > 0 {
+			n += intLen(u.Window) - len("null")
+		}
+	}
 	return n
 }
+
+// scopeOf is an approval entry's scope: "session" or "once".
+func scopeOf(m *pmsg) string {
+	if m.session {
+		return "session"
+	}
+	return "once"
+}
+
+func intLen(n int64) int { return len(strconv.FormatInt(n, 10)) }
 
 func boolLen(b bool) int {
 	if b {

@@ -18,7 +18,7 @@ func TestPageSizesAreExact(t *testing.T) {
 	for _, complete := range []bool{true, false} {
 		t.Run(fmt.Sprint("complete=", complete), func(t *testing.T) {
 			sid := "sess-1"
-			b := NewBuilder()
+			b := NewBuilder(Detail{})
 			add := func(r Record) {
 				r.SessionID = sid
 				if !b.Add(&r) {
@@ -97,7 +97,7 @@ func TestPageSizesAreExact(t *testing.T) {
 func TestFullPageOfManyEntries(t *testing.T) {
 	const k = 99
 	build := func(room int) *Projection {
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for range k - 1 {
 			b.Add(&Record{Type: TypeCompaction, SessionID: "s", Text: strings.Repeat("a", 200)})
 		}

@@ -172,7 +172,7 @@ func TestWorstCasePages(t *testing.T) {
 		"tiny":    "t",
 	}
 	names := []string{"six", "runes", "mixed", "offset", "quotes", "plain", "exact", "exact+1", "empty", "tiny"}
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	n := 0
 	add := func(r Record) {
 		r.SessionID = sid
@@ -225,7 +225,7 @@ func TestPageFillsExactly(t *testing.T) {
 		t.Run(fmt.Sprint(extra), func(t *testing.T) {
 			// Two compaction entries: the second is sized so that the page is
 			// HistoryPageBytes+extra bytes with both on it.
-			b := NewBuilder()
+			b := NewBuilder(Detail{})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16200)})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: ""})
 			p, _, _ := finishSnapshot(b, sid, "v1-x", 1, false)
@@ -235,7 +235,7 @@ func TestPageFillsExactly(t *testing.T) {
 			if room > protocol.HistoryChunkBytes {
 				t.Fatalf("test setup: room %d", room)
 			}
-			b = NewBuilder()
+			b = NewBuilder(Detail{})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16200)})
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("b", room)})
 			p, want, code := finishSnapshot(b, sid, "v1-x", 1, false)
@@ -253,7 +253,7 @@ func TestPageFillsExactly(t *testing.T) {
 		})
 	}
 	for _, n := range []int{100, 101, 200, 201} {
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for i := range n {
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: fmt.Sprint(i)})
 		}
@@ -271,7 +271,7 @@ func TestPageFillsExactly(t *testing.T) {
 func TestSnapshotBoundaries(t *testing.T) {
 	sid := "s"
 	parts := func(n int, open bool) protocol.Code {
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for i := range n {
 			if !b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: "c"}) {
 				return protocol.CodeHistoryLimit
@@ -310,7 +310,7 @@ func TestSnapshotBoundaries(t *testing.T) {
 	// land the total at exactly 8 MiB + extra.
 	const k = 520
 	build := func(lastLen int) (*Projection, protocol.Code) {
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for range k {
 			b.Add(&Record{Type: TypeCompaction, SessionID: sid, Text: strings.Repeat("a", 16000)})
 		}
@@ -597,7 +597,7 @@ func TestTornAndSpecialFiles(t *testing.T) {
 // TestProjectionFilters: what the wire must never show.
 func TestProjectionFilters(t *testing.T) {
 	sid := "s"
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	for _, r := range []Record{
 		{Type: TypeInput, RunID: "r", MessageID: "u", Text: "q"},
 		{Type: TypeReasoningSummary, RunID: "r", ID: "x", Text: "NOPROV1"},
@@ -763,7 +763,7 @@ func projectionCase(t *testing.T, data []byte) {
 			}
 			return sb.String()
 		}
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for i < len(data) {
 			op := next()
 			r := Record{SessionID: sid, RunID: runs[next()%len(runs)]}
@@ -881,7 +881,7 @@ func TestCompletionOfAnotherRun(t *testing.T) {
 	}
 	project := func(records []Record) *Projection {
 		t.Helper()
-		b := NewBuilder()
+		b := NewBuilder(Detail{})
 		for _, r := range records {
 			r.SessionID = "s"
 			b.Add(&r)

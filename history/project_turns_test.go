@@ -10,7 +10,7 @@ import (
 // "kind:text:partial", joined by " | ".
 func project(t *testing.T, recs ...Record) (string, bool) {
 	t.Helper()
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	for _, r := range recs {
 		r.SessionID = "s"
 		if !b.Add(&r) {
@@ -76,7 +76,7 @@ func TestActivityStates(t *testing.T) {
 // appears; entries without one, and later uses of a stored one, get
 // "<kind>.<n>", n counting 1, 2, 3 ... through the projection.
 func TestSynthesizedMessageIDs(t *testing.T) {
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	for _, r := range []Record{
 		{Type: TypeInput, RunID: "r1", MessageID: "m", Text: "q"},
 		{Type: TypeReasoningSummary, RunID: "r1", Text: "why", ProviderSummary: true},

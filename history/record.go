@@ -32,6 +32,7 @@ const (
 	TypeToolResult                       // "tool_result": replay only
 	TypeTaskScope                        // "task_scope": delegated task-scope ceiling
 	TypeUsage                            // "usage": token counts of one model response
+	TypeApproval                         // "approval": a request the person allowed
 	typeCount
 )
 
@@ -50,6 +51,7 @@ var typeNames = [typeCount]string{
 	TypeToolResult:       "tool_result",
 	TypeTaskScope:        "task_scope",
 	TypeUsage:            "usage",
+	TypeApproval:         "approval",
 }
 
 func (t Type) String() string {
@@ -108,6 +110,7 @@ type Record struct {
 	IsError   bool   // tool_result
 
 	Ceiling string // task_scope
+	Scope   string // approval: "session" when allowed for the rest of the session, else empty
 
 	// usage (Model: the model that answered, optional)
 	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
@@ -147,6 +150,7 @@ const (
 	fOutputTokens
 	fCachedInputTokens
 	fReasoningTokens
+	fScope
 	fieldCount
 )
 
@@ -155,7 +159,7 @@ var fieldNames = [fieldCount]string{
 	"run_id", "message_id", "id", "text", "partial", "provider_summary", "activity_id",
 	"kind", "state", "name", "summary", "code", "outcome", "error_code", "call_id",
 	"arguments", "is_error", "ceiling", "input_tokens", "output_tokens", "cached_input_tokens",
-	"reasoning_tokens",
+	"reasoning_tokens", "scope",
 }
 
 func fieldFromName(s []byte) (field, bool) {
@@ -195,6 +199,7 @@ var (
 		TypeToolResult:       set(fRunID, fCallID, fText, fIsError),
 		TypeTaskScope:        set(fRunID, fCeiling),
 		TypeUsage:            set(fRunID, fModel, fInputTokens, fOutputTokens, fCachedInputTokens, fReasoningTokens),
+		TypeApproval:         set(fRunID, fSummary, fScope),
 	}
 	requiredFields = [typeCount]fieldSet{
 		TypeHeader:           set(fVersion),
@@ -211,6 +216,7 @@ var (
 		TypeToolResult:       set(fCallID),
 		TypeTaskScope:        set(fCeiling),
 		TypeUsage:            set(fRunID, fInputTokens, fOutputTokens),
+		TypeApproval:         set(fRunID, fSummary),
 	}
 )
 
@@ -256,6 +262,8 @@ func (r *Record) Validate() error {
 		ok = r.CallID != ""
 	case TypeTaskScope:
 		ok = r.Ceiling != ""
+	case TypeApproval:
+		ok = r.RunID != "" && len(r.Summary) <= protocol.SummaryBytes && (r.Scope == "" || r.Scope == "session")
 	case TypeUsage:
 		ok = r.RunID != "" && len(r.Model) <= protocol.MaxSelectionNameBytes
 		for _, n := range []int64{r.InputTokens, r.OutputTokens, r.CachedInputTokens, r.ReasoningTokens} {
@@ -352,6 +360,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	str(fArguments, r.Arguments)
 	flag(fIsError, r.IsError)
 	str(fCeiling, r.Ceiling)
+	str(fScope, r.Scope)
 	num := func(f field, v int64) {
 		if allowed&(1<<f) == 0 || (v == 0 && req&(1<<f) == 0) {
 			return

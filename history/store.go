@@ -65,7 +65,18 @@ type Store struct {
 	// other ones, and answers stale_revision to these (docs/protocol.md,
 	// Frames).
 	gen atomic.Uint64
+	// detail is what projections show beyond version 1 (SetDetail).
+	detail Detail
 }
+
+// SetDetail sets what the projections of attachments opened from now on
+// show beyond version 1: the optional capabilities the client required
+// (Detail). Set it before the first Create or Open.
+func (s *Store) SetDetail(d Detail) { s.detail = d }
+
+// newBuilder is a builder of this store's projections, and whether their
+// reads may skip the replay-only bodies (tool outputs are kept when shown).
+func (s *Store) newBuilder() (*Builder, bool) { return NewBuilder(s.detail), !s.detail.Output }
 
 // NewStore returns a store of sessionsDir (created on first write) for a
 // child running in cwd. now stamps created_at in new headers.
@@ -234,8 +245,8 @@ func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.
 		f.Close()
 		return info, protocol.CodeHistoryLimit
 	}
-	b := NewBuilder()
-	sc, code := s.scanRecords(a, f, b)
+	b, lean := s.newBuilder()
+	sc, code := s.scanRecords(a, f, b, lean)
 	if code != "" {
 		f.Close()
 		return info, code
@@ -269,9 +280,9 @@ func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.
 
 // scanRecords reads every record of f into b and a's task scopes, checking
 // each recorded cwd (the header's too) against the child's.
-func (s *Store) scanRecords(a *Attachment, f *os.File, b *Builder) (scanned, protocol.Code) {
+func (s *Store) scanRecords(a *Attachment, f *os.File, b *Builder, lean bool) (scanned, protocol.Code) {
 	verified := map[string]bool{}
-	sc, code := scan(f, a.id, true, func(r *Record) protocol.Code {
+	sc, code := scan(f, a.id, lean, func(r *Record) protocol.Code {
 		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
 			return protocol.CodeCwdMismatch
 		}
@@ -522,12 +533,13 @@ func (a *Attachment) snapshotLocked() (*Projection, protocol.Code) {
 		return a.proj, ""
 	}
 	if a.file == nil {
-		p, code := NewBuilder().Finish(a.id, a.revision, a.gen, false)
+		b, _ := a.store.newBuilder()
+		p, code := b.Finish(a.id, a.revision, a.gen, false)
 		a.proj = p
 		return p, code
 	}
-	b := NewBuilder()
-	sc, code := scan(io.NewSectionReader(a.file, 0, protocol.StoredHistoryBytes+1), a.id, true, func(r *Record) protocol.Code {
+	b, lean := a.store.newBuilder()
+	sc, code := scan(io.NewSectionReader(a.file, 0, protocol.StoredHistoryBytes+1), a.id, lean, func(r *Record) protocol.Code {
 		if !b.Add(r) {
 			return protocol.CodeHistoryLimit
 		}

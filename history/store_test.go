@@ -124,7 +124,7 @@ func TestMultibyteReplyRoundTrip(t *testing.T) {
 func TestOneEntryPageFits(t *testing.T) {
 	// Worst case: longest IDs and every byte escaping to six.
 	id := strings.Repeat("s", protocol.MaxIDBytes)
-	b := NewBuilder()
+	b := NewBuilder(Detail{})
 	b.Add(&Record{Type: TypeReasoningSummary, SessionID: id, Text: strings.Repeat("\x01", 100_000), ProviderSummary: true})
 	p, code := b.Finish(id, "v18446744073709551615-"+strings.Repeat("f", 32), 1<<64-1, false)
 	if code != "" {
@@ -213,7 +213,7 @@ func TestProjectionRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := NewBuilder()
+			b := NewBuilder(Detail{})
 			for i := range c.recs {
 				r := c.recs[i]
 				r.SessionID = s

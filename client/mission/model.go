@@ -517,22 +517,31 @@ func doing(method string) string {
 	return "a request failed"
 }
 
-// replay prints one history page and asks for the next.
+// historyEntry is one history.page entry; the counts are a usage entry's
+// (the usage capability).
+type historyEntry struct {
+	MessageID string `json:"message_id"`
+	Kind      string `json:"kind"`
+	Text      string `json:"text"`
+	Partial   bool   `json:"partial"`
+	LastPart  bool   `json:"last_part"`
+	Scope     string `json:"scope"` // an approval's: "once" or "session"
+	counts
+}
+
+// replay prints one history page and asks for the next. Its entries
+// become the items a live turn has (replies, activity lines with the
+// approval before them and the output under them, notes) and print
+// through the same rendering, so a resumed session reads as it did live.
 func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 	var page struct {
-		SessionID string  `json:"session_id"`
-		Revision  string  `json:"revision"`
-		Next      *string `json:"next_cursor"`
-		Entries   []struct {
-			MessageID string `json:"message_id"`
-			Kind      string `json:"kind"`
-			Text      string `json:"text"`
-			Partial   bool   `json:"partial"`
-			LastPart  bool   `json:"last_part"`
-		} `json:"entries"`
+		SessionID string         `json:"session_id"`
+		Revision  string         `json:"revision"`
+		Next      *string        `json:"next_cursor"`
+		Entries   []historyEntry `json:"entries"`
 	}
 	_ = json.Unmarshal(raw, &page)
-	var blocks []string
+	var items []*item
 	var cur strings.Builder
 	for _, e := range page.Entries {
 		// docs/protocol.md, history.page: concatenate contiguous parts of the same message only.
@@ -540,22 +549,62 @@ func (m *Model) replay(raw json.RawMessage) tea.Cmd {
 		if !e.LastPart {
 			continue
 		}
-		text := cur.String()
+		e.Text = cur.String()
 		cur.Reset()
-		if e.Kind == "user" && !e.Partial {
-			m.input.AddHistory(text) // Up brings back a resumed session's prompts too
-		}
-		block := renderEntry(e.Kind, text, m.width)
-		if e.Partial {
-			block += " " + styleDim().Render("(partial)")
-		}
-		blocks = append(blocks, block)
+		items = m.replayed(items, e)
 	}
-	cmd := m.print(blocks...)
+	cmd := m.printAll(items)
 	if page.Next != nil {
 		return tea.Sequence(cmd, m.call("history.page", map[string]any{"session_id": page.SessionID, "revision": page.Revision, "cursor": *page.Next}))
 	}
 	return cmd
+}
+
+// replayed adds the history entry e (its parts joined) to items.
+func (m *Model) replayed(items []*item, e historyEntry) []*item {
+	switch e.Kind {
+	case "user":
+		if !e.Partial {
+			m.input.AddHistory(e.Text) // Up brings back a resumed session's prompts too
+		}
+	case "assistant":
+		return append(items, &item{msg: &liveMessage{final: e.Text, done: true, partial: e.Partial}})
+	case "activity":
+		if a, ok := parseActivity(e.Text); ok {
+			return append(items, &item{act: a})
+		}
+	case "activity_output":
+		// The output of the call whose line is just before it.
+		if n := len(items); n > 0 && items[n-1].act != nil {
+			items[n-1].act.addOutput(0, e.Text, true, e.Partial)
+			return items
+		}
+	case "approval":
+		return append(items, &item{note: allowedLine(human.Printable(e.Text), e.Scope == "session")})
+	case "usage":
+		m.usage.count(e.counts)
+		return items
+	}
+	block := renderEntry(e.Kind, e.Text, m.textWidth())
+	if e.Partial {
+		block += " " + styleDim().Render("(partial)")
+	}
+	return append(items, &item{note: block})
+}
+
+// parseActivity reads an activity entry's text, "NAME STATE[: SUMMARY]"
+// (docs/protocol.md, history.page), as the activity it was live.
+func parseActivity(text string) (*activity, bool) {
+	name, rest, ok := strings.Cut(text, " ")
+	if !ok || name == "" {
+		return nil, false
+	}
+	state, summary, _ := strings.Cut(rest, ": ")
+	switch state {
+	case "started", "completed", "failed":
+		return &activity{name: name, state: state, summary: summary}, true
+	}
+	return nil, false
 }
 
 // startTurn sends the prompt; one the backend would refuse for its size

@@ -152,16 +152,23 @@ func (m *Model) settle() tea.Cmd {
 	return m.printItems(n)
 }
 
-// printItems sends the first n items to the scrollback.
+// printItems sends the first n items of the turn to the scrollback.
 func (m *Model) printItems(n int) tea.Cmd {
+	cmd := m.printAll(m.items[:n])
+	m.items = m.items[n:]
+	return cmd
+}
+
+// printAll sends items to the scrollback: a turn's settled items, or a
+// resumed session's history (replay).
+func (m *Model) printAll(items []*item) tea.Cmd {
 	var blocks []string
-	for _, it := range m.items[:n] {
+	for _, it := range items {
 		blocks = append(blocks, it.render(m.textWidth()))
 		if it.act != nil {
 			m.keepOutput(it.act)
 		}
 	}
-	m.items = m.items[n:]
 	return m.print(blocks...)
 }
 

@@ -8,32 +8,48 @@ import (
 	"github.com/magi-code/magi-code/client/human"
 )
 
-// usage is the token counts of this app's turns, from the usage run
-// events (docs/protocol.md, Optional capabilities): the sums of what went
-// in and came out, and the context the last response used of its
-// model's window. A resumed session's earlier turns are not counted:
-// history.page does not carry usage.
+// usage is the token counts of the session's turns: the sums of what
+// went in and came out, and the context the last response used of its
+// model's window. They come from the usage run events of this app's turns
+// and from the usage entries of a resumed session's history
+// (docs/protocol.md, Optional capabilities), through count.
 type usage struct {
 	in, out, cached int64
 	context, window int64 // the last response's; window 0: unknown
 	seen            bool
 }
 
-// add applies one usage event's data.
+// counts is a usage event's data or a history usage entry's counts: an
+// event is one response, whose context in use is its input and output; an
+// entry is a turn's sums with the context its last response used.
+type counts struct {
+	In      int64  `json:"input_tokens"`
+	Out     int64  `json:"output_tokens"`
+	Cached  int64  `json:"cached_input_tokens"`
+	Context int64  `json:"context_tokens"`
+	Window  *int64 `json:"context_window"`
+}
+
+// add applies one usage event's data: one response, whose context in use
+// is its input and output.
 func (u *usage) add(data json.RawMessage) {
-	var d struct {
-		In     int64  `json:"input_tokens"`
-		Out    int64  `json:"output_tokens"`
-		Cached int64  `json:"cached_input_tokens"`
-		Window *int64 `json:"context_window"`
-	}
-	if json.Unmarshal(data, &d) != nil || d.In < 0 || d.Out < 0 || d.Cached < 0 {
+	var c counts
+	if json.Unmarshal(data, &c) != nil {
 		return
 	}
-	u.in, u.out, u.cached = u.in+d.In, u.out+d.Out, u.cached+d.Cached
-	u.context, u.window, u.seen = d.In+d.Out, 0, true
-	if d.Window != nil && *d.Window > 0 {
-		u.window = *d.Window
+	c.Context = c.In + c.Out
+	u.count(c)
+}
+
+// count adds c.
+func (u *usage) count(c counts) {
+	if c.In < 0 || c.Out < 0 || c.Cached < 0 || c.Context < 0 {
+		return
+	}
+	u.in, u.out, u.cached = u.in+c.In, u.out+c.Out, u.cached+c.Cached
+	u.context, u.window, u.seen = c.Context, 0, true
+	if c.Window != nil && *c.Window > 0 {
+		u.window = *c.Window
 	}
 }
 
@@ -62,7 +78,7 @@ func tokens(n int64) string {
 }
 
 // statusText is /status: the selection, the approval mode, the sandbox,
-// the session, and the tokens of this app's turns.
+// the session, and the tokens of the session's turns.
 func (m *Model) statusText() string {
 	var b strings.Builder
 	row := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
@@ -80,7 +96,7 @@ func (m *Model) statusText() string {
 	row("directory", orDash(human.Visible(m.opts.Cwd, 4096)))
 	u := m.usage
 	if !u.seen {
-		row("tokens", "none reported yet (a resumed session's earlier turns are not counted)")
+		row("tokens", "none reported yet")
 	} else {
 		row("tokens in", fmt.Sprintf("%s (%s from the provider's cache)", tokens(u.in), tokens(u.cached)))
 		row("tokens out", tokens(u.out))

@@ -20,7 +20,7 @@ func TestStatusCommand(t *testing.T) {
 			v.waitScreen("fixture-model")
 			v.typeText("/status\r")
 			v.waitIdle("fixture-model")
-			v.waitWords("not counted")
+			v.waitWords("none reported yet")
 			// Wrapped at 30 columns: compared without spaces.
 			all := strings.Join(strings.Fields(strings.Join(v.all(), "")), "")
 			for _, want := range []string{"approvalmodeauto", "modelfixture-model", "sandbox", "session", "tokensnonereportedyet"} {

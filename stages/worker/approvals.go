@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
@@ -87,12 +88,33 @@ func (a *approvals) closeAll() {
 type approver struct {
 	pool *Pool
 	run  *activeRun
+	sink *turnSink // records an allowed request; nil records nothing
 }
 
 // Approve implements runner.Approver: it blocks until the winning reply
 // (Allowed or Denied), expiry (Expired) or ctx's end (Cancelled, with ctx's
 // error). The decision is logged with the tool's name.
-func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d runner.Decision, err error) {
+func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runner.Decision, error) {
+	summary = redact.Summary(summary, protocol.SummaryBytes)
+	d, err := ap.ask(ctx, toolName, summary)
+	if (d == runner.Allowed || d == runner.AllowedForSession) && err == nil && ap.sink != nil {
+		// The history shows the request the person allowed, as the
+		// live client did (an approval record; denials are in the
+		// call's failed activity).
+		rec := history.Record{Type: history.TypeApproval, Summary: summary}
+		if d == runner.AllowedForSession {
+			rec.Scope = "session"
+		}
+		if err := ap.sink.persist(rec); err != nil {
+			ap.run.cancel(err)
+		}
+	}
+	return d, err
+}
+
+// ask sends the approval request of summary (redacted) and waits for its
+// decision.
+func (ap *approver) ask(ctx context.Context, toolName, summary string) (d runner.Decision, err error) {
 	id := ap.pool.opts.NewID()
 	defer func() {
 		if err == nil || d == runner.ApprovalCancelled {
@@ -107,7 +129,7 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (d ru
 	// may be answered for the session (runner.Grantable).
 	scoped := ap.pool.scoped.Load()
 	if err := ap.pool.offer(wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
-		ApprovalID: id, Summary: redact.Summary(summary, protocol.SummaryBytes),
+		ApprovalID: id, Summary: summary,
 		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond),
 		Scoped:      scoped, SessionGrant: scoped && runner.Grantable(ctx)}); err != nil {
 		ap.run.approvals.settle(req)

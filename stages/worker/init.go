@@ -57,7 +57,11 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	}
 	p.mu.Lock()
 	// Teardown closes it, also when shutdown raced with a finished start.
-	p.rt = &runtime{runner: r, store: history.NewStore(r.SessionsDir(), r.Cwd(), p.opts.Now)}
+	store := history.NewStore(r.SessionsDir(), r.Cwd(), p.opts.Now)
+	// The optional capabilities show in history.page too (docs/protocol.md,
+	// Optional capabilities).
+	store.SetDetail(history.Detail{Output: p.output.Load(), Usage: p.usage.Load(), Window: r.KnownContextWindow})
+	p.rt = &runtime{runner: r, store: store}
 	p.mu.Unlock()
 	return dispatch.InitDone{Sel: sel}
 }

@@ -80,18 +80,3 @@ func TestActivityOutput(t *testing.T) {
 		})
 	}
 }
-
-// TestRuneCut: a cut never splits a UTF-8 sequence, and always makes
-// progress, on text that is not UTF-8 too.
-func TestRuneCut(t *testing.T) {
-	for _, c := range []struct {
-		s    string
-		max  int
-		want int
-	}{{"abcdef", 4, 4}, {"ab€def", 3, 2}, {"ab€def", 4, 2}, {"ab€def", 5, 5}, {"a😀b", 2, 1}, {"a😀b", 4, 1}, {"a😀b", 5, 5},
-		{"\x80\x80\x80\x80\x80\x80", 5, 5}, {"€€", 4, 3}} {
-		if got := runeCut(c.s, c.max); got != c.want {
-			t.Errorf("runeCut(%q, %d) = %d; want %d", c.s, c.max, got, c.want)
-		}
-	}
-}

@@ -291,49 +291,26 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 }
 
 // output offers a primary tool call's output to a client that required the
-// activity.output capability: redacted whole first (a cut can never leave a
-// secret in a shape the rules no longer recognise), then sent in events of
-// at most protocol.ActivityOutputChunkBytes of text each, cut at UTF-8
-// boundaries, at most protocol.ActivityOutputBytes in all (the last event
-// says truncated when the output went on), before the call's last activity
-// state. An empty output sends nothing.
+// activity.output capability: history.ToolOutput's parts (redacted whole
+// first, then at most protocol.ActivityOutputBytes in parts of at most
+// protocol.ActivityOutputChunkBytes, cut at UTF-8 boundaries), one event
+// each, the last saying truncated when the output went on, before the
+// call's last activity state. An empty output sends nothing.
 func (s *turnSink) output(activityID, result string) error {
 	if !s.p.output.Load() || result == "" {
 		return nil
 	}
-	text := redact.String(result)
-	const chunks = protocol.ActivityOutputBytes / protocol.ActivityOutputChunkBytes
-	for part := 0; ; part++ {
-		n := len(text)
-		if n > protocol.ActivityOutputChunkBytes {
-			n = runeCut(text, protocol.ActivityOutputChunkBytes)
-		}
+	parts, truncated := history.ToolOutput(result)
+	for i, text := range parts {
 		e := s.event(protocol.EventActivityOutput)
-		e.ActivityID, e.Part, e.Text = activityID, part, text[:n]
-		text = text[n:]
-		e.LastPart = text == "" || part == chunks-1
-		e.Partial = e.LastPart && text != ""
+		e.ActivityID, e.Part, e.Text = activityID, i, text
+		e.LastPart = i == len(parts)-1
+		e.Partial = e.LastPart && truncated
 		if err := s.p.offer(e); err != nil {
 			return err
 		}
-		if e.LastPart {
-			return nil
-		}
 	}
-}
-
-// runeCut is the largest n <= max at which s may be cut without splitting a
-// UTF-8 sequence (max itself when s[max] begins one); never 0 for max > 3,
-// so a cut always makes progress.
-func runeCut(s string, max int) int {
-	n := max
-	for n > max-utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	if n == 0 || n == max-utf8.UTFMax {
-		return max // not UTF-8 here: cut anywhere, the encoder replaces it
-	}
-	return n
+	return nil
 }
 
 // Usage records the token counts of one model response in the session (a

@@ -147,7 +147,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		Prompt:     prompt,
 		TaskScopes: att.TaskScopes(),
 		Sink:       sink,
-		Approver:   &approver{pool: p, run: r},
+		Approver:   &approver{pool: p, run: r, sink: sink},
 		Grants:     grants,
 		NewID:      p.opts.NewID,
 	})
