@@ -154,6 +154,7 @@ func (a *Agent) setMode(m jsonrpc.Message) {
 	s.mode = p.ModeID
 	opts := s.optionsLocked()
 	s.mu.Unlock()
+	s.saveSelection()
 	a.respond(m.ID, []byte(`{}`))
 	_ = a.out(a.notify(s.id, obj{"sessionUpdate": "config_option_update", "configOptions": opts}), true)
 }
@@ -201,10 +202,25 @@ func (a *Agent) setConfigOption(m jsonrpc.Message) {
 		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
 		return
 	}
+	s.saveSelection()
 	b, _ := json.Marshal(obj{"configOptions": opts})
 	a.respond(m.ID, b)
 	if p.ConfigID == optMode {
 		_ = a.out(a.notify(s.id, obj{"sessionUpdate": "current_mode_update", "currentModeId": mode}), true)
+	}
+}
+
+// saveSelection records the session's mode, model and thinking level
+// with the session, as serve records its selection: session/load and
+// resume (and Mission Control, for the model and thinking level) restore
+// them. A session without its file yet records them when the file is
+// written; a failure is logged, the choice still holds in this process.
+func (s *session) saveSelection() {
+	s.mu.Lock()
+	sel, mode := s.rt.ChoiceSelection(s.choice), s.mode
+	s.mu.Unlock()
+	if err := s.att.SaveSelection(sel, mode); err != nil {
+		s.a.opts.Log.Info("acp selection not saved", "session_id", s.id)
 	}
 }
 

@@ -211,6 +211,10 @@ func (a *Agent) reopen(m jsonrpc.Message, replay bool) {
 		att.SetSelection(rt.StartupSelection())
 	}
 	s := a.newSession(p.SessionID, p.Cwd, rt, store, att, choice)
+	if validMode(info.SavedMode) {
+		// The mode chosen over ACP (saveSelection).
+		s.mode = info.SavedMode
+	}
 	s.titled = info.Durable
 	if !a.admit(s) {
 		return

@@ -278,6 +278,8 @@ func (r *Record) setString(f field, v []byte, in *interner) bool {
 		r.Ceiling = s
 	case fScope:
 		r.Scope = s
+	case fMode:
+		r.Mode = s
 	default:
 		return false
 	}

@@ -51,6 +51,10 @@
 //	approval          run_id, summary (<= 1024 bytes), [scope] ("session": for the rest of the session)
 //	                                                    a request the person allowed; projected only with
 //	                                                    Detail.Output, never replayed
+//	selection         provider, [model], [thinking], [mode]
+//	                                                    the session's selection changed after the header was
+//	                                                    written (Attachment.SaveSelection); the last one is the
+//	                                                    saved selection Open reports; neither projected nor replayed
 //
 // Compatibility: a record of a type this build does not know (a later
 // build's) is skipped, so a new kind of record never makes a session

@@ -33,6 +33,7 @@ const (
 	TypeTaskScope                        // "task_scope": delegated task-scope ceiling
 	TypeUsage                            // "usage": token counts of one model response
 	TypeApproval                         // "approval": a request the person allowed
+	TypeSelection                        // "selection": the session's selection, changed after its header
 	typeCount
 )
 
@@ -52,6 +53,7 @@ var typeNames = [typeCount]string{
 	TypeTaskScope:        "task_scope",
 	TypeUsage:            "usage",
 	TypeApproval:         "approval",
+	TypeSelection:        "selection",
 }
 
 func (t Type) String() string {
@@ -114,6 +116,10 @@ type Record struct {
 
 	// usage (Model: the model that answered, optional)
 	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
+
+	// selection (with Provider, Model, Thinking): the front door's
+	// approval mode, optional (ACP's ask, auto, read-only)
+	Mode string
 }
 
 // field identifies one JSON key.
@@ -151,6 +157,7 @@ const (
 	fCachedInputTokens
 	fReasoningTokens
 	fScope
+	fMode
 	fieldCount
 )
 
@@ -159,7 +166,7 @@ var fieldNames = [fieldCount]string{
 	"run_id", "message_id", "id", "text", "partial", "provider_summary", "activity_id",
 	"kind", "state", "name", "summary", "code", "outcome", "error_code", "call_id",
 	"arguments", "is_error", "ceiling", "input_tokens", "output_tokens", "cached_input_tokens",
-	"reasoning_tokens", "scope",
+	"reasoning_tokens", "scope", "mode",
 }
 
 func fieldFromName(s []byte) (field, bool) {
@@ -200,6 +207,7 @@ var (
 		TypeTaskScope:        set(fRunID, fCeiling),
 		TypeUsage:            set(fRunID, fModel, fInputTokens, fOutputTokens, fCachedInputTokens, fReasoningTokens),
 		TypeApproval:         set(fRunID, fSummary, fScope),
+		TypeSelection:        set(fProvider, fModel, fThinking, fMode),
 	}
 	requiredFields = [typeCount]fieldSet{
 		TypeHeader:           set(fVersion),
@@ -217,6 +225,7 @@ var (
 		TypeTaskScope:        set(fCeiling),
 		TypeUsage:            set(fRunID, fInputTokens, fOutputTokens),
 		TypeApproval:         set(fRunID, fSummary),
+		TypeSelection:        set(fProvider),
 	}
 )
 
@@ -264,6 +273,9 @@ func (r *Record) Validate() error {
 		ok = r.Ceiling != ""
 	case TypeApproval:
 		ok = r.RunID != "" && len(r.Summary) <= protocol.SummaryBytes && (r.Scope == "" || r.Scope == "session")
+	case TypeSelection:
+		ok = r.Provider != "" && len(r.Provider) <= protocol.MaxSelectionNameBytes && len(r.Model) <= protocol.MaxSelectionNameBytes &&
+			len(r.Thinking) <= protocol.MaxSelectionNameBytes && (r.Mode == "" || len(r.Mode) <= 32 && ValidID(r.Mode))
 	case TypeUsage:
 		ok = r.RunID != "" && len(r.Model) <= protocol.MaxSelectionNameBytes
 		for _, n := range []int64{r.InputTokens, r.OutputTokens, r.CachedInputTokens, r.ReasoningTokens} {
@@ -361,6 +373,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	flag(fIsError, r.IsError)
 	str(fCeiling, r.Ceiling)
 	str(fScope, r.Scope)
+	str(fMode, r.Mode)
 	num := func(f field, v int64) {
 		if allowed&(1<<f) == 0 || (v == 0 && req&(1<<f) == 0) {
 			return

@@ -40,12 +40,16 @@ type Selection struct {
 type OpenInfo struct {
 	// Durable: the session has a file (an empty existing file is durable).
 	Durable bool
-	// Saved is the selection recorded in the header; HasSaved is false when
-	// there is no header yet (empty file, lazy handle). The worker restores
-	// it against admitted settings and adds saved_selection_unavailable or
-	// saved_selection_notice itself; the store never writes on open.
-	Saved    Selection
-	HasSaved bool
+	// Saved is the session's selection: the last selection record's (a
+	// change made after the header was written, SaveSelection), else the
+	// header's; HasSaved is false when there is no header yet (empty file,
+	// lazy handle). The worker restores it against admitted settings and
+	// adds saved_selection_unavailable or saved_selection_notice itself;
+	// the store never writes on open. SavedMode is the last selection
+	// record's mode ("" when none recorded one).
+	Saved     Selection
+	HasSaved  bool
+	SavedMode string
 	// Notices: protocol.NoticeCwdUnverified when no cwd was recorded.
 	Notices []string
 }
@@ -122,8 +126,12 @@ type Attachment struct {
 	revision string
 	proj     *Projection
 	scopes   []string
-	syncErr  error // sticky: a failed fsync is never retried as success
-	closed   bool
+	// selection is the last selection record (nil: none; the header's
+	// holds); pendingSel is one SaveSelection made before the header was
+	// written, appended with it.
+	selection, pendingSel *Record
+	syncErr               error // sticky: a failed fsync is never retried as success
+	closed                bool
 	// replay is the provider conversation folded so far (nil: not yet, or
 	// the file changed behind the lease); Replay extends it.
 	replay *replayLog
@@ -256,6 +264,10 @@ func (s *Store) load(a *Attachment, f *os.File, size int64) (OpenInfo, protocol.
 		a.header, a.hasHeader = *sc.header, true
 		info.Saved = Selection{Provider: sc.header.Provider, Model: sc.header.Model, Thinking: sc.header.Thinking}
 		info.HasSaved = true
+		if sel := a.selection; sel != nil {
+			info.Saved = Selection{Provider: sel.Provider, Model: sel.Model, Thinking: sel.Thinking}
+			info.SavedMode = sel.Mode
+		}
 	} else {
 		a.header = s.newHeader(a.id, Selection{})
 	}
@@ -286,9 +298,13 @@ func (s *Store) scanRecords(a *Attachment, f *os.File, b *Builder, lean bool) (s
 		if r.Cwd != "" && !s.verifyCwd(r.Cwd, verified) {
 			return protocol.CodeCwdMismatch
 		}
-		if r.Type == TypeTaskScope {
+		switch r.Type {
+		case TypeTaskScope:
 			// docs/protocol.md, session.open: "Attachment retains stored delegated task-scope ceilings."
 			a.scopes = append(a.scopes, r.Ceiling)
+		case TypeSelection:
+			sel := *r
+			a.selection = &sel
 		}
 		if !b.Add(r) {
 			return protocol.CodeHistoryLimit
@@ -388,6 +404,45 @@ func (a *Attachment) SetSelection(sel Selection) bool {
 	return true
 }
 
+// SaveSelection records the session's selection (and a front door's
+// approval mode) as it changes: in the header when the file is not
+// written yet (the mode then waits for the first append: it is recorded
+// right after the header), else as a selection record, which the next
+// Open reports as the saved selection. An unchanged selection records
+// nothing.
+func (a *Attachment) SaveSelection(sel Selection, mode string) error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return ErrClosed
+	}
+	rec := Record{Type: TypeSelection, SessionID: a.id, Provider: sel.Provider, Model: sel.Model, Thinking: sel.Thinking, Mode: mode}
+	if err := rec.Validate(); err != nil {
+		a.mu.Unlock()
+		return err
+	}
+	if !a.hasHeader {
+		a.header.Provider, a.header.Model, a.header.Thinking = sel.Provider, sel.Model, sel.Thinking
+		a.pendingSel = nil
+		if mode != "" {
+			a.pendingSel = &rec
+		}
+		a.mu.Unlock()
+		return nil
+	}
+	last := a.selection
+	if last == nil {
+		last = &Record{Provider: a.header.Provider, Model: a.header.Model, Thinking: a.header.Thinking}
+	}
+	same := last.Provider == rec.Provider && last.Model == rec.Model && last.Thinking == rec.Thinking && last.Mode == rec.Mode
+	a.mu.Unlock()
+	if same {
+		return nil
+	}
+	_, err := a.Append(rec, false)
+	return err
+}
+
 // AppendInput appends the required user input record and fsyncs it (and the
 // directory when this creates the file) before returning the revision that
 // input.persisted carries. rec.Type must be TypeInput.
@@ -426,6 +481,13 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 		buf = AppendRecord(buf, &a.header)
 	}
 	buf = AppendRecord(buf, &rec)
+	pendingSel := a.pendingSel
+	if a.hasHeader {
+		pendingSel = nil
+	}
+	if pendingSel != nil {
+		buf = AppendRecord(buf, pendingSel)
+	}
 	if cap(buf) <= maxScratch {
 		a.scratch = buf
 	}
@@ -458,8 +520,14 @@ func (a *Attachment) Append(rec Record, sync bool) (revision string, err error) 
 	a.prefix.Write(buf)
 	copy(a.sum[:], a.prefix.Sum(nil))
 	a.revision = revisionOf(a.gen, a.sum)
-	if rec.Type == TypeTaskScope {
+	switch {
+	case rec.Type == TypeTaskScope:
 		a.scopes = append(a.scopes, rec.Ceiling)
+	case rec.Type == TypeSelection:
+		a.selection = &rec
+	}
+	if pendingSel != nil {
+		a.selection, a.pendingSel = pendingSel, nil
 	}
 	if !sync && !a.dirPending && a.size-a.written >= writebackBytes {
 		// A long reply streams megabytes into the file: have the kernel

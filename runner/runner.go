@@ -317,6 +317,13 @@ type Choice struct {
 	Thinking string
 }
 
+// ChoiceSelection is the selection a session records for choice (history
+// Attachment.SaveSelection): the admitted provider, the model the turns
+// use and the thinking level.
+func (rt *Runtime) ChoiceSelection(c Choice) history.Selection {
+	return history.Selection{Provider: rt.snap.Provider, Model: rt.TurnModel(c.Model), Thinking: c.Thinking}
+}
+
 // StartupChoice is the Choice of a new session: the startup model and
 // thinking level.
 func (rt *Runtime) StartupChoice() Choice { return Choice{Thinking: rt.snap.Thinking} }
