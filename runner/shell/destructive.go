@@ -373,12 +373,13 @@ var runVars = map[string]bool{
 
 // loadVars are variables that make a program load a file the check does
 // not read: a script bash runs first (BASH_ENV, ENV), a library, or git
-// configuration (which may name commands).
+// configuration (which may name commands); or options it reads before its
+// own arguments (GNU tar's TAR_OPTIONS may hold --remove-files).
 var loadVars = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "LD_PRELOAD": true, "LD_AUDIT": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
 	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_COMMON_DIR": true,
-	"XDG_CONFIG_HOME": true,
+	"XDG_CONFIG_HOME": true, "TAR_OPTIONS": true,
 }
 
 // commandVars checks assignments (before a command, alone, or exported)

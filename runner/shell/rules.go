@@ -80,12 +80,14 @@ func (c *checker) mv(args []field) {
 	c.rm(append([]field{lit("-r")}, ops...))
 }
 
-// tar --remove-files deletes what it archived: every operand counts as a
-// recursive delete (the archive name among them is only ever stricter).
+// tar --remove-files (or --rem..., GNU tar's abbreviations: no other long
+// option starts with --rem) deletes what it archived: every operand counts
+// as a recursive delete (the archive name among them is only ever
+// stricter).
 func (c *checker) tar(args []field) {
 	remove := false
 	for _, a := range args {
-		remove = remove || strings.HasPrefix(a.text, "--remove-f") || (!a.known() && a.split)
+		remove = remove || longOpt(a.text, "--remove-files", 5) || (!a.known() && a.split)
 	}
 	if remove {
 		c.rm(append([]field{lit("-r")}, operands(args)...))

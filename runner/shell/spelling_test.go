@@ -79,7 +79,11 @@ func TestEverySpelling(t *testing.T) {
 		{"rsync -a src/ ~/canary/", ""},
 		{"mv -t build ~/canary", out}, {"mv --target-directory=build ~/canary", out}, {"mv --t build ~/canary", out},
 		{"tar --remove-files -cf x.tar ~/canary", out}, {"tar --remove-f -cf x.tar ~/canary", out},
-		{"tar -cf x.tar ~/canary", ""},
+		{"tar --rem -cf x.tar ~/canary", out}, {"tar -cf x.tar ~/canary --remov", out},
+		{"gtar --remove-files -cf x.tar ~/canary", out}, {"bsdtar --remove-files -cf x.tar ~/canary", out},
+		{"TAR_OPTIONS=--remove-files tar -cf x.tar ~/canary", ReasonOpaque},
+		{"export TAR_OPTIONS=--rem; tar -cf x.tar ~/canary", ReasonOpaque},
+		{"tar -cf x.tar ~/canary", ""}, {"tar --recursion -cf x.tar ~/canary", ""},
 		// A sibling whose name starts with the workspace's.
 		{"rm -rf ~/proj-old", out}, {"rm -rf ~/proj-old/", out}, {"rm -rf ~/proj-old/*", out},
 		{"rm -rf ~/proj.bak ~/proj2", out}, {"rm -rf ../proj-old", out}, {"rm -rf ./../proj-old/src", out},
