@@ -50,6 +50,53 @@ func TestCaseClauses(t *testing.T) {
 		{"rm -rf build/!(keep)", ""},
 		// popd returns to a directory the stack holds, not the last one.
 		{"pushd ~/canary; pushd ~/proj; popd; rm -rf sub", ReasonDeleteOutside},
+		// Every command name a rule lists.
+		{"halt", ReasonShutdown}, {"poweroff", ReasonShutdown}, {"reboot", ReasonShutdown},
+		{"dash -c 'rm -rf ~/canary'", ReasonDeleteOutside}, {"zsh -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"ksh -c 'rm -rf ~/canary'", ReasonDeleteOutside}, {"mksh -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"ash -c 'rm -rf ~/canary'", ReasonDeleteOutside}, {"yash -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"fish -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{`gawk 'BEGIN { system("rm -rf ~/canary") }'`, ReasonInterpreter}, {`mawk 'BEGIN { system("x") }'`, ReasonInterpreter},
+		{`nawk 'BEGIN { system("x") }'`, ReasonInterpreter}, {`busybox-awk 'BEGIN { system("x") }'`, ReasonInterpreter},
+		{"mke2fs /dev/sdb1", ReasonDisk}, {"mkdosfs /dev/sdb1", ReasonDisk}, {"mkntfs /dev/sdb1", ReasonDisk},
+		{"newfs /dev/disk2s1", ReasonDisk}, {"blkdiscard /dev/nvme0n1", ReasonDisk}, {"mkswap /dev/sdb2", ReasonDisk},
+		{"taskset 0x1 rm -rf ~/canary", ReasonDeleteOutside}, {"chrt 10 rm -rf ~/canary", ReasonDeleteOutside},
+		// su, runuser and script: -c in a cluster, --command in any
+		// abbreviation, su's --session-command, -c handed to the shell
+		// after the user, runuser -u USER COMMAND.
+		{"su -lc 'rm -rf ~/canary' root", ReasonDeleteOutside},
+		{"su --comm='rm -rf ~/canary'", ReasonDeleteOutside},
+		{"su --session-command 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"su root -- -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"su -s /bin/sh -c 'rm -rf ~/canary' root", ReasonDeleteOutside},
+		{"script -qc 'rm -rf ~/canary' /dev/null", ReasonDeleteOutside},
+		{"script log.txt --command='rm -rf ~/canary'", ReasonDeleteOutside},
+		{"runuser -u nobody -- rm -rf ~/canary", ReasonDeleteOutside},
+		{"runuser -u nobody rm -rf ~/canary", ReasonDeleteOutside},
+		{"runuser --us=nobody rm -rf ~/canary", ReasonDeleteOutside},
+		{`su - "$U"`, ReasonOpaque},
+		{"su - root", ""}, {"su -c 'ls -la' root", ""}, {"su -s /bin/csh root", ""},
+		{"script -q log.txt", ""}, {"runuser -u nobody -- ls", ""},
+		// awk's program from -e, --source (abbreviated, or as -W source=),
+		// beside -f; after the program come input files.
+		{`gawk -e 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`gawk --so='BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`gawk -W source='BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`gawk -f x.awk -e 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`awk -vx=1 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`awk -- 'BEGIN{system("x")}'`, ReasonInterpreter},
+		{`gawk -Wsource='BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`awk -f prog.awk logs/system.log`, ""}, {`gawk --file=prog.awk logs/system.log`, ""},
+		{`mawk -W exec prog.awk logs/system.log`, ""}, {`awk '{print $1}' "$F"`, ""},
+		// tmux -c runs its command with the shell, in this process.
+		{"tmux -c 'rm -rf ~/canary'", ReasonDeleteOutside}, {"tmux -lc 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"tmux -L sock -c 'rm -rf ~/canary'", ReasonDeleteOutside}, {"tmux -c 'ls'", ""},
+		// command -v only looks up; watch runs its words with sh -c, in
+		// the directory; xargs -I puts each input in place of the string.
+		{"command -v rm -rf ~/canary", ""}, {"command -pV git", ""},
+		{"command rm -rf ~/canary", ReasonDeleteOutside},
+		{"watch -n 5 rm -rf build", ""},
+		{"ls | xargs -I{} git -C {} clean -fdx", ReasonDeleteOutside},
 		// Options of other subcommands that share a spelling.
 		{"git worktree add -f ../w main", ""},
 		// checkout: what precedes a final "--" is the branch; every

@@ -118,17 +118,98 @@ func (c *checker) named(name string, rest []field, in input) {
 			})
 		}
 	case "tmux", "screen", "at", "batch", "crontab":
+		if name == "tmux" { // tmux -c COMMAND runs it with the shell, here (tmux as a login shell)
+			skipOpts(rest, "cfLST", func(opt string, arg field) {
+				if opt == "c" {
+					c.nested(arg.text, nil, false)
+				}
+			})
+		}
 		if handsOff(name, rest) {
 			c.flag(ReasonOpaque)
 		}
 	case "su", "runuser", "script":
-		for i, a := range rest {
-			if (a.text == "-c" || a.text == "--command") && i+1 < len(rest) {
-				c.nested(rest[i+1].text, nil, false)
-			} else if v, ok := strings.CutPrefix(a.text, "--command="); ok {
-				c.nested(v, nil, false)
+		c.su(name, rest)
+	}
+}
+
+// suOpts are, per command, the short options other than -c that take an
+// argument, and the long options that do (matched in any abbreviation).
+var suOpts = map[string]struct {
+	short string
+	long  []string
+}{
+	"su":      {"gGsw", []string{"--group", "--supp-group", "--shell", "--whitelist-environment"}},
+	"runuser": {"gGswu", []string{"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}},
+	"script":  {"EIOBTmo", []string{"--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format", "--output-limit"}},
+}
+
+// su checks su, runuser and script: the command of -c (alone, ending a
+// cluster such as -lc or -qc, or with its text attached) or of --command
+// (and su's --session-command) in any abbreviation, wherever it stands:
+// getopt permutes, and su hands the words after the user to the shell,
+// which reads -c too. runuser -u USER runs the words from its first
+// operand (or after "--") as a command. An unknown word where an option
+// may stand may be -c: it asks.
+func (c *checker) su(name string, rest []field) {
+	opts := suOpts[name]
+	runs := false // runuser -u
+	var ops []field
+	for i := 0; i < len(rest); i++ {
+		a, t := rest[i], rest[i].text
+		next := func() field {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
 			}
+			return field{}
 		}
+		switch {
+		case !a.known() && strings.HasPrefix(t, unk):
+			c.flag(ReasonOpaque)
+			return
+		case t == "--":
+			if runs {
+				ops = append(ops, rest[i+1:]...)
+				i = len(rest)
+			}
+		case strings.HasPrefix(t, "--"):
+			k, v, eq := strings.Cut(t, "=")
+			switch {
+			case longOpt(k, "--command", 3) || name != "script" && longOpt(k, "--session-command", 4):
+				if !eq {
+					v = next().text
+				}
+				c.nested(v, nil, false)
+			case slices.ContainsFunc(opts.long, func(o string) bool { return longOpt(k, o, 4) }):
+				runs = runs || name == "runuser" && longOpt(k, "--user", 3)
+				if !eq {
+					next()
+				}
+			}
+		case isOption(a):
+			for k := 1; k < len(t); k++ {
+				o := t[k]
+				if o != 'c' && strings.IndexByte(opts.short, o) < 0 {
+					continue
+				}
+				arg := lit(t[k+1:])
+				if k+1 == len(t) {
+					arg = next()
+				}
+				if o == 'c' {
+					c.nested(arg.text, nil, false)
+				}
+				runs = runs || name == "runuser" && o == 'u'
+				break
+			}
+		case runs: // runuser stops at the first operand: the command
+			ops = append(ops, rest[i:]...)
+			i = len(rest)
+		}
+	}
+	if runs {
+		c.run(ops, input{})
 	}
 }
 
@@ -193,7 +274,7 @@ var longNoArg = map[string][]string{
 func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 	var split []field // env -S STRING
 	var replace string
-	chdir := false
+	chdir, lookup := false, false
 	dir := c.vcwd
 	rest = skipOptions(rest, withArg, longNoArg[name], func(opt string, arg field) {
 		switch {
@@ -204,12 +285,12 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		case (name == "flock" || name == "npx") && (opt == "c" || opt == "--command" || opt == "--call"):
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
-			rest = nil
+			lookup = true
 		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || opt == "--chdir" || opt == "--working-directory" || (name == "nsenter" && opt == "w"):
 			chdir, dir = true, c.dirOf(dir, arg)
 		}
 	})
-	if name == "command" && rest == nil {
+	if lookup {
 		return // command -v only looks up
 	}
 	switch name {
@@ -406,28 +487,74 @@ func (c *checker) scriptFile(f field, in input, check func(src string)) {
 	}
 }
 
-// awk runs a program given as its first operand (unless -f names a file);
-// one that calls system() or pipes to or from a command asks.
+// awk runs a program given as its first operand, unless one comes from
+// elsewhere: -f/--file, -E/--exec or -i/--include name a file (not read
+// here), -e/--source (gawk) give program text, which is checked; -W NAME
+// is --NAME. A program that calls system() or pipes to or from a command
+// asks.
 func (c *checker) awk(args []field) {
+	var programs []field
+	fromFile := false
 	for i := 0; i < len(args); i++ {
-		t := args[i].text
+		a, t := args[i], args[i].text
+		arg := func(attached string, eq bool) field {
+			if eq || attached != "" {
+				return lit(attached)
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return field{}
+		}
 		switch {
-		case !args[i].known() && strings.HasPrefix(t, unk):
+		case !a.known() && strings.HasPrefix(t, unk):
 			c.flag(ReasonOpaque)
 			return
-		case t == "-f" || strings.HasPrefix(t, "--file"):
-			return
-		case t == "-F" || t == "-v" || t == "--assign" || t == "--field-separator":
-			i++
 		case t == "--":
-		case len(t) > 1 && t[0] == '-':
-		default:
-			if !args[i].known() {
-				c.flag(ReasonOpaque)
-			} else if awkRuns().MatchString(t) {
-				c.flag(ReasonInterpreter)
+			if i+1 < len(args) && !fromFile && len(programs) == 0 {
+				programs = append(programs, args[i+1])
 			}
-			return
+			i = len(args)
+		case strings.HasPrefix(t, "--") || strings.HasPrefix(t, "-W"):
+			long := t
+			if !strings.HasPrefix(t, "--") { // -W NAME[=VALUE], -WNAME
+				w := arg(t[2:], false)
+				long = "--" + w.text
+			}
+			k, v, eq := strings.Cut(long, "=")
+			switch {
+			case longOpt(k, "--source", 4):
+				programs = append(programs, arg(v, eq))
+			case longOpt(k, "--file", 4), longOpt(k, "--exec", 4), longOpt(k, "--include", 4):
+				fromFile = true
+				arg(v, eq)
+			case longOpt(k, "--assign", 4), longOpt(k, "--field-separator", 4), longOpt(k, "--load", 4):
+				arg(v, eq)
+			}
+		case len(t) > 1 && t[0] == '-':
+			switch o := t[1]; {
+			case o == 'e':
+				programs = append(programs, arg(t[2:], false))
+			case strings.IndexByte("fEi", o) >= 0:
+				fromFile = true
+				arg(t[2:], false)
+			case strings.IndexByte("Fvl", o) >= 0:
+				arg(t[2:], false)
+			}
+		default: // options end here: the program, or the first input file
+			if !fromFile && len(programs) == 0 {
+				programs = append(programs, a)
+			}
+			i = len(args)
+		}
+	}
+	for _, p := range programs {
+		switch {
+		case !p.known():
+			c.flag(ReasonOpaque)
+		case awkRuns().MatchString(p.text):
+			c.flag(ReasonInterpreter)
 		}
 	}
 }
