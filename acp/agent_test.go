@@ -61,10 +61,19 @@ type harness struct {
 	clock *clock
 	cwd   string
 	next  int
+	guard time.Duration // how long until waits for an answer
 }
 
-// newHarness is an agent over a fixture-provider MC_HOME with script.
+// newHarness is an agent over a fixture-provider MC_HOME with script,
+// whose permission expiry runs on the harness's clock.
 func newHarness(t *testing.T, approval string, script string) *harness {
+	h := newAgentHarness(t, approval, script, false)
+	return h
+}
+
+// newAgentHarness is newHarness; with realClock the agent keeps its own
+// clock (time.After), as in production.
+func newAgentHarness(t *testing.T, approval string, script string, realClock bool) *harness {
 	home, cwd := t.TempDir(), t.TempDir()
 	settings := "provider = \"fixture\"\nmodel = \"fixture-model\"\n"
 	if script != "" {
@@ -78,7 +87,11 @@ func newHarness(t *testing.T, approval string, script string) *harness {
 	if err := os.WriteFile(filepath.Join(home, "settings.toml"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, out: &fakeOut{t: t, frames: make(chan string, 1024)}, clock: &clock{armed: make(chan struct{}, 16)}, cwd: cwd}
+	h := &harness{t: t, out: &fakeOut{t: t, frames: make(chan string, 1024)}, clock: &clock{armed: make(chan struct{}, 16)}, cwd: cwd, guard: 20 * time.Second}
+	after := h.clock.after
+	if realClock {
+		after = nil
+	}
 	n := 0
 	h.a = New(Options{Env: runner.Env{Home: home, MCHome: home, Cwd: cwd, Getenv: func(k string) string {
 		if k == "ANTHROPIC_API_KEY" {
@@ -86,7 +99,7 @@ func newHarness(t *testing.T, approval string, script string) *harness {
 		}
 		return ""
 	}},
-		Out: h.out, After: h.clock.after,
+		Out: h.out, After: after,
 		NewID: func() string { n++; return "00000000-0000-4000-8000-" + strconv.FormatInt(int64(100000000000+n), 10) }})
 	t.Cleanup(func() { h.a.Close(t.Context()) })
 	return h
@@ -115,7 +128,7 @@ func (h *harness) until(id string, on func(string)) (resp string, seen []string)
 			if on != nil {
 				on(f)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(h.guard):
 			h.t.Fatalf("no answer to %s; seen %q", id, seen)
 		}
 	}
