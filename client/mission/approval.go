@@ -29,6 +29,8 @@ type approval struct {
 	allow       bool      // the highlighted choice, which Enter confirms; deny until moved
 	grant       bool      // the backend may grant this exact call for the session (key a)
 	held        bool      // the last key could not answer: it went to the draft
+	pager       int       // the first line the open pager shows; -1: closed
+	paged       bool      // the pager showed the request's last line
 }
 
 // An approval answers only a deliberate key. Keys come in bursts: a key
@@ -73,22 +75,29 @@ func (g *keyGate) mayAnswer(shown time.Time) bool {
 func (m *Model) approvalKey(k tea.KeyPressMsg) tea.Cmd {
 	a := m.approval
 	s := k.String()
+	if a.pager >= 0 && m.pagerKey(s) {
+		return nil // scrolling the request: never typed, never an answer
+	}
 	if m.gate.mayAnswer(a.shown) {
 		a.held = false
 		switch s {
 		case "y", "Y":
-			if a.cut {
-				return nil // one key never allows what is not shown whole
+			if !m.mayAllowWithY() {
+				return nil // one key never allows what was not shown whole
 			}
 			return m.answer(true, false)
 		case "a", "A":
 			if !a.grant {
 				break // not an answer here: it goes to the draft
 			}
-			if a.cut {
-				return nil
+			if !m.mayAllowWithY() {
+				return nil // nor for the session what was not shown whole
 			}
 			return m.answer(true, true)
+		case "v", "V":
+			a.pager = 0
+			m.sawPage()
+			return nil
 		case "n", "N":
 			return m.answer(false, false)
 		case "enter":
@@ -120,7 +129,7 @@ func summaryLines(a *approval, width int) []string {
 // approval.session).
 func newApproval(id, summary string, grant bool, now time.Time, expires time.Duration) *approval {
 	return &approval{id: id, summary: human.Printable(summary), shown: now, deadline: now.Add(expires),
-		bytes: len(summary), cut: cutSummary(summary), grant: grant}
+		bytes: len(summary), cut: cutSummary(summary), grant: grant, pager: -1}
 }
 
 // cutSummary reports whether the backend cut a request's summary at its
@@ -165,32 +174,63 @@ func collapseSpaces(s string) string {
 	return b.String()
 }
 
-// approvalLines renders the pending approval for the live region.
-func (m *Model) approvalLines(width int) []string {
+// An approval is laid out again at every size. The live region grows to
+// all but one row of the screen while an approval waits (printRows), so
+// the request is shown whole there when its rows, the keys and the status
+// bar fit in height-1 rows. A request taller than that is printed above,
+// once, whole, and the live region offers the pager (v): it shows the
+// request whole, a screenful at a time, and y allows only once every line
+// of it has been on the screen there, or while it fits the live region.
+// n denies at any time; an explicit choice (an arrow, then Enter) allows
+// too, as for a request the backend cut.
+
+// approvalWhole is the approval with its whole summary: the head, the
+// summary, the cut warning, the keys and the time left.
+func (m *Model) approvalWhole(width int) []string {
+	a := m.approval
+	lines := wrapLines(styleAsk().Render(approvalHead)+m.approvalSize(), width)
+	for _, l := range summaryLines(a, width) {
+		lines = append(lines, "  "+l)
+	}
+	return append(lines, m.approvalFoot(width, true)...)
+}
+
+// approvalSize is " (N bytes)", dim.
+func (m *Model) approvalSize() string {
+	return styleDim().Render(" (" + bytesFor(m.approval.bytes) + ")")
+}
+
+// fitsWhole reports whether the whole approval and the status bar fit in
+// the rows an approval may take (all but one of the screen's).
+func (m *Model) fitsWhole() bool {
+	return m.height <= 0 || len(m.approvalWhole(m.textWidth()))+1 <= m.height-1
+}
+
+// mayAllowWithY reports whether y allows: the request was not cut by the
+// backend and is shown whole now, or was paged through to its end.
+func (m *Model) mayAllowWithY() bool {
+	a := m.approval
+	return !a.cut && (a.paged || m.fitsWhole())
+}
+
+// approvalFoot is the cut warning, the keys and the time left; whole: the
+// request is shown whole above them.
+func (m *Model) approvalFoot(width int, whole bool) []string {
 	a := m.approval
 	left := max(0, a.deadline.Sub(m.now()).Round(time.Second))
 	var lines []string
-	size := styleDim().Render(" (" + bytesFor(a.bytes) + ")")
-	if a.printed {
-		lines = append(lines, wrapLines(styleAsk().Render(approvalHead)+" the request printed above"+size, width)...)
-	} else {
-		lines = append(lines, wrapLines(styleAsk().Render(approvalHead)+size, width)...)
-		for _, l := range summaryLines(a, width) {
-			lines = append(lines, "  "+l)
-		}
-	}
 	allow, deny := "[y] allow", "[n] deny"
+	switch {
+	case a.cut:
+		lines = append(lines, wrapLines(styleError().Render("the backend cut this request at its size bound: what runs is longer than shown; y is off (↑↓ and Enter choose)"), width)...)
+		allow = "[↑↓ Enter] allow"
+	case !whole && !a.paged:
+		allow = "[v] view " // as wide as "[y] allow": the pager's rows stay put when it changes
+	}
 	if a.allow {
 		allow = "›" + allow
 	} else {
 		deny = "›" + deny
-	}
-	if a.cut {
-		lines = append(lines, wrapLines(styleError().Render("the backend cut this request at its size bound: what runs is longer than shown; y is off (↑↓ and Enter choose)"), width)...)
-		allow = "[↑↓ Enter] allow"
-		if a.allow {
-			allow = "›" + allow
-		}
 	}
 	keys := styleBold().Render(allow+"  "+deny) + styleDim().Render("  ↑↓ Enter")
 	when := styleDim().Render(fmt.Sprintf("denied automatically in %ds", int(left/time.Second)))
@@ -200,7 +240,7 @@ func (m *Model) approvalLines(width int) []string {
 	if ansi.StringWidth(keys)+2+ansi.StringWidth(when) <= width {
 		lines = append(lines, keys+"  "+when)
 	} else {
-		lines = append(lines, keys)
+		lines = append(lines, wrapLines(keys, width)...)
 		lines = append(lines, wrapLines(when, width)...)
 	}
 	if a.grant && !a.cut {
@@ -209,15 +249,90 @@ func (m *Model) approvalLines(width int) []string {
 	return lines
 }
 
-// showApproval prints the summary of a new approval when the live region
-// has no room for it whole.
+// approvalLines renders the pending approval for the live region: whole
+// when it fits, else a line about the request printed above and the
+// pager, or the pager itself.
+func (m *Model) approvalLines(width int) []string {
+	a := m.approval
+	if a.pager >= 0 {
+		return m.pagerLines(width)
+	}
+	if m.fitsWhole() {
+		return m.approvalWhole(width)
+	}
+	head := styleAsk().Render(approvalHead) + " the request printed above" + m.approvalSize() + ", too tall to show here"
+	return append(wrapLines(head, width), m.approvalFoot(width, false)...)
+}
+
+// pagerRows is how many of the request's lines the pager shows at once.
+func (m *Model) pagerRows() int {
+	// all but one row of the screen: a title, the lines, the hint, the
+	// foot, the status bar
+	return max(1, m.height-1-1-1-len(m.approvalFoot(m.textWidth(), false))-1)
+}
+
+// pagerLines is the pager: a title, a screenful of the request, the keys.
+func (m *Model) pagerLines(width int) []string {
+	a := m.approval
+	body := summaryLines(a, width)
+	rows := m.pagerRows()
+	a.pager = max(0, min(a.pager, len(body)-rows))
+	end := min(len(body), a.pager+rows)
+	title := styleAsk().Render(approvalHead) + styleDim().Render(fmt.Sprintf(" lines %d-%d of %d (%s)", a.pager+1, end, len(body), bytesFor(a.bytes)))
+	lines := []string{ansi.Truncate(title, width, "…")}
+	for _, l := range body[a.pager:end] {
+		lines = append(lines, "  "+l)
+	}
+	foot := m.approvalFoot(width, false)
+	hint := styleDim().Render("↑↓ PgUp PgDn Home End scroll · Esc closes")
+	return append(append(lines, ansi.Truncate(hint, width, "…")), foot...)
+}
+
+// pagerKey scrolls the open pager; the end of the request on the screen
+// makes y allow.
+func (m *Model) pagerKey(s string) bool {
+	a := m.approval
+	rows := m.pagerRows()
+	switch s {
+	case "up", "k":
+		a.pager--
+	case "down", "j":
+		a.pager++
+	case "pgup", "b":
+		a.pager -= rows
+	case "pgdown", "space", " ", "f":
+		a.pager += rows
+	case "home", "g":
+		a.pager = 0
+	case "end", "G":
+		a.pager = 1 << 30
+	case "esc", "q", "v":
+		a.pager = -1
+		return true
+	default:
+		return false
+	}
+	m.sawPage()
+	return true
+}
+
+// sawPage clamps the pager's position and records whether the request's
+// last line is on the screen.
+func (m *Model) sawPage() {
+	a := m.approval
+	n := len(summaryLines(a, m.textWidth()))
+	rows := m.pagerRows()
+	a.pager = max(0, min(a.pager, n-rows))
+	if a.pager+rows >= n {
+		a.paged = true
+	}
+}
+
+// showApproval prints the summary of an approval above, once, when it
+// does not fit the live region whole.
 func (m *Model) showApproval() tea.Cmd {
 	a := m.approval
-	if a == nil || a.printed {
-		return nil
-	}
-	// the live region's lines with the summary, and the status bar
-	if len(m.approvalLines(m.textWidth()))+1 <= m.liveRows() {
+	if a == nil || a.printed || m.fitsWhole() {
 		return nil
 	}
 	a.printed = true

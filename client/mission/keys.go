@@ -25,9 +25,9 @@ var commands = []struct{ name, args, what string }{
 }
 
 const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
-while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved)
+while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved); v pages through a request too tall for the screen, y allows it once its end was shown
 Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves
-Ctrl-O shows the last collapsed tool output whole`
+Ctrl-O shows the last collapsed tool output whole · Ctrl-L redraws the screen`
 
 func helpText() string {
 	var b strings.Builder
@@ -59,6 +59,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case m.mode != modePrompt:
 			m.leaveLogin()
+			return nil
+		case esc && m.approval != nil && m.approval.pager >= 0:
+			m.approval.pager = -1 // the pager is the topmost thing
 			return nil
 		case esc && len(m.menu()) > 0:
 			// The topmost thing first: the menu closes, the turn runs on.

@@ -213,6 +213,9 @@ type Model struct {
 	sized    bool // a window size arrived
 	outbox   []*outBlock
 	printing bool // a slice is on its way to the terminal
+	// flightRows is the height of the slice on its way (0: none): the
+	// live region stays short enough for it until it landed.
+	flightRows int
 	// done is the finished blocks printed, the newest maxRepaintBytes of
 	// them (doneCut: older ones were dropped), for a repaint.
 	done      []string
@@ -299,7 +302,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sized = true
 		return m, m.pump()
 	case printedMsg:
-		m.printing = false
+		m.printing, m.flightRows = false, 0
 		return m, m.pump()
 	case repaintMsg:
 		if msg.gen != m.sizeGen {

@@ -72,16 +72,25 @@ const clearAll = "\x1b[H\x1b[J\x1b[3J"
 // textWidth is the width content is wrapped to.
 func (m *Model) textWidth() int { return max(8, m.width-1) }
 
-// liveRows is the tallest the live region grows.
+// liveRows is the tallest the live region grows: the screen less the
+// rows of a slice printed above it (the one on its way, or the next).
 func (m *Model) liveRows() int {
 	if m.height <= 0 {
 		return 1 << 20
 	}
-	return max(3, m.height-m.printRows())
+	return max(3, m.height-max(m.printRows(), m.flightRows))
 }
 
-// printRows is the tallest slice printed at once.
-func (m *Model) printRows() int { return max(1, m.height/3) }
+// printRows is the tallest slice printed at once: a third of the screen,
+// or while an approval waits, what its rows and the status bar leave (at
+// least one row), so the approval is laid out whole when it fits in all
+// but one row of the screen.
+func (m *Model) printRows() int {
+	if m.approval != nil && m.height > 0 {
+		return max(1, m.height-len(m.approvalLines(m.textWidth()))-1)
+	}
+	return max(1, m.height/3)
+}
 
 // print sends blocks to the scrollback, in order, and records them.
 func (m *Model) print(blocks ...string) tea.Cmd {
@@ -120,7 +129,7 @@ func (m *Model) pump() tea.Cmd {
 	b := m.outbox[0]
 	if b.repaint {
 		m.outbox = m.outbox[1:]
-		m.printing = true
+		m.printing, m.flightRows = true, m.height
 		// The reprint goes as one Println whose first line clears (its
 		// lines land from the top of the cleared screen and scroll up
 		// into the scrollback in order); ClearScreen then makes Bubble
@@ -133,6 +142,7 @@ func (m *Model) pump() tea.Cmd {
 	n := min(len(b.lines), m.printRows())
 	slice := strings.Join(b.lines[:n], "\n")
 	b.lines = b.lines[n:]
+	m.flightRows = n
 	if len(b.lines) == 0 {
 		m.outbox = m.outbox[1:]
 		m.keep(b.text)
