@@ -125,6 +125,13 @@ type Options struct {
 	// nothing; one named like a server of the settings is left out too.
 	// Their tools never replace the settings' tools of the same name.
 	ClientMCP []MCPServer
+	// Approval, when "ask" or "auto", is this runtime's approval mode
+	// instead of the settings' [tools] approval: the person chose it for
+	// this run of Mission Control (its /approval), which restarts the
+	// backend with it. "ask" makes Code Mode's calls ask too; "auto" leaves
+	// [tools.code_mode] approval as set. Protections ask under either.
+	// Anything else keeps the settings'.
+	Approval string
 }
 
 // MCPServer is an MCP server a client defines: a stdio Command (with Args
@@ -174,7 +181,7 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	snap := a.snap
+	snap := withApproval(a.snap, opts.Approval)
 	if ctx.Err() != nil {
 		return nil, protocol.CodeStartupCancelled
 	}
@@ -229,6 +236,20 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.hooks(snap.Settings.Tools.Approval))
 	}
 	return rt, ""
+}
+
+// withApproval is snap with the approval mode chosen for this runtime
+// (Options.Approval); snap itself when none is.
+func withApproval(snap *config.Snapshot, mode string) *config.Snapshot {
+	if mode != agent.ApprovalAsk && mode != agent.ApprovalAuto {
+		return snap
+	}
+	s := *snap
+	s.Settings.Tools.Approval = mode
+	if mode == agent.ApprovalAsk {
+		s.Settings.Tools.CodeMode.Approval = mode
+	}
+	return &s
 }
 
 // Close shuts the MCP servers down. It returns when done or when ctx ends

@@ -17,6 +17,7 @@ var commands = []struct{ name, args, what string }{
 	{"/help", "", "the commands and keys"},
 	{"/login", "[openai|anthropic]", "store an API key (asked without echo) in auth.json"},
 	{"/model", "[PROVIDER] [NAME]", "choose the provider and model (a list without NAME)"},
+	{"/approval", "[ask|auto]", "ask before commands and edits, or not (this run; restarts the backend)"},
 	{"/new", "", "start a new session"},
 	{"/status", "", "model, approval mode, sandbox, session, tokens"},
 	{"/sessions", "", "this directory's sessions, most recent first"},
@@ -308,6 +309,8 @@ func (m *Model) command(f []string) tea.Cmd {
 			provider, model = f[1], f[2]
 		}
 		return m.setModel(provider, model)
+	case "/approval":
+		return m.approvalCommand(f[1:])
 	case "/new":
 		switch {
 		case m.running:

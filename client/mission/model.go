@@ -66,6 +66,10 @@ type Options struct {
 	// ApprovalMode is the approval setting in force ("ask", "auto"), for
 	// /status; nil: unknown.
 	ApprovalMode func() string
+	// SetApproval, when set, makes the backends started from now on use
+	// the approval mode ("ask" or "auto") instead of the settings' (the
+	// /approval command, which then restarts the backend).
+	SetApproval func(mode string)
 	// Models lists the models the /model picker offers; nil: KnownModels.
 	Models func() []ModelChoice
 	// ServerModels, when set, asks the selected provider's server for its

@@ -117,3 +117,30 @@ func (m *Model) status(raw json.RawMessage) tea.Cmd {
 	}
 	return m.print(line)
 }
+
+// approvalCommand is /approval [ask|auto]: without a mode it says the mode
+// in force; with one, the backends of this run use it from the next turn
+// (Options.SetApproval), after a restart like /model's. The settings are
+// not changed: the next start of the app uses theirs.
+func (m *Model) approvalCommand(args []string) tea.Cmd {
+	current := "unknown"
+	if m.opts.ApprovalMode != nil {
+		current = human.Visible(m.opts.ApprovalMode(), 32)
+	}
+	if len(args) == 0 {
+		return m.print(styleDim().Render("approval mode " + current + "; /approval ask asks before commands and edits, /approval auto does not (protections still ask)"))
+	}
+	mode := args[0]
+	switch {
+	case len(args) > 1 || (mode != "ask" && mode != "auto"):
+		return m.print(styleError().Render("approval: /approval ask or /approval auto"))
+	case m.opts.SetApproval == nil || m.opts.Restart == nil:
+		return m.print(styleError().Render("approval: the mode cannot be switched here; [tools] approval in settings.toml sets it"))
+	case m.restarting:
+		return m.print(styleError().Render(restartingNow("approval")))
+	case mode == current && !m.restartPending:
+		return m.print(styleDim().Render("approval mode is " + mode + " already"))
+	}
+	m.opts.SetApproval(mode)
+	return m.changed("approval mode " + mode + " for this run (settings unchanged)")
+}

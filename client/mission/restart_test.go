@@ -276,3 +276,54 @@ func TestResumeShowsTheRestoredModel(t *testing.T) {
 		t.Fatal("a start was announced as a restart")
 	}
 }
+
+// /approval ask|auto sets the mode of the backends of this run and
+// restarts the backend like /model: at once when idle, after the turn when
+// one runs; the mode in force is said without an argument; a bad mode or
+// the mode in force already changes nothing.
+func TestApprovalSwitchRestarts(t *testing.T) {
+	next := &fakeBackend{events: make(chan client.Event)}
+	restarts, mode, set := 0, "ask", []string{}
+	m, _, _ := started(t, Options{
+		ApprovalMode: func() string { return mode },
+		SetApproval:  func(s string) { set = append(set, s) },
+		Restart:      func() (Backend, error) { restarts++; return next, nil },
+	})
+	// a turn runs: the restart waits for its end
+	typeLine(m, "/approval auto")
+	if !m.restartPending || restarts != 0 || len(set) != 1 || set[0] != "auto" {
+		t.Fatalf("during a turn: pending %v, restarts %d, set %v", m.restartPending, restarts, set)
+	}
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r3", "error_code": nil})
+	m.Update(drawnMsg{})
+	if !m.restarting {
+		t.Fatal("no restart after the turn")
+	}
+	mode = "auto"
+	m.Update(restartedMsg{gen: m.gen, backend: next})
+	_, cmd := m.Update(result(m.gen, "initialize", readyStatus))
+	msgs(cmd)
+	_, cmd = m.Update(result(m.gen, "session.create", `{"session_id":"`+sess+`","revision":"r1","durable":false,"notices":[]}`))
+	msgs(cmd)
+	m.Update(result(m.gen, "status", `{"state":"idle","readiness":"ready","provider":"fixture","model":"fixture-model","context_id":"c","session_id":"`+sess+`","run_id":null}`))
+	if m.restarting {
+		t.Fatal("still restarting")
+	}
+	for _, c := range []struct{ line, says string }{
+		{"/approval", "approval mode auto;"},
+		{"/approval auto", "approval mode is auto already"},
+		{"/approval sometimes", "approval: /approval ask or /approval auto"},
+		{"/approval ask now", "approval: /approval ask or /approval auto"},
+	} {
+		if cmd := typeLine(m, c.line); cmd != nil {
+			msgs(cmd)
+		}
+		if !strings.Contains(printed(m), c.says) || len(set) != 1 {
+			t.Fatalf("%s: set %v\n%s", c.line, set, printed(m))
+		}
+	}
+	r := restartMsg(t, typeLine(m, "/approval ask"))
+	if len(set) != 2 || set[1] != "ask" || r.backend != next || !strings.Contains(printed(m), "approval mode ask for this run (settings unchanged); restarting the backend with it") {
+		t.Fatalf("idle: set %v\n%s", set, printed(m))
+	}
+}

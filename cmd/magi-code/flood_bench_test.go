@@ -59,7 +59,7 @@ func BenchmarkPipelineFlood(b *testing.B) {
 	}
 	code := make(chan int, 1)
 	go func() {
-		code <- pipeline(inR, outW, runner.Env{MCHome: home, Home: root, Cwd: cwd}, protocol.InvocationLocalAgent)
+		code <- pipeline(inR, outW, runner.Env{MCHome: home, Home: root, Cwd: cwd}, protocol.InvocationLocalAgent, "")
 		outW.Close()
 	}()
 	br := bufio.NewReaderSize(outR, 64<<10)

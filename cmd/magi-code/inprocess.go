@@ -19,14 +19,14 @@ import (
 //
 // end closes the session's input (EOF: the pipeline drains and ends, as
 // serve does on EOF) and returns the pipeline's exit code.
-func connect(opts client.Options) (c *client.Client, end func() int) {
+func connect(opts client.Options, approval string) (c *client.Client, end func() int) {
 	quietLogs()
 	requests, input := io.Pipe()
 	output := writer.NewPipe()
 	code := make(chan int, 1)
 	go func() { // owned by end, which waits for it
 		defer output.Close() // EOF for the client's reader
-		code <- pipeline(requests, output, runner.ProcessEnv(), protocol.InvocationMissionControl)
+		code <- pipeline(requests, output, runner.ProcessEnv(), protocol.InvocationMissionControl, approval)
 	}()
 	c = client.Connect(output, input, opts)
 	return c, func() int {

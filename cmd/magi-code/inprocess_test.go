@@ -20,7 +20,7 @@ func inProcess(t *testing.T, ws *clienttest.Workspace) (*clienttest.Child, func(
 	t.Setenv("MC_HOME", ws.Home)
 	t.Setenv("HOME", filepath.Dir(ws.Home))
 	t.Chdir(ws.Cwd)
-	c, end := connect(client.Options{CheckFrame: schemacheck.Validate})
+	c, end := connect(client.Options{CheckFrame: schemacheck.Validate}, "")
 	ended := false
 	t.Cleanup(func() {
 		if !ended {

@@ -36,6 +36,7 @@ func interactive(l launch) int {
 	// session_retention_days (serve never does).
 	pruneSessions()
 	env := runner.ProcessEnv()
+	p := &inProcessBackend{}
 	opts := mission.Options{
 		Cwd:          env.Cwd,
 		Prompt:       l.prompt,
@@ -47,12 +48,16 @@ func interactive(l launch) int {
 		ServerModels: serverModels(env),
 		History:      mission.OpenHistory(filepath.Join(env.MCHome, "prompt-history.jsonl")),
 		ApprovalMode: func() string {
+			if mode := p.approvalMode(); mode != "" {
+				return mode
+			}
 			v, ok := settingValue(env, "tools.approval")
 			if !ok {
 				return "unknown: the settings are unreadable"
 			}
 			return v
 		},
+		SetApproval: p.setApproval,
 	}
 	if l.continueIt || l.resumeAsk {
 		list, err := cwdSessions(env)
@@ -72,8 +77,7 @@ func interactive(l launch) int {
 			opts.Resume = list[0].ID
 		}
 	}
-	p := &inProcessBackend{}
-	p.c, p.end = connect(client.Options{})
+	p.c, p.end = connect(client.Options{}, "")
 	opts.Backend, opts.Restart = p.c, p.restart
 	code := mission.Run(opts, os.Stdin, os.Stdout)
 	if p.close() != exitOK && code == 0 {
@@ -99,13 +103,32 @@ func settingValue(env runner.Env, key string) (string, bool) {
 
 // inProcessBackend is the pipeline Mission Control drives. restart replaces
 // it with a new one, which reads the settings and credentials again: what
-// /login and /model stored is used from the next turn.
+// /login and /model stored is used from the next turn, and the approval
+// mode /approval chose.
 type inProcessBackend struct {
-	// mu guards c and end: restart runs on a Bubble Tea command's
+	// mu guards the fields: restart runs on a Bubble Tea command's
 	// goroutine, close on the main one.
 	mu  sync.Mutex
 	c   *client.Client
 	end func() int
+	// next is the approval mode /approval chose for this run ("" until
+	// then: the settings'), which the next pipeline starts with; approval
+	// is the one the running pipeline uses.
+	next, approval string
+}
+
+// setApproval makes the next pipeline use mode (runner.Options.Approval).
+func (p *inProcessBackend) setApproval(mode string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next = mode
+}
+
+// approvalMode is the mode the running pipeline uses, "" for the settings'.
+func (p *inProcessBackend) approvalMode() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.approval
 }
 
 // shutdownWait bounds the shutdown request of a restart; the pipeline ends
@@ -121,7 +144,8 @@ func (p *inProcessBackend) restart() (mission.Backend, error) {
 	_, _ = p.c.Call(ctx, "shutdown", map[string]any{})
 	cancel()
 	p.end()
-	p.c, p.end = connect(client.Options{})
+	p.approval = p.next
+	p.c, p.end = connect(client.Options{}, p.approval)
 	return p.c, nil
 }
 

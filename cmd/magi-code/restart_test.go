@@ -18,7 +18,7 @@ func restartable(t *testing.T, ws *clienttest.Workspace) *inProcessBackend {
 	t.Setenv("HOME", filepath.Dir(ws.Home))
 	t.Chdir(ws.Cwd)
 	p := &inProcessBackend{}
-	p.c, p.end = connect(client.Options{})
+	p.c, p.end = connect(client.Options{}, "")
 	t.Cleanup(func() { p.close() })
 	return p
 }

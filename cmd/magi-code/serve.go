@@ -48,7 +48,7 @@ func serve() int {
 	stopProfile := startProfile()
 	defer stopProfile()
 
-	return pipeline(in, out, runner.ProcessEnv(), protocol.InvocationLocalAgent)
+	return pipeline(in, out, runner.ProcessEnv(), protocol.InvocationLocalAgent, "")
 }
 
 // quietLogs sends the default log and slog loggers nowhere. mcp-go's client
@@ -64,13 +64,15 @@ func quietLogs() {
 // stdio; the terminal session runs it in-process over a writer.Pipe, with
 // the same rules. It does not close in or out. invocation says which
 // (protocol.InvocationLocalAgent or protocol.InvocationMissionControl): hooks
-// read it, and every line of the diagnostic log carries it.
+// read it, and every line of the diagnostic log carries it. approval is the
+// approval mode Mission Control's /approval chose for its in-process
+// pipeline (runner.Options.Approval); "" keeps the settings'.
 //
 // The one exit path: every end sets the wiring's cancellation cause
 // (exit.go), exitCode maps it, and cleanup always follows, waiting a
 // bounded time for every goroutine started here.
-func pipeline(in io.Reader, out writer.Output, env runner.Env, invocation string) int {
-	p, err := newWiring(in, out, env, invocation)
+func pipeline(in io.Reader, out writer.Output, env runner.Env, invocation, approval string) int {
+	p, err := newWiring(in, out, env, invocation, approval)
 	if err != nil {
 		return exitCode(fmt.Errorf("%w: %w", causeOutputBroken, err))
 	}
@@ -121,7 +123,7 @@ type wiring struct {
 //     events only while fewer than writer.EventWatermark (16) frames are
 //     pending. Deltas are paced on it (backpressure.Pacing): one that finds
 //     it full waits a grace for room, then text coalesces.
-func newWiring(in io.Reader, out writer.Output, env runner.Env, invocation string) (*wiring, error) {
+func newWiring(in io.Reader, out writer.Output, env runner.Env, invocation, approval string) (*wiring, error) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	now, newID := time.Now, uuid.NewString
 	instanceID := newID()
@@ -139,7 +141,7 @@ func newWiring(in io.Reader, out writer.Output, env runner.Env, invocation strin
 		return nil, err
 	}
 	p.w = w
-	p.pool = worker.NewPool(worker.Options{Env: env, Runner: runner.Options{Invocation: invocation}, NewID: newID, Now: now,
+	p.pool = worker.NewPool(worker.Options{Env: env, Runner: runner.Options{Invocation: invocation, Approval: approval}, NewID: newID, Now: now,
 		Events: p.events, Output: ctx, Fail: p.fail, Log: p.log, LogLevelSet: levelSet, Logf: p.logf})
 	p.srv = dispatch.NewServer(ctx, w, p.pool, newID)
 	return p, nil
