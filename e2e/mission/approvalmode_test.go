@@ -34,6 +34,7 @@ func TestApprovalModeSwitch(t *testing.T) {
 			v.waitWords("backend restarted")
 			v.typeText("first\r")
 			v.waitWords("reply-done")
+			v.waitCount("turn completed", 1)
 			if strings.Contains(v.flat(), "approve?") || !clienttest.FileExists(marker) {
 				t.Fatalf("under auto the command asked or did not run:\n%s", v.dump())
 			}

@@ -36,9 +36,11 @@ func TestSessionGrantOfAnExactCommand(t *testing.T) {
 			v.answer("a")
 			v.waitWords("reply-one")
 			v.waitWords("allowed for this session:")
+			v.waitCount("turn completed", 1)
 
 			v.typeText("second\r")
 			v.waitWords("reply-two")
+			v.waitCount("turn completed", 2)
 			if strings.Count(v.flat(), "approve?") != 0 {
 				t.Fatalf("the granted command asked again:\n%s", v.dump())
 			}
@@ -46,13 +48,13 @@ func TestSessionGrantOfAnExactCommand(t *testing.T) {
 				t.Fatalf("log.txt %q, %v; want the command run twice:\n%s", log, err, v.dump())
 			}
 
-			for _, next := range []string{"third", "fourth"} {
-				v.typeText(next + "\r")
+			for i, next := range []struct{ prompt, reply string }{{"third", "reply-three"}, {"fourth", "reply-four"}} {
+				v.typeText(next.prompt + "\r")
 				v.waitIdle("approve?")
 				v.answer("n")
-				v.waitIdle("denied by user")
+				v.waitWords(next.reply)
+				v.waitCount("turn completed", 3+i)
 			}
-			v.waitWords("reply-four")
 			if log, _ := os.ReadFile(filepath.Join(ws.Cwd, "log.txt")); string(log) != "granted\ngranted\n" || clienttest.FileExists(filepath.Join(ws.Cwd, "extra")) {
 				t.Fatalf("a command the grant does not cover ran: log.txt %q:\n%s", log, v.dump())
 			}
