@@ -18,7 +18,10 @@
 //
 // Input: a string (String, Contains, Summary) or a sequence of deltas of one
 // assistant segment (Stream). Output: the same text with each secret
-// replaced by Marker; everything else is unchanged byte for byte. It is a
+// replaced by Marker; everything else is unchanged byte for byte. The
+// output holds no secret of its own: String(String(s)) == String(s)
+// (settle.go: the text is matched again with its secrets rendered as
+// Marker, until nothing more is found). It is a
 // leaf package: pure functions and a plain Stream type, no goroutines, no
 // channels, no I/O, no clock.
 //
@@ -41,7 +44,8 @@
 // path's beginning), and an open candidate, a trigger whose outcome more
 // text may change, from the first byte its secret could take (the value
 // after "password =", the token after "Bearer "). Everything else goes
-// out with the delta that brought it. IdleTo, called when the producer
+// out with the delta that brought it, unless a Marker there could still
+// change the outcome of a trigger before it. IdleTo, called when the producer
 // pauses, shows the word too; an open candidate stays held until it is
 // decided, the segment ends, or it passes 2*Holdback bytes. Whenever no
 // secret is longer than 64 bytes, the concatenated output of Push and

@@ -7,7 +7,7 @@ import (
 )
 
 // What a Stream holds back, and for how long. Text leaves a Stream as soon
-// as no rule can take any of it into a secret, whatever bytes follow. Two
+// as no rule can take any of it into a secret, whatever bytes follow. Three
 // things can still do so:
 //
 //   - an open candidate: a trigger in the window whose outcome more text
@@ -22,6 +22,11 @@ import (
 //     is redacted holds nothing. In practice this is the word at the end
 //     of the window, up to swallowAt bytes: text up to the last space or
 //     punctuation goes out.
+//   - a trigger whose outcome is decided but read up to where the text
+//     still held begins: that text may yet become a Marker, whose '[' or
+//     ']' may change the outcome (settle.go). It holds from the first byte
+//     its secret could start at, as an open candidate does
+//     (Stream.settle).
 //
 // Idle releases the second kind: when the producer goes quiet, a trigger
 // prefix is shown rather than held for as long as the pause lasts. An open

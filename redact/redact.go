@@ -2,7 +2,6 @@ package redact
 
 import (
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -25,7 +24,7 @@ func String(s string) string {
 	if len(spans) == 0 {
 		return s
 	}
-	return render(s, 0, len(s), spans)
+	return render(s, 0, len(s), settle(s, spans))
 }
 
 // Contains reports whether s holds anything String would redact.
@@ -156,7 +155,7 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 		}
 		whole.end = max(whole.end, sp.end)
 	}
-	valid = sp.start < sp.end && (r.valid == nil || r.valid(s[sp.start:sp.end])) &&
+	valid = sp.start < sp.end && !inMarker(s, sp) && (r.valid == nil || r.valid(s[sp.start:sp.end])) &&
 		(r.check == nil || r.check(s, whole, sp)) && (r.gl == nil || r.gl.accepts(s, whole, sp))
 	return whole, sp, true, valid
 }
@@ -257,22 +256,7 @@ func find(s string, hits []hit, dst []span, outs []outcome) []span {
 			}
 		}
 	}
-	if len(dst) < 2 {
-		return dst
-	}
-	slices.SortFunc(dst, func(a, b span) int { return a.start - b.start })
-	out := dst[:1]
-	for _, sp := range dst[1:] {
-		last := &out[len(out)-1]
-		if sp.start > last.end {
-			out = append(out, sp)
-			continue
-		}
-		if sp.end >= last.end {
-			last.end, last.r, last.group = sp.end, sp.r, sp.group
-		}
-	}
-	return out
+	return merge(dst)
 }
 
 // final reports whether the outcome of rule r, whose regexp did not read
@@ -313,6 +297,9 @@ func (rd *runeReader) ReadRune() (rune, int, error) {
 type outcome struct {
 	state uint8 // outOpen, outNone or outSecret
 	sp    span  // the secret, when outSecret
+	// settled: matched again in the window rendered with its secrets
+	// (Stream.settle), with an outcome no more text can change.
+	settled bool
 }
 
 const (

@@ -38,7 +38,9 @@ const (
 // safe for concurrent use.
 //
 // Whenever no secret (no match of a rule, counted from its first byte,
-// key included) is longer than swallowAt bytes, the concatenation of all Push
+// key included, in the text or in a round of settle; nor a run of secrets
+// that redacting one another joins) is longer than swallowAt bytes, the
+// concatenation of all Push
 // results and Flush equals String of the concatenated deltas, wherever the
 // deltas were split (Idle aside: a trigger it shows is not taken back).
 // Longer secrets are still caught: once recognised they become one Marker
@@ -57,6 +59,10 @@ type Stream struct {
 	hits []hit
 	outs []outcome
 	next int
+	// marks are the secrets in the window that no trigger's outcome holds:
+	// those found again by settle, and those whose trigger left the
+	// window while they did not.
+	marks []span
 
 	// While an open secret is being dropped: tail is the byte class of its
 	// run, or pem is set and carry holds its last bytes.
@@ -188,7 +194,7 @@ func (s *Stream) slow(dst []byte, idle bool) []byte {
 	// (appendRender copies what it emits).
 	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	var buf [8]span
-	spans := find(w, s.hits, buf[:0], s.outs)
+	spans := merge(append(find(w, s.hits, buf[:0], s.outs), s.marks...))
 	cut := s.cleanCut(idle)
 	end := cut // the cut were nothing held for a secret
 	for i, h := range s.hits {
@@ -196,29 +202,27 @@ func (s *Stream) slow(dst []byte, idle bool) []byte {
 			cut = min(cut, max(s.ctx, rules[h.rule].spanFrom(w, h.pos)))
 		}
 	}
-	for i, sp := range spans {
+	for _, sp := range spans {
 		if sp.end <= s.ctx || sp.start > cut {
 			continue
 		}
 		closed := sp.r.pem && footerRE().MatchString(w[sp.start:sp.end])
 		// open: the secret runs to the end of the window and may go on.
 		if open := !closed && sp.end == len(w); open && sp.swallowable() && sp.end-sp.start >= swallowAt {
-			dst = appendRender(dst, w, s.ctx, max(sp.start, s.ctx), spans[:i])
+			// What goes out before it is settled against its Marker: a
+			// secret found there may join it.
+			_, spans = s.settle(w, spans, len(w), true)
+			sp = spans[len(spans)-1]
+			dst = appendRender(dst, w, s.ctx, max(sp.start, s.ctx), spans)
 			dst = append(dst, Marker...)
 			s.startDrop(w, sp)
 			return dst
 		}
 	}
-	// A secret that reaches into the held text, or ends where it starts
-	// (a secret starting there would merge with it), is held whole.
-	for i := len(spans) - 1; i >= 0; i-- {
-		if sp := spans[i]; sp.start < cut && (sp.end > cut || sp.end == cut && cut < len(w)) {
-			cut = sp.start
-		}
-	}
+	cut, spans = s.settle(w, spans, cut, false)
 	// Past twice the bound an open candidate is taken as it stands.
-	if cut = max(cut, s.ctx); len(w)-cut > 2*Holdback {
-		cut = end
+	if len(w)-cut > 2*Holdback {
+		cut, spans = s.settle(w, spans, end, true)
 	}
 	if cut <= s.ctx {
 		return dst
@@ -226,6 +230,83 @@ func (s *Stream) slow(dst []byte, idle bool) []byte {
 	dst = appendRender(dst, w, s.ctx, cut, spans)
 	s.shift(cut)
 	return dst
+}
+
+// hold moves cut back before a secret that reaches into the held text,
+// or ends where it starts (a secret starting there would merge with it):
+// it is held whole.
+func (s *Stream) hold(w string, spans []span, cut int) int {
+	for i := len(spans) - 1; i >= 0; i-- {
+		if sp := spans[i]; sp.start < cut && (sp.end > cut || sp.end == cut && cut < len(w)) {
+			cut = sp.start
+		}
+	}
+	return max(cut, s.ctx)
+}
+
+// settle is settle (settle.go) over the window, up to cut: each trigger
+// whose outcome is decided is matched again in w[:cut] rendered with the
+// secrets before cut (spans, s.marks among them). A secret found there
+// joins s.marks. A trigger whose outcome there more text could change (it
+// read up to the cut, and what follows may yet become a Marker) holds the
+// text its secret could take, as an open candidate does: the cut moves
+// back to it. When nothing changes in a round, the outcomes are settled
+// and the cut and spans are returned. With force the text up to cut goes
+// out whatever follows: outcomes are taken as they stand.
+func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []span) {
+	var doneBuf [16]int
+	for {
+		if !force {
+			cut = s.hold(w, spans, cut)
+		}
+		v := newView(w, spans, cut)
+		held, done := cut, doneBuf[:0]
+		var foundBuf [4]span
+		found := foundBuf[:0]
+		for i, h := range s.hits {
+			o := &s.outs[i]
+			if o.state == outOpen || o.settled {
+				continue
+			}
+			r := rules[h.rule]
+			end := h.pos + trigLen(w, h)
+			switch {
+			case v.covers(h.pos, end):
+				// Inside a secret: not a trigger of the rendered text.
+				done = append(done, i)
+				continue
+			case end > cut:
+				if !force {
+					held = min(held, r.spanFrom(w, h.pos))
+				}
+				continue
+			}
+			p := v.toY(h.pos)
+			open := false
+			whole, sp, ok, valid := matchAt(v.y, p, r, &open)
+			if !force && (open || !final(v.y, r, whole, sp, ok)) {
+				held = min(held, v.toS(r.spanFrom(v.y, p), false))
+				continue
+			}
+			done = append(done, i)
+			if ok && valid {
+				found = append(found, v.spanToS(sp))
+			}
+		}
+		if held = max(held, s.ctx); held < cut {
+			cut = held
+			continue
+		}
+		if len(found) > 0 {
+			s.marks = append(s.marks, found...)
+			spans = merge(append(spans, found...))
+			continue
+		}
+		for _, i := range done {
+			s.outs[i].settled = true
+		}
+		return cut, spans
+	}
 }
 
 // Flush returns the redacted rest of the segment and resets the Stream for
@@ -236,7 +317,8 @@ func (s *Stream) Flush() string {
 		// A view of the window: render copies what it emits.
 		w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 		var buf [8]span
-		out = render(w, s.ctx, len(w), find(w, s.hits, buf[:0], s.outs))
+		spans := merge(append(find(w, s.hits, buf[:0], s.outs), s.marks...))
+		out = render(w, s.ctx, len(w), settle(w, spans))
 	}
 	s.buf, s.ctx = s.store[:0], 0
 	s.tail, s.pem, s.carry, s.last = nil, false, s.carry[:0], 0
@@ -259,7 +341,7 @@ func (s *Stream) startDrop(w string, sp span) {
 
 // forget drops the window's triggers when the window is emptied.
 func (s *Stream) forget() {
-	s.hits, s.outs, s.next = s.hits[:0], s.outs[:0], 0
+	s.hits, s.outs, s.next, s.marks = s.hits[:0], s.outs[:0], 0, s.marks[:0]
 }
 
 // drop discards the continuation of an open secret from delta and returns
@@ -323,7 +405,7 @@ func (s *Stream) dropBlock(delta string) string {
 func (s *Stream) shift(cut int) {
 	k := cut - contextBytes
 	for i, h := range s.hits {
-		if s.outs[i].state == outOpen {
+		if s.outs[i].state == outOpen || !s.outs[i].settled {
 			k = min(k, h.pos-contextBytes)
 		}
 	}
@@ -331,13 +413,26 @@ func (s *Stream) shift(cut int) {
 	s.buf = s.buf[k:]
 	s.ctx = cut - k
 	s.next = max(0, s.next-k)
-	if len(s.hits) == 0 {
+	if len(s.hits) == 0 && len(s.marks) == 0 {
 		return
 	}
-	// Triggers now outside the window go, with what is known of them.
+	// Triggers now outside the window go, with what is known of them; a
+	// secret of theirs still in the window stays as a mark.
 	n := 0
+	for _, sp := range s.marks {
+		if sp.end > k {
+			sp.start, sp.end = max(0, sp.start-k), sp.end-k
+			s.marks[n] = sp
+			n++
+		}
+	}
+	s.marks = s.marks[:n]
+	n = 0
 	for i, h := range s.hits {
 		if h.pos < k {
+			if o := s.outs[i]; o.state == outSecret && o.sp.end > k {
+				s.marks = append(s.marks, span{start: max(0, o.sp.start-k), end: o.sp.end - k, r: o.sp.r, group: o.sp.group})
+			}
 			continue
 		}
 		o := s.outs[i]
