@@ -421,15 +421,21 @@ func (g *glRule) accepts(s string, whole, sp span) bool {
 
 // lineOf returns the line of s that holds sp, at most 1024 bytes either side.
 func lineOf(s string, sp span) string {
-	start := max(0, sp.start-1024)
+	start, end := lineBounds(s, sp)
+	return s[start:end]
+}
+
+// lineBounds returns where lineOf's line starts and ends in s.
+func lineBounds(s string, sp span) (start, end int) {
+	start = max(0, sp.start-1024)
 	if i := strings.LastIndexByte(s[start:sp.start], '\n'); i >= 0 {
 		start += i + 1
 	}
-	end := min(len(s), sp.end+1024)
+	end = min(len(s), sp.end+1024)
 	if i := strings.IndexByte(s[sp.end:end], '\n'); i >= 0 {
 		end = sp.end + i
 	}
-	return s[start:end]
+	return start, end
 }
 
 // entropy is the Shannon entropy of s in bits per rune, as gitleaks

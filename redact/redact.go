@@ -78,23 +78,41 @@ func match(s string, pos int, r *rule) (whole, sp span, ok, valid bool) {
 	return matchAt(s, pos, r, nil)
 }
 
-// matchAt is match; when open is not nil, the regexp reads its input
-// through a reader and *open reports whether it read to the end of s, so
-// that more text could change the outcome.
-func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid bool) {
+// readState is what matchAt tells a Stream of how far it read.
+type readState struct {
+	// open: the regexp read to the end of s, so that more text could
+	// change the outcome.
+	open bool
+	// When no secret was taken, s[from:reach] holds everything the
+	// outcome was read from: it is the same for any text that agrees with
+	// s there. reach is -1 when that is not known (a secret was taken).
+	// exact: the outcome read s[reach-1] (the regexp read that far through
+	// its reader), so that a text that ends before reach does not decide it.
+	from, reach int
+	exact       bool
+}
+
+// matchAt is match; when st is not nil, the regexp reads its input
+// through a reader and st reports how far it read.
+func matchAt(s string, pos int, r *rule, st *readState) (whole, sp span, ok, valid bool) {
+	if st != nil {
+		st.reach = -1
+	}
 	start := pos
 	if r.back > 0 {
 		// The trigger sits inside the match: the pattern skips lazily over
 		// at most back bytes before it (see rule.back).
 		start = max(0, pos-r.back)
 	} else if r.left != nil && !r.left(before(s, pos)) {
+		if st != nil {
+			st.from, st.reach = max(0, pos-1), min(len(s), pos+maxTrigger)
+		}
 		return
 	}
-	if r.assign && !assignAhead(s, pos, r.assignMin) {
-		return // decided: assignAhead is true while s ends first
-	}
-	// The cheap checks before the regexp (precheck.go): a false is final.
-	if !skipPrechecks && (r.pre != nil && !r.pre(s, pos) || r.gl != nil && r.assign && r.back == 0 && !r.gl.mayHold(s, pos)) {
+	if !prechecks(s, pos, r) {
+		if st != nil {
+			st.from, st.reach = max(0, pos-1), precheckRead(s, pos, r)
+		}
 		return
 	}
 	end := len(s)
@@ -111,16 +129,21 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 		}
 	}
 	var m []int
-	if open == nil || end < len(s) {
+	read := end // where the text the regexp read ends
+	if st == nil || end < len(s) {
 		// Bounded by the rule's limit or the line: no more text can reach
 		// the regexp.
 		m = re.FindStringSubmatchIndex(s[start:end])
 	} else {
 		rd := runeReader{s: s[start:end]}
 		m = re.FindReaderSubmatchIndex(&rd)
-		*open = rd.eof && end == len(s)
+		st.open = rd.eof && end == len(s)
+		read = start + rd.i
 	}
 	if m == nil {
+		if st != nil {
+			st.from, st.reach, st.exact = max(0, start-1), read, read < end
+		}
 		return
 	}
 	w := r.whole
@@ -157,7 +180,52 @@ func matchAt(s string, pos int, r *rule, open *bool) (whole, sp span, ok, valid 
 	}
 	valid = sp.start < sp.end && !inMarker(s, sp) && (r.valid == nil || r.valid(s[sp.start:sp.end])) &&
 		(r.check == nil || r.check(s, whole, sp)) && (r.gl == nil || r.gl.accepts(s, whole, sp))
+	if st != nil && !valid {
+		st.from, st.reach = checksRead(s, start, read, r, whole, sp)
+	}
 	return whole, sp, true, valid
+}
+
+// prechecks runs the cheap checks before the regexp (precheck.go): a false
+// is final.
+func prechecks(s string, pos int, r *rule) bool {
+	return !(r.assign && !assignAhead(s, pos, r.assignMin) ||
+		!skipPrechecks && (r.pre != nil && !r.pre(s, pos) || r.gl != nil && r.assign && r.back == 0 && !r.gl.mayHold(s, pos)))
+}
+
+// precheckRead bounds what the checks before the regexp read from pos on:
+// assignAhead reads at most assignSkip bytes of name, 9 of operator,
+// quotes and space, and assignMin of value; assignPre reads no further
+// than the end of the line (its spaces, quoted and bare values stop
+// there); mayHold reads at most assignSkip bytes of name and 10 more to
+// where a run of value bytes starts, which ends at the line's end at the
+// latest. TestPrecheckRead holds them to it.
+func precheckRead(s string, pos int, r *rule) int {
+	lo := min(len(s), pos+assignSkip+16+r.assignMin)
+	if i := strings.IndexByte(s[lo:], '\n'); i >= 0 {
+		return lo + i + 1
+	}
+	return len(s)
+}
+
+// checksRead returns the bounds of what a match that the checks did not
+// take was read from: the regexp's text, up to s[start:read], and around
+// it what the checks after it read: a Marker's length either side of the
+// secret (inMarker), the byte after it (notProse), the rest of the token
+// (extend), gitleaks' context run before the match and, for a rule with
+// allowlists, the match's line (lineOf); two bytes past the match, as
+// final asks.
+func checksRead(s string, start, read int, r *rule, whole, sp span) (from, reach int) {
+	from = max(0, min(start, whole.start, sp.start-len(Marker))-1)
+	reach = min(len(s), max(read, whole.end+2, sp.end+len(Marker)+1))
+	if r.gl != nil {
+		from = max(0, min(from, whole.start-r.gl.ctxMax-1))
+		if len(r.gl.allow) > 0 {
+			lo, hi := lineBounds(s, whole)
+			from, reach = max(0, min(from, lo-1)), min(len(s), max(reach, hi+1))
+		}
+	}
+	return from, reach
 }
 
 // extendMax bounds how far a secret is extended over the rest of its token.
@@ -244,15 +312,15 @@ func find(s string, hits []hit, dst []span, outs []outcome) []span {
 			}
 			continue
 		}
-		open := false
-		whole, sp, ok, valid := matchAt(s, h.pos, r, &open)
+		var st readState
+		whole, sp, ok, valid := matchAt(s, h.pos, r, &st)
 		if ok && valid {
 			dst = append(dst, sp)
 		}
-		if !open && final(s, r, whole, sp, ok) {
-			outs[i] = outcome{state: outNone}
+		if !st.open && final(s, r, whole, sp, ok) {
+			outs[i] = outcome{state: outNone, from: st.from, reach: st.reach, exact: st.exact}
 			if ok && valid {
-				outs[i] = outcome{state: outSecret, sp: sp}
+				outs[i] = outcome{state: outSecret, sp: sp, reach: -1}
 			}
 		}
 	}
@@ -298,8 +366,16 @@ type outcome struct {
 	state uint8 // outOpen, outNone or outSecret
 	sp    span  // the secret, when outSecret
 	// settled: matched again in the window rendered with its secrets
-	// (Stream.settle), with an outcome no more text can change.
-	settled bool
+	// (Stream.settle), with an outcome no more text can change; done, in
+	// a round of Stream.settle: so far in this round.
+	settled, done bool
+	// from, reach and exact, for outNone, are readState's: the outcome was
+	// read from w[from:reach] (reach -1: not known).
+	from, reach int
+	exact       bool
+	// wait: Stream.settle found no outcome in the window up to there,
+	// with no Marker in it.
+	wait int
 }
 
 const (

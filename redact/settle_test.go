@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -186,4 +187,45 @@ func maxSettled(s string) int {
 		}
 	}
 	return len(s)
+}
+
+// TestPrecheckRead: a precheck that fails has read nothing past
+// precheckRead: whatever follows there, it fails again.
+func TestPrecheckRead(t *testing.T) {
+	data, err := os.ReadFile("testdata/lookalikes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := strings.SplitAfter(string(data), "\n")
+	for _, tc := range secrets {
+		texts = append(texts, tc.in)
+	}
+	texts = append(texts, lookalikes...)
+	// Name bytes and newlines up to the operator, then newlines and a
+	// short value: as far as assignAhead reads.
+	for k := 40; k < assignSkip+8; k++ {
+		texts = append(texts, "api_key"+strings.Repeat("\n", k)+"=\n\n\nab c", "secret"+strings.Repeat(" ", k)+"=  ab\n\n")
+	}
+	tails := []string{"", "=", "\n", " = 'aB3cD4eF5gH6iJ7kL8mN9oP0'", "aB3cD4eF5gH6iJ7kL8mN9oP0\n", "cD4eF5gH6iJ7kL8mN9oP0", ": \"x\"", strings.Repeat(" ", 70) + "= aB3cD4eF5gH6iJ7kL8"}
+	n := 0
+	for i, a := range texts {
+		// A text and the next, so that a line goes on past its end.
+		s := a + texts[(i+1)%len(texts)]
+		for _, h := range scan(s, 0, nil) {
+			r := rules[h.rule]
+			if prechecks(s, h.pos, r) {
+				continue
+			}
+			n++
+			end := precheckRead(s, h.pos, r)
+			for _, tail := range tails {
+				if u := s[:end] + tail; prechecks(u, h.pos, r) {
+					t.Fatalf("%s at %d of %q: the prechecks fail, but pass on %q", r.name, h.pos, s, u)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d failed prechecks tried", n)
+	}
 }

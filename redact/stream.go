@@ -254,13 +254,12 @@ func (s *Stream) hold(w string, spans []span, cut int) int {
 // and the cut and spans are returned. With force the text up to cut goes
 // out whatever follows: outcomes are taken as they stand.
 func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []span) {
-	var doneBuf [16]int
 	for {
 		if !force {
 			cut = s.hold(w, spans, cut)
 		}
 		v := newView(w, spans, cut)
-		held, done := cut, doneBuf[:0]
+		held := cut
 		var foundBuf [4]span
 		found := foundBuf[:0]
 		for i, h := range s.hits {
@@ -269,11 +268,14 @@ func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []spa
 				continue
 			}
 			r := rules[h.rule]
-			end := h.pos + trigLen(w, h)
+			end := h.pos + maxTrigger
+			if len(v.marks) > 0 || end > cut {
+				end = h.pos + trigLen(w, h)
+			}
 			switch {
 			case v.covers(h.pos, end):
 				// Inside a secret: not a trigger of the rendered text.
-				done = append(done, i)
+				o.done = true
 				continue
 			case end > cut:
 				if !force {
@@ -281,19 +283,48 @@ func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []spa
 				}
 				continue
 			}
+			if o.state == outNone && o.reach >= 0 && !v.covers(o.from, min(o.reach, cut)) {
+				if o.reach <= cut {
+					// Decided by text before the cut with no Marker in
+					// it: the outcome is the same in the view.
+					o.done = true
+					continue
+				}
+				if o.exact && !force {
+					// Decided by text past the cut, which may yet become
+					// a Marker.
+					held = min(held, r.spanFrom(w, h.pos))
+					continue
+				}
+			}
+			if !force && len(v.marks) == 0 && cut <= o.wait {
+				// Not decided in this text or a longer one before.
+				held = min(held, r.spanFrom(w, h.pos))
+				continue
+			}
 			p := v.toY(h.pos)
-			open := false
-			whole, sp, ok, valid := matchAt(v.y, p, r, &open)
-			if !force && (open || !final(v.y, r, whole, sp, ok)) {
+			var st readState
+			whole, sp, ok, valid := matchAt(v.y, p, r, &st)
+			if !force && (st.open || !final(v.y, r, whole, sp, ok)) {
+				if len(v.marks) == 0 {
+					o.wait = cut
+				}
 				held = min(held, v.toS(r.spanFrom(v.y, p), false))
 				continue
 			}
-			done = append(done, i)
+			o.done = true
 			if ok && valid {
 				found = append(found, v.spanToS(sp))
 			}
 		}
-		if held = max(held, s.ctx); held < cut {
+		held = max(held, s.ctx)
+		changed := held < cut || len(found) > 0
+		for i := range s.outs {
+			o := &s.outs[i]
+			o.settled = o.settled || o.done && !changed
+			o.done = false
+		}
+		if held < cut {
 			cut = held
 			continue
 		}
@@ -301,9 +332,6 @@ func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []spa
 			s.marks = append(s.marks, found...)
 			spans = merge(append(spans, found...))
 			continue
-		}
-		for _, i := range done {
-			s.outs[i].settled = true
 		}
 		return cut, spans
 	}
@@ -437,6 +465,10 @@ func (s *Stream) shift(cut int) {
 		}
 		o := s.outs[i]
 		o.sp.start, o.sp.end = o.sp.start-k, o.sp.end-k
+		if o.reach >= 0 {
+			o.from, o.reach = max(0, o.from-k), o.reach-k
+		}
+		o.wait -= k
 		s.hits[n], s.outs[n] = hit{h.pos - k, h.rule}, o
 		n++
 	}
