@@ -243,6 +243,11 @@ func FuzzString(f *testing.F) {
 			f.Add(l)
 		}
 	}
+	// Secrets next to keys, values and markers (settle.go).
+	f.Add("api_key=aB3cD4eF5gH6iJ7k" + Marker)
+	f.Add(Marker + "sk-" + rep(an, 24) + Marker)
+	f.Add("KEY=" + rep(an, 10) + "+KEY=01289AB+C7XY")
+	f.Add("token: " + Marker + "ghp_" + rep(an, 36) + "\nSECRET0,012789AB")
 	f.Fuzz(func(t *testing.T, s string) {
 		r := String(s)
 		if r2 := String(r); r2 != r {

@@ -215,6 +215,10 @@ func FuzzStream(f *testing.F) {
 	// with go out before the value is decided.
 	f.Add("the token store:\n\n```"+rep(an, 24)+"\n", []byte{17, 1, 1, 1})
 	f.Add("secret: = \"'"+rep(an, 20)+"' Authorization: \t Bearer  "+rep(an, 20), []byte{8, 1, 1, 1, 1, 30, 2, 2})
+	// Secrets next to keys, values and markers (settle.go).
+	f.Add("api_key=aB3cD4eF5gH6iJ7k"+Marker+" x", []byte{5, 9, 1, 1})
+	f.Add("KEY="+rep(an, 10)+"+KEY=01289AB+C7XY\nok", []byte{4, 4, 4, 4, 4, 4})
+	f.Add(Marker+"sk-"+rep(an, 24)+" SECRET0,012789ABKEY=01289AB+C7XY", []byte{11, 2, 30, 3})
 	f.Fuzz(func(t *testing.T, in string, cuts []byte) {
 		var deltas []string
 		i := 0
