@@ -96,21 +96,29 @@ func validCwd(cwd string) bool {
 
 // runtimeFor admits the settings of cwd and builds its runtime: the same
 // rules as serve's initialize, for that cwd, with the client's MCP servers.
-func (a *Agent) runtimeFor(cwd string, servers []runner.MCPServer) (*runner.Runtime, *history.Store, protocol.Code) {
+//
+// A failure for want of a credential (runner.Admitted.NeedsLogin) is
+// -32000, ACP's "authentication required", so that the client offers the
+// auth method (run `magi-code login`); any other failure -32603. Both keep
+// the stable code in data.code.
+func (a *Agent) runtimeFor(cwd string, servers []runner.MCPServer) (*runner.Runtime, *history.Store, protocol.Code, int) {
 	env := a.opts.Env
 	env.Cwd = cwd
 	env.Logf = a.opts.Logf
 	adm, code := runner.Admit(a.ctx, env)
 	if code != "" {
-		return nil, nil, code
+		if code == protocol.CodeProviderUnavailable && adm.NeedsLogin() {
+			return nil, nil, code, jsonrpc.CodeAuthRequired
+		}
+		return nil, nil, code, jsonrpc.CodeInternalError
 	}
 	ropts := a.opts.Runner
 	ropts.ClientMCP = servers
 	rt, code := runner.New(a.ctx, adm, ropts)
 	if code != "" {
-		return nil, nil, code
+		return nil, nil, code, jsonrpc.CodeInternalError
 	}
-	return rt, history.NewStore(rt.SessionsDir(), rt.Cwd(), a.opts.Now), ""
+	return rt, history.NewStore(rt.SessionsDir(), rt.Cwd(), a.opts.Now), "", 0
 }
 
 // opened is the shared start of new, load and resume: parameters checked,
@@ -135,10 +143,10 @@ func (a *Agent) opened(m jsonrpc.Message, needID bool) (newParams, *runner.Runti
 		a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeRequestLimit)
 		return p, nil, nil, false
 	}
-	rt, store, code := a.runtimeFor(p.Cwd, servers)
+	rt, store, code, jcode := a.runtimeFor(p.Cwd, servers)
 	if code != "" {
 		a.unreserve()
-		a.respondError(m.ID, jsonrpc.CodeInternalError, code)
+		a.respondError(m.ID, jcode, code)
 		return p, nil, nil, false
 	}
 	return p, rt, store, true

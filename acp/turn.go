@@ -91,9 +91,7 @@ func (s *session) cancelTurn() {
 // run runs one turn and returns the prompt's answer frame.
 func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode string, choice runner.Choice) []byte {
 	a := s.a
-	fail := func(code protocol.Code) []byte {
-		return jsonrpc.AppendError(nil, id, jsonrpc.CodeInternalError, code)
-	}
+	fail := func(code protocol.Code) []byte { return turnError(id, code) }
 	records, code := s.att.Replay()
 	if code != "" {
 		return fail(code)
@@ -176,9 +174,7 @@ func compactCommand(prompt string) (string, bool) {
 // answer stores the end of a turn and returns the prompt's answer frame.
 func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink, res runner.Result, runErr error) []byte {
 	a := s.a
-	fail := func(code protocol.Code) []byte {
-		return jsonrpc.AppendError(nil, id, jsonrpc.CodeInternalError, code)
-	}
+	fail := func(code protocol.Code) []byte { return turnError(id, code) }
 	outcome, code := res.Outcome, res.Code
 	if errors.Is(context.Cause(ctx), errOutput) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
@@ -206,6 +202,19 @@ func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink
 		code = protocol.CodeExecutionFailed
 	}
 	return fail(code)
+}
+
+// turnError is a prompt's error answer, data.code holding the stable
+// code: -32000, ACP's "authentication required", when the provider refused
+// the credential (provider_unavailable during a turn: a rejected or expired
+// key, a failed refresh), so that the client offers the auth method (run
+// `magi-code login`); -32603 for any other failure.
+func turnError(id jsonrpc.ID, code protocol.Code) []byte {
+	jcode := jsonrpc.CodeInternalError
+	if code == protocol.CodeProviderUnavailable {
+		jcode = jsonrpc.CodeAuthRequired
+	}
+	return jsonrpc.AppendError(nil, id, jcode, code)
 }
 
 // titleOnce sends session_info_update once the session is durable (its

@@ -89,6 +89,11 @@ func (a *Admitted) Sources() []string {
 	return a.snap.Sources
 }
 
+// NeedsLogin reports an admission that failed with provider_unavailable
+// for want of a usable credential (config.Snapshot.NeedsLogin): what
+// `magi-code login` fixes.
+func (a *Admitted) NeedsLogin() bool { return a != nil && a.snap != nil && a.snap.NeedsLogin }
+
 // Selection is the status-safe startup selection (empty when unknown).
 func (a *Admitted) Selection() Selection {
 	if a == nil || a.snap == nil {

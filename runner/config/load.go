@@ -100,6 +100,11 @@ type Snapshot struct {
 	// Credential is the resolved provider credential. Never log it, put it
 	// on the wire, in history or in a subprocess environment.
 	Credential Credential
+	// NeedsLogin: the load failed with provider_unavailable because the
+	// selected remote provider has no usable credential (none in its
+	// api_key_env or in auth.json, or an expired one that cannot be
+	// refreshed), which `magi-code login` fixes.
+	NeedsLogin bool
 	// MCPServers are the enabled and approved servers to start, by name.
 	MCPServers []MCPServer
 	// MCPUnapproved are enabled servers that lack a global approval: they

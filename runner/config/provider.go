@@ -195,6 +195,7 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 		} else {
 			env.logf("config: auth.json refused: %v", err)
 		}
+		snap.NeedsLogin = true
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	// docs/protocol.md, initialize: readiness checks "available authentication locally, including
@@ -203,6 +204,7 @@ func readiness(s *Settings, snap *Snapshot, home string, env *Env) (Credential, 
 	// and the provider's token_url), never by trying one.
 	if c.Expired(env.now()) && !c.Refreshable(p.TokenURL) {
 		env.logf("config: credential for provider %s expired and not refreshable (refresh token and token_url needed)", s.Provider)
+		snap.NeedsLogin = true
 		return Credential{}, protocol.CodeProviderUnavailable
 	}
 	return c, ""

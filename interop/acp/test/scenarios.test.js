@@ -837,6 +837,21 @@ test("initialize does no provider work; a provider that cannot answer fails the 
   ws.cleanup();
 });
 
+test("a missing credential is -32000 Authentication required, its code kept, and the auth method says what to do", opts, async () => {
+  const ws = new Workspace();
+  writeFileSync(path.join(ws.home, "settings.toml"), 'provider = "openai"\nmodel = "gpt-test"\n\n[providers.openai]\napi_key_env = "MAGI_INTEROP_UNSET_KEY"\n');
+  await run({ ws, init: ZED_INITIALIZE }, async ({ ctx, init }) => {
+    assert.ok(init.authMethods.length > 0 && /magi-code login/.test(JSON.stringify(init.authMethods)), "an auth method names magi-code login");
+    const e = await requestError(newSession(ctx, ws));
+    assert.equal(e.code, -32000, `session/new: ${JSON.stringify(e)}`);
+    assert.equal(e.message, "Authentication required");
+    assert.deepEqual(e.data, { code: "provider_unavailable" });
+    const l = await ctx.request("session/list", { cwd: ws.cwd });
+    assert.ok(Array.isArray(l.sessions), "the connection stays usable");
+  });
+  ws.cleanup();
+});
+
 test("with the client's file system, the workspace guard and approval come first", opts, async () => {
   const ws = new Workspace({
     settings: ASK,
