@@ -97,6 +97,21 @@ func TestCaseClauses(t *testing.T) {
 		{"command rm -rf ~/canary", ReasonDeleteOutside},
 		{"watch -n 5 rm -rf build", ""},
 		{"ls | xargs -I{} git -C {} clean -fdx", ReasonDeleteOutside},
+		// Wrappers' long options: any abbreviation getopt_long accepts
+		// (an abbreviation that may or may not take the next word is read
+		// both ways), options whose argument is optional (only after "="),
+		// and flock FILE -c COMMAND.
+		{"env --sp 'rm -rf ~/canary'", ReasonDeleteOutside}, {"env --s 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"sudo --us root rm -rf ~/canary", ReasonDeleteOutside}, {"sudo --a rm -rf ~/canary", ReasonDeleteOutside},
+		{"sudo -u root --n rm -rf ~/canary", ReasonDeleteOutside}, {"setsid --w rm -rf ~/canary", ReasonDeleteOutside},
+		{"env --ch=/ rm -rf build", ReasonDeleteOutside},
+		{"setsid --wait rm -rf ~/canary", ReasonDeleteOutside}, {"unshare --user rm -rf ~/canary", ReasonDeleteOutside},
+		{"nsenter --user -t 1 rm -rf ~/canary", ReasonDeleteOutside},
+		{"ls | xargs --max-lines git -C ~/canary clean -f", ReasonDeleteOutside},
+		{"flock /tmp/lock -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"flock -x /tmp/lock --command 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"sudo --user root ls", ""}, {"env --unset X ls", ""}, {"sudo --a ls", ""}, {"timeout --sig KILL 5 ls", ""},
+		{"flock /tmp/lock -c make", ""}, {"setsid --wait ls", ""},
 		// Options of other subcommands that share a spelling.
 		{"git worktree add -f ../w main", ""},
 		// checkout: what precedes a final "--" is the branch; every
@@ -116,6 +131,21 @@ func TestCaseClauses(t *testing.T) {
 		got, why := Destructive(tc.cmd, at)
 		if got != (tc.want != "") || why != tc.want {
 			t.Errorf("Destructive(%q) = %v, %q; want %q", tc.cmd, got, why, tc.want)
+		}
+	}
+	// Each command a rule knows, used plainly, runs without asking: no
+	// rule reads another command's words.
+	for _, cmd := range []string{
+		"cd build && ls", "pushd build && popd", "alias ll='ls -la'", "rm -f build/x.o",
+		"rimraf build && rm -rf node_modules", "ln -s ../lib lib", "ln -sf /usr/bin/python3 build/python",
+		"rsync -a src/ build/", "cmake -S . -B build", "cmake --build build", "mv a.txt b.txt",
+		"tar -czf /tmp/x.tgz src", ". tools/system.sh", "awk -v n=1 '{print n}' data", "find . -name '*.go'",
+		"chmod +x build/run.sh", "git status", "dd if=/dev/zero of=build/x bs=1k count=1", "kill 1234",
+		"sh -c 'ls -la'", "eval 'ls -la'", "trap 'rm -f build/x' EXIT", "watch -n 5 ls", "ssh host uptime",
+		"tmux ls", "su -c 'ls -la' root",
+	} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
 		}
 	}
 	// Under a read-only .git, the listing forms of notes and submodule

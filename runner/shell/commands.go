@@ -264,11 +264,45 @@ var longWithArg = map[string]bool{
 	"--on-unit-active": true, "--on-unit-inactive": true, "--on-calendar": true,
 }
 
-// longNoArg are long options that take no argument for one wrapper
-// although longWithArg lists them (for sudo and flock they take one):
-// read as taking one, they would swallow the command name.
+// longNoArg are long options that take no separate argument for one
+// wrapper (none, or one only after "=") although longWithArg lists them
+// (for sudo and flock they take one): read as taking one, they would
+// swallow the command name.
 var longNoArg = map[string][]string{
 	"systemd-run": {"--user", "--wait"},
+	"setsid":      {"--wait"},
+	"unshare":     {"--user"},
+	"nsenter":     {"--user"},
+	"xargs":       {"--max-lines", "--replace"},
+}
+
+// longArgNames are the long options that take a separate argument for
+// some wrapper: longWithArg's, and those a wrapper's rule reads.
+var longArgNames = sync.OnceValue(func() []string {
+	names := []string{"--split-string", "--replace", "--command"}
+	for k := range longWithArg {
+		names = append(names, k)
+	}
+	return names
+})
+
+// longTakesArg reports whether the long option k (getopt_long accepts any
+// unambiguous prefix) takes the next word as its argument for a wrapper
+// whose no-argument long options include noArg. exact is false when k
+// only abbreviates an option that takes one: which option it stands for
+// depends on the program (sudo --a is --askpass, no argument), so the
+// caller reads the line both ways.
+func longTakesArg(k string, noArg []string) (takes, exact bool) {
+	if slices.Contains(noArg, k) {
+		return false, true
+	}
+	if longWithArg[k] || slices.Contains(longArgNames()[:3], k) {
+		return true, true
+	}
+	if slices.ContainsFunc(longArgNames(), func(o string) bool { return longOpt(k, o, 3) }) {
+		return true, false
+	}
+	return false, true
 }
 
 func (c *checker) wrapper(name, withArg string, rest []field, in input) {
@@ -276,17 +310,30 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 	var replace string
 	chdir, lookup := false, false
 	dir := c.vcwd
+	// An abbreviated long option that may or may not take the next word:
+	// the line is also read without it (its argument, if any, then reads
+	// as the command).
+	for i, a := range rest {
+		if a.text == "--" {
+			break
+		}
+		k, _, eq := strings.Cut(a.text, "=")
+		if takes, exact := longTakesArg(k, longNoArg[name]); strings.HasPrefix(k, "--") && !eq && takes && !exact {
+			c.nest(func() { c.wrapper(name, withArg, slices.Delete(slices.Clone(rest), i, i+1), in) })
+			break
+		}
+	}
 	rest = skipOptions(rest, withArg, longNoArg[name], func(opt string, arg field) {
 		switch {
-		case name == "env" && (opt == "S" || opt == "--split-string"):
+		case name == "env" && (opt == "S" || longOpt(opt, "--split-string", 3)):
 			split = append(split, arg)
-		case name == "xargs" && (opt == "I" || opt == "--replace"):
+		case name == "xargs" && (opt == "I" || longOpt(opt, "--replace", 3)):
 			replace = arg.text
-		case (name == "flock" || name == "npx") && (opt == "c" || opt == "--command" || opt == "--call"):
+		case (name == "flock" || name == "npx") && (opt == "c" || longOpt(opt, "--command", 3) || longOpt(opt, "--call", 4)):
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
 			lookup = true
-		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || opt == "--chdir" || opt == "--working-directory" || (name == "nsenter" && opt == "w"):
+		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || longOpt(opt, "--chdir", 4) || longOpt(opt, "--working-directory", 3) || (name == "nsenter" && opt == "w"):
 			chdir, dir = true, c.dirOf(dir, arg)
 		}
 	})
@@ -301,6 +348,12 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 	case "flock":
 		if len(rest) > 0 {
 			rest = rest[1:] // the lock file
+		}
+		if len(rest) > 0 && (rest[0].text == "-c" || rest[0].text == "--command") { // flock FILE -c COMMAND
+			if len(rest) > 1 {
+				c.nested(rest[1].text, nil, false)
+			}
+			return
 		}
 	case "xargs": // the arguments read from stdin are unknown
 		for i, a := range rest {
@@ -359,12 +412,10 @@ func skipOptions(args []field, withArg string, noArg []string, seen func(opt str
 		args = args[1:]
 		if strings.HasPrefix(t, "--") {
 			k, v, eq := strings.Cut(t, "=")
-			switch {
+			switch takes, _ := longTakesArg(k, noArg); {
 			case eq:
 				note(k, lit(v))
-			case slices.Contains(noArg, k):
-				note(k, field{})
-			case longWithArg[k] || k == "--split-string" || k == "--replace" || k == "--command":
+			case takes:
 				if len(args) > 0 {
 					note(k, args[0])
 					args = args[1:]
