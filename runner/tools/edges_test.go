@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -296,5 +299,30 @@ func TestGrepCancelled(t *testing.T) {
 	cancel()
 	if res := tool.Run(ctx, json.RawMessage(`{"pattern":"hello","path":"."}`)); !res.IsError || res.Text != "grep: cancelled" {
 		t.Errorf("grep with a cancelled context = %+v; want grep: cancelled", res)
+	}
+}
+
+// fsError names each class of file system error, and never the error's
+// text (which quotes the path).
+func TestFSError(t *testing.T) {
+	path := func(err error) error { return &fs.PathError{Op: "open", Path: "/secret/path", Err: err} }
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{path(syscall.ENOENT), "not found"},
+		{path(syscall.EACCES), "permission denied"},
+		{path(syscall.EPERM), "permission denied"},
+		{path(syscall.EEXIST), "already exists"},
+		{path(syscall.ENOTDIR), "not a directory"},
+		{errNotDir, "not a directory"},
+		{fmt.Errorf("walk: %w", errNotRegular), "not a regular file"},
+		{path(syscall.ELOOP), "too many symbolic links"},
+		{errTooManyLinks, "too many symbolic links"},
+		{path(syscall.EIO), "i/o error"},
+	} {
+		if got := fsError(tc.err); got != tc.want {
+			t.Errorf("fsError(%v) = %q; want %q", tc.err, got, tc.want)
+		}
 	}
 }
