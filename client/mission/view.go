@@ -93,12 +93,31 @@ func (m *Model) statusLine() string {
 	if cwd != "" {
 		cwd = filepath.Base(cwd)
 	}
-	s := fmt.Sprintf(" %s · %s · %s · %s · %s ", orDash(m.provider), orDash(m.model), human.ReadinessWord(m.readiness), session, orDash(cwd))
-	if u := m.usage.short(); u != "" {
-		s += "· " + u + " "
+	// In the order shown; rank says which go first when the screen is too
+	// narrow for all: the directory, the session, the provider, the
+	// tokens, then the model; the readiness goes last of all.
+	parts := []struct {
+		text string
+		rank int
+	}{
+		{orDash(m.provider), 3}, {orDash(m.model), 5}, {human.ReadinessWord(m.readiness), 6},
+		{session, 2}, {orDash(cwd), 1}, {m.usage.short(), 4},
 	}
-	s = human.Visible(s, 1<<12)
-	return styleStatus().Render(ansi.Truncate(s, max(8, m.width), "…"))
+	width := max(8, m.width)
+	var s string
+	for drop := 0; drop <= 6; drop++ {
+		var shown []string
+		for _, p := range parts {
+			if p.text != "" && p.rank > drop {
+				shown = append(shown, p.text)
+			}
+		}
+		s = human.Visible(" "+strings.Join(shown, " · ")+" ", 1<<12)
+		if ansi.StringWidth(s) <= width {
+			break
+		}
+	}
+	return styleStatus().Render(ansi.Truncate(s, width, "…"))
 }
 
 func orDash(s string) string {

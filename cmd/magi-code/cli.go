@@ -95,7 +95,7 @@ func cli(l launch) int {
 		if days == 0 {
 			fmt.Println("session_retention_days = 0: pruning is disabled")
 		} else {
-			fmt.Printf("removed %d sessions idle for %d days or more\n", len(removed), days)
+			fmt.Printf("removed %s idle for %s or more\n", plural(len(removed), "session"), plural(days, "day"))
 		}
 	case modeMCPApprove:
 		if err := config.Approve(env, l.name); err != nil {

@@ -294,7 +294,7 @@ func TestSessionsListAndPrune(t *testing.T) {
 		[]string{"removed 0 sessions idle for 30 days or more\n"}, nil)
 	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), clienttest.FixtureSettings+"session_retention_days = 2\n")
 	o = runIn(t, ws, "", []string{"sessions", "prune"})
-	o.want(t, "prune at 2 days", 0, []string{"removed " + empty + "  ", "removed 1 sessions idle for 2 days or more\n"}, nil)
+	o.want(t, "prune at 2 days", 0, []string{"removed " + empty + "  ", "removed 1 session idle for 2 days or more\n"}, nil)
 	if strings.Contains(o.stdout, crafted) || strings.Contains(o.stdout, real) || clienttest.FileExists(filepath.Join(dir, empty+".jsonl")) ||
 		!clienttest.FileExists(realPath) || !clienttest.FileExists(filepath.Join(dir, crafted+".jsonl")) {
 		t.Fatalf("prune at 2 days removed the wrong sessions:\n%s", o.stdout)

@@ -264,3 +264,29 @@ func TestResizesInAReflowingTerminal(t *testing.T) {
 		})
 	}
 }
+
+// The status bar keeps the readiness and the model on a narrow screen,
+// dropping the directory, the session and the provider first; at 80
+// columns it shows them all.
+func TestStatusBarKeepsReadinessWhenNarrow(t *testing.T) {
+	for _, c := range []struct {
+		cols int
+		want []string
+	}{{30, []string{"fixture-model · ready"}}, {80, []string{"fixture · fixture-model · ready · session ", " · work"}}} {
+		t.Run(fmt.Sprint(c.cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+			v := startVT(t, ws, c.cols, 24)
+			v.waitIdle("fixture-model")
+			screen := v.screen()
+			last := len(screen) - 1
+			for last > 0 && screen[last] == "" {
+				last--
+			}
+			for _, w := range c.want {
+				if !strings.Contains(screen[last], w) {
+					t.Fatalf("the status bar %q lacks %q:\n%s", screen[last], w, v.dump())
+				}
+			}
+		})
+	}
+}

@@ -435,7 +435,7 @@ func TestResizeMidReply(t *testing.T) {
 				if strings.Contains(r, "working") {
 					t.Fatalf("a stale spinner line (%q):\n%s", r, v.dump())
 				}
-				if strings.Contains(r, " · fixture") || strings.HasPrefix(strings.TrimSpace(r), "fixture ·") {
+				if strings.Contains(r, " · fixture") || strings.HasPrefix(strings.TrimSpace(r), "fixture ·") || strings.Contains(r, "fixture-model · ") {
 					status++
 				}
 			}
