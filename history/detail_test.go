@@ -13,17 +13,7 @@ import (
 // entries shown as "kind:in/out/cached/reasoning/context/window".
 func projectDetail(t *testing.T, d Detail, recs ...Record) string {
 	t.Helper()
-	b := NewBuilder(d)
-	for _, r := range recs {
-		r.SessionID = "s"
-		if !b.Add(&r) {
-			t.Fatal("over budget")
-		}
-	}
-	p, code := b.Finish("s", "v1-x", 1, false)
-	if code != "" {
-		t.Fatal(code)
-	}
+	p := build(t, d, recs...)
 	var out []string
 	for _, pt := range p.parts {
 		m := p.msgs[pt.msg]

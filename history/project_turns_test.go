@@ -10,7 +10,19 @@ import (
 // "kind:text:partial", joined by " | ".
 func project(t *testing.T, recs ...Record) (string, bool) {
 	t.Helper()
-	b := NewBuilder(Detail{})
+	p := build(t, Detail{}, recs...)
+	var out []string
+	for _, pt := range p.parts {
+		m := p.msgs[pt.msg]
+		out = append(out, fmt.Sprintf("%s:%s:%v", m.kind, pt.text, m.partial))
+	}
+	return strings.Join(out, " | "), p.Complete()
+}
+
+// build folds records of session "s" into the projection of detail d.
+func build(t *testing.T, d Detail, recs ...Record) *Projection {
+	t.Helper()
+	b := NewBuilder(d)
 	for _, r := range recs {
 		r.SessionID = "s"
 		if !b.Add(&r) {
@@ -21,12 +33,7 @@ func project(t *testing.T, recs ...Record) (string, bool) {
 	if code != "" {
 		t.Fatal(code)
 	}
-	var out []string
-	for _, pt := range p.parts {
-		m := p.msgs[pt.msg]
-		out = append(out, fmt.Sprintf("%s:%s:%v", m.kind, pt.text, m.partial))
-	}
-	return strings.Join(out, " | "), p.Complete()
+	return p
 }
 
 // TestTurnsWithoutRunID: an older input record without run_id is closed by

@@ -290,17 +290,7 @@ func TestLoadChunkedReply(t *testing.T) {
 		// first ends inside the secret.
 		response(text(pad), text(secret[:30]), text(secret[30:]+" "), repeat("q", 20000), text(" end")),
 	}})
-	ch := ws.StartChild(t, client.Options{})
-	id := ch.Create().SessionID
-	ch.Turn(id, "long one")
-	ch.Shutdown()
-
-	a := start(t, ws)
-	a.initialize()
-	r, replay := a.call("session/load", map[string]any{"sessionId": id, "cwd": ws.Cwd, "mcpServers": []any{}})
-	if r.Error != nil {
-		t.Fatalf("load: %s", r.raw)
-	}
+	a, replay := loadServeTurn(t, ws, "long one")
 	ids, texts := messages(t, replay, "agent_message_chunk")
 	want := pad + "[REDACTED] " + strings.Repeat("q", 20000) + " end"
 	if len(ids) != 1 || texts[ids[0]] != want {
@@ -321,9 +311,22 @@ func TestLoadPartialReplyOfAFailedTurn(t *testing.T) {
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
 		response(text("half of the answer"), clienttest.Step{"error": "server_error"}),
 	}})
+	a, replay := loadServeTurn(t, ws, "fail after a while")
+	ids, texts := messages(t, replay, "agent_message_chunk")
+	if len(ids) != 1 || texts[ids[0]] != "half of the answer" {
+		t.Errorf("replayed %d messages %q; want the partial reply once", len(ids), texts)
+	}
+	a.wantExit(0)
+}
+
+// loadServeTurn runs one turn of prompt in a new session under serve
+// --stdio, then loads that session over ACP, and returns the agent and the
+// load's frames.
+func loadServeTurn(t *testing.T, ws *clienttest.Workspace, prompt string) (*agent, []frame) {
+	t.Helper()
 	ch := ws.StartChild(t, client.Options{})
 	id := ch.Create().SessionID
-	ch.Turn(id, "fail after a while")
+	ch.Turn(id, prompt)
 	ch.Shutdown()
 
 	a := start(t, ws)
@@ -332,9 +335,5 @@ func TestLoadPartialReplyOfAFailedTurn(t *testing.T) {
 	if r.Error != nil {
 		t.Fatalf("load: %s", r.raw)
 	}
-	ids, texts := messages(t, replay, "agent_message_chunk")
-	if len(ids) != 1 || texts[ids[0]] != "half of the answer" {
-		t.Errorf("replayed %d messages %q; want the partial reply once", len(ids), texts)
-	}
-	a.wantExit(0)
+	return a, replay
 }
