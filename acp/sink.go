@@ -168,10 +168,14 @@ func (k *sink) TaskScope(ceiling string) error {
 }
 
 // Usage implements runner.UsageSink: usage_update with the tokens the
-// conversation uses (input and output of the response).
-func (k *sink) Usage(u runner.Usage) error {
+// conversation uses (input and output of the run's own response; a
+// compaction's or a subagent's response is stored only).
+func (k *sink) Usage(u runner.Usage, source string) error {
 	// Stored as serve stores it (history usage records).
-	_, _ = k.log.Usage(k.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
+	_, _ = k.log.Usage(source, k.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
+	if source != runner.UsageTurn {
+		return nil
+	}
 	used := max(u.InputTokens, 0) + max(u.OutputTokens, 0)
 	return k.update(obj{"sessionUpdate": "usage_update", "used": used, "size": max(k.s.rt.ContextWindow(), used)})
 }

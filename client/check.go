@@ -41,7 +41,7 @@ var optionalEvents = map[string]struct {
 	fields     []string
 }{
 	protocol.EventUsage: {protocol.CapabilityUsage,
-		[]string{"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "context_window"}},
+		[]string{"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "context_window", "source"}},
 	protocol.EventActivityOutput: {protocol.CapabilityActivityOutput,
 		[]string{"activity_id", "chunk", "text", "last", "truncated"}},
 }

@@ -18,7 +18,11 @@ func projectDetail(t *testing.T, d Detail, recs ...Record) string {
 	for _, pt := range p.parts {
 		m := p.msgs[pt.msg]
 		if u := m.usage; u != nil {
-			out = append(out, fmt.Sprintf("%s:%d/%d/%d/%d/%d/%d", m.kind, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens, u.ContextTokens, u.Window))
+			ctx := "-"
+			if u.HasContext {
+				ctx = fmt.Sprint(u.ContextTokens)
+			}
+			out = append(out, fmt.Sprintf("%s:%d/%d/%d/%d/%s/%d", m.kind, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens, ctx, u.Window))
 			continue
 		}
 		if m.session {
@@ -31,8 +35,8 @@ func projectDetail(t *testing.T, d Detail, recs ...Record) string {
 }
 
 // detailTurn is a turn with an allowed approval, a call's output and two
-// responses' usage, in the order the turn sink writes them, and a second
-// turn that reports no usage.
+// responses' usage and a subagent's, in the order the turn sink writes
+// them, and a second turn whose only usage is a compaction's.
 func detailTurn(result string) []Record {
 	return []Record{
 		{Type: TypeInput, RunID: "r", MessageID: "u", Text: "q"},
@@ -44,16 +48,19 @@ func detailTurn(result string) []Record {
 		{Type: TypeToolResult, RunID: "r", CallID: "c", Text: result},
 		{Type: TypeActivity, RunID: "r", ActivityID: "t", Kind: "tool", State: "completed", Name: "shell", Summary: "shell: exit 0"},
 		{Type: TypeUsage, RunID: "r", Model: "m2", InputTokens: 200, OutputTokens: 20},
+		{Type: TypeSideUsage, RunID: "r", Kind: "subagent", Model: "m3", InputTokens: 7, OutputTokens: 3},
 		{Type: TypeAssistant, RunID: "r", MessageID: "b", Text: "done", HasText: true},
 		{Type: TypeRunCompleted, RunID: "r", Outcome: "completed"},
 		{Type: TypeInput, RunID: "r2", MessageID: "u2", Text: "again"},
+		{Type: TypeSideUsage, RunID: "r2", Kind: "compaction", InputTokens: 1000, OutputTokens: 5},
 		{Type: TypeRunCompleted, RunID: "r2", Outcome: "completed"},
 	}
 }
 
 // TestDetailEntries: each Detail adds only its own entries: the approval
 // before its call's activity, the output after it, one usage entry at the
-// end of the turn with its sums, the last response's context and that
+// end of the turn with its sums (a subagent's and a compaction's responses
+// included), the last own response's context (none: null) and that
 // model's window; the zero Detail is version 1.
 func TestDetailEntries(t *testing.T) {
 	window := func(model string) int64 { return map[string]int64{"m2": 4000}[model] }
@@ -64,8 +71,8 @@ func TestDetailEntries(t *testing.T) {
 	}{
 		{Detail{}, "user:q:false | assistant:looking:false | activity:shell completed: exit 0:false | assistant:done:false | user:again:false"},
 		{Detail{Output: true}, "user:q:false | assistant:looking:false | approval:shell: ls:false | activity:shell completed: exit 0:false | activity_output:a\nb\n:false | assistant:done:false | user:again:false"},
-		{Detail{Usage: true, Window: window}, "user:q:false | assistant:looking:false | activity:shell completed: exit 0:false | assistant:done:false | usage:300/30/50/2/220/4000 | user:again:false"},
-		{Detail{Usage: true}, "user:q:false | assistant:looking:false | activity:shell completed: exit 0:false | assistant:done:false | usage:300/30/50/2/220/0 | user:again:false"},
+		{Detail{Usage: true, Window: window}, "user:q:false | assistant:looking:false | activity:shell completed: exit 0:false | assistant:done:false | usage:307/33/50/2/220/4000 | user:again:false | usage:1000/5/0/0/-/0"},
+		{Detail{Usage: true}, "user:q:false | assistant:looking:false | activity:shell completed: exit 0:false | assistant:done:false | usage:307/33/50/2/220/0 | user:again:false | usage:1000/5/0/0/-/0"},
 	} {
 		if got := projectDetail(t, c.d, recs...); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.d, got, c.want)
@@ -183,7 +190,11 @@ func TestUsageEntryPage(t *testing.T) {
 		for _, e := range page.Entries {
 			switch e["kind"] {
 			case "usage":
-				u = e
+				if u == nil {
+					u = e
+				} else if e["context_tokens"] != nil || e["input_tokens"] != 1000.0 {
+					t.Fatalf("second usage entry %v; want the compaction's counts and no context", e)
+				}
 			case "approval":
 				scopes = append(scopes, e["scope"])
 			default:
@@ -199,7 +210,7 @@ func TestUsageEntryPage(t *testing.T) {
 		if window > 0 {
 			wantWindow = float64(window)
 		}
-		if u == nil || u["input_tokens"] != 300.0 || u["output_tokens"] != 30.0 || u["cached_input_tokens"] != 50.0 ||
+		if u == nil || u["input_tokens"] != 307.0 || u["output_tokens"] != 33.0 || u["cached_input_tokens"] != 50.0 ||
 			u["reasoning_tokens"] != 2.0 || u["context_tokens"] != 220.0 || u["context_window"] != wantWindow || u["text"] != "" {
 			t.Fatalf("usage entry %v", u)
 		}

@@ -48,6 +48,9 @@
 //	usage             run_id, [model], input_tokens, output_tokens, [cached_input_tokens], [reasoning_tokens]
 //	                                                    token counts of one model response (integers of at most
 //	                                                    15 digits); projected only with Detail.Usage, never replayed
+//	side_usage        run_id, kind (compaction|subagent), [model], input_tokens, output_tokens, [cached..], [reasoning..]
+//	                                                    token counts of a compaction's summary request or a
+//	                                                    subagent's response; projected like usage (its sums only)
 //	approval          run_id, summary (<= 1024 bytes), [scope] ("session": for the rest of the session)
 //	                                                    a request the person allowed; projected only with
 //	                                                    Detail.Output, never replayed

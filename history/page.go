@@ -181,7 +181,11 @@ func appendEntry(dst []byte, m *pmsg, pt *part) []byte {
 		dst = append(dst, `,"reasoning_tokens":`...)
 		dst = strconv.AppendInt(dst, u.ReasoningTokens, 10)
 		dst = append(dst, `,"context_tokens":`...)
-		dst = strconv.AppendInt(dst, u.ContextTokens, 10)
+		if u.HasContext {
+			dst = strconv.AppendInt(dst, u.ContextTokens, 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
 		dst = append(dst, `,"context_window":`...)
 		if u.Window > 0 {
 			dst = strconv.AppendInt(dst, u.Window, 10)
@@ -205,7 +209,10 @@ func entryLen(m *pmsg, pt *part) int {
 	if u := m.usage; u != nil {
 		n += len(`,"input_tokens":`) + intLen(u.InputTokens) + len(`,"output_tokens":`) + intLen(u.OutputTokens) +
 			len(`,"cached_input_tokens":`) + intLen(u.CachedInputTokens) + len(`,"reasoning_tokens":`) + intLen(u.ReasoningTokens) +
-			len(`,"context_tokens":`) + intLen(u.ContextTokens) + len(`,"context_window":`) + len("null")
+			len(`,"context_tokens":`) + len(`,"context_window":`) + 2*len("null")
+		if u.HasContext {
+			n += intLen(u.ContextTokens) - len("null")
+		}
 		if u.Window > 0 {
 			n += intLen(u.Window) - len("null")
 		}

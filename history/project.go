@@ -72,11 +72,13 @@ type approval struct {
 }
 
 // Usage is a turn's token counts in a usage entry: the sums over the
-// turn's model responses, the context the last of them used (its input and
-// output tokens) and that response's model.
+// turn's model responses (compactions' and subagents' included), the
+// context the last of the turn's own responses used (its input and output
+// tokens; HasContext false when it had none) and that response's model.
 type Usage struct {
 	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
 	ContextTokens                                                 int64
+	HasContext                                                    bool
 	Model                                                         string
 	Window                                                        int64 // 0: unknown
 }
@@ -257,7 +259,7 @@ func (b *Builder) Add(r *Record) bool {
 		}
 		i := b.add(KindApproval, "", r.Summary, false)
 		b.msgs[i].session = r.Scope == "session"
-	case TypeUsage:
+	case TypeUsage, TypeSideUsage:
 		if !b.detail.Usage {
 			break
 		}
@@ -272,7 +274,9 @@ func (b *Builder) Add(r *Record) bool {
 		u.OutputTokens += r.OutputTokens
 		u.CachedInputTokens += r.CachedInputTokens
 		u.ReasoningTokens += r.ReasoningTokens
-		u.ContextTokens, u.Model = r.InputTokens+r.OutputTokens, r.Model
+		if r.Type == TypeUsage {
+			u.ContextTokens, u.HasContext, u.Model = r.InputTokens+r.OutputTokens, true, r.Model
+		}
 	case TypeCompaction:
 		b.add(KindCompaction, "", r.Text, false)
 	case TypeDiagnostic:

@@ -34,6 +34,7 @@ const (
 	TypeUsage                            // "usage": token counts of one model response
 	TypeApproval                         // "approval": a request the person allowed
 	TypeSelection                        // "selection": the session's selection, changed after its header
+	TypeSideUsage                        // "side_usage": token counts of a compaction's or a subagent's response
 	typeCount
 )
 
@@ -54,6 +55,7 @@ var typeNames = [typeCount]string{
 	TypeUsage:            "usage",
 	TypeApproval:         "approval",
 	TypeSelection:        "selection",
+	TypeSideUsage:        "side_usage",
 }
 
 func (t Type) String() string {
@@ -208,6 +210,7 @@ var (
 		TypeUsage:            set(fRunID, fModel, fInputTokens, fOutputTokens, fCachedInputTokens, fReasoningTokens),
 		TypeApproval:         set(fRunID, fSummary, fScope),
 		TypeSelection:        set(fProvider, fModel, fThinking, fMode),
+		TypeSideUsage:        set(fRunID, fKind, fModel, fInputTokens, fOutputTokens, fCachedInputTokens, fReasoningTokens),
 	}
 	requiredFields = [typeCount]fieldSet{
 		TypeHeader:           set(fVersion),
@@ -226,6 +229,7 @@ var (
 		TypeUsage:            set(fRunID, fInputTokens, fOutputTokens),
 		TypeApproval:         set(fRunID, fSummary),
 		TypeSelection:        set(fProvider),
+		TypeSideUsage:        set(fRunID, fKind, fInputTokens, fOutputTokens),
 	}
 )
 
@@ -276,8 +280,9 @@ func (r *Record) Validate() error {
 	case TypeSelection:
 		ok = r.Provider != "" && len(r.Provider) <= protocol.MaxSelectionNameBytes && len(r.Model) <= protocol.MaxSelectionNameBytes &&
 			len(r.Thinking) <= protocol.MaxSelectionNameBytes && (r.Mode == "" || len(r.Mode) <= 32 && ValidID(r.Mode))
-	case TypeUsage:
-		ok = r.RunID != "" && len(r.Model) <= protocol.MaxSelectionNameBytes
+	case TypeUsage, TypeSideUsage:
+		ok = r.RunID != "" && len(r.Model) <= protocol.MaxSelectionNameBytes &&
+			(r.Type == TypeUsage || oneOf(r.Kind, "compaction", "subagent"))
 		for _, n := range []int64{r.InputTokens, r.OutputTokens, r.CachedInputTokens, r.ReasoningTokens} {
 			ok = ok && n >= 0 && n <= MaxTokenCount
 		}

@@ -239,11 +239,17 @@ func (l *RunLog) Mark() error {
 // Usage stores the token counts of one model response of the run's model
 // (named in the record when the name fits a selection), each clamped to
 // 0..MaxTokenCount (only a broken provider reports others), and returns
-// the record as stored.
-func (l *RunLog) Usage(model string, input, output, cached, reasoning int64) (Record, error) {
+// the record as stored. source is where the response came from
+// (runner.UsageTurn, UsageCompaction, UsageSubagent): the run's own
+// responses are usage records, the others side_usage records of that
+// kind.
+func (l *RunLog) Usage(source, model string, input, output, cached, reasoning int64) (Record, error) {
 	clamp := func(n int64) int64 { return min(max(n, 0), MaxTokenCount) }
 	rec := Record{Type: TypeUsage, InputTokens: clamp(input), OutputTokens: clamp(output),
 		CachedInputTokens: clamp(cached), ReasoningTokens: clamp(reasoning)}
+	if source == "compaction" || source == "subagent" {
+		rec.Type, rec.Kind = TypeSideUsage, source
+	}
 	if len(model) <= protocol.MaxSelectionNameBytes {
 		rec.Model = model
 	}

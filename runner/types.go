@@ -12,6 +12,13 @@ import (
 
 // The runner's types that a caller implements or reads. They are aliases:
 // the definitions, and their documentation, live in the runner's parts.
+// The sources of a response's usage (agent.UsageSink).
+const (
+	UsageTurn       = agent.UsageTurn
+	UsageCompaction = agent.UsageCompaction
+	UsageSubagent   = agent.UsageSubagent
+)
+
 type (
 	// Env is what Admit takes from the process (see ProcessEnv).
 	Env = config.Env

@@ -15,49 +15,61 @@ import (
 // (docs/protocol.md, Optional capabilities), through count.
 type usage struct {
 	in, out, cached int64
-	context, window int64 // the last response's; window 0: unknown
+	context, window int64 // the last own response's; window 0: unknown
+	hasContext      bool  // an own response reported
 	seen            bool
 }
 
 // counts is a usage event's data or a history usage entry's counts: an
-// event is one response, whose context in use is its input and output; an
-// entry is a turn's sums with the context its last response used.
+// event is one response, whose context in use is its input and output when
+// it is the turn's own (source turn; a compaction's or a subagent's
+// response only costs tokens); an entry is a turn's sums with the context
+// its last own response used (null: none).
 type counts struct {
 	In      int64  `json:"input_tokens"`
 	Out     int64  `json:"output_tokens"`
 	Cached  int64  `json:"cached_input_tokens"`
-	Context int64  `json:"context_tokens"`
+	Context *int64 `json:"context_tokens"`
 	Window  *int64 `json:"context_window"`
+	Source  string `json:"source"`
 }
 
-// add applies one usage event's data: one response, whose context in use
-// is its input and output.
+// add applies one usage event's data.
 func (u *usage) add(data json.RawMessage) {
 	var c counts
 	if json.Unmarshal(data, &c) != nil {
 		return
 	}
-	c.Context = c.In + c.Out
+	c.Context = nil
+	if c.Source == "turn" {
+		ctx := c.In + c.Out
+		c.Context = &ctx
+	}
 	u.count(c)
 }
 
-// count adds c.
+// count adds c: its tokens to the sums, its context, if any, as the
+// context in use.
 func (u *usage) count(c counts) {
-	if c.In < 0 || c.Out < 0 || c.Cached < 0 || c.Context < 0 {
+	if c.In < 0 || c.Out < 0 || c.Cached < 0 || (c.Context != nil && *c.Context < 0) {
 		return
 	}
-	u.in, u.out, u.cached = u.in+c.In, u.out+c.Out, u.cached+c.Cached
-	u.context, u.window, u.seen = c.Context, 0, true
+	u.in, u.out, u.cached, u.seen = u.in+c.In, u.out+c.Out, u.cached+c.Cached, true
+	if c.Context == nil {
+		return
+	}
+	u.context, u.window, u.hasContext = *c.Context, 0, true
 	if c.Window != nil && *c.Window > 0 {
 		u.window = *c.Window
 	}
 }
 
 // short is the status bar's part: the context left of the window, or
-// the context used when the window is unknown; "" before any count.
+// the context used when the window is unknown; "" before the turn's own
+// responses reported any.
 func (u usage) short() string {
 	switch {
-	case !u.seen:
+	case !u.hasContext:
 		return ""
 	case u.window > 0:
 		left := max(0, 100-u.context*100/u.window)
@@ -100,8 +112,11 @@ func (m *Model) statusText() string {
 	} else {
 		row("tokens in", fmt.Sprintf("%s (%s from the provider's cache)", tokens(u.in), tokens(u.cached)))
 		row("tokens out", tokens(u.out))
-		ctx := tokens(u.context)
-		if u.window > 0 {
+		ctx := "-"
+		if u.hasContext {
+			ctx = tokens(u.context)
+		}
+		if u.hasContext && u.window > 0 {
 			ctx += " of " + tokens(u.window) + " (" + u.short() + ")"
 		}
 		row("context", ctx)

@@ -20,21 +20,27 @@ func TestUsageAndStatus(t *testing.T) {
 	if v := view(m); strings.Contains(v, "context") {
 		t.Fatalf("context shown before any count:\n%s", v)
 	}
-	send(m, "usage", map[string]any{"input_tokens": 30000, "output_tokens": 2000, "cached_input_tokens": 1000, "reasoning_tokens": 0, "context_window": 128000})
-	send(m, "usage", map[string]any{"input_tokens": 40000, "output_tokens": 8000, "cached_input_tokens": 0, "reasoning_tokens": 0, "context_window": 128000})
+	// A subagent's response costs tokens but says nothing of the context.
+	send(m, "usage", map[string]any{"input_tokens": 5000, "output_tokens": 500, "cached_input_tokens": 0, "reasoning_tokens": 0, "context_window": 128000, "source": "subagent"})
+	if v := view(m); strings.Contains(v, "context") {
+		t.Fatalf("context shown from a subagent's count:\n%s", v)
+	}
+	send(m, "usage", map[string]any{"input_tokens": 30000, "output_tokens": 2000, "cached_input_tokens": 1000, "reasoning_tokens": 0, "context_window": 128000, "source": "turn"})
+	send(m, "usage", map[string]any{"input_tokens": 40000, "output_tokens": 8000, "cached_input_tokens": 0, "reasoning_tokens": 0, "context_window": 128000, "source": "turn"})
+	send(m, "usage", map[string]any{"input_tokens": 60000, "output_tokens": 1500, "cached_input_tokens": 0, "reasoning_tokens": 0, "context_window": 128000, "source": "compaction"})
 	if v := view(m); !strings.Contains(v, "63% context left") {
 		t.Fatalf("status bar:\n%s", v)
 	}
 	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
 	typeLine(m, "/status")
 	p := printed(m)
-	for _, want := range []string{"provider       fixture", "model          fixture-model", "approval mode  ask", "sandbox        workspace-write", "session        " + sess, "tokens in      70.0k (1.0k from the provider's cache)", "tokens out     10.0k", "context        48.0k of 128.0k (63% context left)"} {
+	for _, want := range []string{"provider       fixture", "model          fixture-model", "approval mode  ask", "sandbox        workspace-write", "session        " + sess, "tokens in      135.0k (1.0k from the provider's cache)", "tokens out     12.0k", "context        48.0k of 128.0k (63% context left)"} {
 		if !strings.Contains(p, want) {
 			t.Fatalf("/status lacks %q:\n%s", want, p)
 		}
 	}
 	// A local model: no window.
-	m.usage.add([]byte(`{"input_tokens":1500,"output_tokens":10,"context_window":null}`))
+	m.usage.add([]byte(`{"input_tokens":1500,"output_tokens":10,"context_window":null,"source":"turn"}`))
 	if v := view(m); !strings.Contains(v, "1.5k context") {
 		t.Fatalf("status bar without a window:\n%s", v)
 	}

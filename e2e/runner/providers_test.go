@@ -146,11 +146,12 @@ func runProvider(t *testing.T, f format, statuses []int) providerRun {
 			t.Fatalf("%s: reconciled %+v; want %q partial", c.name, r.Messages, c.want)
 		}
 		pr.failures = append(pr.failures, fmt.Sprintf("%s: %s %q partial", c.name, r.Finished.Outcome, r.Reply()))
-		// History keeps the partial reply.
+		// History keeps the partial reply, before the failure's
+		// diagnostic, as the live run showed them.
 		entries := ch.history(sid, r)
-		last := entries[len(entries)-1]
-		if last.Kind != "assistant" || last.Text != c.want {
-			t.Fatalf("%s: last history entry %+v", c.name, last)
+		reply, last := entries[len(entries)-2], entries[len(entries)-1]
+		if reply.Kind != "assistant" || reply.Text != c.want || !reply.Partial || last.Kind != "diagnostic" {
+			t.Fatalf("%s: last history entries %+v, %+v", c.name, reply, last)
 		}
 	}
 	r = ch.Turn(sid, "go on")

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -92,5 +93,50 @@ func TestUsageCapability(t *testing.T) {
 			t.Fatalf("history after reopening %+v; before %+v", after, before)
 		}
 		ch.Shutdown()
+	}
+}
+
+// TestCompactionUsageCounted: with a small context window some turn
+// compacts; the compaction's summary request reports its usage like the
+// turn's own responses, as a usage event of source compaction (the turn's
+// own say turn), and the session holds it as a side_usage record of kind
+// compaction, so the session's token counts include it.
+func TestCompactionUsageCounted(t *testing.T) {
+	t.Parallel()
+	var script [][]clienttest.Step
+	for k := range 10 {
+		script = append(script, clienttest.Response(clienttest.Text(fmt.Sprintf("reply %d ", k)+strings.Repeat("w", 2000)),
+			clienttest.Step{"usage": map[string]any{"input_tokens": 100 + k, "output_tokens": 10}}))
+	}
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Top: "context_window = 2000", Responses: script})
+	ch := &child{ws.Spawn(t, client.Options{Env: ws.Env()})}
+	ch.Result("initialize", map[string]any{"required_capabilities": append(slices.Clone(clienttest.AllCapabilities), protocol.CapabilityUsage)}, nil)
+	sid := ch.Create().SessionID
+	sources := map[string]int{}
+	for turn := 0; turn < 8 && sources["compaction"] == 0; turn++ {
+		r := ch.Turn(sid, fmt.Sprintf("prompt %d", turn))
+		for _, e := range r.Events {
+			if e.Name == protocol.EventUsage {
+				var d struct {
+					Source string `json:"source"`
+				}
+				if err := json.Unmarshal(e.Data, &d); err != nil {
+					t.Fatal(err)
+				}
+				sources[d.Source]++
+			}
+		}
+	}
+	ch.Shutdown()
+	if sources["compaction"] != 1 || sources["turn"] == 0 || len(sources) != 2 {
+		t.Fatalf("usage events by source %v; want turn and one compaction", sources)
+	}
+	data, err := os.ReadFile(filepath.Join(ws.Home, "sessions", sid+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `{"type":"side_usage"`); n != 1 || !strings.Contains(string(data), `"kind":"compaction"`) ||
+		strings.Count(string(data), `{"type":"usage"`) != sources["turn"] {
+		t.Fatalf("%d side_usage records:\n%s", n, data)
 	}
 }

@@ -92,11 +92,30 @@ type Sink interface {
 }
 
 // UsageSink is a Sink that also takes token usage. A Sink that implements it
-// gets Usage once for each response of the run's model loop that reported
-// usage, in the order the responses ended. It is optional: a Sink without
-// it never sees usage.
+// gets Usage once for each model response of the run that reported usage,
+// in the order the responses ended, with where it came from: the run's own
+// model loop (UsageTurn), a compaction's summary request
+// (UsageCompaction) or a subagent's responses (UsageSubagent). It is
+// optional: a Sink without it never sees usage.
 type UsageSink interface {
-	Usage(u provider.Usage) error
+	Usage(u provider.Usage, source string) error
+}
+
+// The sources of a response's usage (UsageSink), spelled as the usage
+// event's source and the history's records spell them.
+const (
+	UsageTurn       = "turn"
+	UsageCompaction = "compaction"
+	UsageSubagent   = "subagent"
+)
+
+// usage reports one response's usage from source to the sink, if it takes
+// usage: the one place every model call of a run counts its tokens.
+func (r *run) usage(u provider.Usage, source string) error {
+	if us, ok := r.sink.(UsageSink); ok {
+		return us.Usage(u, source)
+	}
+	return nil
 }
 
 // RunningSink is a Sink that also learns when a primary tool call starts
@@ -415,10 +434,8 @@ func (r *run) emit(ev provider.StreamEvent) error {
 	case provider.Done:
 		r.maxTokens = ev.MaxTokens
 	case provider.UsageKind:
-		if us, ok := r.sink.(UsageSink); ok {
-			if err := us.Usage(ev.Usage); err != nil {
-				return r.fail(sinkError(err))
-			}
+		if err := r.usage(ev.Usage, UsageTurn); err != nil {
+			return r.fail(sinkError(err))
 		}
 	}
 	return nil

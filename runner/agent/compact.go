@@ -214,6 +214,9 @@ func (r *run) summarise(ctx context.Context, specs []provider.ToolSpec, cut int,
 	var b strings.Builder
 	err := r.cfg.Provider.Stream(ctx, provider.Request{Model: r.cfg.Model, Thinking: r.cfg.Thinking, System: r.cfg.System, Messages: msgs, Tools: specs},
 		func(ev provider.StreamEvent) error {
+			if ev.Kind == provider.UsageKind {
+				return r.usage(ev.Usage, UsageCompaction) // the summary's tokens count too
+			}
 			if ev.Kind != provider.TextDelta {
 				return nil
 			}

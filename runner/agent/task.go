@@ -318,6 +318,15 @@ func (s *subSink) Diagnostic(code, summary string) error {
 	return s.check(s.parent.Diagnostic(code, summary))
 }
 func (s *subSink) TaskScope(ceiling string) error { return s.check(s.parent.TaskScope(ceiling)) }
+
+// Usage: a subagent's responses (its compactions included) count as the
+// subagent's, in the parent's usage.
+func (s *subSink) Usage(u provider.Usage, _ string) error {
+	if us, ok := s.parent.(UsageSink); ok {
+		return s.check(us.Usage(u, UsageSubagent))
+	}
+	return nil
+}
 func (s *subSink) ToolStarted(id, name, summary string, _ ToolCall) error {
 	return s.check(s.parent.Activity(id, KindTool, name, StateStarted, summary))
 }

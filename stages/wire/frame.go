@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/magi-code/magi-code/internal/jsonenc"
@@ -67,9 +68,12 @@ type Event struct {
 	ErrorCode   protocol.Code // empty encodes null
 
 	// usage (the optional usage capability): one model response's token
-	// counts; ContextWindow 0 encodes null (not known).
+	// counts; ContextWindow 0 encodes null (not known); UsageSource is
+	// where the response came from (turn, compaction, subagent; empty
+	// encodes turn).
 	InputTokens, OutputTokens, CachedInputTokens, ReasoningTokens int64
 	ContextWindow                                                 int64
+	UsageSource                                                   string
 
 	// Raw, when not nil, is a complete frame of another protocol (the ACP
 	// front door's notifications, requests and ordered responses), LF
@@ -199,6 +203,7 @@ func appendDataRest(dst []byte, e *Event) []byte {
 		} else {
 			dst = append(dst, "null"...)
 		}
+		dst = appendField(dst, "source", cmp.Or(e.UsageSource, "turn"))
 	case protocol.EventActivityOutput:
 		dst = appendField(dst, "activity_id", e.ActivityID)
 		dst = append(dst, `,"chunk":`...)

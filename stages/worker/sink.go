@@ -314,11 +314,12 @@ func (s *turnSink) output(activityID, result string) error {
 }
 
 // Usage records the token counts of one model response in the session (a
-// usage record) and, when the client required the usage capability,
-// offers the usage event. Counts outside 0..history.MaxTokenCount, which
-// only a broken provider reports, are clamped.
-func (s *turnSink) Usage(u runner.Usage) error {
-	rec, err := s.log.Usage(s.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
+// usage record, or side_usage for a compaction's or a subagent's) and,
+// when the client required the usage capability, offers the usage event
+// with its source. Counts outside 0..history.MaxTokenCount, which only a
+// broken provider reports, are clamped.
+func (s *turnSink) Usage(u runner.Usage, source string) error {
+	rec, err := s.log.Usage(source, s.model, u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens)
 	if err != nil {
 		return err
 	}
@@ -327,7 +328,7 @@ func (s *turnSink) Usage(u runner.Usage) error {
 	}
 	e := s.event(protocol.EventUsage)
 	e.InputTokens, e.OutputTokens, e.CachedInputTokens, e.ReasoningTokens = rec.InputTokens, rec.OutputTokens, rec.CachedInputTokens, rec.ReasoningTokens
-	e.ContextWindow = s.window
+	e.ContextWindow, e.UsageSource = s.window, source
 	return s.p.offer(e)
 }
 
