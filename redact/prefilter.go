@@ -162,6 +162,7 @@ func tri3(w uint32) uint16 { return uint16((w | 0x202020) & 0xffffff * 265443576
 type hit struct {
 	pos  int
 	rule uint16
+	n    uint16 // the trigger's length
 }
 
 // rawSample holds the two bigrams of every anchor (one of them is on an
@@ -298,7 +299,7 @@ func scanAt(s string, a, oldEnd int, dst []hit, next *int) []hit {
 		case end > len(s):
 			*next = min(*next, a)
 		case hasTrigger(s, i, t):
-			dst = append(dst, hit{i, t.rule})
+			dst = append(dst, hit{i, t.rule, uint16(len(t.lit))})
 		}
 	}
 	return dst

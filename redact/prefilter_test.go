@@ -21,7 +21,7 @@ func bruteHits(s string) []hit {
 			}
 			for i := 0; i+len(lit) <= len(text); i++ {
 				if text[i:i+len(lit)] == lit {
-					out = append(out, hit{i, uint16(ri)})
+					out = append(out, hit{i, uint16(ri), uint16(len(lit))})
 				}
 			}
 		}
@@ -34,7 +34,10 @@ func sortHits(h []hit) []hit {
 		if a.pos != b.pos {
 			return a.pos - b.pos
 		}
-		return int(a.rule) - int(b.rule)
+		if a.rule != b.rule {
+			return int(a.rule) - int(b.rule)
+		}
+		return int(a.n) - int(b.n)
 	})
 	return h
 }

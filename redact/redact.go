@@ -85,7 +85,8 @@ type readState struct {
 	open bool
 	// When no secret was taken, s[from:reach] holds everything the
 	// outcome was read from: it is the same for any text that agrees with
-	// s there. reach is -1 when that is not known (a secret was taken).
+	// s there. reach is -1 when that is not known (a secret was taken),
+	// precheckDecided when a precheck decided (precheckRead bounds it).
 	// exact: the outcome read s[reach-1] (the regexp read that far through
 	// its reader), so that a text that ends before reach does not decide it.
 	from, reach int
@@ -111,7 +112,8 @@ func matchAt(s string, pos int, r *rule, st *readState) (whole, sp span, ok, val
 	}
 	if !prechecks(s, pos, r) {
 		if st != nil {
-			st.from, st.reach = max(0, pos-1), precheckRead(s, pos, r)
+			// precheckRead, when it is needed (Stream.settle).
+			st.from, st.reach = max(0, pos-1), precheckDecided
 		}
 		return
 	}
@@ -185,6 +187,9 @@ func matchAt(s string, pos int, r *rule, st *readState) (whole, sp span, ok, val
 	}
 	return whole, sp, true, valid
 }
+
+// precheckDecided is readState.reach when a precheck decided.
+const precheckDecided = -2
 
 // prechecks runs the cheap checks before the regexp (precheck.go): a false
 // is final.

@@ -158,26 +158,3 @@ func settle(s string, spans []span) []span {
 	}
 	return []span{{start: 0, end: len(s), r: unsettled}}
 }
-
-// trigLen is the length of the shortest trigger of h's rule at h.pos in s.
-func trigLen(s string, h hit) int {
-	r := rules[h.rule]
-	n := 0
-	for _, t := range r.triggers {
-		if h.pos+len(t) > len(s) || n > 0 && len(t) >= n {
-			continue
-		}
-		ok := true
-		for j := 0; j < len(t) && ok; j++ {
-			c, l := s[h.pos+j], t[j]
-			if r.fold {
-				c, l = lower[c], lower[l]
-			}
-			ok = c == l
-		}
-		if ok {
-			n = len(t)
-		}
-	}
-	return max(n, 1)
-}

@@ -268,10 +268,7 @@ func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []spa
 				continue
 			}
 			r := rules[h.rule]
-			end := h.pos + maxTrigger
-			if len(v.marks) > 0 || end > cut {
-				end = h.pos + trigLen(w, h)
-			}
+			end := h.pos + int(h.n)
 			switch {
 			case v.covers(h.pos, end):
 				// Inside a secret: not a trigger of the rendered text.
@@ -282,6 +279,9 @@ func (s *Stream) settle(w string, spans []span, cut int, force bool) (int, []spa
 					held = min(held, r.spanFrom(w, h.pos))
 				}
 				continue
+			}
+			if o.state == outNone && o.reach == precheckDecided {
+				o.reach = precheckRead(w, h.pos, r)
 			}
 			if o.state == outNone && o.reach >= 0 && !v.covers(o.from, min(o.reach, cut)) {
 				if o.reach <= cut {
@@ -465,11 +465,12 @@ func (s *Stream) shift(cut int) {
 		}
 		o := s.outs[i]
 		o.sp.start, o.sp.end = o.sp.start-k, o.sp.end-k
+		o.from = max(0, o.from-k)
 		if o.reach >= 0 {
-			o.from, o.reach = max(0, o.from-k), o.reach-k
+			o.reach -= k
 		}
 		o.wait -= k
-		s.hits[n], s.outs[n] = hit{h.pos - k, h.rule}, o
+		s.hits[n], s.outs[n] = hit{h.pos - k, h.rule, h.n}, o
 		n++
 	}
 	s.hits, s.outs = s.hits[:n], s.outs[:n]
