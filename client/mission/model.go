@@ -66,6 +66,10 @@ type Options struct {
 	// ApprovalMode is the approval setting in force ("ask", "auto"), for
 	// /status; nil: unknown.
 	ApprovalMode func() string
+	// Logout, when set, removes provider's stored credential (/logout):
+	// ErrUnknownProvider for a name login cannot store, ErrNoCredential
+	// when none is stored.
+	Logout func(provider string) error
 	// SetApproval, when set, makes the backends started from now on use
 	// the approval mode ("ask" or "auto") instead of the settings' (the
 	// /approval command, which then restarts the backend).

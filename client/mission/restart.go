@@ -2,6 +2,7 @@ package mission
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -143,4 +144,41 @@ func (m *Model) approvalCommand(args []string) tea.Cmd {
 	}
 	m.opts.SetApproval(mode)
 	return m.changed("approval mode " + mode + " for this run (settings unchanged)")
+}
+
+// Errors of Options.Logout.
+var (
+	ErrUnknownProvider = errors.New("unknown provider")
+	ErrNoCredential    = errors.New("no stored credential")
+)
+
+// logout is /logout [PROVIDER]: it removes the provider's stored key (the
+// provider in use without PROVIDER), as magi-code logout does, and
+// restarts the backend, which then reads the credentials without it.
+func (m *Model) logout(args []string) tea.Cmd {
+	provider := m.provider
+	if len(args) > 0 {
+		provider = args[0]
+	}
+	switch {
+	case len(args) > 1:
+		return m.print(styleError().Render("logout: /logout [PROVIDER]"))
+	case m.opts.Logout == nil:
+		return m.print(styleError().Render("logout is not available here"))
+	case m.restarting:
+		return m.print(styleError().Render(restartingNow("logout")))
+	case provider == "":
+		return m.print(styleError().Render("logout: no provider in use; /logout PROVIDER"))
+	}
+	name := human.Visible(provider, 64)
+	err := m.opts.Logout(provider)
+	switch {
+	case errors.Is(err, ErrUnknownProvider):
+		return m.print(styleError().Render("logout: unknown provider " + name + " (openai, anthropic, openrouter, or a [providers.NAME] table's name)"))
+	case errors.Is(err, ErrNoCredential):
+		return m.print(styleError().Render("logout: no stored credential for " + name))
+	case err != nil:
+		return m.print(styleError().Render("logout: the credential file (auth.json in MC_HOME) could not be changed"))
+	}
+	return m.changed("removed the stored " + name + " credential")
 }

@@ -327,3 +327,47 @@ func TestApprovalSwitchRestarts(t *testing.T) {
 		t.Fatalf("idle: set %v\n%s", set, printed(m))
 	}
 }
+
+// /logout removes the stored key of the provider in use, or of the one
+// named, and restarts the backend like /login; a name login cannot store,
+// or one with nothing stored, is said and changes nothing.
+func TestLogout(t *testing.T) {
+	next := &fakeBackend{events: make(chan client.Event)}
+	var removed []string
+	stored := map[string]bool{"openai": true, "fixture-like": false}
+	m, _, _ := started(t, Options{
+		Logout: func(p string) error {
+			switch have, known := stored[p]; {
+			case p == "nope" || !known && p != "anthropic":
+				return ErrUnknownProvider
+			case !have:
+				return ErrNoCredential
+			}
+			stored[p] = false
+			removed = append(removed, p)
+			return nil
+		},
+		Restart: func() (Backend, error) { return next, nil },
+	})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r3", "error_code": nil})
+	for _, c := range []struct{ line, says string }{
+		{"/logout nope", "logout: unknown provider nope"},
+		{"/logout anthropic", "logout: no stored credential for anthropic"},
+		{"/logout a b", "logout: /logout [PROVIDER]"},
+	} {
+		typeLine(m, c.line)
+		if !strings.Contains(printed(m), c.says) || len(removed) != 0 || m.restarting {
+			t.Fatalf("%s: removed %v, restarting %v\n%s", c.line, removed, m.restarting, printed(m))
+		}
+	}
+	r := restartMsg(t, typeLine(m, "/logout openai"))
+	if len(removed) != 1 || removed[0] != "openai" || r.backend != next || !strings.Contains(printed(m), "removed the stored openai credential; restarting the backend with it") {
+		t.Fatalf("removed %v\n%s", removed, printed(m))
+	}
+	// Without a name: the provider in use (the fixture's, in this model).
+	m.restarting = false
+	typeLine(m, "/logout")
+	if !strings.Contains(printed(m), "logout: unknown provider fixture") {
+		t.Fatalf("without a name:\n%s", printed(m))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/magi-code/magi-code/client/human"
+	"github.com/magi-code/magi-code/client/mission"
 	"github.com/magi-code/magi-code/runner"
 	"github.com/magi-code/magi-code/runner/auth"
 	"github.com/magi-code/magi-code/runner/config"
@@ -51,10 +52,7 @@ func account(l launch) int {
 		if _, known := credentialProvider(env, l.provider); !known {
 			return 2
 		}
-		home, err := config.Env(env).HomeDir()
-		if err == nil {
-			err = auth.Remove(context.Background(), home, l.provider)
-		}
+		err := removeKey(env, l.provider)
 		if errors.Is(err, auth.ErrNoEntry) {
 			fmt.Fprintf(os.Stderr, "magi-code: logout: no stored credential for %s\n", l.provider)
 			return 1
@@ -126,6 +124,30 @@ func storeKey(env runner.Env, provider, key string) error {
 		return err
 	}
 	return auth.SetKey(context.Background(), home, provider, key)
+}
+
+// removeKey removes provider's entry from $MC_HOME/auth.json and keeps the
+// others (auth.ErrNoEntry when it has none): logout and Mission Control's
+// /logout.
+func removeKey(env runner.Env, provider string) error {
+	home, err := config.Env(env).HomeDir()
+	if err != nil {
+		return err
+	}
+	return auth.Remove(context.Background(), home, provider)
+}
+
+// logoutKey is Mission Control's /logout: removeKey for a provider login
+// may name, with the app's errors.
+func logoutKey(env runner.Env, provider string) error {
+	if _, known := config.LookupProvider(config.Env(env), provider); !known || provider == config.FixtureProvider {
+		return mission.ErrUnknownProvider
+	}
+	err := removeKey(env, provider)
+	if errors.Is(err, auth.ErrNoEntry) {
+		return mission.ErrNoCredential
+	}
+	return err
 }
 
 // setModel stores the selection; an empty provider keeps the effective

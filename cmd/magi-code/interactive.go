@@ -42,6 +42,7 @@ func interactive(l launch) int {
 		Prompt:       l.prompt,
 		Resume:       l.resume,
 		Login:        func(provider, key string) error { return storeKey(env, provider, key) },
+		Logout:       func(provider string) error { return logoutKey(env, provider) },
 		SetModel:     func(provider, model string) error { return setModel(env, provider, model) },
 		Sessions:     func() ([]mission.SessionInfo, error) { return cwdSessions(env) },
 		Configured:   func() string { return configuredProvider(env) },
