@@ -50,3 +50,35 @@ func TestPromptHistoryAcrossRuns(t *testing.T) {
 		})
 	}
 }
+
+// Start-up reads only the last 2 MiB of the history file: with 300
+// entries of 15 KB (4.5 MiB), the entries kept, which the file is
+// rewritten with (it is over 1 MiB), are those whose line lies whole in
+// that tail, never an older one.
+func TestPromptHistoryReadsOnlyTheTail(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	path := filepath.Join(ws.Home, "prompt-history.jsonl")
+	var b strings.Builder
+	var starts []int
+	for i := range 300 {
+		starts = append(starts, b.Len())
+		fmt.Fprintf(&b, "\"entry %04d %s\"\n", i, strings.Repeat("q", 15000))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := 0 // the first entry whose line starts after the cut
+	for first < len(starts) && starts[first] <= b.Len()-2<<20 {
+		first++
+	}
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("/quit\r")
+	if code := v.exitCode(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, v.dump())
+	}
+	lines := strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n")
+	if len(lines) != 300-first || !strings.HasPrefix(lines[0], fmt.Sprintf("\"entry %04d ", first)) || !strings.HasPrefix(lines[len(lines)-1], "\"entry 0299 ") {
+		t.Fatalf("the history kept %d entries from %.12q; want the %d from entry %04d", len(lines), lines[0], 300-first, first)
+	}
+}
