@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -47,6 +48,11 @@ type turnSink struct {
 	// tool starts (complete) or when the run ends (partial unless the run
 	// completed).
 	log *history.RunLog
+
+	// liveMu guards live, the activity.output parts a command's output
+	// filled while it ran (ToolOutput, from the tool's goroutine).
+	liveMu sync.Mutex
+	live   map[string]*liveParts
 
 	// model is the turn's model and window its context window (0: not
 	// known), for the usage records and events.
@@ -290,18 +296,86 @@ func (s *turnSink) ToolFinished(activityID, name, summary, result string, isErro
 	return s.activity(activityID, name, state, summary)
 }
 
+// liveParts are the activity.output parts of a running command sent
+// before it ended: its output as the runner streams it (runner.OutputSink,
+// redacted by one stream for the whole command), cut as
+// history.ToolOutput cuts the result, each sent once the text after it
+// decides where it ends; never the last of the four.
+type liveParts struct {
+	sent    []string // the parts sent, in order
+	pending []byte   // safe text after them
+}
+
+// ToolOutput implements runner.OutputSink: with the activity.output
+// capability, a command's output is sent while it runs, one part as soon
+// as it is whole (it cannot change: the result's parts begin the same
+// way), at most all parts but the last; output then sends the rest.
+func (s *turnSink) ToolOutput(activityID, text string) error {
+	if !s.p.output.Load() {
+		return nil
+	}
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if s.live == nil {
+		s.live = map[string]*liveParts{}
+	}
+	lp := s.live[activityID]
+	if lp == nil {
+		lp = &liveParts{}
+		s.live[activityID] = lp
+	}
+	lp.pending = append(lp.pending, text...)
+	const most = protocol.ActivityOutputBytes/protocol.ActivityOutputChunkBytes - 1
+	// A part is decided once more than its bound (and a whole rune) follows.
+	for len(lp.sent) < most && len(lp.pending) > protocol.ActivityOutputChunkBytes+utf8.UTFMax {
+		parts, _ := chunk.Bounded(string(lp.pending), protocol.ActivityOutputChunkBytes, 1)
+		e := s.event(protocol.EventActivityOutput)
+		e.ActivityID, e.Part, e.Text = activityID, len(lp.sent), parts[0]
+		if err := s.p.offer(e); err != nil {
+			return err
+		}
+		lp.sent = append(lp.sent, parts[0])
+		lp.pending = lp.pending[:copy(lp.pending, lp.pending[len(parts[0]):])]
+	}
+	return nil
+}
+
+// ToolExited implements runner.OutputSink: the end shows in the result.
+func (s *turnSink) ToolExited(string, int, string) {}
+
+// The turn sink takes live output.
+var _ runner.OutputSink = (*turnSink)(nil)
+
 // output offers a primary tool call's output to a client that required the
 // activity.output capability: history.ToolOutput's parts (redacted whole
 // first, then at most protocol.ActivityOutputBytes in parts of at most
 // protocol.ActivityOutputChunkBytes, cut at UTF-8 boundaries), one event
 // each, the last saying truncated when the output went on, before the
-// call's last activity state. An empty output sends nothing.
+// call's last activity state; the parts a running command's output
+// already sent (ToolOutput) are not sent again. An empty output sends
+// nothing. Should the result not begin with the parts sent (a redaction
+// of the whole that the stream could not foresee), the last part is empty
+// and says truncated: nothing sent is taken back.
 func (s *turnSink) output(activityID, result string) error {
-	if !s.p.output.Load() || result == "" {
+	s.liveMu.Lock()
+	lp := s.live[activityID]
+	delete(s.live, activityID)
+	s.liveMu.Unlock()
+	if !s.p.output.Load() || (result == "" && lp == nil) {
 		return nil
 	}
 	parts, truncated := history.ToolOutput(result)
-	for i, text := range parts {
+	first := 0
+	if lp != nil && len(lp.sent) > 0 {
+		first = len(lp.sent)
+		if len(parts) <= first || !slices.Equal(parts[:first], lp.sent) {
+			e := s.event(protocol.EventActivityOutput)
+			e.ActivityID, e.Part, e.LastPart, e.Partial = activityID, first, true, true
+			return s.p.offer(e)
+		}
+	}
+	for i := first; i < len(parts); i++ {
+		text := parts[i]
 		e := s.event(protocol.EventActivityOutput)
 		e.ActivityID, e.Part, e.Text = activityID, i, text
 		e.LastPart = i == len(parts)-1
