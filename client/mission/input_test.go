@@ -16,7 +16,7 @@ var namedKeys = map[string]tea.KeyPressMsg{
 	"space":  {Code: tea.KeySpace, Text: " "},
 	"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+w": {Code: 'w', Mod: tea.ModCtrl}, "ctrl+u": {Code: 'u', Mod: tea.ModCtrl},
 	"ctrl+k": {Code: 'k', Mod: tea.ModCtrl}, "ctrl+a": {Code: 'a', Mod: tea.ModCtrl}, "ctrl+e": {Code: 'e', Mod: tea.ModCtrl},
-	"ctrl+j": {Code: 'j', Mod: tea.ModCtrl},
+	"ctrl+j": {Code: 'j', Mod: tea.ModCtrl}, "ctrl+r": {Code: 'r', Mod: tea.ModCtrl}, "ctrl+g": {Code: 'g', Mod: tea.ModCtrl},
 }
 
 // press types keys into the editor: a named key, or text rune by rune.

@@ -26,7 +26,7 @@ var commands = []struct{ name, args, what string }{
 	{"/quit", "", "leave (Ctrl-C twice on an empty input does too)"},
 }
 
-const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-W, Ctrl-U, Ctrl-K delete
+const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-R searches it · Ctrl-W, Ctrl-U, Ctrl-K delete
 while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved); v pages through a request too tall for the screen, y allows it once its end was shown
 Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves
 Ctrl-O shows the last collapsed tool output whole · Ctrl-L redraws the screen`
@@ -65,6 +65,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case esc && m.approval != nil && m.approval.pager >= 0:
 			m.approval.pager = -1 // the pager is the topmost thing
 			return nil
+		case m.search != nil && m.approval == nil:
+			m.endSearch(false) // the search is the topmost thing: the draft comes back
+			return nil
 		case esc && len(m.menu()) > 0:
 			// The topmost thing first: the menu closes, the turn runs on.
 			m.menuClosed, m.menuSel = true, 0
@@ -99,6 +102,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.approvalKey(k)
 	}
 	m.gate.typed = true
+	if k.String() == "ctrl+r" && m.search == nil && m.mode == modePrompt {
+		m.startSearch()
+		return nil
+	}
+	if m.search != nil && m.searchKey(k) {
+		return nil
+	}
 	if menu := m.menu(); len(menu) > 0 {
 		switch k.String() {
 		case "up":
@@ -154,6 +164,9 @@ func (m *Model) menu() []string {
 // inputLines is the input and, while a command is typed, the menu.
 func (m *Model) inputLines(width int) []string {
 	lines := m.input.Lines(width, max(1, m.liveRows()/2))
+	if m.search != nil {
+		lines = append([]string{m.searchLine(width)}, lines...)
+	}
 	lines = append(lines, m.draftLines(width)...)
 	if m.quitArmed {
 		lines = append(lines, styleDim().Render(ansi.Truncate("Ctrl-C again leaves", width, "…")))

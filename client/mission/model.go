@@ -211,10 +211,11 @@ type Model struct {
 	byID      map[string]*liveMessage
 	actByID   map[string]*activity
 	approval  *approval
-	gate      keyGate // the bursts of keys, for approvals
-	limits    limits  // initialize's, for the prompt's size
-	usage     usage   // token counts of this app's turns
-	sandbox   string  // status's sandbox ("" unknown)
+	gate      keyGate       // the bursts of keys, for approvals
+	search    *promptSearch // Ctrl-R's reverse search, nil when none
+	limits    limits        // initialize's, for the prompt's size
+	usage     usage         // token counts of this app's turns
+	sandbox   string        // status's sandbox ("" unknown)
 
 	// The screen (screen.go).
 	height   int
