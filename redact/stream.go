@@ -39,7 +39,7 @@ const (
 //
 // Whenever no secret (no match of a rule, counted from its first byte,
 // key included, in the text or in a round of settle; nor a run of secrets
-// that redacting one another joins) is longer than swallowAt bytes, the
+// that touch, which become one Marker) is longer than swallowAt bytes, the
 // concatenation of all Push
 // results and Flush equals String of the concatenated deltas, wherever the
 // deltas were split (Idle aside: a trigger it shows is not taken back).

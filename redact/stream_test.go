@@ -35,8 +35,13 @@ func splitAt(s string, offs ...int) []string {
 }
 
 // maxMatch is the longest whole match of any rule in s, valid or not: the
-// quantity the Stream equality guarantee is stated in.
+// quantity the Stream equality guarantee is stated in. The prechecks are
+// off: they turn away matches the checks after the regexp would reject
+// (a value that holds a '['), which a Stream may still see as a long
+// candidate before the text that rejects it arrives.
 func maxMatch(s string) int {
+	skipPrechecks = true
+	defer func() { skipPrechecks = false }()
 	n := 0
 	for _, h := range scan(s, 0, nil) {
 		if whole, _, ok, _ := match(s, h.pos, rules[h.rule]); ok {
