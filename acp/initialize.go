@@ -117,7 +117,7 @@ func (a *Agent) initializeResult() []byte {
 		"authMethods": []obj{{
 			"id":          AuthMethodID,
 			"name":        "Log in with magi-code login",
-			"description": "Run `magi-code login` in a terminal to store a provider key; magi-code reads it at the next turn. No credential travels over ACP.",
+			"description": "Run `magi-code login` in a terminal to store a provider key, then start or open the session again: magi-code reads it when a session opens. No credential travels over ACP.",
 		}},
 		"agentInfo": obj{"name": "magi-code", "title": "magi-code", "version": version},
 	})
