@@ -42,7 +42,7 @@ func TestDiagnosticForPeople(t *testing.T) {
 	if !strings.Contains(out, summary) || strings.Contains(out, "diagnostic execution_failed") {
 		t.Fatalf("a live diagnostic reads:\n%s", out)
 	}
-	if got := renderEntry("diagnostic", "execution_failed: "+summary, 80); !strings.Contains(got, summary) || strings.Contains(got, "execution_failed") {
+	if got := renderEntry("diagnostic", "execution_failed: "+summary, 80, false); !strings.Contains(got, summary) || strings.Contains(got, "execution_failed") {
 		t.Fatalf("a replayed diagnostic reads %q", got)
 	}
 }

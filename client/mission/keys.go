@@ -250,7 +250,7 @@ func (m *Model) submit(line string) tea.Cmd {
 		// Typed while the backend starts or the session attaches: sent
 		// as soon as the session is open rather than lost.
 		m.pending = line
-		return m.print(renderEntry("user", line, m.width))
+		return m.print(renderEntry("user", line, m.width, false))
 	case !m.ready:
 		return m.print(styleError().Render(m.notReady() + "; the prompt was not sent (Up brings it back)"))
 	}

@@ -1,8 +1,10 @@
 package mission
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -16,7 +18,11 @@ import (
 // registers hundreds of lexers at package init, which every `serve
 // --stdio` start would pay. Lines are wrapped to width by the caller;
 // tables are laid out to fit it here.
-func renderMarkdown(text string, width int) string {
+//
+// With links, an http or https link ([text](url), or a bare URL) is also
+// an OSC 8 hyperlink the terminal can open (linkTarget says which URLs);
+// its text stays as shown without.
+func renderMarkdown(text string, width int, links bool) string {
 	var out []string
 	lines := strings.Split(text, "\n")
 	fenced, lang := false, ""
@@ -38,7 +44,7 @@ func renderMarkdown(text string, width int) string {
 			for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), "|") {
 				j++
 			}
-			out = append(out, renderTable(lines[i:j], width)...)
+			out = append(out, renderTable(lines[i:j], width, links)...)
 			i = j - 1
 			continue
 		}
@@ -49,12 +55,12 @@ func renderMarkdown(text string, width int) string {
 		case trimmed == "---" || trimmed == "***" || trimmed == "___":
 			out = append(out, styleDim().Render(strings.Repeat("─", min(40, max(width-2, 4)))))
 		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ") || strings.HasPrefix(trimmed, "+ "):
-			out = append(out, indent+"• "+inline(trimmed[2:]))
+			out = append(out, indent+"• "+inline(trimmed[2:], links))
 		case strings.HasPrefix(trimmed, ">"):
 			q := strings.TrimSpace(strings.TrimLeft(trimmed, ">"))
-			out = append(out, styleDim().Render("│ ")+lipgloss.NewStyle().Italic(true).Render(inline(q)))
+			out = append(out, styleDim().Render("│ ")+lipgloss.NewStyle().Italic(true).Render(inline(q, links)))
 		default:
-			out = append(out, inline(line))
+			out = append(out, inline(line, links))
 		}
 	}
 	return strings.Join(out, "\n")
@@ -62,11 +68,25 @@ func renderMarkdown(text string, width int) string {
 
 // inline styles **bold**, *italic* and _italic_, `code` spans and
 // [text](url) links; unmatched markers stay as typed.
-func inline(s string) string {
+func inline(s string, links bool) string {
 	var b strings.Builder
 	prev := ' ' // the last character written, for telling snake_case from italics
 	for s != "" {
 		i := strings.IndexAny(s, "*_`[")
+		if u := bareURL(s); u >= 0 && (i < 0 || u < i) {
+			// A bare URL, before any marker: its underscores and stars
+			// are part of it.
+			b.WriteString(s[:u])
+			if u > 0 && isWord(lastRune(s[:u])) {
+				b.WriteString(s[u : u+4]) // inside a word ("xhttp://"): not a link
+				prev, s = 'p', s[u+4:]
+				continue
+			}
+			url := urlAt(s[u:])
+			b.WriteString(link(url, url, links))
+			prev, s = lastRune(url), s[u+len(url):]
+			continue
+		}
 		if i < 0 {
 			b.WriteString(s)
 			break
@@ -102,7 +122,7 @@ func inline(s string) string {
 			if j := strings.Index(s, "]("); j > 0 {
 				if k := strings.IndexByte(s[j+2:], ')'); k >= 0 {
 					label, url := s[1:j], s[j+2:j+2+k]
-					b.WriteString(lipgloss.NewStyle().Underline(true).Render(label))
+					b.WriteString(link(lipgloss.NewStyle().Underline(true).Render(label), url, links))
 					if url != label {
 						b.WriteString(styleDim().Render(" (" + url + ")"))
 					}
@@ -120,9 +140,81 @@ func inline(s string) string {
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// maxLinkBytes bounds a hyperlink's target; a longer URL is shown, not
+// linked.
+const maxLinkBytes = 2048
+
+// bareURL is the index of the first "http://" or "https://" in s, -1
+// when none.
+func bareURL(s string) int {
+	i := strings.Index(s, "http://")
+	if j := strings.Index(s, "https://"); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	return i
+}
+
+// urlAt is the URL s begins with: up to white space or a character that
+// cannot end a URL in prose (<>"'` and the like), trailing punctuation
+// (.,;:!?) and an unbalanced closing parenthesis left out.
+func urlAt(s string) string {
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("<>\"'`", r) || r > unicode.MaxASCII
+	})
+	if end < 0 {
+		end = len(s)
+	}
+	u := s[:end]
+	for u != "" {
+		last := u[len(u)-1]
+		switch {
+		case strings.IndexByte(".,;:!?*_", last) >= 0:
+			u = u[:len(u)-1]
+			continue
+		case last == ')' && strings.Count(u, "(") < strings.Count(u, ")"):
+			u = u[:len(u)-1]
+			continue
+		}
+		break
+	}
+	return u
+}
+
+// linkTarget reports whether u may be an OSC 8 target: an absolute http
+// or https URL with a host, at most maxLinkBytes, of printable ASCII only
+// (no space, no control: the text has been through human.Printable, which
+// turned controls into visible characters, and those are refused here
+// too), so that nothing of the model's can end or extend the sequence.
+func linkTarget(u string) bool {
+	if len(u) > maxLinkBytes {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		if u[i] <= ' ' || u[i] >= 0x7f {
+			return false
+		}
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil
+}
+
+// link is text as an OSC 8 hyperlink to target when links are on and
+// target may be one (linkTarget); else text as it is.
+func link(text, target string, links bool) string {
+	if !links || !linkTarget(target) {
+		return text
+	}
+	return ansi.SetHyperlink(target) + text + ansi.ResetHyperlink()
+}
+
 // renderTable lays out a Markdown table: columns as wide as their widest
 // cell, or, when that does not fit width, each row as "header: cell" lines.
-func renderTable(rows []string, width int) []string {
+func renderTable(rows []string, width int, links bool) []string {
 	var cells [][]string
 	for _, r := range rows {
 		r = strings.TrimSpace(r)
@@ -139,7 +231,7 @@ func renderTable(rows []string, width int) []string {
 			continue // the |---|:--| line
 		}
 		for i := range parts {
-			parts[i] = inline(parts[i])
+			parts[i] = inline(parts[i], links)
 		}
 		cells = append(cells, parts)
 	}

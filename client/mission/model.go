@@ -70,6 +70,9 @@ type Options struct {
 	// ErrUnknownProvider for a name login cannot store, ErrNoCredential
 	// when none is stored.
 	Logout func(provider string) error
+	// Hyperlinks: links in replies are also OSC 8 hyperlinks (Run sets it
+	// unless NO_COLOR is set or the terminal is dumb).
+	Hyperlinks bool
 	// SetApproval, when set, makes the backends started from now on use
 	// the approval mode ("ask" or "auto") instead of the settings' (the
 	// /approval command, which then restarts the backend).
@@ -597,7 +600,7 @@ func (m *Model) replayed(items []*item, e historyEntry) []*item {
 		m.usage.count(e.counts)
 		return items
 	}
-	block := renderEntry(e.Kind, e.Text, m.textWidth())
+	block := renderEntry(e.Kind, e.Text, m.textWidth(), m.opts.Hyperlinks)
 	if e.Partial {
 		block += " " + styleDim().Render("(partial)")
 	}
@@ -625,7 +628,7 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	if why := m.limits.tooBig(prompt); why != "" {
 		return m.failed("the prompt was not sent: " + why)
 	}
-	return tea.Sequence(m.print(renderEntry("user", prompt, m.width)), m.begin(prompt))
+	return tea.Sequence(m.print(renderEntry("user", prompt, m.width, false)), m.begin(prompt))
 }
 
 // starting reports whether the backend is still starting or attaching a

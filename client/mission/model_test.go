@@ -272,7 +272,7 @@ func TestSlashCommands(t *testing.T) {
 }
 
 func TestMarkdown(t *testing.T) {
-	got := ansi.Strip(renderMarkdown("# Title\n- item with `code`\n```\nx := 1\n```\nplain **bold** and a * star", 40))
+	got := ansi.Strip(renderMarkdown("# Title\n- item with `code`\n```\nx := 1\n```\nplain **bold** and a * star", 40, true))
 	for _, want := range []string{"Title", "• item with code", "  x := 1", "plain bold and a * star"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("renderMarkdown lacks %q:\n%s", want, got)
@@ -285,7 +285,7 @@ func TestMarkdown(t *testing.T) {
 
 func TestMarkdownMore(t *testing.T) {
 	text := "some *italic* and _also_ but snake_case_name stays\n> a quoted line\n[the docs](https://example.com/x)\n| name | size |\n|------|-----:|\n| a.go | 12 |\n| b.go | 3400 |\n```go\nfunc main() { return \"s\" } // note\n```"
-	raw := renderMarkdown(text, 60)
+	raw := renderMarkdown(text, 60, true)
 	got := ansi.Strip(raw)
 	for _, want := range []string{"some italic and also but snake_case_name stays", "│ a quoted line", "the docs (https://example.com/x)", "name │ size", "a.go │ 12", "b.go │ 3400", "func main() { return \"s\" } // note"} {
 		if !strings.Contains(got, want) {
@@ -306,7 +306,7 @@ func TestMarkdownMore(t *testing.T) {
 	if highlight("func x", "go") == highlight("func x", "nolang") {
 		t.Error("go and an unknown language look the same")
 	}
-	narrow := ansi.Strip(renderMarkdown("| a long header | another long header |\n|---|---|\n| value one | value two |", 20))
+	narrow := ansi.Strip(renderMarkdown("| a long header | another long header |\n|---|---|\n| value one | value two |", 20, true))
 	if !strings.Contains(narrow, "a long header: value one") {
 		t.Errorf("a table too wide is not laid out as lines:\n%s", narrow)
 	}

@@ -16,6 +16,7 @@ func Run(opts Options, in io.Reader, out io.Writer) int {
 	if opts.Notify == nil {
 		opts.Notify = Notifier(os.Getenv)
 	}
+	opts.Hyperlinks = hyperlinks(os.Getenv)
 	m := New(opts)
 	var popts []tea.ProgramOption
 	if noColor(os.Getenv) {
@@ -32,6 +33,14 @@ func Run(opts Options, in io.Reader, out io.Writer) int {
 		return 1
 	}
 	return m.ExitCode
+}
+
+// hyperlinks reports whether links may be OSC 8 hyperlinks: not on a dumb
+// terminal (TERM unset or dumb), nor under NO_COLOR, which asks for a plain
+// output (the link's text and URL stay shown either way).
+func hyperlinks(getenv func(string) string) bool {
+	term := getenv("TERM")
+	return term != "" && term != "dumb" && !noColor(getenv)
 }
 
 // noColor reports whether NO_COLOR asks for no colour: set and not empty,

@@ -39,7 +39,7 @@ func (it *item) settled() bool {
 }
 
 // render is the item as shown, width columns wide at most once wrapped.
-func (it *item) render(width int) string {
+func (it *item) render(width int, links bool) string {
 	switch {
 	case it.msg != nil:
 		lm := it.msg
@@ -47,7 +47,7 @@ func (it *item) render(width int) string {
 		if t == "" {
 			return ""
 		}
-		b := renderMarkdown(human.Printable(t), width)
+		b := renderMarkdown(human.Printable(t), width, links)
 		switch {
 		case lm.done && lm.partial:
 			b += "\n" + styleDim().Render("(partial reply)")
@@ -164,7 +164,7 @@ func (m *Model) printItems(n int) tea.Cmd {
 func (m *Model) printAll(items []*item) tea.Cmd {
 	var blocks []string
 	for _, it := range items {
-		blocks = append(blocks, it.render(m.textWidth()))
+		blocks = append(blocks, it.render(m.textWidth(), m.opts.Hyperlinks))
 		if it.act != nil {
 			m.keepOutput(it.act)
 		}

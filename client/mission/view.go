@@ -56,7 +56,7 @@ func (m *Model) View() tea.View {
 	bottom = append(bottom, m.statusLine())
 	var top []string
 	for _, it := range m.items {
-		if r := it.render(w); r != "" {
+		if r := it.render(w, m.opts.Hyperlinks); r != "" {
 			top = append(top, wrapLines(r, w)...)
 		}
 	}
@@ -163,13 +163,13 @@ const maxNameRunes = 256
 
 // renderEntry renders a history entry or the user's prompt; its text is
 // made printable here (human.Printable), whoever wrote it.
-func renderEntry(kind, text string, width int) string {
+func renderEntry(kind, text string, width int, links bool) string {
 	text = human.Printable(text)
 	switch kind {
 	case "user":
 		return styleUser().Render("you› ") + strings.ReplaceAll(text, "\n", "\n     ")
 	case "assistant":
-		return renderMarkdown(text, width)
+		return renderMarkdown(text, width, links)
 	case "reasoning_summary":
 		return styleDim().Render("thinking: " + text)
 	case "activity":
