@@ -3,7 +3,9 @@ package mission
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -63,7 +65,7 @@ func modelLabel(c ModelChoice, current bool) string {
 		extra = append(extra, fmt.Sprintf("%dk context", c.ContextWindow/1000))
 	}
 	if c.In > 0 || c.Out > 0 {
-		extra = append(extra, fmt.Sprintf("$%g/$%g per M tokens", c.In, c.Out))
+		extra = append(extra, "$"+price(c.In)+"/$"+price(c.Out)+" per M tokens")
 	}
 	label := fmt.Sprintf("%-9s %s", c.Provider, c.ID)
 	if len(extra) > 0 {
@@ -132,13 +134,16 @@ func (m *Model) serverModels(msg serverModelsMsg) {
 		current := c.Provider == m.provider && c.ID == m.model
 		items = append(items, pickItem{label: modelLabel(c, current), value: []string{c.Provider, c.ID}})
 	}
-	p.sel += len(items)
+	if p.sel >= 0 {
+		p.sel += len(items)
+	}
 	for i, it := range items { // the current model is the server's: select it
 		if it.value[0] == m.provider && it.value[1] == m.model {
 			p.sel = i
 		}
 	}
 	p.items = append(items, p.items...)
+	p.refilter() // what was typed filters the server's models too
 }
 
 // setModel stores provider and model and restarts the backend with them.
@@ -148,4 +153,10 @@ func (m *Model) setModel(provider, model string) tea.Cmd {
 	}
 	m.wantModel = model
 	return m.changed("stored provider " + provider + ", model " + model + " in the global settings")
+}
+
+// price is a catalog price as people write it: at most four decimals,
+// so that 0.39999999999999997 reads 0.4.
+func price(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 }

@@ -2,6 +2,8 @@ package mission
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -11,11 +13,15 @@ import (
 
 // picker is a list shown in the live region in place of the input: the
 // session picker (/resume, `magi-code resume`) and the model picker
-// (/model). Up and Down move, Enter picks, Esc closes.
+// (/model). Typing filters it (the rows holding every typed word, in any
+// case; Backspace takes a character back), Up and Down move among the rows
+// shown, Enter picks the highlighted one (nothing when none is shown), Esc
+// closes.
 type picker struct {
 	title  string
 	items  []pickItem
-	sel    int
+	sel    int    // index in items of the highlighted row; -1: none shown
+	filter string // what was typed
 	onPick func(pickItem) tea.Cmd
 	onEsc  func() tea.Cmd // nil: Esc only closes
 	cancel func()         // ends what the open picker waits for; nil: nothing
@@ -27,26 +33,78 @@ type pickItem struct {
 	value []string
 }
 
+// shown is the indices of the rows the filter keeps, in order.
+func (p *picker) shown() []int {
+	words := strings.Fields(strings.ToLower(p.filter))
+	var out []int
+	for i, it := range p.items {
+		label := strings.ToLower(it.label)
+		keep := true
+		for _, w := range words {
+			keep = keep && strings.Contains(label, w)
+		}
+		if keep {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// refilter keeps the highlight on a row shown: the same one when the
+// filter keeps it, else the first shown (-1 when none is).
+func (p *picker) refilter() {
+	rows := p.shown()
+	if slices.Contains(rows, p.sel) {
+		return
+	}
+	p.sel = -1
+	if len(rows) > 0 {
+		p.sel = rows[0]
+	}
+}
+
+// move moves the highlight by d rows among those shown, within them.
+func (p *picker) move(d int) {
+	rows := p.shown()
+	if len(rows) == 0 {
+		return
+	}
+	at := max(0, slices.Index(rows, p.sel))
+	p.sel = rows[min(len(rows)-1, max(0, at+d))]
+}
+
 // lines renders the picker in at most rows lines.
 func (p *picker) lines(width, rows int) []string {
-	out := []string{styleAsk().Render(ansi.Truncate(human.Visible(p.title, 1<<10), width, "…"))}
-	room := max(1, rows-2)
-	first := 0
-	if p.sel >= room {
-		first = p.sel - room + 1
+	title := p.title + " · type to filter"
+	if p.filter != "" {
+		title = "filter: " + p.filter + " · " + p.title // first: a narrow screen cuts the title's end
 	}
-	for i := first; i < len(p.items) && i < first+room; i++ {
-		mark := "  "
+	out := []string{styleAsk().Render(ansi.Truncate(human.Visible(title, 1<<10), width, "…"))}
+	room := max(1, rows-2)
+	list := p.shown()
+	at := max(0, slices.Index(list, p.sel))
+	first := 0
+	if at >= room {
+		first = at - room + 1
+	}
+	for k := first; k < len(list) && k < first+room; k++ {
+		i := list[k]
 		label := ansi.Truncate(human.Visible(p.items[i].label, 1<<10), width-2, "…")
 		if i == p.sel {
 			out = append(out, styleUser().Render("› "+label))
 			continue
 		}
-		out = append(out, mark+label)
+		out = append(out, "  "+label)
+	}
+	if len(list) == 0 {
+		out = append(out, styleDim().Render(ansi.Truncate("  nothing matches; Backspace takes a character back", width, "…")))
 	}
 	hint := "↑/↓ choose · Enter picks · Esc closes"
-	if len(p.items) > room {
-		hint = fmt.Sprintf("%d of %d · ", p.sel+1, len(p.items)) + hint
+	switch {
+	case p.filter != "":
+		hint = fmt.Sprintf("%d of %d match · ", len(list), len(p.items)) + hint
+	case len(list) > room:
+		hint = fmt.Sprintf("%d of %d · ", at+1, len(p.items)) + hint
 	}
 	return append(out, styleDim().Render(ansi.Truncate(hint, width, "…")))
 }
@@ -55,24 +113,29 @@ func (p *picker) lines(width, rows int) []string {
 func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
 	switch k.String() {
-	case "up", "ctrl+p", "k":
-		p.sel = max(0, p.sel-1)
-	case "down", "ctrl+n", "j", "tab":
-		p.sel = min(len(p.items)-1, p.sel+1)
+	case "up", "ctrl+p":
+		p.move(-1)
+	case "down", "ctrl+n", "tab":
+		p.move(1)
 	case "pgup":
-		p.sel = max(0, p.sel-10)
+		p.move(-10)
 	case "pgdown":
-		p.sel = min(len(p.items)-1, p.sel+10)
+		p.move(10)
 	case "home":
-		p.sel = 0
+		p.move(-len(p.items))
 	case "end":
-		p.sel = len(p.items) - 1
+		p.move(len(p.items))
+	case "backspace":
+		if r := []rune(p.filter); len(r) > 0 {
+			p.filter = string(r[:len(r)-1])
+			p.refilter()
+		}
 	case "enter":
+		if p.sel < 0 || p.sel >= len(p.items) {
+			return nil // nothing shown: nothing to pick
+		}
 		m.picker = nil
 		p.close()
-		if len(p.items) == 0 {
-			return nil
-		}
 		return p.onPick(p.items[p.sel])
 	case "esc", "ctrl+c":
 		m.picker = nil
@@ -80,9 +143,17 @@ func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		if p.onEsc != nil {
 			return p.onEsc()
 		}
+	default:
+		if k.Text != "" && k.Mod&^tea.ModShift == 0 && len(p.filter) < maxFilter {
+			p.filter += human.Visible(k.Text, maxFilter)
+			p.refilter()
+		}
 	}
 	return nil
 }
+
+// maxFilter bounds what a picker's filter holds.
+const maxFilter = 256
 
 // close cancels what the picker waits for (the server's model list).
 func (p *picker) close() {

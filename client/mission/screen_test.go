@@ -2,6 +2,7 @@ package mission
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,6 +321,11 @@ func TestModelPicker(t *testing.T) {
 	if !sawOpenAI {
 		t.Fatal("no openai models in the picker")
 	}
+	for _, it := range m.picker.items {
+		if strings.Contains(it.label, "9999") || strings.Contains(it.label, "0000") {
+			t.Fatalf("a price shows its float noise: %q", it.label)
+		}
+	}
 	update(m, tea.KeyPressMsg{Code: tea.KeyDown})
 	want := m.picker.items[m.picker.sel].value
 	update(m, tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -400,5 +406,60 @@ func TestResumedPromptsInHistory(t *testing.T) {
 	update(m, tea.KeyPressMsg{Code: tea.KeyUp})
 	if m.input.Value() != "an old question" {
 		t.Fatalf("Up after a resume: %q", m.input.Value())
+	}
+}
+
+// The pickers filter as the person types: only the rows holding every
+// typed word (any case) are shown and can be picked, Up and Down move
+// among them, Backspace takes a character back, Enter with nothing shown
+// picks nothing and the picker stays; the highlighted row survives a
+// filter that keeps it.
+func TestPickerFilters(t *testing.T) {
+	var stored [2]string
+	m, _, _ := started(t, Options{SetModel: func(p, mo string) error { stored = [2]string{p, mo}; return nil }})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	typeLine(m, "/model")
+	all := len(m.picker.items)
+	typed := func(s string) {
+		for _, r := range s {
+			update(m, tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+	}
+	typed("OpenAI mini")
+	v := view(m)
+	rows := m.picker.shown()
+	if len(rows) == 0 || len(rows) == all || strings.Contains(v, "anthropic") || !strings.Contains(v, "OpenAI mini") {
+		t.Fatalf("%d of %d rows shown for 'OpenAI mini':\n%s", len(rows), all, v)
+	}
+	for _, i := range rows {
+		it := m.picker.items[i]
+		if it.value[0] != "openai" || !strings.Contains(strings.ToLower(it.label), "mini") {
+			t.Fatalf("row %q shown for 'OpenAI mini'", it.label)
+		}
+	}
+	if len(rows) > 1 {
+		update(m, tea.KeyPressMsg{Code: tea.KeyDown})
+		if m.picker.sel != rows[1] {
+			t.Fatalf("Down went to row %d; want the second shown, %d", m.picker.sel, rows[1])
+		}
+	}
+	typed("zzz-none")
+	if v := view(m); m.picker.sel != -1 || !strings.Contains(v, "nothing matches") {
+		t.Fatalf("no row matches, yet:\n%s", v)
+	}
+	update(m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	if m.picker == nil || stored != [2]string{} {
+		t.Fatalf("Enter with nothing shown picked %v", stored)
+	}
+	for range "zzz-none" {
+		update(m, tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	if got := m.picker.shown(); !slices.Equal(got, rows) {
+		t.Fatalf("Backspace did not bring the rows back: %v; want %v", got, rows)
+	}
+	want := m.picker.items[m.picker.sel].value
+	update(m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	if stored != [2]string{want[0], want[1]} || want[0] != "openai" || m.picker != nil {
+		t.Fatalf("picked %v, stored %v", want, stored)
 	}
 }

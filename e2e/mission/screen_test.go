@@ -46,7 +46,12 @@ func startVT(t *testing.T, ws *clienttest.Workspace, cols, rows int, args ...str
 // startVTEnv is startVT with env added to the workspace's environment.
 func startVTEnv(t *testing.T, ws *clienttest.Workspace, env []string, cols, rows int, args ...string) *vterm {
 	t.Helper()
-	cmd := exec.Command(clienttest.Binary(t), args...)
+	return startVTCmd(t, ws, exec.Command(clienttest.Binary(t), args...), env, cols, rows)
+}
+
+// startVTCmd is startVTEnv of cmd (the binary under a shell, say).
+func startVTCmd(t *testing.T, ws *clienttest.Workspace, cmd *exec.Cmd, env []string, cols, rows int) *vterm {
+	t.Helper()
 	cmd.Dir = ws.Cwd
 	cmd.Env = append(append(ws.Env(), "TERM=xterm-256color"), env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 
@@ -30,7 +31,9 @@ type layer struct {
 }
 
 // loadLayer reads one settings file. An absent file is an empty layer.
-// Errors name what went wrong, never the file's text.
+// Errors name the file and what went wrong (for invalid TOML, where:
+// line and column), never the file's text: the person reads them in
+// `magi-code config show` and at Mission Control's start.
 func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, error) {
 	l := &layer{source: source, raw: map[string]any{}}
 	data, perm, err := readBounded(path)
@@ -39,7 +42,7 @@ func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, er
 	}
 	if err != nil {
 		logf("config: %s settings unreadable: %v", source, err)
-		return nil, errors.New("settings file unreadable")
+		return nil, fmt.Errorf("%s: %s", path, unreadable(err))
 	}
 	if c, err := canonical(path); err == nil {
 		path = c
@@ -52,10 +55,10 @@ func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, er
 		if errors.As(err, &de) {
 			row, col := de.Position()
 			logf("config: %s settings: invalid TOML at line %d column %d", source, row, col)
-		} else {
-			logf("config: %s settings: invalid TOML", source)
+			return nil, fmt.Errorf("%s: invalid TOML at line %d, column %d", path, row, col)
 		}
-		return nil, errors.New("invalid TOML")
+		logf("config: %s settings: invalid TOML", source)
+		return nil, fmt.Errorf("%s: invalid TOML", path)
 	}
 	if raw == nil {
 		raw = map[string]any{}
@@ -63,7 +66,7 @@ func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, er
 	l.raw = raw
 	if l.moved, err = migrate(raw); err != nil {
 		logf("config: %s settings: migration: %v", source, err)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if l.moved {
 		l.migrated = deepCopy(raw)
@@ -71,9 +74,23 @@ func loadLayer(source, path, home string, logf func(string, ...any)) (*layer, er
 	}
 	if err := l.resolvePaths(filepath.Dir(path), home); err != nil {
 		logf("config: %s settings: %v", source, err)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
+}
+
+// unreadable says why a settings file could not be read, in words that
+// never quote the system's message (which may hold other paths).
+func unreadable(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "unreadable: permission denied"
+	case errors.Is(err, errNotRegular):
+		return "unreadable: not a regular file"
+	case errors.Is(err, errTooLarge):
+		return fmt.Sprintf("unreadable: larger than %d bytes", MaxFileBytes)
+	}
+	return "unreadable: the file could not be read"
 }
 
 // resolvePaths makes path-valued keys absolute relative to the defining

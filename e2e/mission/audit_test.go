@@ -1,0 +1,95 @@
+//go:build unix
+
+package mission
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+)
+
+// A settings file with broken TOML is named at start, with the line and
+// column where it breaks, and the app says it is not ready; at 80 and 30
+// columns.
+func TestSettingsErrorNamesTheFile(t *testing.T) {
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+			p := filepath.Join(ws.Home, "settings.toml")
+			ws.WriteFile(t, p, "provider = \"fixture\"\nbroken = = 1\n")
+			v := startVT(t, ws, cols, 24)
+			v.waitWords("not ready")
+			v.waitIdle("›")
+			flat := strings.ReplaceAll(v.flat(), " ", "")
+			if want := strings.ReplaceAll(p+": invalid TOML at line 2, column 10", " ", ""); !strings.Contains(flat, want) {
+				t.Fatalf("the screen does not name the file and the place (%q):\n%s", want, v.dump())
+			}
+			v.quit()
+		})
+	}
+}
+
+// A blank --prompt is a usage error: exit 2, the app never opens.
+func TestBlankPromptExits2(t *testing.T) {
+	for _, text := range []string{"", "  \t "} {
+		ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+		v := startVT(t, ws, 80, 24, "--prompt", text)
+		if code := v.exitCode(); code != 2 {
+			t.Fatalf("--prompt %q: exit %d:\n%s", text, code, v.dump())
+		}
+		if strings.Contains(v.flat(), "ask anything") {
+			t.Fatalf("--prompt %q opened the app:\n%s", text, v.dump())
+		}
+	}
+}
+
+// Ctrl-Z suspends the app: under a shell with job control the job stops
+// (the shell says so and goes on), and fg brings it back with the draft.
+func TestCtrlZSuspends(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for job control")
+	}
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", `set -m; "$0"; echo "job-ended-or-stopped:$?"; fg`, clienttest.Binary(t))
+	v := startVTCmd(t, ws, cmd, nil, 80, 24)
+	v.waitIdle("fixture-model")
+	v.typeText("draft")
+	v.waitScreen("draft")
+	v.typeText("\x1a")                      // Ctrl-Z
+	v.waitWords("job-ended-or-stopped:148") // 128+SIGTSTP: stopped, not ended
+	v.waitIdle("› draft")
+	v.typeText(" more\r")
+	v.waitWords("you› draft more")
+	v.waitIdle("turn completed")
+}
+
+// The /model picker filters as the person types: Enter stores the model
+// the typed words chose, not the row highlighted before typing; at 80 and
+// 30 columns.
+func TestModelPickerFilters(t *testing.T) {
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+			v := startVT(t, ws, cols, 24)
+			v.waitIdle("fixture-model")
+			v.typeText("/model\r")
+			v.waitWords("choose a model")
+			v.typeText("haiku")
+			v.waitIdle("filter: haiku")
+			if strings.Contains(strings.Join(v.screen(), "\n"), "gpt") {
+				t.Fatalf("the filter still shows other models:\n%s", v.dump())
+			}
+			v.typeText("\r")
+			v.waitWords("stored provider anthropic")
+			_, provider, model := settingsLines(t, ws)
+			if provider != `provider = "anthropic"` || !strings.Contains(model, "haiku") {
+				t.Fatalf("stored %q %q; want an anthropic haiku model", provider, model)
+			}
+			v.quit()
+		})
+	}
+}
