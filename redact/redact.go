@@ -300,6 +300,11 @@ func before(s string, pos int) int {
 // (Stream): an outcome more text cannot change is recorded there and not
 // matched again.
 func find(s string, hits []hit, dst []span, outs []outcome) []span {
+	return merge(findAll(s, hits, dst, outs))
+}
+
+// findAll is find before the spans merge: one a secret, in hit order.
+func findAll(s string, hits []hit, dst []span, outs []outcome) []span {
 	for i, h := range hits {
 		if outs != nil {
 			switch outs[i].state {
@@ -329,7 +334,7 @@ func find(s string, hits []hit, dst []span, outs []outcome) []span {
 			}
 		}
 	}
-	return merge(dst)
+	return dst
 }
 
 // final reports whether the outcome of rule r, whose regexp did not read

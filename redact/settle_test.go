@@ -161,17 +161,13 @@ func TestInMarker(t *testing.T) {
 }
 
 // maxSettled is maxMatch over the text and each view settle renders of it,
-// and the longest run of secrets that touch (one Marker) in any round: the
-// Stream invariant holds while none is longer than swallowAt; a text that
-// does not settle is one long secret.
+// and the longest run of secrets that settle's rounds join: the Stream
+// invariant holds while none is longer than swallowAt; a text that does not
+// settle is one long secret.
 func maxSettled(s string) int {
 	n := maxMatch(s)
 	var buf [8]span
 	spans := find(s, scan(s, 0, nil), buf[:0], nil)
-	// Secrets that touch are one secret (one Marker).
-	for _, sp := range spans {
-		n = max(n, sp.end-sp.start)
-	}
 	for range maxRounds {
 		if len(spans) == 0 {
 			return n

@@ -39,7 +39,7 @@ const (
 //
 // Whenever no secret (no match of a rule, counted from its first byte,
 // key included, in the text or in a round of settle; nor a run of secrets
-// that touch, which become one Marker) is longer than swallowAt bytes, the
+// that settle's rounds join) is longer than swallowAt bytes, the
 // concatenation of all Push
 // results and Flush equals String of the concatenated deltas, wherever the
 // deltas were split (Idle aside: a trigger it shows is not taken back).
@@ -194,7 +194,17 @@ func (s *Stream) slow(dst []byte, idle bool) []byte {
 	// (appendRender copies what it emits).
 	w := unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	var buf [8]span
-	spans := merge(append(find(w, s.hits, buf[:0], s.outs), s.marks...))
+	spans := findAll(w, s.hits, buf[:0], s.outs)
+	// Where the secrets that run to the end of the window start: a secret
+	// still growing is swallowed by its own length, not that of a closed
+	// one it touches.
+	growing := len(w)
+	for _, sp := range spans {
+		if sp.end == len(w) {
+			growing = min(growing, sp.start)
+		}
+	}
+	spans = merge(append(spans, s.marks...))
 	cut := s.cleanCut(idle)
 	end := cut // the cut were nothing held for a secret
 	for i, h := range s.hits {
@@ -208,7 +218,7 @@ func (s *Stream) slow(dst []byte, idle bool) []byte {
 		}
 		closed := sp.r.pem && footerRE().MatchString(w[sp.start:sp.end])
 		// open: the secret runs to the end of the window and may go on.
-		if open := !closed && sp.end == len(w); open && sp.swallowable() && sp.end-sp.start >= swallowAt {
+		if open := !closed && sp.end == len(w); open && sp.swallowable() && sp.end-max(sp.start, growing) >= swallowAt {
 			// What goes out before it is settled against its Marker: a
 			// secret found there may join it.
 			_, spans = s.settle(w, spans, len(w), true)
