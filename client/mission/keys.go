@@ -109,6 +109,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.search != nil && m.searchKey(k) {
 		return nil
 	}
+	if k.String() == "tab" && m.mode == modePrompt && m.completeKey() {
+		return nil
+	}
+	m.mentionMatches = nil
 	if menu := m.menu(); len(menu) > 0 {
 		switch k.String() {
 		case "up":
@@ -168,6 +172,9 @@ func (m *Model) inputLines(width int) []string {
 		lines = append([]string{m.searchLine(width)}, lines...)
 	}
 	lines = append(lines, m.draftLines(width)...)
+	for _, name := range m.mentionMatches {
+		lines = append(lines, styleDim().Render(ansi.Truncate("  "+human.Printable(name), width, "…")))
+	}
 	if m.quitArmed {
 		lines = append(lines, styleDim().Render(ansi.Truncate("Ctrl-C again leaves", width, "…")))
 	}

@@ -216,6 +216,11 @@ type Model struct {
 	approval  *approval
 	gate      keyGate       // the bursts of keys, for approvals
 	search    *promptSearch // Ctrl-R's reverse search, nil when none
+	// listDir lists workspace directories for @path completion (nil
+	// without a workspace); mentionMatches are the matches of the last
+	// Tab, shown under the input until the next key.
+	listDir        listDir
+	mentionMatches []string
 	limits    limits        // initialize's, for the prompt's size
 	usage     usage         // token counts of this app's turns
 	sandbox   string        // status's sandbox ("" unknown)
@@ -261,6 +266,9 @@ func New(opts Options) *Model {
 		for _, e := range opts.History.Entries() {
 			m.input.AddHistory(e) // Up walks the earlier runs' prompts too
 		}
+	}
+	if opts.Cwd != "" {
+		m.listDir = workspaceLister(opts.Cwd)
 	}
 	return m
 }
