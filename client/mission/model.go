@@ -221,9 +221,9 @@ type Model struct {
 	// Tab, shown under the input until the next key.
 	listDir        listDir
 	mentionMatches []string
-	limits    limits        // initialize's, for the prompt's size
-	usage     usage         // token counts of this app's turns
-	sandbox   string        // status's sandbox ("" unknown)
+	limits         limits // initialize's, for the prompt's size
+	usage          usage  // token counts of this app's turns
+	sandbox        string // status's sandbox ("" unknown)
 
 	// The screen (screen.go).
 	height   int
