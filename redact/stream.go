@@ -15,8 +15,11 @@ const (
 	// length, a JWT's header and first payload bytes, a PEM header) fits.
 	Holdback = 256
 	// contextBytes of already emitted text stay in the window so that
-	// word boundaries and keys before a value read as they do in String.
-	contextBytes = 64
+	// word boundaries and keys before a value read as they do in String,
+	// and the byte before a match that starts up to rule.back bytes before
+	// a trigger which itself may start before the cut (at most maxTrigger-1
+	// bytes: TestContextBytes).
+	contextBytes = 128
 	// maxContext bounds the emitted text kept for the triggers of open
 	// candidates whose secret starts well after them.
 	maxContext = 1024

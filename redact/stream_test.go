@@ -249,3 +249,17 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// TestContextBytes: the context a Stream keeps reaches the byte before the
+// earliest start of a match of a trigger that begins before the cut (a
+// .pgpass line's host, 64 bytes before its port): otherwise the start of
+// the window reads as the start of the text.
+func TestContextBytes(t *testing.T) {
+	back := 0
+	for _, r := range rules {
+		back = max(back, r.back)
+	}
+	if need := back + maxTrigger; contextBytes < need {
+		t.Fatalf("contextBytes = %d; a match may start %d bytes before the cut", contextBytes, need)
+	}
+}
