@@ -49,11 +49,14 @@ var optionalEvents = map[string]struct {
 // optionalFields are the data fields an optional capability adds to an
 // event of version 1: only a client that required the capability accepts
 // them, and it gets them on every such event.
-var optionalFields = map[string]struct {
+var optionalFields = map[string][]struct {
 	capability string
-	fields     []string
+	fields     []string // each a boolean, but "request", a string
 }{
-	protocol.EventApprovalRequested: {protocol.CapabilityApprovalSession, []string{"session_grant"}},
+	protocol.EventApprovalRequested: {
+		{protocol.CapabilityApprovalSession, []string{"session_grant"}},
+		{protocol.CapabilityApprovalRequest, []string{"request", "request_truncated"}},
+	},
 }
 
 // enums holds the allowed values of enumerated event fields.
@@ -240,10 +243,20 @@ func event(f map[string]json.RawMessage, seq uint64, raw []byte, required func(s
 	if err != nil {
 		return nil, violation("%s data: %v", name, err)
 	}
-	if o, ok := optionalFields[name]; ok && required != nil && required(o.capability) {
+	for _, o := range optionalFields[name] {
+		if required == nil || !required(o.capability) {
+			continue
+		}
 		more = append(slices.Clip(more), o.fields...)
-		for _, k := range o.fields { // booleans, all of them
-			if v, present := d[k]; present && string(v) != "true" && string(v) != "false" {
+		for _, k := range o.fields {
+			v, present := d[k]
+			switch {
+			case !present:
+			case k == "request":
+				if s, ok := str(v); !ok || len(s) > protocol.ApprovalRequestBytes {
+					return nil, violation("%s: request is not a string of at most %d bytes", name, protocol.ApprovalRequestBytes)
+				}
+			case string(v) != "true" && string(v) != "false":
 				return nil, violation("%s: %s %s is not a boolean", name, k, v)
 			}
 		}

@@ -78,6 +78,12 @@ func TestCheckerFrames(t *testing.T) {
 		{"required approval.session: session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true, SessionGrant: true})}, ""},
 		{"required approval.session: no session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a"})}, "missing field"},
 		{"required approval.session: session_grant not a boolean", []string{strings.Replace(ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true}), `"session_grant":false`, `"session_grant":"no"`, 1)}, "not a boolean"},
+		{"required approval.request: request", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Whole: true, Request: "shell: ls", RequestTruncated: true})}, ""},
+		{"required approval.request: no request", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a"})}, "missing field"},
+		{"required approval.request: request not a string", []string{strings.Replace(ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Whole: true}), `"request":""`, `"request":7`, 1)}, "request is not a string"},
+		{"required approval.request: request too long", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Whole: true, Request: strings.Repeat("a", protocol.ApprovalRequestBytes+1)})}, "request is not a string"},
+		{"required approval.request: request_truncated not a boolean", []string{strings.Replace(ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Whole: true}), `"request_truncated":false`, `"request_truncated":0`, 1)}, "not a boolean"},
+		{"approval.request not required: request", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Whole: true})}, "unexpected field"},
 		{"approval.session not required: session_grant", []string{ev(1, wire.Event{Name: protocol.EventApprovalRequested, ApprovalID: "a", Scoped: true})}, "unexpected field"},
 		{"oversize", []string{`{"a":"` + strings.Repeat("a", protocol.MaxOutputFrameBytes) + "\"}\n"}, "exceeds"},
 	}

@@ -30,11 +30,16 @@ type EventData struct {
 	ExpiresInMs int64  `json:"expires_in_ms"`
 	// SessionGrant (approval.session, an optional capability): the
 	// approval may be answered for the session.
-	SessionGrant bool    `json:"session_grant"`
-	Outcome      string  `json:"outcome"`
-	Persistence  string  `json:"persistence"`
-	Revision     *string `json:"revision"`
-	ErrorCode    *string `json:"error_code"`
+	SessionGrant bool `json:"session_grant"`
+	// Request and RequestTruncated (approval.request, an optional
+	// capability): the whole request redacted, and whether it was cut at
+	// its bound.
+	Request          string  `json:"request"`
+	RequestTruncated bool    `json:"request_truncated"`
+	Outcome          string  `json:"outcome"`
+	Persistence      string  `json:"persistence"`
+	Revision         *string `json:"revision"`
+	ErrorCode        *string `json:"error_code"`
 	// activity.output (an optional capability): Chunk counts from 0, Last
 	// marks an activity's last chunk, Truncated one whose output went on.
 	Chunk     int  `json:"chunk"`

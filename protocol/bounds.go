@@ -60,7 +60,7 @@ const CapabilityUsage = "usage"
 // OptionalCapabilities are capabilities beyond the nine methods that a
 // client gets only by naming them in required_capabilities
 // (docs/protocol.md, Optional capabilities).
-var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession}
+var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession, CapabilityApprovalRequest}
 
 // CapabilityActivityOutput is the optional capability of tool output: the
 // activity.output run event, which carries a primary tool call's output
@@ -75,6 +75,22 @@ const CapabilityActivityOutput = "activity.output"
 // Optional capabilities). It is advertised only to a client that required
 // it.
 const CapabilityApprovalSession = "approval.session"
+
+// CapabilityApprovalRequest is the optional capability of whole requests:
+// approval.requested carries "request", the whole request redacted (a
+// shell call's whole command, where "summary" is cut near 900 bytes), at
+// most ApprovalRequestBytes, and "request_truncated" when it went on past
+// them (docs/protocol.md, Optional capabilities). It is advertised only to
+// a client that required it.
+const CapabilityApprovalRequest = "approval.request"
+
+// Bounds of approval.requested's "request": raw UTF-8 bytes, and bytes
+// once JSON-escaped, so the frame stays within MaxOutputFrameBytes with a
+// summary of SummaryBytes escaped whole (6 bytes a byte at worst).
+const (
+	ApprovalRequestBytes        = 16000
+	ApprovalRequestEscapedBytes = 32000
+)
 
 // Values of approval.answer's "scope" (the approval.session capability).
 const (

@@ -68,6 +68,11 @@ const (
 // NewGrants returns an empty set of session grants (approval.NewGrants).
 func NewGrants() *Grants { return approval.NewGrants() }
 
+// Request is the whole request of the approval asked on ctx, unredacted
+// and unbounded ("" when the tool has no more than its summary;
+// approval.Request).
+func Request(ctx context.Context) string { return approval.Request(ctx) }
+
 // Grantable reports whether the approval asked on ctx may be answered
 // AllowedForSession (approval.Grantable).
 func Grantable(ctx context.Context) bool { return approval.Grantable(ctx) }

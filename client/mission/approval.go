@@ -132,6 +132,14 @@ func newApproval(id, summary string, grant bool, now time.Time, expires time.Dur
 		bytes: len(summary), cut: cutSummary(summary), grant: grant, pager: -1}
 }
 
+// whole shows the whole request (approval.requested's "request", the
+// optional approval.request capability) instead of the summary, which
+// the backend cuts near 900 bytes; truncated: the request itself went on
+// past its bound, so y stays off as for a cut summary.
+func (a *approval) whole(request string, truncated bool) {
+	a.summary, a.bytes, a.cut = human.Printable(request), len(request), truncated
+}
+
 // cutSummary reports whether the backend cut a request's summary at its
 // bound (docs/protocol.md, Bounds: 1024 bytes; a command or path is cut
 // a little before, to leave room for a protection's reason, and ends in

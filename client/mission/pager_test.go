@@ -116,3 +116,26 @@ func TestYFollowsTheSize(t *testing.T) {
 		t.Fatalf("y did not allow a request shown whole:\n%s", view(m))
 	}
 }
+
+// With the whole request (approval.request), a command the summary cut
+// is shown whole, its size the request's, and y allows it; a request
+// that was itself cut at its bound keeps y off.
+func TestWholeRequestReplacesTheCutSummary(t *testing.T) {
+	command := "shell: echo harmless" + strings.Repeat(" ", 1000) + "; touch ~/x"
+	for _, truncated := range []bool{false, true} {
+		m, fb, clk := sized(t, 30, 24, Options{})
+		send(m, "approval.requested", map[string]any{"approval_id": "ap1", "summary": command[:893] + "...", "expires_in_ms": 60000,
+			"request": command, "request_truncated": truncated})
+		flat := strings.Join(strings.Fields(view(m)), " ")
+		if !strings.Contains(flat, "␠×1000 ; touch ~/x") || !strings.Contains(flat, "(1.0 KiB)") {
+			t.Fatalf("the whole request is not shown:\n%s", view(m))
+		}
+		clk.t = clk.t.Add(2 * time.Second)
+		if cmd := key(m, "y"); cmd != nil {
+			cmd()
+		}
+		if allowed := answered(fb) && lastAllow(fb); allowed == truncated {
+			t.Fatalf("request_truncated %v: y allowed %v", truncated, allowed)
+		}
+	}
+}

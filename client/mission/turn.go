@@ -115,6 +115,9 @@ func (m *Model) event(ev client.Event) tea.Cmd {
 		}
 	case "approval.requested":
 		m.approval = newApproval(d.ApprovalID, d.Summary, d.SessionGrant, m.now(), time.Duration(d.ExpiresInMs)*time.Millisecond)
+		if d.Request != "" {
+			m.approval.whole(d.Request, d.RequestTruncated)
+		}
 		return tea.Batch(m.settle(), m.showApproval(), m.startTicking(), m.notify("magi-code: an approval waits"))
 	case "diagnostic":
 		m.reason = human.Diagnostic(d.Code, d.Summary)

@@ -4,6 +4,7 @@ package mission
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,6 +117,40 @@ func TestApprovalAtTheRowBudget(t *testing.T) {
 			v.waitIdle("turn completed")
 			if !strings.Contains(strings.Join(v.all(), "\n"), "allowed: ") {
 				t.Fatalf("y after the pager did not allow:\n%s", v.dump())
+			}
+		})
+	}
+}
+
+// A command the backend's summary cuts (echo harmless, 1,000 spaces, then
+// what really runs) is shown whole before the answer, the spaces
+// collapsed visibly and its size said, and y runs it: the app gets the
+// whole request (the approval.request capability). At 80 and 30 columns.
+func TestLongCommandShownWholeAndAllowedByY(t *testing.T) {
+	command := "echo harmless" + strings.Repeat(" ", 1000) + "; touch pwned"
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+				clienttest.Response(clienttest.Shell(command)),
+				clienttest.Response(clienttest.Text("ok")),
+			}})
+			v := startVT(t, ws, cols, 24)
+			v.waitScreen("fixture-model")
+			v.typeText("run it\r")
+			v.waitIdle("denied")
+			flat := strings.Join(strings.Fields(strings.Join(v.screen(), " ")), " ")
+			for _, want := range []string{"␠×1000 ; touch pwned", "(1.0 KiB)"} {
+				if !strings.Contains(flat, want) {
+					t.Fatalf("the approval does not show %q before the answer:\n%s", want, v.dump())
+				}
+			}
+			if strings.Contains(flat, "cut this request") {
+				t.Fatalf("the whole request still reads as cut:\n%s", v.dump())
+			}
+			v.answer("y")
+			v.waitIdle("turn completed")
+			if !clienttest.FileExists(filepath.Join(ws.Cwd, "pwned")) {
+				t.Fatalf("y did not run the command shown:\n%s", v.dump())
 			}
 		})
 	}

@@ -245,13 +245,14 @@ func TestLargePasteStaysAndNeverStopsTheBackend(t *testing.T) {
 
 // A command with a long run of spaces is shown whole before the answer,
 // the run collapsed visibly and the size said; one the backend cut at
-// its bound says so, and y does not run it. At 80x24 and 30x24, resized.
+// its bound (past even the whole request's 16,000 bytes) says so, and y
+// does not run it. At 80x24 and 30x24, resized.
 func TestLongCommandsInApprovals(t *testing.T) {
 	for _, size := range []struct{ cols, rows, toCols, toRows int }{{80, 24, 30, 24}, {30, 24, 80, 12}} {
 		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
 			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
 				clienttest.Response(clienttest.Shell("echo harmless" + strings.Repeat(" ", 300) + "; touch shown-marker")),
-				clienttest.Response(clienttest.Shell("echo harmless" + strings.Repeat(" ", 1000) + "; touch cut-marker")),
+				clienttest.Response(clienttest.Shell("echo harmless" + strings.Repeat(" ", 17000) + "; touch cut-marker")),
 				clienttest.Response(clienttest.Text("final-answer")),
 			}})
 			v := startVT(t, ws, size.cols, size.rows)

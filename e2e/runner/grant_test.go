@@ -3,7 +3,6 @@ package runner
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -71,15 +70,7 @@ func TestApprovalSessionCapability(t *testing.T) {
 		// a new child
 		clienttest.Response(shell(cmd)), clienttest.Response(text("six")),
 	}})
-	caps := append(slices.Clone(clienttest.AllCapabilities), protocol.CapabilityApprovalSession)
-	ch := &child{ws.Spawn(t, client.Options{Env: ws.Env()})}
-	var init struct {
-		Capabilities []string `json:"capabilities"`
-	}
-	ch.Result("initialize", map[string]any{"required_capabilities": caps}, &init)
-	if !slices.Contains(init.Capabilities, protocol.CapabilityApprovalSession) {
-		t.Fatalf("capabilities %q", init.Capabilities)
-	}
+	ch := spawnWith(t, ws, protocol.CapabilityApprovalSession)
 	sid := ch.Create().SessionID
 
 	if g := grantTurn(t, ch, sid, "first", "session"); !g[0] {
@@ -99,8 +90,7 @@ func TestApprovalSessionCapability(t *testing.T) {
 	grantTurn(t, ch, sid, "after reopening", "deny")
 	ch.Shutdown()
 
-	ch = &child{ws.Spawn(t, client.Options{Env: ws.Env()})}
-	ch.Result("initialize", map[string]any{"required_capabilities": caps}, nil)
+	ch = spawnWith(t, ws, protocol.CapabilityApprovalSession)
 	ch.Open(sid)
 	grantTurn(t, ch, sid, "a new child", "deny")
 	ch.Shutdown()

@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,6 +53,23 @@ func hook(event, matcher, command string) string {
 
 // child is one running, initialized magi-code serve --stdio process.
 type child struct{ *clienttest.Child }
+
+// spawnWith starts a child in ws initialized with every version 1
+// capability and the optional capability optional, and fails unless the
+// child advertises it.
+func spawnWith(t testing.TB, ws *clienttest.Workspace, optional string) *child {
+	t.Helper()
+	caps := append(slices.Clone(clienttest.AllCapabilities), optional)
+	ch := &child{ws.Spawn(t, client.Options{Env: ws.Env()})}
+	var init struct {
+		Capabilities []string `json:"capabilities"`
+	}
+	ch.Result("initialize", map[string]any{"required_capabilities": caps}, &init)
+	if !slices.Contains(init.Capabilities, optional) {
+		t.Fatalf("capabilities %q", init.Capabilities)
+	}
+	return ch
+}
 
 // newChild makes a workspace with the given global settings and starts an
 // initialized child in it.

@@ -570,7 +570,7 @@ func (r *run) call(ctx context.Context, id string, tool tools.Tool, known bool, 
 		return tools.Result{Text: TextUnknown, IsError: true, Summary: TextUnknown}, nil
 	}
 	if ask, summary, reason := r.needsApproval(tool, call.Arguments); ask {
-		d, err := approval.Ask(ctx, r.cfg.Approver, r.cfg.Grants, tool.Name(), call.Arguments, summary, reason)
+		d, err := approval.Ask(approval.WithRequest(ctx, wholeRequest(tool, call.Arguments, reason)), r.cfg.Approver, r.cfg.Grants, tool.Name(), call.Arguments, summary, reason)
 		switch {
 		case ctx.Err() != nil:
 			d = approval.Cancelled

@@ -46,3 +46,17 @@ func (r *run) needsApproval(tool tools.Tool, args json.RawMessage) (ask bool, su
 	}
 	return true, tool.Describe(args), ""
 }
+
+// wholeRequest is the whole request of a call that asks, as its summary
+// would be without Describe's bound (tools.Requester), or "" when the tool
+// describes no more than its summary.
+func wholeRequest(tool tools.Tool, args json.RawMessage, reason string) string {
+	rq, ok := tool.(tools.Requester)
+	if !ok {
+		return ""
+	}
+	if reason != "" {
+		return ProtectedPrefix + reason + ": " + rq.Request(args)
+	}
+	return rq.Request(args)
+}

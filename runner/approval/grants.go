@@ -108,6 +108,21 @@ func (g *Grants) Len() int {
 
 type grantableKey struct{}
 
+type requestKey struct{}
+
+// WithRequest returns ctx carrying the whole request of the call being
+// asked about: the text the approval summary bounds (a shell call's whole
+// command), before redaction.
+func WithRequest(ctx context.Context, request string) context.Context {
+	return context.WithValue(ctx, requestKey{}, request)
+}
+
+// Request is the whole request WithRequest put on ctx ("" for none).
+func Request(ctx context.Context) string {
+	v, _ := ctx.Value(requestKey{}).(string)
+	return v
+}
+
 // Grantable reports whether the approval being asked on ctx may be
 // answered AllowedForSession: an Approver offers that answer (Mission
 // Control's key, ACP's allow_always option) only then. An answer

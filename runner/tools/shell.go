@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,11 +44,14 @@ func (*shell) Mutating() bool { return true }
 
 // StreamsOutput implements Streaming: the output goes to the context's
 // Output as the command writes it.
-func (*shell) StreamsOutput() {}
-func (t *shell) Describe(args json.RawMessage) string {
+func (*shell) StreamsOutput()                         {}
+func (t *shell) Describe(args json.RawMessage) string { return describe(t.Request(args)) }
+
+// Request implements Requester: the whole command.
+func (t *shell) Request(args json.RawMessage) string {
 	var a shellArgs
 	_ = decode(args, &a)
-	return describe("shell: " + a.Command)
+	return strings.ToValidUTF8("shell: "+a.Command, "\uFFFD")
 }
 
 // Run runs the command in its own process group with a minimal environment.

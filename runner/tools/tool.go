@@ -66,6 +66,15 @@ type Result struct {
 	Summary string
 }
 
+// Requester is an optional interface of a Tool whose Describe cuts what it
+// describes at DescribeBytes: Request is the same description whole (a
+// shell call's whole command), for a client that shows the whole request
+// before it can be allowed with one key. Never bounded here: the approver
+// redacts and bounds it.
+type Requester interface {
+	Request(args json.RawMessage) string
+}
+
 // Defaults.
 const (
 	DefaultMaxOutput    = 64 << 10          // bytes of tool output handed to the model

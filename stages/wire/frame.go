@@ -58,6 +58,11 @@ type Event struct {
 	// Scoped: the client required the approval.session capability, so
 	// "session_grant" is encoded, with SessionGrant's value.
 	Scoped, SessionGrant bool
+	// Whole: the client required the approval.request capability, so
+	// "request" and "request_truncated" are encoded.
+	Whole            bool
+	Request          string
+	RequestTruncated bool
 
 	// diagnostic
 	Code string
@@ -182,6 +187,11 @@ func appendDataRest(dst []byte, e *Event) []byte {
 		if e.Scoped {
 			dst = append(dst, `,"session_grant":`...)
 			dst = strconv.AppendBool(dst, e.SessionGrant)
+		}
+		if e.Whole {
+			dst = appendField(dst, "request", e.Request)
+			dst = append(dst, `,"request_truncated":`...)
+			dst = strconv.AppendBool(dst, e.RequestTruncated)
 		}
 	case protocol.EventDiagnostic:
 		dst = appendField(dst, "code", e.Code)

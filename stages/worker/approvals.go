@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magi-code/magi-code/chunk"
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
@@ -128,10 +129,15 @@ func (ap *approver) ask(ctx context.Context, toolName, summary string) (d runner
 	// With the approval.session capability the request says whether it
 	// may be answered for the session (runner.Grantable).
 	scoped := ap.pool.scoped.Load()
-	if err := ap.pool.offer(wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
+	ev := wire.Event{Name: protocol.EventApprovalRequested, SessionID: ap.run.sessionID, RunID: ap.run.id,
 		ApprovalID: id, Summary: summary,
 		ExpiresInMs: int64(protocol.ApprovalExpiry / time.Millisecond),
-		Scoped:      scoped, SessionGrant: scoped && runner.Grantable(ctx)}); err != nil {
+		Scoped:      scoped, SessionGrant: scoped && runner.Grantable(ctx)}
+	if ap.pool.whole.Load() {
+		ev.Whole = true
+		ev.Request, ev.RequestTruncated = wholeRequest(runner.Request(ctx), summary)
+	}
+	if err := ap.pool.offer(ev); err != nil {
 		ap.run.approvals.settle(req)
 		return runner.Denied, err
 	}
@@ -174,4 +180,18 @@ func answered(a dispatch.AnswerParams) runner.Decision {
 		return runner.Allowed
 	}
 	return runner.Denied
+}
+
+// wholeRequest is approval.requested's "request" (the approval.request
+// capability): the whole request redacted, then cut to
+// protocol.ApprovalRequestBytes raw and ApprovalRequestEscapedBytes
+// escaped at a rune boundary, and whether it was cut. A tool that
+// describes no more than its summary (whole == "") sends the summary.
+func wholeRequest(whole, summary string) (string, bool) {
+	if whole == "" {
+		return summary, false
+	}
+	s := redact.String(whole)
+	n := chunk.Next(s, protocol.ApprovalRequestBytes, protocol.ApprovalRequestEscapedBytes)
+	return s[:n], n < len(s)
 }

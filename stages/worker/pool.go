@@ -100,6 +100,10 @@ type Pool struct {
 	// capability (protocol.CapabilityApprovalSession), so approvals may be
 	// answered for the session. Set once by StartInit, before any turn.
 	scoped atomic.Bool
+	// whole: the client required the optional approval.request capability
+	// (protocol.CapabilityApprovalRequest), so approvals carry the whole
+	// request. Set once by StartInit, before any turn.
+	whole atomic.Bool
 
 	// mu guards the fields below: the resources behind the machine's
 	// state. dispatch.Machine alone decides which session is attached, which
