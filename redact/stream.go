@@ -41,8 +41,9 @@ const (
 // safe for concurrent use.
 //
 // Whenever no secret (no match of a rule, counted from its first byte,
-// key included, in the text or in a round of settle; nor a run of secrets
-// that settle's rounds join) is longer than swallowAt bytes, the
+// key included, in the text, in a round of settle, or in the text up to
+// the end of a delta; nor a run of secrets that settle's rounds join) is
+// longer than swallowAt bytes, the
 // concatenation of all Push
 // results and Flush equals String of the concatenated deltas, wherever the
 // deltas were split (Idle aside: a trigger it shows is not taken back).
