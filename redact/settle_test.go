@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -227,5 +228,39 @@ func TestPrecheckRead(t *testing.T) {
 	}
 	if n < 100 {
 		t.Fatalf("only %d failed prechecks tried", n)
+	}
+}
+
+// TestStreamGlued: corpus secrets, keys, values, separators and markers
+// glued at random and cut into random deltas come out of a Stream as
+// String gives them (where the invariant's precondition holds).
+func TestStreamGlued(t *testing.T) {
+	pieces := append(append([]string{}, glue...),
+		"api_key: ", "SECRET=", "token=", "password: '", "Authorization: Bearer ", "https://u:", "@h", "AKIA", "xoxb-",
+		"-----BEGIN RSA PRIVATE KEY-----\n", "\n-----END RSA PRIVATE KEY-----", "client_secret", ":5432:",
+		"machine h login u password ", "\t", ";", "&", "$", "{{", "}}", "EXAMPLE", "aws_secret_access_key = ")
+	rng := rand.New(rand.NewPCG(7, 11))
+	for range 4000 / splitStride {
+		var b strings.Builder
+		for range 2 + rng.IntN(7) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		in := b.String()
+		out := String(in)
+		if again := String(out); again != out {
+			t.Fatalf("String(%q) = %q; String of that = %q", in, out, again)
+		}
+		var deltas []string
+		for i := 0; i < len(in); {
+			k := 1 + rng.IntN(12)
+			deltas = append(deltas, in[i:min(i+k, len(in))])
+			i += k
+		}
+		if maxSettled(in) >= swallowAt || maxAtDeltas(deltas) >= swallowAt {
+			continue
+		}
+		if got := feed(t, deltas); got != out {
+			t.Fatalf("Stream(%q in %q) = %q; String = %q", in, deltas, got, out)
+		}
 	}
 }
