@@ -93,3 +93,59 @@ func TestModelPickerFilters(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C on an empty input leaves only when pressed twice in a row: the
+// first says so and the app stays; a key in between starts over; at 80
+// and 30 columns.
+func TestCtrlCOnAnEmptyInputAsksTwice(t *testing.T) {
+	for _, cols := range []int{80, 30} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+			v := startVT(t, ws, cols, 24)
+			v.waitIdle("fixture-model")
+			stays := func() {
+				t.Helper()
+				v.waitIdle("Ctrl-C again leaves")
+				select {
+				case <-v.done:
+					t.Fatalf("one Ctrl-C on an empty input left the app:\n%s", v.dump())
+				default:
+				}
+			}
+			v.typeText("\x03")
+			stays()
+			v.typeText("x\x7f") // a key in between: the next Ctrl-C asks again
+			v.waitIdle("›")
+			if strings.Contains(strings.Join(v.screen(), "\n"), "Ctrl-C again leaves") {
+				t.Fatalf("the hint stayed after another key:\n%s", v.dump())
+			}
+			v.typeText("\x03")
+			stays()
+			v.typeText("\x03")
+			if code := v.exitCode(); code != 0 {
+				t.Fatalf("exit %d after Ctrl-C twice:\n%s", code, v.dump())
+			}
+		})
+	}
+}
+
+// A reasoning summary full of control sequences (shown only in a resumed
+// session's history) is shown with them visible, and none reaches the
+// terminal as a control sequence.
+func TestResumedReasoningNeverDrivesTheTerminal(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		clienttest.Response(clienttest.Step{"reasoning_summary": "thought-start " + forgedText()}, clienttest.Text("answer-done")),
+	}})
+	first := startVT(t, ws, 80, 24, "--prompt", "think")
+	if code := first.exitCode(); code != 0 {
+		t.Fatalf("first turn: exit %d:\n%s", code, first.dump())
+	}
+	r := startVT(t, ws, 80, 24, "--continue")
+	r.waitIdle("answer-done")
+	all := strings.Join(strings.Fields(strings.Join(r.all(), "")), "")
+	if !strings.Contains(all, "thinking:thought-start") || !strings.Contains(all, "␛]0;FORGED-TITLE␇") {
+		t.Fatalf("the resumed reasoning is not shown with its controls visible:\n%s", r.dump())
+	}
+	r.quit()
+	assertNoForgery(t, r)
+}

@@ -36,6 +36,11 @@ func TestResumedSessionReadsLikeLive(t *testing.T) {
 			liveLines := transcript(t, live)
 			liveBar := statusBar(live)
 			liveTokens := tokenRows(t, live)
+			// The live counts themselves: two responses, the second's context.
+			if want := "tokens in 4.2k (1.0k from the provider's cache) tokens out 125 context 3.0k"; liveTokens != want ||
+				cols == 80 && !strings.HasSuffix(liveBar, "· 3.0k context") {
+				t.Fatalf("live tokens %q, status bar %q; want %q and 3.0k context", liveTokens, liveBar, want)
+			}
 			live.typeText("/quit\r")
 			if code := live.exitCode(); code != 0 {
 				t.Fatalf("exit %d after /quit:\n%s", code, live.dump())
