@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/magi-code/magi-code/client/clienttest"
 )
@@ -148,4 +149,32 @@ func TestResumedReasoningNeverDrivesTheTerminal(t *testing.T) {
 	}
 	r.quit()
 	assertNoForgery(t, r)
+}
+
+// /login during a turn: the key is stored at once, and when the turn ends
+// the app restarts the backend and stays (it once exited 1), and takes
+// the next turn.
+func TestLoginDuringATurnRestartsAfterIt(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		clienttest.Response(clienttest.Text("working on it"), clienttest.SleepMs(1500), clienttest.Text(" done-now")),
+	}})
+	v := startVT(t, ws, 80, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("take your time\r")
+	v.waitScreen("working on it")
+	v.typeText("/login openai\r")
+	v.waitWords("API key")
+	v.typeText("sk-test-0123456789abcdefghijklmnop\r")
+	v.waitWords("the backend restarts with it when this turn ends")
+	v.waitWords("turn completed")
+	v.waitWords("backend restarted")
+	v.typeText("next question\r")
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for strings.Count(v.flat(), "turn completed") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no turn after the restart:\n%s", v.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	v.quit()
 }
