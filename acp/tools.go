@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/magi-code/magi-code/history"
+	"github.com/magi-code/magi-code/internal/jsonenc"
 	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
 )
@@ -149,8 +150,11 @@ func redactValue(v any) any {
 // fields is the tool call's update fields, within budgets scaled by 1/div.
 func (ts *toolState) fields(div int, withInput bool) obj {
 	u := obj{"toolCallId": ts.id, "title": fitText(ts.title, titleEscBytes/div), "kind": ts.kind, "status": ts.status}
-	if ts.location != "" {
-		u["locations"] = []obj{{"path": fitText(ts.location, titleEscBytes/div)}}
+	// A location names a file the client may open: a path that holds a
+	// secret, or that the frame cannot carry whole, is left out (a
+	// redacted or cut path names no file).
+	if ts.location != "" && !redact.Contains(ts.location) && jsonenc.EscapedLen(ts.location) <= titleEscBytes/div {
+		u["locations"] = []obj{{"path": ts.location}}
 	}
 	if withInput && ts.input != nil {
 		if b := marshal(ts.input); len(b) <= inputEscBytes/div {
@@ -302,7 +306,7 @@ func (k *sink) ToolFinished(activityID, name, summary, result string, isError, f
 // ran, else its result text (bounded, redacted).
 func resultContent(ts *toolState, result string, failed bool, div int) []obj {
 	if ts.diff != nil && !failed {
-		d := obj{"type": "diff", "path": fitText(ts.diff.path, titleEscBytes/div),
+		d := obj{"type": "diff", "path": fitText(redact.String(ts.diff.path), titleEscBytes/div),
 			"newText": fitText(redact.String(ts.diff.new), diffEscBytes/div)}
 		if ts.name == "edit_file" {
 			d["oldText"] = fitText(redact.String(ts.diff.old), diffEscBytes/div)

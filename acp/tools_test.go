@@ -1,0 +1,43 @@
+package acp
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestToolPathsRedacted: a path that holds a secret never goes out as it
+// is: the title and the diff's path are redacted, and the call has no
+// location (a redacted path names no file); a path too long for the frame
+// is left out of locations rather than cut into a path that does not
+// exist. An ordinary path is the location, whole.
+func TestToolPathsRedacted(t *testing.T) {
+	const tok = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	for _, tt := range []struct {
+		name, args string
+		location   bool
+	}{
+		{"write_file", `{"path":"s_` + tok + `.txt","content":"k"}`, false},
+		{"edit_file", `{"path":"d/` + tok + `/f","old":"a","new":"b"}`, false},
+		{"read_file", `{"path":"/abs/` + tok + `"}`, false},
+		{"grep", `{"pattern":"x","path":"` + tok + `"}`, false},
+		{"write_file", `{"path":"` + strings.Repeat("d/", titleEscBytes) + `f","content":"k"}`, false},
+		{"write_file", `{"path":"plain.txt","content":"k"}`, true},
+	} {
+		ts := &toolState{id: "c1", name: tt.name, status: "completed"}
+		describe(ts, "/work", []byte(tt.args))
+		for div := 1; div <= 4; div *= 2 {
+			u := ts.fields(div, true)
+			frame := string(marshal(u)) + string(marshal(resultContent(ts, "done", false, div)))
+			if strings.Contains(frame, tok) {
+				t.Errorf("%s %s: the secret went out: %.300s", tt.name, tt.args, frame)
+			}
+			_, has := u["locations"]
+			if has != tt.location {
+				t.Errorf("%s %.60s: locations %.100v, want %v", tt.name, tt.args, u["locations"], tt.location)
+			}
+			if has && u["locations"].([]obj)[0]["path"] != "/work/plain.txt" {
+				t.Errorf("location %v", u["locations"])
+			}
+		}
+	}
+}
