@@ -12,6 +12,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 // transcript is what a client shows of a session: its messages (kind and
@@ -153,6 +154,36 @@ func TestOpensInServe(t *testing.T) {
 		t.Errorf("load of serve's session: %s, %q", r.raw, got)
 	}
 	b.wantExit(0)
+}
+
+// TestLeasesAcrossFrontDoors: one store, the same leases: a session an
+// ACP process holds does not open under serve (Mission Control's
+// pipeline) until session/close releases it, and one that serve holds
+// does not load or resume over ACP until serve lets it go.
+func TestLeasesAcrossFrontDoors(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	a.until(a.prompt(sid, "from the editor"), nil)
+
+	ch := ws.StartChild(t, client.Options{})
+	ch.WantError("session.open", map[string]any{"session_id": sid}, protocol.CodeSessionBusy)
+	if r, _ := a.call("session/close", map[string]any{"sessionId": sid}); r.Error != nil {
+		t.Fatalf("close: %s", r.raw)
+	}
+	ch.Open(sid)
+	for _, m := range []string{"session/load", "session/resume"} {
+		r, seen := a.call(m, map[string]any{"sessionId": sid, "cwd": ws.Cwd, "mcpServers": []any{}})
+		if r.Error == nil || r.Error.Data.Code != "session_busy" || len(seen) != 0 {
+			t.Errorf("%s while serve holds it: %s (%d frames before)", m, r.raw, len(seen))
+		}
+	}
+	ch.Shutdown()
+	if r, _ := a.call("session/resume", map[string]any{"sessionId": sid, "cwd": ws.Cwd, "mcpServers": []any{}}); r.Error != nil {
+		t.Errorf("resume once serve let it go: %s", r.raw)
+	}
+	a.wantExit(0)
 }
 
 // TestConfigOptions: set_config_option answers the whole list; an unknown
