@@ -157,13 +157,7 @@ func (c *checker) su(name string, rest []field) {
 	var ops []field
 	for i := 0; i < len(rest); i++ {
 		a, t := rest[i], rest[i].text
-		next := func() field {
-			if i+1 < len(rest) {
-				i++
-				return rest[i]
-			}
-			return field{}
-		}
+		next := func() field { return nextArg(rest, &i) }
 		switch {
 		case !a.known() && strings.HasPrefix(t, unk):
 			c.flag(ReasonOpaque)
@@ -446,6 +440,16 @@ func skipOptions(args []field, withArg string, noArg []string, seen func(opt str
 	return args
 }
 
+// nextArg is an option's argument given as the next word: args[*i+1],
+// moving *i onto it, or nothing at the end.
+func nextArg(args []field, i *int) field {
+	if *i+1 < len(args) {
+		*i++
+		return args[*i]
+	}
+	return field{}
+}
+
 // operands returns the non-option words (all words after "--").
 func operands(args []field) []field {
 	var out []field
@@ -552,11 +556,7 @@ func (c *checker) awk(args []field) {
 			if eq || attached != "" {
 				return lit(attached)
 			}
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return field{}
+			return nextArg(args, &i)
 		}
 		switch {
 		case !a.known() && strings.HasPrefix(t, unk):
