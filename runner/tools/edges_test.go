@@ -326,3 +326,26 @@ func TestFSError(t *testing.T) {
 		}
 	}
 }
+
+// A path whose resolution fails (a link loop, a file used as a directory)
+// is that error, named, for each reading tool: never read through, never
+// taken for a path outside.
+func TestReadOfAnUnresolvablePath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"read_file", `{"path":"loop/x"}`, "read_file: too many symbolic links"},
+		{"grep", `{"pattern":"x","path":"loop/x"}`, "grep: too many symbolic links"},
+		{"list_dir", `{"path":"loop/x"}`, "list_dir: too many symbolic links"},
+		{"read_file", `{"path":"file/x"}`, "read_file: not a directory"},
+	} {
+		if res := run(t, dir, 1000, tc.tool, tc.args); !res.IsError || res.Text != tc.want {
+			t.Errorf("%s %s = %+v; want %q", tc.tool, tc.args, res, tc.want)
+		}
+	}
+}
