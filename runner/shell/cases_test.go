@@ -66,6 +66,7 @@ func TestCaseClauses(t *testing.T) {
 		// after the user, runuser -u USER COMMAND.
 		{"su -lc 'rm -rf ~/canary' root", ReasonDeleteOutside},
 		{"su --comm='rm -rf ~/canary'", ReasonDeleteOutside},
+		{"su --command true -c 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"su --session-command 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"su root -- -c 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"su -s /bin/sh -c 'rm -rf ~/canary' root", ReasonDeleteOutside},

@@ -149,7 +149,7 @@ var suOpts = map[string]struct {
 // (and su's --session-command) in any abbreviation, wherever it stands:
 // getopt permutes, and su hands the words after the user to the shell,
 // which reads -c too. runuser -u USER runs the words from its first
-// operand (or after "--") as a command. An unknown word where an option
+// operand as a command. An unknown word where an option
 // may stand may be -c: it asks.
 func (c *checker) su(name string, rest []field) {
 	opts := suOpts[name]
@@ -162,12 +162,7 @@ func (c *checker) su(name string, rest []field) {
 		case !a.known() && strings.HasPrefix(t, unk):
 			c.flag(ReasonOpaque)
 			return
-		case t == "--":
-			if runs {
-				ops = append(ops, rest[i+1:]...)
-				i = len(rest)
-			}
-		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "--"): // "--" itself: what follows is read the same
 			k, v, eq := strings.Cut(t, "=")
 			switch {
 			case longOpt(k, "--command", 3) || name != "script" && longOpt(k, "--session-command", 4):
