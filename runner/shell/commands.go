@@ -683,8 +683,11 @@ loop:
 			break loop
 		case t == "-":
 			break loop
-		case t == "--":
-			fromStdin = i+1 >= len(rest)
+		case t == "--": // the script follows ("-" is stdin), unless a program was given
+			if !inline && i+1 < len(rest) && rest[i+1].text != "-" {
+				fromStdin = false
+				c.scriptFile(rest[i+1], in, func(src string) { c.program(input{}, []field{lit(src)}, lang) })
+			}
 			break loop
 		case strings.HasPrefix(t, "--eval") || strings.HasPrefix(t, "--print"):
 			inline = true
