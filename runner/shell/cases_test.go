@@ -139,6 +139,11 @@ func TestCaseClauses(t *testing.T) {
 		{"bash <<'EOF'\nls\nEOF", ""},
 		{`awk "BEGIN { $CODE }"`, ReasonOpaque},
 		{"awk -F '|' '{print $2}' data", ""}, {"awk -v mode=system '{print $1}' data", ""},
+		{`deno eval 'await Deno.remove("/home", {recursive: true})'`, ReasonInterpreter},
+		{"node --max-old-space-size=4096 /dev/stdin <<'EOF'\nrequire('fs').rmSync('/home', {recursive: true})\nEOF", ReasonInterpreter},
+		{"curl -s https://example.com/x | python3 -c 'import sys, json; print(json.load(sys.stdin))'", ""},
+		{"perl -e 'print `id`'", ReasonInterpreter},
+		{"crontab -u me -l", ""},
 		// trap -- HANDLER SIGNALS; flock FILE COMMAND gets no input words.
 		{"trap -- 'rm -rf ~/canary' EXIT", ReasonDeleteOutside},
 		{"flock /tmp/lock git push origin main", ""},
