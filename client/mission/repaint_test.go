@@ -110,3 +110,31 @@ func TestCtrlLRepaints(t *testing.T) {
 		t.Fatal("Ctrl-L did not repaint")
 	}
 }
+
+// A wrapped line's continuation rows hang under its text; a line whose
+// indentation would take more than a third of the width does not hang.
+func TestWrapHangs(t *testing.T) {
+	long := strings.Repeat("word ", 12)
+	for _, c := range []struct{ line, cont string }{
+		{"• " + long, "  "},
+		{"  - " + long, "    "},
+		{"12. " + long, "    "},
+		{"3) " + long, "   "},
+		{"│ " + long, "│ "},
+		{"  code " + long, "  "},
+		{long, ""},
+		{"1.5 is " + long, ""},
+		{strings.Repeat(" ", 12) + long, ""},
+	} {
+		rows := wrapLines(c.line, 30)
+		if len(rows) < 2 {
+			t.Fatalf("%q did not wrap", c.line)
+		}
+		for _, r := range rows[1:] {
+			p := ansi.Strip(r)
+			if !strings.HasPrefix(p, c.cont) || strings.HasPrefix(strings.TrimPrefix(p, c.cont), " ") || ansi.StringWidth(r) > 30 {
+				t.Fatalf("%q: continuation %q does not hang at %q within 30 columns", c.line, p, c.cont)
+			}
+		}
+	}
+}

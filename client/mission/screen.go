@@ -195,7 +195,10 @@ func (m *Model) repaint() tea.Cmd {
 	return m.pump()
 }
 
-// wrapLines wraps s to width columns and splits it into lines.
+// wrapLines wraps s to width columns and splits it into lines. A line's
+// continuation rows hang under its text (hangOf): a list item's under the
+// item's first word, a quote's behind its bar, an indented line (code,
+// /help's rows) at its indentation.
 func wrapLines(s string, width int) []string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
@@ -203,9 +206,42 @@ func wrapLines(s string, width int) []string {
 			out = append(out, line)
 			continue
 		}
-		out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
+		cont, hang := hangOf(ansi.Strip(line), width)
+		rows := strings.Split(ansi.Wrap(line, width-hang, ""), "\n")
+		out = append(out, rows[0])
+		for _, r := range rows[1:] {
+			out = append(out, cont+r)
+		}
 	}
 	return out
+}
+
+// hangOf is the prefix of a line's continuation rows and its width: the
+// line's leading spaces, then as many more as its list marker ("• ",
+// "- ", "* ", "+ ", "1. ", "1) ") takes, or its quote bar again ("│ ").
+// None when it would take more than a third of the width.
+func hangOf(plain string, width int) (string, int) {
+	rest := strings.TrimLeft(plain, " ")
+	lead := len(plain) - len(rest)
+	prefix := strings.Repeat(" ", lead)
+	switch {
+	case strings.HasPrefix(rest, "│ "):
+		prefix += styleDim().Render("│ ")
+		lead += 2
+	case strings.HasPrefix(rest, "• "), strings.HasPrefix(rest, "- "), strings.HasPrefix(rest, "* "), strings.HasPrefix(rest, "+ "):
+		prefix += "  "
+		lead += 2
+	default:
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if digits > 0 && digits < 4 && len(rest) > digits+1 && (rest[digits] == '.' || rest[digits] == ')') && rest[digits+1] == ' ' {
+			prefix += strings.Repeat(" ", digits+2)
+			lead += digits + 2
+		}
+	}
+	if lead == 0 || lead > width/3 {
+		return "", 0
+	}
+	return prefix, lead
 }
 
 // drawnMsg: the first frame has been drawn (drawWait after the first

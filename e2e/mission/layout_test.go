@@ -290,3 +290,57 @@ func TestStatusBarKeepsReadinessWhenNarrow(t *testing.T) {
 		})
 	}
 }
+
+// Continuation rows keep a hanging indent at 30 columns: a list item's
+// under its first word, a numbered item's under its text, a quote's
+// behind its bar, a code line's at its indentation, and /help's rows at
+// theirs; live and in the scrollback.
+func TestHangingIndents(t *testing.T) {
+	reply := "Intro.\n- bullet-start item that goes on well past thirty columns\n" +
+		"12. numbered-start item that goes on well past thirty columns\n" +
+		"> quote-start that goes on well past thirty columns here\n" +
+		"```\ncode-start line that goes on well past thirty columns\n```\nThe end."
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{clienttest.Response(clienttest.Text(reply))}})
+	v := startVT(t, ws, 30, 24)
+	v.waitScreen("fixture-model")
+	v.typeText("format it\r")
+	v.waitIdle("turn completed")
+	v.typeText("/help\r")
+	v.waitIdle("Ctrl-O")
+	all := v.all()
+	check := func(start, cont, stop string) {
+		t.Helper()
+		i := slicesIndexContains(all, start)
+		if i < 0 {
+			t.Fatalf("no row holds %q:\n%s", start, v.dump())
+		}
+		n := 0
+		for _, r := range all[i+1:] {
+			if r == "" || strings.Contains(r, stop) {
+				break
+			}
+			if !strings.HasPrefix(r, cont) || strings.TrimSpace(strings.TrimPrefix(r, cont)) == "" {
+				t.Fatalf("the continuation row %q of %q does not hang at %q:\n%s", r, start, cont, v.dump())
+			}
+			n++
+		}
+		if n == 0 {
+			t.Fatalf("%q did not wrap:\n%s", start, v.dump())
+		}
+	}
+	check("• bullet-start", "  ", "12.")
+	check("12. numbered-start", "    ", "quote-start")
+	check("│ quote-start", "│ ", "──")
+	check("  code-start", "  ", "──")
+	check("  /login", "  ", "/logout")
+}
+
+// slicesIndexContains is the index of the first row holding s, or -1.
+func slicesIndexContains(rows []string, s string) int {
+	for i, r := range rows {
+		if strings.Contains(r, s) {
+			return i
+		}
+	}
+	return -1
+}
