@@ -72,7 +72,7 @@ func (c *checker) cmake(args []field) {
 func (c *checker) mv(args []field) {
 	ops, target := operands(args), false
 	for _, a := range args {
-		target = target || strings.HasPrefix(a.text, "-t") || strings.HasPrefix(a.text, "--t") || (!a.known() && a.split)
+		target = target || shortFlag(a, 't') || longOpt(a.text, "--target-directory", 3) || (!a.known() && a.split)
 	}
 	if !target && len(ops) > 0 {
 		ops = ops[:len(ops)-1]

@@ -78,6 +78,8 @@ func TestEverySpelling(t *testing.T) {
 		{"rsync -a --remove-source-files ~/canary/ build/", out}, {"rsync -a --remove-s ~/canary/ build/", out},
 		{"rsync -a src/ ~/canary/", ""},
 		{"mv -t build ~/canary", out}, {"mv --target-directory=build ~/canary", out}, {"mv --t build ~/canary", out},
+		{"mv -ft build ~/canary", out}, {"mv -vt build ~/canary", out}, {"mv -fTt build ~/canary", out}, {"mv -tbuild ~/canary", out},
+		{"mv -f a.txt b.txt", ""}, {"mv -T build/a build/b", ""},
 		{"tar --remove-files -cf x.tar ~/canary", out}, {"tar --remove-f -cf x.tar ~/canary", out},
 		{"tar --rem -cf x.tar ~/canary", out}, {"tar -cf x.tar ~/canary --remov", out},
 		{"gtar --remove-files -cf x.tar ~/canary", out}, {"bsdtar --remove-files -cf x.tar ~/canary", out},
