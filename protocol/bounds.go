@@ -60,7 +60,7 @@ const CapabilityUsage = "usage"
 // OptionalCapabilities are capabilities beyond the nine methods that a
 // client gets only by naming them in required_capabilities
 // (docs/protocol.md, Optional capabilities).
-var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession, CapabilityApprovalRequest}
+var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession, CapabilityApprovalRequest, CapabilityMCPStatus}
 
 // CapabilityActivityOutput is the optional capability of tool output: the
 // activity.output run event, which carries a primary tool call's output
@@ -91,6 +91,14 @@ const (
 	ApprovalRequestBytes        = 16000
 	ApprovalRequestEscapedBytes = 32000
 )
+// CapabilityMCPStatus is the optional capability of MCP server state:
+// status (and initialize's status) carries "mcp_servers" once startup
+// succeeded (docs/protocol.md, Optional capabilities). It is advertised
+// only to a client that required it.
+const CapabilityMCPStatus = "mcp.status"
+
+// MCPStatusServers bounds the servers status lists.
+const MCPStatusServers = 64
 
 // Values of approval.answer's "scope" (the approval.session capability).
 const (

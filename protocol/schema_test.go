@@ -76,6 +76,7 @@ func TestSchemaFollowsProtocol(t *testing.T) {
 		"/$defs/params.turn.start/properties/prompt/maxLength":               float64(protocol.MaxPromptBytes),
 		"/$defs/params.initialize/properties/required_capabilities/maxItems": float64(protocol.MaxRequiredCapabilities),
 		"/$defs/result.history.page/properties/entries/maxItems":             float64(protocol.HistoryPageEntries),
+		"/$defs/result.status/properties/mcp_servers/maxItems":               float64(protocol.MCPStatusServers),
 		"/$defs/result.initialize/properties/capabilities/maxItems":          float64(len(protocol.Methods) + len(protocol.OptionalCapabilities)),
 		"/$defs/result.initialize/properties/capabilities/minItems":          float64(len(protocol.Methods)),
 		"/$defs/data.approval.requested/properties/expires_in_ms/maximum":    ms(protocol.ApprovalExpiry),

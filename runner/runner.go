@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
@@ -292,6 +293,59 @@ func (rt *Runtime) Selection() Selection {
 	sel := (&Admitted{snap: rt.snap}).Selection()
 	sel.Sandbox = rt.sandbox
 	return sel
+}
+
+// MCPState is what a frontend may show of one MCP server of the settings.
+type MCPState struct {
+	Name  string
+	State string // MCPRunning or MCPNotApproved
+	Tools int    // the tools it offers; 0 unless running
+}
+
+// States of MCPState.
+const (
+	MCPRunning     = "running"
+	MCPNotApproved = "not_approved"
+)
+
+// MCPServers are the settings' enabled MCP servers, sorted by name, at
+// most max: those started (every enabled and approved one: a server that
+// fails to start fails the startup) with their tool counts, and those
+// that wait for `magi-code mcp approve NAME`. A name that is not a plain
+// identifier (letters, digits, ".", "_", "-", at most 64 bytes) or looks
+// secret is left out. Servers a client handed over (ACP) are not listed.
+func (rt *Runtime) MCPServers(max int) []MCPState {
+	tools := map[string]int{}
+	if rt.mcp != nil {
+		for _, t := range rt.mcp.Tools() {
+			tools[t.Server]++
+		}
+	}
+	var out []MCPState
+	for _, s := range rt.snap.MCPServers {
+		out = append(out, MCPState{Name: s.Name, State: MCPRunning, Tools: tools[s.Name]})
+	}
+	for _, s := range rt.snap.MCPUnapproved {
+		out = append(out, MCPState{Name: s.Name, State: MCPNotApproved})
+	}
+	out = slices.DeleteFunc(out, func(s MCPState) bool { return !plainName(s.Name) })
+	slices.SortFunc(out, func(a, b MCPState) int { return strings.Compare(a.Name, b.Name) })
+	return out[:min(len(out), max)]
+}
+
+// plainName: 1-64 bytes of [A-Za-z0-9._-], not secret-like.
+func plainName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	_, ok := config.SafeName(s)
+	return ok
 }
 
 // SkillInfo is what a frontend may list of one skill.

@@ -17,6 +17,7 @@ var commands = []struct{ name, args, what string }{
 	{"/help", "", "the commands and keys"},
 	{"/login", "[openai|anthropic]", "store an API key (asked without echo) in auth.json"},
 	{"/logout", "[PROVIDER]", "remove a stored API key (the provider in use without PROVIDER)"},
+	{"/mcp", "", "the MCP servers and their state"},
 	{"/model", "[PROVIDER] [NAME]", "choose the provider and model (a list without NAME)"},
 	{"/approval", "[ask|auto]", "ask before commands and edits, or not (this run; restarts the backend)"},
 	{"/new", "", "start a new session"},
@@ -332,6 +333,8 @@ func (m *Model) command(f []string) tea.Cmd {
 		return m.setModel(provider, model)
 	case "/approval":
 		return m.approvalCommand(f[1:])
+	case "/mcp":
+		return m.print(styleDim().Render(m.mcpText()))
 	case "/logout":
 		return m.logout(f[1:])
 	case "/new":

@@ -216,6 +216,9 @@ type Model struct {
 	approval  *approval
 	gate      keyGate       // the bursts of keys, for approvals
 	search    *promptSearch // Ctrl-R's reverse search, nil when none
+	// mcp is the backend's MCP servers as its last status said (nil
+	// before one did)
+	mcp *[]mcpServer
 	// listDir lists workspace directories for @path completion (nil
 	// without a workspace); mentionMatches are the matches of the last
 	// Tab, shown under the input until the next key.
@@ -303,7 +306,7 @@ func (m *Model) initialize() tea.Cmd {
 	return m.call("initialize", map[string]any{
 		// usage: the optional capability of token counts (docs/protocol.md,
 		// Optional capabilities), for the status bar and /status.
-		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", protocol.CapabilityUsage, protocol.CapabilityActivityOutput, protocol.CapabilityApprovalSession, protocol.CapabilityApprovalRequest},
+		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", protocol.CapabilityUsage, protocol.CapabilityActivityOutput, protocol.CapabilityApprovalSession, protocol.CapabilityApprovalRequest, protocol.CapabilityMCPStatus},
 	})
 }
 

@@ -3,6 +3,8 @@ package mission
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -92,13 +94,17 @@ func (m *Model) attach() tea.Cmd {
 // new sessions only.
 func (m *Model) status(raw json.RawMessage) tea.Cmd {
 	var st struct {
-		Readiness string  `json:"readiness"`
-		Provider  *string `json:"provider"`
-		Model     *string `json:"model"`
-		Sandbox   string  `json:"sandbox"`
+		Readiness string       `json:"readiness"`
+		Provider  *string      `json:"provider"`
+		Model     *string      `json:"model"`
+		Sandbox   string       `json:"sandbox"`
+		MCP       *[]mcpServer `json:"mcp_servers"`
 	}
 	if json.Unmarshal(raw, &st) != nil {
 		return nil
+	}
+	if st.MCP != nil {
+		m.mcp = st.MCP
 	}
 	if st.Provider != nil {
 		m.provider = *st.Provider
@@ -181,4 +187,37 @@ func (m *Model) logout(args []string) tea.Cmd {
 		return m.print(styleError().Render("logout: the credential file (auth.json in MC_HOME) could not be changed"))
 	}
 	return m.changed("removed the stored " + name + " credential")
+}
+
+// mcpServer is one MCP server of the backend's status (the mcp.status
+// capability).
+type mcpServer struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Tools int    `json:"tools"`
+}
+
+// mcpText is /mcp: the MCP servers of the settings and their state, as
+// the backend's status said.
+func (m *Model) mcpText() string {
+	if m.mcp == nil {
+		return "mcp: the backend has not said yet (it is starting, or could not start)"
+	}
+	if len(*m.mcp) == 0 {
+		return "mcp: no MCP servers are enabled ([mcp_servers.NAME] in settings.toml adds one)"
+	}
+	var b strings.Builder
+	b.WriteString("MCP servers:")
+	for _, s := range *m.mcp {
+		name := human.Visible(s.Name, 64)
+		switch s.State {
+		case "running":
+			fmt.Fprintf(&b, "\n  %s  running, %s", name, plural(s.Tools, "tool"))
+		case "not_approved":
+			fmt.Fprintf(&b, "\n  %s  not approved: not started; magi-code mcp approve %s starts it from the next start", name, name)
+		default:
+			fmt.Fprintf(&b, "\n  %s  %s", name, human.Visible(s.State, 32))
+		}
+	}
+	return b.String()
 }

@@ -371,3 +371,30 @@ func TestLogout(t *testing.T) {
 		t.Fatalf("without a name:\n%s", printed(m))
 	}
 }
+
+// /mcp lists the servers the backend's status named (mcp.status): running
+// with its tools, or waiting for approval; before any status it says so;
+// a name is shown as text.
+func TestMCPCommand(t *testing.T) {
+	m, _, _ := started(t, Options{})
+	typeLine(m, "/mcp")
+	if !strings.Contains(printed(m), "mcp: the backend has not said yet") {
+		t.Fatalf("before a status:\n%s", printed(m))
+	}
+	m.status(json.RawMessage(`{"readiness":"ready","provider":"fixture","model":"fixture-model","mcp_servers":[{"name":"docs","state":"running","tools":3},{"name":"one","state":"running","tools":1},{"name":"proj\u001b]0;x","state":"not_approved","tools":0}]}`))
+	typeLine(m, "/mcp")
+	out := printed(m)
+	for _, want := range []string{"docs  running, 3 tools", "one  running, 1 tool", "not approved: not started; magi-code mcp approve proj"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("%q not said:\n%s", want, out)
+		}
+	}
+	if strings.Contains(strings.Join(m.Printed, ""), "\x1b]0;x") {
+		t.Fatal("a server name reached the terminal raw")
+	}
+	m.status(json.RawMessage(`{"readiness":"ready","mcp_servers":[]}`))
+	typeLine(m, "/mcp")
+	if !strings.Contains(printed(m), "no MCP servers are enabled") {
+		t.Fatalf("none:\n%s", printed(m))
+	}
+}

@@ -22,7 +22,12 @@ import (
 	"github.com/magi-code/magi-code/client/clienttest"
 )
 
-func TestMain(m *testing.M) { clienttest.Main(m) }
+// mcpServerBin is the MCP stdio server built from e2e/runner/testdata/mcpserver.
+var mcpServerBin string
+
+func TestMain(m *testing.M) {
+	clienttest.Main(m, clienttest.Tool{Pkg: "./e2e/runner/testdata/mcpserver", Path: &mcpServerBin})
+}
 
 // term is the binary running on a pseudo-terminal, with everything it
 // wrote so far.

@@ -27,6 +27,17 @@ type Selection struct {
 	// Sandbox is status's "sandbox" field (docs/protocol.md, status):
 	// what confines commands run without asking; "" leaves it out.
 	Sandbox string
+	// MCP is status's "mcp_servers" (the optional mcp.status capability):
+	// the settings' enabled MCP servers, by name.
+	MCP []MCPServer
+}
+
+// MCPServer is one entry of "mcp_servers": a server's name (the ID
+// grammar), its state ("running", "not_approved") and how many tools it
+// offers (0 unless running).
+type MCPServer struct {
+	Name, State string
+	Tools       int
 }
 
 // OpKind names a session/history operation.
@@ -465,7 +476,9 @@ func (m *Machine) opDone(ev OpDone) []Effect {
 		m.attached = ev.Attached
 	}
 	if ev.Sel != nil {
+		mcp := m.sel.MCP // started once, at initialize
 		m.sel = *ev.Sel
+		m.sel.MCP = mcp
 	}
 	return []Effect{respond(ev.ID, ev.Result)}
 }
@@ -508,6 +521,22 @@ func (m *Machine) appendStatus(dst []byte) []byte {
 	if m.sel.Sandbox != "" {
 		dst = append(dst, `,"sandbox":`...)
 		dst = jsonenc.AppendString(dst, m.sel.Sandbox)
+	}
+	if m.life == Ready && slices.Contains(m.optional, protocol.CapabilityMCPStatus) {
+		dst = append(dst, `,"mcp_servers":[`...)
+		for i, s := range m.sel.MCP {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"name":`...)
+			dst = jsonenc.AppendString(dst, s.Name)
+			dst = append(dst, `,"state":`...)
+			dst = jsonenc.AppendString(dst, s.State)
+			dst = append(dst, `,"tools":`...)
+			dst = strconv.AppendInt(dst, int64(s.Tools), 10)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
 	}
 	return append(dst, '}')
 }

@@ -46,7 +46,7 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 		p.opts.Log.SetLevel(level)
 	}
 	p.opts.Log.Info("settings", "sources", strings.Join(adm.Sources(), ","), "code", string(code))
-	sel := dispatch.Selection(adm.Selection())
+	sel := selectionOf(adm.Selection())
 	if code != "" {
 		return dispatch.InitDone{Code: code, Sel: sel}
 	}
@@ -64,5 +64,14 @@ func (p *Pool) initialize(ctx context.Context) dispatch.InitDone {
 	store.SetDetail(history.Detail{Output: p.output.Load(), Usage: p.usage.Load(), Window: r.KnownContextWindow})
 	p.rt = &runtime{runner: r, store: store}
 	p.mu.Unlock()
+	for _, s := range r.MCPServers(protocol.MCPStatusServers) {
+		sel.MCP = append(sel.MCP, dispatch.MCPServer{Name: s.Name, State: s.State, Tools: s.Tools})
+	}
 	return dispatch.InitDone{Sel: sel}
+}
+
+// selectionOf is what status reports of a runner selection; the MCP
+// servers are the machine's from initialize.
+func selectionOf(s runner.Selection) dispatch.Selection {
+	return dispatch.Selection{Provider: s.Provider, Model: s.Model, ContextID: s.ContextID, Sandbox: s.Sandbox}
 }

@@ -70,7 +70,7 @@ func (p *Pool) create() dispatch.OpDone {
 		return dispatch.OpDone{Code: code}
 	}
 	p.attach(a, rt.runner.StartupChoice())
-	sel := dispatch.Selection(rt.runner.Selection())
+	sel := selectionOf(rt.runner.Selection())
 	return dispatch.OpDone{Result: sessionResult(id, false, a.Revision(), nil), Attached: id, Sel: &sel}
 }
 
@@ -92,7 +92,7 @@ func (p *Pool) open(id string) dispatch.OpDone {
 	}
 	p.attach(a, choice)
 	notices = append(info.Notices, notices...)
-	sel := dispatch.Selection(restored)
+	sel := selectionOf(restored)
 	return dispatch.OpDone{Result: sessionResult(id, info.Durable, a.Revision(), notices), Attached: id, Sel: &sel}
 }
 
