@@ -232,7 +232,7 @@ var wrappers = map[string]string{
 	"sudo": "ugCDprtTUh", "doas": "uC", "env": "uCS", "nice": "n", "nohup": "", "time": "fo",
 	"timeout": "sk", "command": "", "exec": "a", "builtin": "", "xargs": "IEnPsLadi",
 	"stdbuf": "ioe", "ionice": "cnpPu", "busybox": "", "toybox": "", "setsid": "", "chrt": "p",
-	"taskset": "", "nsenter": "tSGwr", "unshare": "", "flock": "wEc", "strace": "eoOpPsSuIbXU",
+	"taskset": "", "nsenter": "tSG", "unshare": "SGRw", "flock": "wEc", "strace": "eoOpPsSuIbXU",
 	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
 	"npx": "pc", "bunx": "p", "pnpx": "p",
@@ -251,6 +251,13 @@ var longWithArg = map[string]bool{
 	"--service-type": true, "--timer-property": true, "--path-property": true,
 	"--socket-property": true, "--on-active": true, "--on-boot": true, "--on-startup": true,
 	"--on-unit-active": true, "--on-unit-inactive": true, "--on-calendar": true,
+	// sudo, flock, nsenter and unshare, numactl, ionice, fakeroot
+	"--chroot": true, "--command-timeout": true, "--login-class": true, "--timeout": true,
+	"--conflict-exit-code": true, "--target": true, "--setuid": true, "--setgid": true, "--wd": true,
+	"--root": true, "--propagation": true, "--setgroups": true, "--map-user": true, "--map-group": true,
+	"--map-users": true, "--map-groups": true, "--monotonic": true, "--boottime": true,
+	"--interleave": true, "--preferred": true, "--membind": true, "--cpunodebind": true,
+	"--physcpubind": true, "--pid": true, "--pgid": true, "--lib": true, "--faked": true,
 }
 
 // longNoArg are long options that take no separate argument for one
@@ -261,7 +268,7 @@ var longNoArg = map[string][]string{
 	"systemd-run": {"--user", "--wait"},
 	"setsid":      {"--wait"},
 	"unshare":     {"--user"},
-	"nsenter":     {"--user"},
+	"nsenter":     {"--user", "--wd", "--root"},
 	"xargs":       {"--max-lines", "--replace"},
 }
 
@@ -322,7 +329,13 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
 			lookup = true
-		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || longOpt(opt, "--chdir", 4) || longOpt(opt, "--working-directory", 3) || (name == "nsenter" && opt == "w"):
+		case name == "nsenter" && (opt == "w" || longOpt(opt, "--wd", 4)):
+			// -w[DIR]: without an attached directory, the target's own
+			chdir, dir = true, ""
+			if arg.text != "" {
+				dir = c.dirOf(c.vcwd, arg)
+			}
+		case (name == "env" && opt == "C") || (name == "sudo" && opt == "D") || longOpt(opt, "--chdir", 4) || longOpt(opt, "--working-directory", 3) || (name == "unshare" && (opt == "w" || longOpt(opt, "--wd", 4))):
 			chdir, dir = true, c.dirOf(dir, arg)
 		}
 	})
