@@ -119,10 +119,23 @@ func (a *Agent) Line(line []byte) {
 	}
 }
 
-// TooLarge answers a line over the input bound (MaxInputFrameBytes): the
-// reader stops reading after it, as at EOF.
-func (a *Agent) TooLarge() {
-	a.respondError(jsonrpc.Null, jsonrpc.CodeInvalidRequest, protocol.CodeFrameTooLarge)
+// TooLarge answers a line over the input bound (MaxInputFrameBytes), given
+// its first bytes; the reader skips the rest of it and goes on, so the
+// connection stays usable. A request whose id could be read there gets
+// -32602 with frame_too_large; a response to one of the agent's requests
+// fails that request (as an error answer would); anything else is -32600
+// with frame_too_large and a null id.
+func (a *Agent) TooLarge(prefix []byte) {
+	id, kind, ok := jsonrpc.Peek(prefix)
+	switch {
+	case ok && kind == jsonrpc.KindRequest && !id.IsZero():
+		a.respondError(id, jsonrpc.CodeInvalidParams, protocol.CodeFrameTooLarge)
+	case ok && kind == jsonrpc.KindResponse && !id.IsZero():
+		a.answer(jsonrpc.Message{Kind: jsonrpc.KindResponse, ID: id,
+			Error: &jsonrpc.WireError{Code: jsonrpc.CodeInvalidRequest, Message: "frame too large"}})
+	default:
+		a.respondError(jsonrpc.Null, jsonrpc.CodeInvalidRequest, protocol.CodeFrameTooLarge)
+	}
 }
 
 // request dispatches one request. Parameters are decoded into the method's

@@ -31,8 +31,8 @@ const (
 // The front door's bounds (docs/acp.md, Bounds).
 const (
 	// MaxInputFrameBytes bounds one input line, LF excluded: a prompt with
-	// @-mentioned files fits; a longer line is answered -32600
-	// frame_too_large and ends the connection as EOF does.
+	// @-mentioned files fits; a longer line is answered (Agent.TooLarge)
+	// and skipped: the connection goes on.
 	MaxInputFrameBytes = 8 << 20
 	// MaxResourceBytes bounds the text of one embedded resource; a longer
 	// one is cut at a rune boundary and marked (ResourceCutMarker).

@@ -141,6 +141,58 @@ func Parse(line []byte) (Message, *Error) {
 	return m, nil
 }
 
+// Peek reads what it can of the start of a line too long to parse whole
+// (its first bytes): the id, when it comes before any value that does not
+// fit, and whether the line is a request (a method key) or a response (a
+// result or error key). ok is false when neither id nor kind could be
+// read. Only the first peekBytes are looked at: an id comes first in
+// what clients write.
+func Peek(prefix []byte) (id ID, kind Kind, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(prefix[:min(len(prefix), peekBytes)]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ID{}, 0, false
+	}
+	for id.IsZero() || kind == 0 {
+		t, err := dec.Token()
+		key, isKey := t.(string)
+		if err != nil || !isKey {
+			break
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			// The value does not end within the prefix; a method or
+			// result key still tells the kind.
+			kind = kindOfKey(key, kind)
+			break
+		}
+		switch key {
+		case "id":
+			if got, valid := parseID(raw); valid && got != Null {
+				id = got
+			}
+		default:
+			kind = kindOfKey(key, kind)
+		}
+	}
+	if kind == 0 && !id.IsZero() {
+		kind = KindRequest // a notification has no id; a response says so before
+	}
+	return id, kind, !id.IsZero() || kind != 0
+}
+
+func kindOfKey(key string, kind Kind) Kind {
+	switch key {
+	case "method", "params":
+		return KindRequest
+	case "result", "error":
+		return KindResponse
+	}
+	return kind
+}
+
+// peekBytes bounds what Peek reads.
+const peekBytes = 64 << 10
+
 // parseID reads an id: absent (zero), null, a string or a number. A
 // number is kept as its text, which must be an integer of at most 19
 // digits, and a string at most 256 bytes: ids are echoed, never grown.

@@ -156,3 +156,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPeek: the id and kind of a line's first bytes, read as far as its
+// values end: the id when it comes before the value that is cut, the kind
+// from a method, params, result or error key.
+func TestPeek(t *testing.T) {
+	cut := strings.Repeat("x", 100)
+	for _, tt := range []struct {
+		prefix, id string
+		kind       Kind
+		ok         bool
+	}{
+		{`{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"p":"` + cut, "5", KindRequest, true},
+		{`{"id":"a\u0062","params":{"p":"` + cut, `"ab"`, KindRequest, true},
+		{`{"jsonrpc":"2.0","id":9,"result":{"content":"` + cut, "9", KindResponse, true},
+		{`{"id":9,"error":{"message":"` + cut, "9", KindResponse, true},
+		{`{"jsonrpc":"2.0","id":4,"jsonrpc2":"` + cut, "4", KindRequest, true},
+		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"p":"` + cut, "", KindRequest, true},
+		{`{"jsonrpc":"2.0","result":{"p":"` + cut, "", KindResponse, true},
+		{`{"jsonrpc":"2.0","id":null,"method":"m","params":"` + cut, "", KindRequest, true},
+		{`{"id":1.5,"params":"` + cut, "", KindRequest, true},
+		{`{"id":"` + strings.Repeat("i", maxIDBytes+1) + `","method":"m","params":"` + cut, "", KindRequest, true},
+		{`{"jsonrpc":"` + cut, "", 0, false},
+		{cut, "", 0, false},
+		{`[{"id":1,"method":"m","params":"` + cut, "", 0, false},
+		{``, "", 0, false},
+		{`{"x":1,` + strings.Repeat(`"k":1,`, peekBytes/6) + `"id":1,"method":"m"}`, "", 0, false},
+	} {
+		id, kind, ok := Peek([]byte(tt.prefix))
+		if id.String() != tt.id || kind != tt.kind || ok != tt.ok {
+			t.Errorf("Peek(%.60q) = %q, %d, %v; want %q, %d, %v", tt.prefix, id.String(), kind, ok, tt.id, tt.kind, tt.ok)
+		}
+	}
+}
+
+func FuzzPeek(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":5,"method":"m","params":{"p":"xx`))
+	f.Add([]byte(`{"id":"s","result":[1,{"a":`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, kind, ok := Peek(b)
+		if ok != (!id.IsZero() || kind != 0) || id == Null || len(id.String()) > 2+6*maxIDBytes {
+			t.Errorf("Peek(%q) = %q, %d, %v", b, id.String(), kind, ok)
+		}
+	})
+}

@@ -36,7 +36,7 @@ func acpMain() int {
 // acpPipeline runs the agent between in and out until EOF or a transport
 // failure, and returns the exit code:
 //
-//	stdin ─► framing (acp.MaxInputFrameBytes) ─► acp.Agent.Line ─┬─ Respond ──► writer ─► stdout
+//	stdin ─► framing (acp.MaxInputFrameBytes, longer lines skipped) ─► acp.Agent.Line ─┬─ Respond ──► writer ─► stdout
 //	                                       turns, replays, requests ─► ordered edge ─┘
 //
 // The ordered edge is a queue of protocol.WorkerEvents frames whose every
@@ -80,15 +80,14 @@ func acpPipeline(in io.Reader, out writer.Output, env runner.Env) int {
 	group.Go(func() {
 		defer close(eof)
 		defer recoverCause(stop, "reader")
-		frames := framing.NewReaderMax(in, acp.MaxInputFrameBytes)
+		frames := framing.NewReaderSkipping(in, acp.MaxInputFrameBytes)
 		for ctx.Err() == nil {
 			line, code, err := frames.Next()
 			switch {
 			case err != nil:
 				return
 			case code == protocol.CodeFrameTooLarge:
-				agent.TooLarge()
-				return // read no more: as EOF
+				agent.TooLarge(line) // its first bytes; the rest is skipped
 			case code != "":
 				// An empty line, or a partial line at EOF: not JSON.
 				if code != protocol.CodeIncompleteFrame {

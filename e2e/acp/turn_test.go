@@ -220,3 +220,63 @@ func TestRoundLimitStop(t *testing.T) {
 	}
 	a.wantExit(0)
 }
+
+// TestOverlongLine: a line over the 8 MiB input bound never closes the
+// connection: a request whose id comes first gets -32602 frame_too_large
+// with that id, one whose id cannot be read (or that is not JSON) -32600
+// with id null, none of them echoing the input; an over-long answer to
+// fs/read_text_file fails that read (the tool call fails, the turn ends);
+// the session goes on.
+func TestOverlongLine(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Responses: [][]clienttest.Step{
+		response(clienttest.ToolCall("read_file", map[string]any{"path": "f.txt"})), response(text("read done")),
+	}})
+	ws.WriteFile(t, filepath.Join(ws.Cwd, "f.txt"), "on disk")
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	const marker = "ECHOME"
+	big := strings.Repeat(marker, (9<<20)/len(marker))
+	a.sendLine(`{"jsonrpc":"2.0","id":"p-9","method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"` + big + `"}]}}`)
+	answer := func() frame { // the next response, past the session's updates
+		for {
+			if f := a.next(); f.Method == "" {
+				return f
+			}
+		}
+	}
+	f := answer()
+	if f.Error == nil || f.Error.Code != -32602 || f.Error.Data.Code != "frame_too_large" || string(f.ID) != `"p-9"` || strings.Contains(f.raw, marker) {
+		t.Errorf("over-long prompt: %.300s", f.raw)
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"` + big + `"}]},"id":3}`,
+		big,
+	} {
+		a.sendLine(line)
+		if f = answer(); f.Error == nil || f.Error.Code != -32600 || f.Error.Data.Code != "frame_too_large" || string(f.ID) != "null" || strings.Contains(f.raw, marker) {
+			t.Errorf("over-long line without a readable id: %.300s", f.raw)
+		}
+	}
+	var reads int
+	r, seen := a.until(a.prompt(sid, "read it"), func(f frame) {
+		if f.Method == "fs/read_text_file" {
+			reads++
+			a.sendLine(`{"jsonrpc":"2.0","id":` + string(f.ID) + `,"result":{"content":"` + big + `"}}`)
+		}
+	})
+	var callID string
+	for _, f := range seen {
+		if f.Method == "session/update" && callID == "" {
+			callID = f.update(t).Update.ToolCallID
+		}
+	}
+	statuses, _ := toolStatuses(t, seen, callID)
+	if stopReason(t, r) != "end_turn" || reads != 1 || len(statuses) == 0 || statuses[len(statuses)-1] != "failed" {
+		t.Errorf("over-long fs answer: %s, %d reads, statuses %q", r.raw, reads, statuses)
+	}
+	if r, _ = a.until(a.prompt(sid, "still here"), nil); stopReason(t, r) != "end_turn" {
+		t.Errorf("prompt after the over-long lines: %s", r.raw)
+	}
+	a.wantExit(0)
+}

@@ -407,3 +407,47 @@ func TestMaxBound(t *testing.T) {
 		t.Errorf("zero Max: %d bytes: %q, %v", len(over), code, found)
 	}
 }
+
+// TestSkipOverlong: a skipping Reader reports an over-long line once, with
+// its first Max bytes, discards the rest up to its LF and frames the next
+// lines as usual, whatever the read sizes; EOF inside the skipped line
+// reports nothing more. A line of exactly Max bytes is a line.
+func TestSkipOverlong(t *testing.T) {
+	const max = 50
+	head := `{"id":7,"method":"m","params":"` + strings.Repeat("x", max)
+	input := head + strings.Repeat("y", 3*max) + "\n" + "ok1\n" + strings.Repeat("z", max) + "\n" + head + "\n\n" + "ok2\n" + head + "tail-at-eof"
+	for _, size := range []int{1, 2, 3, 7, 49, 50, 51, 101, len(input)} {
+		r := NewReaderSkipping(&sizedReader{s: input, n: size}, max)
+		var got []string
+		for {
+			line, code, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("size %d: %v", size, err)
+			}
+			got = append(got, string(code)+":"+string(line))
+		}
+		want := []string{"frame_too_large:" + head[:max], ":ok1", ":" + strings.Repeat("z", max),
+			"frame_too_large:" + head[:max], "invalid_frame:", ":ok2", "frame_too_large:" + head[:max]}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("size %d:\n got %q\nwant %q", size, got, want)
+		}
+	}
+}
+
+// sizedReader reads s in reads of at most n bytes.
+type sizedReader struct {
+	s string
+	n int
+}
+
+func (r *sizedReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.s)
+	r.s = r.s[k:]
+	return k, nil
+}

@@ -39,12 +39,21 @@ func NewReaderMax(r io.Reader, max int) *Reader {
 	return &Reader{r: r, split: Splitter{Max: max}}
 }
 
+// NewReaderSkipping is NewReaderMax whose over-long lines do not finish
+// the Reader: Next reports one with protocol.CodeFrameTooLarge and its
+// first max bytes as the line, skips the rest of it and goes on (see
+// Splitter.Skip).
+func NewReaderSkipping(r io.Reader, max int) *Reader {
+	return &Reader{r: r, split: Splitter{Max: max, Skip: true}}
+}
+
 // Next returns the next line without its LF, or a code, or an error:
 //   - a non-empty line, valid until the next call to Next;
 //   - protocol.CodeInvalidFrame for an empty line (zero bytes before LF);
 //   - protocol.CodeFrameTooLarge when byte 65,537 of a line arrives without an
 //     LF before it. The Reader is then finished: it never reads again and
-//     every later call returns protocol.CodeFrameTooLarge;
+//     every later call returns protocol.CodeFrameTooLarge (a skipping
+//     Reader returns the line's first bytes with the code and goes on);
 //   - protocol.CodeIncompleteFrame at EOF when a partial frame was buffered (the
 //     partial frame is never returned as a line); the next call returns
 //     io.EOF;

@@ -21,6 +21,14 @@ type Splitter struct {
 	// tooLarge is set once a frame exceeded the limit; the Splitter is
 	// finished from then on.
 	tooLarge bool
+	// Skip makes an over-long frame skippable instead of final: Split
+	// reports it once, with its first Max bytes as the line, then
+	// discards the rest of it up to its LF and frames on (the ACP front
+	// door: an over-long line never closes the connection).
+	Skip bool
+	// skipping is set while the rest of a reported over-long frame is
+	// discarded.
+	skipping bool
 }
 
 // Split scans p for the end of the current frame. It returns how many bytes
@@ -30,6 +38,8 @@ type Splitter struct {
 //   - protocol.CodeFrameTooLarge when byte 65,537 of a frame arrives without an
 //     LF before it. The Splitter is then finished: every later call returns
 //     (0, nil, protocol.CodeFrameTooLarge, true) without consuming anything.
+//     With Skip, line is instead the frame's first Max bytes, and later
+//     calls discard the frame's rest up to its LF and go on framing.
 //
 // When found is false, all of p was consumed into the partial frame. The
 // line may alias p or the Splitter's buffer: it is valid until the next call
@@ -38,6 +48,16 @@ type Splitter struct {
 func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, found bool) {
 	if s.tooLarge {
 		return 0, nil, protocol.CodeFrameTooLarge, true
+	}
+	if s.skipping {
+		s.partial = s.partial[:0]
+		lf := bytes.IndexByte(p, '\n')
+		if lf < 0 {
+			return len(p), nil, "", false
+		}
+		s.skipping = false
+		n, line, code, found := s.Split(p[lf+1:])
+		return lf + 1 + n, line, code, found
 	}
 	if len(p) == 0 {
 		return 0, nil, "", false
@@ -48,6 +68,13 @@ func (s *Splitter) Split(p []byte) (n int, line []byte, code protocol.Code, foun
 	window := p[:min(len(p), room+1)]
 	lf := bytes.IndexByte(window, '\n')
 	if lf < 0 {
+		if len(window) > room && s.Skip {
+			// Reported once with the frame's first Max bytes (where a
+			// request's id usually is); the rest is discarded.
+			s.skipping = true
+			s.partial = append(s.partial, window[:room]...)
+			return len(window), s.partial, protocol.CodeFrameTooLarge, true
+		}
 		if len(window) > room {
 			// docs/protocol.md, Frames: oversize is detected on byte 65,537; send
 			// frame_too_large, then close without unbounded draining.
@@ -92,6 +119,10 @@ func (s *Splitter) max() int {
 // input ended on a frame boundary, or protocol.CodeFrameTooLarge if the Splitter
 // had already finished on an oversize frame.
 func (s *Splitter) End() protocol.Code {
+	if s.skipping { // the over-long frame was reported already
+		s.partial, s.skipping = s.partial[:0], false
+		return ""
+	}
 	if s.tooLarge {
 		return protocol.CodeFrameTooLarge
 	}
