@@ -40,7 +40,7 @@ func Readiness(code string) string {
 	case "provider_unavailable":
 		return "no usable credential for the provider; /login (or `magi-code login`) stores an API key, /model picks a provider and model"
 	case "profile_invalid":
-		return "the selected agent profile is invalid or missing; `magi-code logs` says which"
+		return "the selected agent profile is invalid or missing; `magi-code config show` names the file and the problem"
 	case "mcp_unavailable":
 		return "an approved MCP server could not start; `magi-code mcp list` and `magi-code logs` say which"
 	case "startup_failed":
@@ -86,7 +86,9 @@ func Error(code string) string {
 		return Readiness(code)
 	case "invalid_frame", "invalid_request", "invalid_params", "protocol_mismatch", "unsupported_method",
 		"unsupported_capability", "not_initialized", "already_initialized", "duplicate_id", "frame_too_large", "incomplete_frame":
-		return "the backend refused a request of this app (a bug); `magi-code logs` has the details"
+		// The backend answers such a request with its code only and logs
+		// nothing of it: there is nothing more to read anywhere.
+		return "the backend refused a request of this app: a bug in magi-code, please report it with what you did"
 	case "request_limit":
 		return "the backend took all the requests one start of magi-code may make; start magi-code again (`magi-code --continue` reopens this session)"
 	case "busy":

@@ -178,3 +178,19 @@ func TestLoginDuringATurnRestartsAfterIt(t *testing.T) {
 	}
 	v.quit()
 }
+
+// A broken agent profile: the app is not ready and says which command
+// names the file and the problem, and that command does.
+func TestProfileErrorSaysWhereToLook(t *testing.T) {
+	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings+"agent = \"rev\"\n")
+	ws.WriteFile(t, filepath.Join(ws.Home, "agents", "rev.md"), "---\nname: rev\nmode: [primary\n---\nbody\n")
+	v := startVT(t, ws, 80, 24)
+	v.waitWords("not ready: the selected agent profile is invalid or missing; `magi-code config show` names the file and the problem")
+	v.quit()
+	cmd := exec.Command(clienttest.Binary(t), "config", "show")
+	cmd.Dir, cmd.Env = ws.Cwd, ws.Env()
+	out, _ := cmd.Output()
+	if !strings.Contains(string(out), "rev.md:2: profile invalid") {
+		t.Fatalf("config show does not name the profile's file and line:\n%s", out)
+	}
+}
