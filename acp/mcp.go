@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
 )
 
@@ -74,14 +75,21 @@ func (s *session) mcpNotice() {
 	if len(failed) == 0 {
 		return
 	}
-	names := make([]string, len(failed))
-	for i, n := range failed {
-		names[i] = fitText(oneLine(n), 64)
-	}
-	text := "MCP servers that did not start (their tools are not available in this session): " + strings.Join(names, ", ")
+	text := mcpNoticeText(failed)
 	if s.a.caps().notices {
 		_ = s.a.out(s.a.notify(s.id, obj{"sessionUpdate": "notice", "severity": "warning", "title": text}), true)
 		return
 	}
 	_ = s.a.out(appendTextChunk(nil, s.id, "agent_message_chunk", s.a.opts.NewID(), text+"\n"), true)
+}
+
+// mcpNoticeText is the notice's text: the names of the servers that did
+// not start, each redacted (a client may put anything in a name) and
+// bounded.
+func mcpNoticeText(failed []string) string {
+	names := make([]string, len(failed))
+	for i, n := range failed {
+		names[i] = fitText(oneLine(redact.String(n)), 64)
+	}
+	return "MCP servers that did not start (their tools are not available in this session): " + strings.Join(names, ", ")
 }

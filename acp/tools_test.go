@@ -41,3 +41,13 @@ func TestToolPathsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPNoticeRedacted: a client's server name that holds a secret is
+// redacted in the notice of the servers that did not start.
+func TestMCPNoticeRedacted(t *testing.T) {
+	const tok = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	text := mcpNoticeText([]string{"plain", "srv_" + tok})
+	if strings.Contains(text, tok) || strings.Contains(text, tok[:12]) || !strings.Contains(text, "plain, srv_") {
+		t.Errorf("notice %q", text)
+	}
+}
