@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -277,6 +278,46 @@ func TestOverlongLine(t *testing.T) {
 	}
 	if r, _ = a.until(a.prompt(sid, "still here"), nil); stopReason(t, r) != "end_turn" {
 		t.Errorf("prompt after the over-long lines: %s", r.raw)
+	}
+	a.wantExit(0)
+}
+
+// TestUsageUpdate: a response whose provider reports usage sends one
+// usage_update (used: its input and output tokens; size: the context
+// window, at least used) before the prompt's answer; a response without
+// usage sends none.
+func TestUsageUpdate(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Responses: [][]clienttest.Step{
+		response(text("counted"), clienttest.Step{"usage": map[string]any{"input_tokens": 1200, "output_tokens": 34}}),
+		response(text("not counted")),
+	}})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	usages := func(seen []frame) (out []string) {
+		for _, f := range seen {
+			if f.Method != "session/update" || f.update(t).Update.Kind != "usage_update" {
+				continue
+			}
+			var p struct {
+				Update struct {
+					Used, Size int
+				} `json:"update"`
+			}
+			if json.Unmarshal(f.Params, &p) != nil || p.Update.Size < p.Update.Used {
+				t.Errorf("usage_update %s", f.raw)
+			}
+			out = append(out, strconv.Itoa(p.Update.Used))
+		}
+		return out
+	}
+	resp, seen := a.until(a.prompt(sid, "one"), nil)
+	if got := usages(seen); stopReason(t, resp) != "end_turn" || strings.Join(got, ",") != "1234" {
+		t.Errorf("usage of a response that reports it: %q (%s)", got, resp.raw)
+	}
+	resp, seen = a.until(a.prompt(sid, "two"), nil)
+	if got := usages(seen); stopReason(t, resp) != "end_turn" || len(got) != 0 {
+		t.Errorf("usage of a response that reports none: %q", got)
 	}
 	a.wantExit(0)
 }
