@@ -107,7 +107,7 @@ func TestSessionsCLI(t *testing.T) {
 		t.Fatalf("sessions prune: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if !strings.Contains(out, "removed "+old+"  ") || strings.Contains(out, attached) || strings.Contains(out, recent) ||
-		!strings.Contains(out, "removed 1 sessions idle for 30 days or more") {
+		!strings.Contains(out, "removed 1 session idle for 30 days or more") {
 		t.Fatalf("sessions prune printed:\n%s\nwant only %s removed", out, old)
 	}
 	if clienttest.FileExists(clienttest.SessionFile(ws.Home, old)) {
