@@ -3,6 +3,7 @@ package mission
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -54,6 +55,50 @@ func (in *editor) insert(rs []rune) {
 func (in *editor) cut(from, to int) {
 	in.value = append(in.value[:from], in.value[to:]...)
 	in.pos = from
+}
+
+// cluster is one grapheme cluster of the value, what a terminal draws as
+// one character (an emoji with its skin tone or variation selector, a
+// ZWJ family, a letter with its combining marks): runes [from, to).
+type cluster struct{ from, to int }
+
+// clusters splits v into grapheme clusters.
+func clusters(v []rune) []cluster {
+	var out []cluster
+	s, r := string(v), 0
+	for s != "" {
+		c, _ := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+		if c == "" {
+			break
+		}
+		n := utf8.RuneCountInString(c)
+		out = append(out, cluster{r, r + n})
+		s, r = s[len(c):], r+n
+	}
+	return out
+}
+
+// prevBoundary is where the cluster before the cursor begins; nextBoundary
+// where the cluster at the cursor ends. The cursor moves, and Backspace
+// and Delete remove, a whole cluster at a time.
+func (in *editor) prevBoundary() int {
+	b := 0
+	for _, c := range clusters(in.value) {
+		if c.from >= in.pos {
+			break
+		}
+		b = c.from
+	}
+	return b
+}
+
+func (in *editor) nextBoundary() int {
+	for _, c := range clusters(in.value) {
+		if c.to > in.pos {
+			return c.to
+		}
+	}
+	return len(in.value)
 }
 
 // lineStart and lineEnd bound the line the cursor is on.
@@ -161,9 +206,9 @@ func (in *editor) Update(msg tea.Msg) {
 	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "left", "ctrl+b":
-			in.pos = max(0, in.pos-1)
+			in.pos = in.prevBoundary()
 		case "right", "ctrl+f":
-			in.pos = min(len(in.value), in.pos+1)
+			in.pos = in.nextBoundary()
 		case "alt+left", "alt+b", "ctrl+left":
 			in.pos = in.wordLeft()
 		case "alt+right", "alt+f", "ctrl+right":
@@ -178,11 +223,11 @@ func (in *editor) Update(msg tea.Msg) {
 			in.vertical(1)
 		case "backspace", "ctrl+h":
 			if in.pos > 0 {
-				in.cut(in.pos-1, in.pos)
+				in.cut(in.prevBoundary(), in.pos)
 			}
 		case "delete", "ctrl+d":
 			if in.pos < len(in.value) {
-				in.cut(in.pos, in.pos+1)
+				in.cut(in.pos, in.nextBoundary())
 			}
 		case "ctrl+w", "alt+backspace":
 			in.cut(in.wordLeft(), in.pos)
@@ -227,31 +272,35 @@ func (in *editor) Lines(width, rows int) []string {
 		row.Reset()
 		col = 0
 	}
-	for i := 0; i <= len(in.value); i++ {
-		var r rune = ' '
-		if i < len(in.value) {
-			r = in.value[i]
+	// One grapheme cluster at a time, measured as the terminal draws it
+	// (ansi.StringWidth), never split across rows; the cursor is on the
+	// cluster it is in, or on a blank cell after the last one.
+	cs := append(clusters(in.value), cluster{len(in.value), len(in.value) + 1})
+	for _, c := range cs {
+		at := c.from <= in.pos && in.pos < c.to
+		s := " "
+		if c.from < len(in.value) {
+			s = string(in.value[c.from:c.to])
 		}
-		if r == '\n' {
-			if i == in.pos {
+		if s == "\n" {
+			if at {
 				row.WriteString(cursor.Render(" "))
 				cursorRow = len(out)
 			}
 			flush()
 			continue
 		}
-		s := string(r)
-		if r == '\t' {
+		if s == "\t" {
 			s = "    "
 		}
 		w := ansi.StringWidth(s)
 		if col+w > cw && col > 0 {
 			flush()
 		}
-		if i == in.pos {
+		if at {
 			row.WriteString(cursor.Render(s))
 			cursorRow = len(out)
-		} else if i < len(in.value) {
+		} else if c.from < len(in.value) {
 			row.WriteString(s)
 		}
 		col += w

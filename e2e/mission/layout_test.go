@@ -344,3 +344,40 @@ func slicesIndexContains(rows []string, s string) int {
 	}
 	return -1
 }
+
+// Emoji sequences take the columns the terminal draws them in (one
+// grapheme cluster each: a heart with its variation selector, a thumb
+// with its skin tone, a ZWJ family): a draft of them wraps at 30 columns
+// with nothing cut at the edge or lost, the cursor after its end, and
+// each reaches the reply whole.
+func TestEmojiWidthsInTheInput(t *testing.T) {
+	draft := strings.Repeat("❤️", 20) + " mid-marker " + strings.Repeat("👍🏽", 8) + " " + strings.Repeat("👨‍👩‍👧", 6) + " end-marker"
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	v := startVT(t, ws, 30, 24)
+	v.waitScreen("fixture-model")
+	v.typeText(draft)
+	// The input wraps anywhere, a word too: read its rows joined.
+	joined := func() string { return strings.Join(strings.Fields(strings.Join(v.screen(), " ")), "") }
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for !strings.Contains(joined(), "end-marker") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the input never showed the draft's end:\n%s", v.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	v.waitIdle("fixture-model")
+	screen := joined()
+	for _, c := range []struct {
+		s string
+		n int
+	}{{"❤️", 20}, {"👍🏽", 8}, {"👨‍👩‍👧", 6}, {"mid-marker", 1}, {"end-marker", 1}} {
+		if got := strings.Count(screen, c.s); got != c.n {
+			t.Fatalf("the input shows %q %d times; want %d:\n%s", c.s, got, c.n, v.dump())
+		}
+	}
+	v.typeText("\r")
+	v.waitIdle("turn completed")
+	if !strings.Contains(strings.Join(strings.Fields(strings.Join(v.all(), " ")), ""), strings.Join(strings.Fields(draft), "")) {
+		t.Fatalf("the prompt was not sent whole:\n%s", v.dump())
+	}
+}

@@ -3,17 +3,20 @@
 package mission
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
@@ -85,9 +88,20 @@ func startVTCmd(t *testing.T, ws *clienttest.Workspace, cmd *exec.Cmd, env []str
 		for {
 			n, err := tty.Read(buf)
 			v.mu.Lock()
+			// the query for mode 2027, even when split across reads
+			q := []byte(ansi.RequestModeUnicodeCore)
+			from := max(0, len(v.raw)-len(q)+1)
+			asked := bytes.Contains(append(slices.Clip(v.raw[from:]), buf[:n]...), q)
 			v.raw = append(v.raw, buf[:n]...)
 			_, _ = v.em.Write(buf[:n])
 			v.mu.Unlock()
+			if asked {
+				// The emulator draws a grapheme cluster (an emoji with its
+				// skin tone, a ZWJ family) as one character, as a terminal
+				// that knows mode 2027 does; it does not say so itself, so
+				// the answer such a terminal gives goes back here.
+				_, _ = tty.Write([]byte(ansi.ReportMode(ansi.ModeUnicodeCore, ansi.ModeReset)))
+			}
 			if err != nil {
 				return
 			}
