@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/magi-code/magi-code/acp/jsonrpc"
@@ -124,8 +125,11 @@ func messageID(id, runID string, i int) string {
 	return "m-" + runID + "-" + strconv.Itoa(i)
 }
 
-// sessionList lists the stored sessions of a cwd (all when none is given),
-// most recent first, ListPageSessions per page; the cursor is opaque.
+// sessionList lists the stored sessions of a cwd (all when none is given;
+// a relative one is -32602), most recent first, ListPageSessions per page.
+// The cursor is opaque: it names where the last page ended (that entry's
+// last activity and ID), so a session created, deleted or active between
+// two pages neither repeats nor hides the ones that did not change.
 func (a *Agent) sessionList(m jsonrpc.Message) {
 	var p struct {
 		Cwd    *string `json:"cwd"`
@@ -135,15 +139,22 @@ func (a *Agent) sessionList(m jsonrpc.Message) {
 		a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
 		return
 	}
-	start := 0
+	var after *listKey
 	if p.Cursor != nil {
-		b, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 || len(*p.Cursor) > 64 {
+		k, ok := parseListCursor(*p.Cursor)
+		if !ok {
 			a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
 			return
 		}
-		start = n
+		after = &k
+	}
+	want, wantRaw := "", ""
+	if p.Cwd != nil && *p.Cwd != "" {
+		if !filepath.IsAbs(*p.Cwd) {
+			a.respondError(m.ID, jsonrpc.CodeInvalidParams, protocol.CodeInvalidParams)
+			return
+		}
+		want, wantRaw = realPath(*p.Cwd), *p.Cwd
 	}
 	env := a.opts.Env
 	env.Logf = a.opts.Logf
@@ -156,38 +167,85 @@ func (a *Agent) sessionList(m jsonrpc.Message) {
 		a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeSessionInvalid)
 		return
 	}
-	want := ""
-	if p.Cwd != nil && *p.Cwd != "" {
-		want = realPath(*p.Cwd)
+	sessions, next := listPage(list, want, wantRaw, after, func(id string) string {
+		return firstLine(history.FirstInput(dir, id))
+	})
+	out := obj{"sessions": emptyIfNil(sessions)}
+	if next != "" {
+		out["nextCursor"] = next
 	}
-	var sessions []obj
-	next, size, seen := "", 0, 0
-	for _, info := range list {
-		if info.Cwd == "" || (want != "" && info.Cwd != want && info.Cwd != *p.Cwd) {
+	a.respond(m.ID, marshal(out))
+}
+
+// listKey is where a page ended: the last entry's activity and ID, in
+// history.List's order (most recent first, then by ID).
+type listKey struct {
+	nanos int64
+	id    string
+}
+
+// before reports whether info comes after k in history.List's order.
+func (k listKey) before(info history.SessionInfo) bool {
+	n := info.LastActivity.UnixNano()
+	return n < k.nanos || (n == k.nanos && info.ID > k.id)
+}
+
+func (k listKey) cursor() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.nanos, 10) + "|" + k.id))
+}
+
+// parseListCursor reads a cursor listKey.cursor made; anything else is
+// not one. A cursor a client made up only moves where a page starts.
+func parseListCursor(c string) (listKey, bool) {
+	if len(c) > maxListCursor {
+		return listKey{}, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return listKey{}, false
+	}
+	ns, id, ok := strings.Cut(string(b), "|")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || !protocol.ValidSessionID(id) || strconv.FormatInt(n, 10) != ns {
+		return listKey{}, false
+	}
+	return listKey{nanos: n, id: id}, true
+}
+
+// maxListCursor bounds a cursor's length.
+const maxListCursor = 256
+
+// listPage is one page of list's entries of cwd want (its spelling as
+// given too; "" for every cwd) after the key (nil: from the start): at
+// most ListPageSessions, and no more than fit one frame; next is the
+// cursor of the page after, "" when this one ends the list. title reads
+// a session's first prompt line (only for the entries shown).
+func listPage(list []history.SessionInfo, want, wantRaw string, after *listKey, title func(id string) string) (sessions []obj, next string) {
+	size := 0
+	var last *history.SessionInfo
+	for i := range list {
+		info := &list[i]
+		if info.Cwd == "" || (want != "" && info.Cwd != want && info.Cwd != wantRaw) {
 			continue
 		}
-		if seen++; seen <= start {
+		if after != nil && !after.before(*info) {
 			continue
 		}
 		e := obj{"sessionId": info.ID, "cwd": fitText(info.Cwd, 4096), "updatedAt": info.LastActivity.UTC().Format(time.RFC3339)}
-		if t := firstLine(history.FirstInput(dir, info.ID)); t != "" {
+		if t := title(info.ID); t != "" {
 			e["title"] = fitText(oneLine(redact.String(cutRunes(t, 1024))), 256)
 		}
 		// A page ends at ListPageSessions, or before the entry that
 		// would take its frame past the output bound.
 		n := len(marshal(e)) + 1
 		if len(sessions) == ListPageSessions || size+n > listPageBytes {
-			next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(seen - 1)))
-			break
+			return sessions, listKey{nanos: last.LastActivity.UnixNano(), id: last.ID}.cursor()
 		}
 		size += n
 		sessions = append(sessions, e)
+		last = info
 	}
-	out := obj{"sessions": emptyIfNil(sessions)}
-	if next != "" {
-		out["nextCursor"] = next
-	}
-	a.respond(m.ID, marshal(out))
+	return sessions, ""
 }
 
 // listPageBytes bounds a session/list page's entries, leaving room for

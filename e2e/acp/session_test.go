@@ -108,6 +108,12 @@ func TestLoadInNewProcess(t *testing.T) {
 	if r, _ = b.call("session/list", map[string]any{"cwd": other}); !strings.Contains(r.raw, `"sessions":[]`) {
 		t.Errorf("list of another cwd: %s", r.raw)
 	}
+	if r, _ = b.call("session/list", map[string]any{"cwd": "work"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("list of a relative cwd: %s", r.raw)
+	}
+	if r, _ = b.call("session/list", map[string]any{"cwd": ws.Cwd, "cursor": "NTA"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("list with a cursor the agent did not make: %s", r.raw)
+	}
 	// The workspace check: another cwd does not load it.
 	b.call("session/close", map[string]any{"sessionId": sid})
 	if r, _ = b.call("session/resume", map[string]any{"sessionId": sid, "cwd": other, "mcpServers": []any{}}); r.Error == nil || r.Error.Data.Code != "cwd_mismatch" {
