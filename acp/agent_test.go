@@ -282,15 +282,30 @@ func TestPromptText(t *testing.T) {
 
 // TestClientFS: with fs.readTextFile and fs.writeTextFile advertised, the
 // file tools read the editor's buffer and write through the editor (the
-// disk is left to it), always after the protections: a credential file is
-// refused without a request.
+// disk is left to it), always after the protections and the workspace
+// guard: a credential file, a link out of the workspace and a path outside
+// it are refused without a request.
 func TestClientFS(t *testing.T) {
 	h := newHarness(t, "auto", `{"responses":[`+
 		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"a.txt"}}}]},`+
 		`{"steps":[{"tool_call":{"name":"edit_file","arguments":{"path":"a.txt","old":"unsaved","new":"edited"}}}]},`+
 		`{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"b.txt","content":"new file"}}}]},`+
 		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":".env"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"link.txt"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"read_file","arguments":{"path":"dirlink/secret"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"dirlink/new.txt","content":"x"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"edit_file","arguments":{"path":"link.txt","old":"s","new":"x"}}}]},`+
+		`{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"../new.txt","content":"x"}}}]},`+
 		`{"steps":[{"text":"done"}]}]}`)
+	// The workspace guard decides before the client is asked: links out
+	// of the workspace and paths outside it never reach it.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Symlink(filepath.Join(outside, "secret"), filepath.Join(h.cwd, "link.txt")) != nil || os.Symlink(outside, filepath.Join(h.cwd, "dirlink")) != nil {
+		t.Fatal("symlink")
+	}
 	if err := os.WriteFile(filepath.Join(h.cwd, "a.txt"), []byte("on disk"), 0o600); err != nil {
 		t.Fatal(err)
 	}
