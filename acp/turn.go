@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/acp/jsonrpc"
 	"github.com/magi-code/magi-code/history"
@@ -30,8 +27,9 @@ const (
 	stopMaxTokens = "max_tokens"
 )
 
-// cmdCompact is the built-in command that compacts the conversation.
-const cmdCompact = "compact"
+// cmdCompact is the built-in command that compacts the conversation
+// (runner.CompactCommand).
+const cmdCompact = runner.CompactName
 
 // prompt starts a turn. Its updates and then its answer go out on the
 // ordered edge: nothing of the turn follows the answer. A second prompt
@@ -96,7 +94,7 @@ func (s *session) run(ctx context.Context, t *turn, id jsonrpc.ID, prompt, mode 
 	if code != "" {
 		return fail(code)
 	}
-	if instructions, ok := compactCommand(prompt); ok {
+	if instructions, ok := runner.CompactCommand(prompt); ok {
 		return s.compact(ctx, t, id, records, instructions, choice)
 	}
 	// The input is stored (fsynced) before the provider is called.
@@ -155,20 +153,6 @@ func (s *session) compact(ctx context.Context, t *turn, id jsonrpc.ID, records [
 		NewID:    s.a.opts.NewID,
 	})
 	return s.answer(ctx, t, id, sink, res, runErr)
-}
-
-// compactCommand reports whether a prompt is the /compact built-in (the
-// command, then nothing or white space and the instructions) and returns
-// the instructions.
-func compactCommand(prompt string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimLeftFunc(prompt, unicode.IsSpace), "/"+cmdCompact)
-	if !ok {
-		return "", false
-	}
-	if r, _ := utf8.DecodeRuneInString(rest); rest != "" && !unicode.IsSpace(r) {
-		return "", false // another command (/compactor)
-	}
-	return strings.TrimSpace(rest), true
 }
 
 // answer stores the end of a turn and returns the prompt's answer frame.

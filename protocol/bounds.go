@@ -60,7 +60,7 @@ const CapabilityUsage = "usage"
 // OptionalCapabilities are capabilities beyond the nine methods that a
 // client gets only by naming them in required_capabilities
 // (docs/protocol.md, Optional capabilities).
-var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession, CapabilityApprovalRequest, CapabilityMCPStatus}
+var OptionalCapabilities = [...]string{CapabilityUsage, CapabilityActivityOutput, CapabilityApprovalSession, CapabilityApprovalRequest, CapabilityMCPStatus, CapabilityCompact}
 
 // CapabilityActivityOutput is the optional capability of tool output: the
 // activity.output run event, which carries a primary tool call's output
@@ -91,11 +91,19 @@ const (
 	ApprovalRequestBytes        = 16000
 	ApprovalRequestEscapedBytes = 32000
 )
+
 // CapabilityMCPStatus is the optional capability of MCP server state:
 // status (and initialize's status) carries "mcp_servers" once startup
 // succeeded (docs/protocol.md, Optional capabilities). It is advertised
 // only to a client that required it.
 const CapabilityMCPStatus = "mcp.status"
+
+// CapabilityCompact is the optional capability of the /compact built-in:
+// a turn.start whose prompt is "/compact" (and the person's instructions)
+// compacts the session's conversation now instead of going to the model
+// (docs/protocol.md, Optional capabilities). It is advertised only to a
+// client that required it.
+const CapabilityCompact = "compact"
 
 // MCPStatusServers bounds the servers status lists.
 const MCPStatusServers = 64

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/runner/agent"
@@ -58,6 +61,27 @@ func (rt *Runtime) Run(ctx context.Context, t Turn) (Result, error) {
 // none); it is not stored. See agent.Compact for the outcomes.
 func (rt *Runtime) Compact(ctx context.Context, t Turn) (Result, error) {
 	return agent.Compact(ctx, rt.config(t), Replay(t.Records), t.Prompt, t.Sink)
+}
+
+// CompactName is the built-in command that compacts the conversation:
+// a prompt "/compact" (CompactCommand).
+const CompactName = "compact"
+
+// CompactCommand reports whether a prompt is the /compact built-in (after
+// leading white space, the command, then nothing or white space and the
+// person's instructions for the summary) and returns the instructions.
+// "/compactor" and the like are prompts. The front doors that offer it
+// (ACP; serve under the optional compact capability) run Compact for it
+// instead of a turn.
+func CompactCommand(prompt string) (instructions string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeftFunc(prompt, unicode.IsSpace), "/"+CompactName)
+	if !ok {
+		return "", false
+	}
+	if r, _ := utf8.DecodeRuneInString(rest); rest != "" && !unicode.IsSpace(r) {
+		return "", false // another command (/compactor)
+	}
+	return strings.TrimSpace(rest), true
 }
 
 // config is the agent configuration of a turn.

@@ -15,6 +15,7 @@ import (
 // typed.
 var commands = []struct{ name, args, what string }{
 	{"/help", "", "the commands and keys"},
+	{"/compact", "[INSTRUCTIONS]", "summarise the conversation now; the summary replaces it"},
 	{"/login", "[openai|anthropic]", "store an API key (asked without echo) in auth.json"},
 	{"/logout", "[PROVIDER]", "remove a stored API key (the provider in use without PROVIDER)"},
 	{"/mcp", "", "the MCP servers and their state"},
@@ -333,6 +334,18 @@ func (m *Model) command(f []string) tea.Cmd {
 		return m.setModel(provider, model)
 	case "/approval":
 		return m.approvalCommand(f[1:])
+	case "/compact":
+		switch {
+		case m.running:
+			return m.print(styleError().Render(duringTurn("compact")))
+		case m.restarting:
+			return m.print(styleError().Render(restartingNow("compact")))
+		case !m.ready:
+			return m.print(styleError().Render("compact: " + m.notReady()))
+		}
+		// The backend compacts for the command itself (the compact
+		// capability): the conversation's summary replaces it.
+		return tea.Sequence(m.print(styleDim().Render("compacting the conversation: a summary will replace it")), m.begin(strings.Join(f, " ")))
 	case "/mcp":
 		return m.print(styleDim().Render(m.mcpText()))
 	case "/logout":

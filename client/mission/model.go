@@ -306,7 +306,7 @@ func (m *Model) initialize() tea.Cmd {
 	return m.call("initialize", map[string]any{
 		// usage: the optional capability of token counts (docs/protocol.md,
 		// Optional capabilities), for the status bar and /status.
-		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", protocol.CapabilityUsage, protocol.CapabilityActivityOutput, protocol.CapabilityApprovalSession, protocol.CapabilityApprovalRequest, protocol.CapabilityMCPStatus},
+		"required_capabilities": []string{"status", "session.create", "session.open", "history.page", "turn.start", "turn.cancel", "approval.answer", protocol.CapabilityUsage, protocol.CapabilityActivityOutput, protocol.CapabilityApprovalSession, protocol.CapabilityApprovalRequest, protocol.CapabilityMCPStatus, protocol.CapabilityCompact},
 	})
 }
 

@@ -398,3 +398,21 @@ func TestMCPCommand(t *testing.T) {
 		t.Fatalf("none:\n%s", printed(m))
 	}
 }
+
+// /compact sends itself as the turn's prompt (the backend's compact
+// capability compacts for it), never during a turn.
+func TestCompactCommandSends(t *testing.T) {
+	m, fb, _ := started(t, Options{})
+	typeLine(m, "/compact keep names")
+	if !strings.Contains(printed(m), "compact: a turn is running") {
+		t.Fatalf("during a turn:\n%s", printed(m))
+	}
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r3", "error_code": nil})
+	msgs(typeLine(m, "/compact keep  names"))
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	last := fb.params[len(fb.params)-1]
+	if p, _ := last.(map[string]string); fb.calls[len(fb.calls)-1] != "turn.start" || p["prompt"] != "/compact keep names" {
+		t.Fatalf("sent %s %v", fb.calls[len(fb.calls)-1], last)
+	}
+}

@@ -22,6 +22,7 @@ func (p *Pool) StartInit(ctx context.Context, caps []string, done func(dispatch.
 	p.usage.Store(slices.Contains(caps, protocol.CapabilityUsage))
 	p.output.Store(slices.Contains(caps, protocol.CapabilityActivityOutput))
 	p.scoped.Store(slices.Contains(caps, protocol.CapabilityApprovalSession))
+	p.compact.Store(slices.Contains(caps, protocol.CapabilityCompact))
 	p.whole.Store(slices.Contains(caps, protocol.CapabilityApprovalRequest))
 	// The diagnostic log may exist from now on: initialize is admitted.
 	p.opts.Log.Open()

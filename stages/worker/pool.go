@@ -100,6 +100,10 @@ type Pool struct {
 	// capability (protocol.CapabilityApprovalSession), so approvals may be
 	// answered for the session. Set once by StartInit, before any turn.
 	scoped atomic.Bool
+	// compact: the client required the optional compact capability
+	// (protocol.CapabilityCompact): a /compact prompt compacts. Set once
+	// by StartInit, before any turn.
+	compact atomic.Bool
 	// whole: the client required the optional approval.request capability
 	// (protocol.CapabilityApprovalRequest), so approvals carry the whole
 	// request. Set once by StartInit, before any turn.

@@ -125,22 +125,31 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 		return finish(runner.Failed, "not_started", code, "")
 	}
 
-	// docs/protocol.md, Run events: input.persisted only after the required input append succeeds,
-	// before provider execution; its failure is failed/not_started.
-	inputID := p.opts.NewID()
-	revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
-	if err != nil {
-		return finish(runner.Failed, "not_started", protocol.CodePersistenceFailed, "")
-	}
-	if err := p.offer(wire.Event{Name: protocol.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
-		MessageID: inputID, Revision: revision}); err != nil {
-		r.cancel(err)
+	// The compact capability: a /compact prompt compacts the conversation
+	// now (runner Compact) instead of a turn; the command is not stored,
+	// so no input.persisted (docs/protocol.md, Optional capabilities).
+	run := rt.runner.Run
+	if instructions, ok := runner.CompactCommand(prompt); ok && p.compact.Load() {
+		run, prompt = rt.runner.Compact, instructions
+		p.opts.Log.Info("compaction asked", "run_id", r.id)
+	} else {
+		// docs/protocol.md, Run events: input.persisted only after the required input append succeeds,
+		// before provider execution; its failure is failed/not_started.
+		inputID := p.opts.NewID()
+		revision, err := att.AppendInput(history.Record{Type: history.TypeInput, RunID: r.id, MessageID: inputID, Text: prompt})
+		if err != nil {
+			return finish(runner.Failed, "not_started", protocol.CodePersistenceFailed, "")
+		}
+		if err := p.offer(wire.Event{Name: protocol.EventInputPersisted, SessionID: r.sessionID, RunID: r.id,
+			MessageID: inputID, Revision: revision}); err != nil {
+			r.cancel(err)
+		}
 	}
 
 	sink := newTurnSink(p, r, att)
 	sink.model = rt.runner.TurnModel(choice.Model)
 	sink.window = rt.runner.KnownContextWindow(choice.Model)
-	res, runErr := rt.runner.Run(ctx, runner.Turn{
+	res, runErr := run(ctx, runner.Turn{
 		Model:      choice.Model,
 		Thinking:   choice.Thinking,
 		Records:    records,
@@ -180,7 +189,7 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 
 	// docs/protocol.md, Run events: the run's completion record is fsynced before run.finished
 	// claims durable; a failed later append yields degraded.
-	_, err = att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
+	_, err := att.Append(history.Record{Type: history.TypeRunCompleted, RunID: r.id,
 		Outcome: string(outcome), ErrorCode: string(code)}, true)
 	if err != nil || sink.log.Degraded() {
 		return finish(outcome, "degraded", code, "")
