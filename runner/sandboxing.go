@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
 
 	"github.com/magi-code/magi-code/runner/config"
@@ -41,6 +42,15 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 	logf("sandbox: %s", c.text)
 	roots := append([]string(nil), s.WritableRoots...)
 	c.wrap = func(cmd *exec.Cmd, gitWritable bool) error {
+		// Go's build cache: the confined command's own (sandbox.BuildCache),
+		// never the person's, whose entries their next unconfined build
+		// trusts. Landlock grants only a directory that exists.
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		if gc := sandbox.BuildCache(cmd.Dir, cmd.Env); gc != "" && os.MkdirAll(gc, 0o700) == nil {
+			cmd.Env = append(cmd.Env, "GOCACHE="+gc)
+		}
 		p := sandbox.Policy{
 			Writable:  sandbox.Defaults(cmd.Dir, cmd.Env, roots),
 			Protected: sandbox.Protect(cmd.Dir, mcHome, gitWritable),

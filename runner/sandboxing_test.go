@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,5 +93,43 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 				t.Errorf("Code Mode shell result %q; confined %v, want %v", res.Text, got, tc.code && st.Available)
 			}
 		})
+	}
+}
+
+// TestConfinedBuildCache: a confined command builds with a Go build cache
+// of its own (sandbox.BuildCache of its workspace, created), set as its
+// GOCACHE over the person's and writable to it; the person's GOCACHE, which
+// their next unconfined build trusts, is not in its policy.
+func TestConfinedBuildCache(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite, Network: true}, false, filepath.Join(home, ".magi-code"),
+		sandbox.Status{Available: true, ABI: 4}, func(string, ...any) {})
+	if !c.Confined() {
+		t.Skip("the launcher (this executable) cannot be found")
+	}
+	env := []string{"HOME=" + home, "GOCACHE=" + filepath.Join(home, "gc"), "PATH=/bin"}
+	cmd := exec.Command("/bin/sh", "-c", "true")
+	cmd.Dir, cmd.Env = ws, env
+	if err := c.wrap(cmd, false); err != nil {
+		t.Fatal(err)
+	}
+	want := sandbox.BuildCache(ws, env)
+	if got := cmd.Env[len(cmd.Env)-1]; got != "GOCACHE="+want {
+		t.Errorf("the confined command's last variable is %q; want GOCACHE=%s", got, want)
+	}
+	if fi, err := os.Stat(want); err != nil || !fi.IsDir() {
+		t.Errorf("the confined build cache %s was not created: %v", want, err)
+	}
+	var p sandbox.Policy
+	if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil {
+		t.Fatalf("policy %q: %v", cmd.Args[2], err)
+	}
+	if !slices.Contains(p.Writable, want) {
+		t.Errorf("writable %q lacks the confined build cache %s", p.Writable, want)
+	}
+	for _, bad := range []string{filepath.Join(home, "gc"), filepath.Join(home, ".cache", "go-build"), filepath.Join(home, ".cache")} {
+		if slices.Contains(p.Writable, bad) {
+			t.Errorf("writable %q holds the person's build cache %s", p.Writable, bad)
+		}
 	}
 }

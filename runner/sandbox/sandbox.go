@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -70,10 +72,14 @@ func itoa(n int) string {
 }
 
 // A writable cache is one a build must write whose contents the
-// toolchain checks or rebuilds before it runs them: downloads (Go's module
-// zips, checked against go.sum when extracted; npm's content-addressed
-// cache, checked against its integrity hashes on every read; Cargo's
-// .crate files and index) and build caches (GOCACHE). The trees the
+// toolchain checks before it runs them: downloads (Go's module zips,
+// checked against go.sum when extracted; npm's content-addressed cache,
+// checked against its integrity hashes on every read; Cargo's .crate
+// files and index). Go's build cache is not one: the go command trusts
+// its entries (a compiled package is checked by size, not by content), so
+// a confined command that wrote the person's GOCACHE would choose the code
+// of their next unconfined build. Confined commands get a build cache of
+// their own instead (BuildCache). The trees the
 // toolchains extract and then compile or run as they are stay read-only:
 // Go's module trees (GOMODCACHE/<module>@<version>), Cargo's
 // registry/src and git/checkouts, npx's packages (~/.npm/_npx), and the
@@ -88,7 +94,6 @@ var cacheRoots = []struct {
 	env, home string   // the variable, and the default below HOME when unset
 	subs      []string // the writable subdirectories of that directory
 }{
-	{"GOCACHE", ".cache/go-build", []string{""}},
 	{"GOMODCACHE", "go/pkg/mod", []string{"cache/download"}},
 	{"npm_config_cache", ".npm", []string{"_cacache", "_logs"}},
 	{"CARGO_HOME", ".cargo", []string{"registry/index", "registry/cache", "git/db"}},
@@ -96,28 +101,19 @@ var cacheRoots = []struct {
 
 // Defaults returns the writable directories of a command run in cwd with
 // env: cwd, the temp directory (os.TempDir, /tmp and env's TMPDIR), the
-// download and build caches of cacheRoots (where env moves one, its value
-// instead of the default below env's HOME; GOMODCACHE's default follows
-// GOPATH's first entry, GOCACHE's XDG_CACHE_HOME), then extra (the
+// confined build cache (BuildCache), the download caches of cacheRoots
+// (where env moves one, its value instead of the default below env's
+// HOME; GOMODCACHE's default follows GOPATH's first entry), then extra (the
 // setting writable_roots). Relative and empty entries are dropped; the
 // list has no duplicates.
 func Defaults(cwd string, env []string, extra []string) []string {
-	lookup := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR")}
+	lookup := func(k string) string { return getenv(env, k) }
+	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR"), BuildCache(cwd, env)}
 	home := lookup("HOME")
 	for _, c := range cacheRoots {
 		base := lookup(c.env)
 		switch {
 		case base != "":
-		case c.env == "GOCACHE" && filepath.IsAbs(lookup("XDG_CACHE_HOME")):
-			base = filepath.Join(lookup("XDG_CACHE_HOME"), "go-build")
 		case c.env == "GOMODCACHE" && lookup("GOPATH") != "":
 			base = filepath.Join(filepath.SplitList(lookup("GOPATH"))[0], "pkg", "mod")
 		case home != "":
@@ -142,6 +138,38 @@ func Defaults(cwd string, env []string, extra []string) []string {
 		}
 	}
 	return out
+}
+
+// getenv is the value of k in env, the last entry winning as in exec.
+func getenv(env []string, k string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// BuildCache is the Go build cache of commands confined in the workspace
+// cwd, given their environment env: below the user cache directory
+// ($XDG_CACHE_HOME when absolute, else $HOME/.cache), magi-code/go-build
+// and a name derived from cwd, so no unconfined build (which uses the
+// person's own GOCACHE) and no confined command of another workspace reads
+// what one workspace's commands compiled. "" when env names no absolute
+// cache directory. The launcher's caller creates it and sets GOCACHE to it.
+func BuildCache(cwd string, env []string) string {
+	base := getenv(env, "XDG_CACHE_HOME")
+	if !filepath.IsAbs(base) {
+		base = ""
+		if home := getenv(env, "HOME"); filepath.IsAbs(home) {
+			base = filepath.Join(home, ".cache")
+		}
+	}
+	if base == "" || !filepath.IsAbs(cwd) {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(cwd)))
+	return filepath.Join(filepath.Clean(base), "magi-code", "go-build", hex.EncodeToString(sum[:8]))
 }
 
 // Protect returns the paths a command run in cwd must not write although

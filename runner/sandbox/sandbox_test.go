@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 func TestDefaults(t *testing.T) {
 	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", "/home/u/.cache/go-build", "/mods/cache/download",
+	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env), "/mods/cache/download",
 		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/ch/registry/index", "/ch/registry/cache", "/ch/git/db", "/extra"}
 	want = slices.Compact(want)
 	if !slices.Equal(got, want) {
@@ -27,19 +27,63 @@ func TestDefaults(t *testing.T) {
 	}
 	// Extracted sources (Go's module trees, Cargo's registry/src and
 	// git/checkouts, npx's packages, ~/.cache's other tenants such as
-	// pre-commit) and the homes that hold programs stay read-only.
-	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/go/pkg/mod", "/mods",
+	// pre-commit), Go's build cache that unconfined builds trust, and the
+	// homes that hold programs stay read-only.
+	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/.cache/go-build", "/home/u/go/pkg/mod", "/mods",
 		"/home/u/.npm", "/home/u/.cargo", "/ch", "/ch/registry", "/ch/git", "/home/u/.rustup", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
 		}
 	}
 	// Unset variables: the defaults below HOME, GOPATH and XDG_CACHE_HOME.
-	got = Defaults("/w", []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}, nil)
-	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", "/xc/go-build", "/gp/pkg/mod/cache/download",
+	env = []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}
+	got = Defaults("/w", env, nil)
+	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env), "/gp/pkg/mod/cache/download",
 		"/h/.npm/_cacache", "/h/.npm/_logs", "/h/.cargo/registry/index", "/h/.cargo/registry/cache", "/h/.cargo/git/db"})
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults without cache variables =\n %q; want\n %q", got, want)
+	}
+	// The person's GOCACHE, named or by default, is never writable.
+	got = Defaults("/w", []string{"HOME=/h", "GOCACHE=/gc", "XDG_CACHE_HOME=/xc"}, nil)
+	for _, bad := range []string{"/gc", "/xc/go-build", "/h/.cache/go-build"} {
+		if slices.Contains(got, bad) {
+			t.Errorf("Defaults = %q; holds the person's build cache %q", got, bad)
+		}
+	}
+}
+
+// TestBuildCache: confined commands' Go build cache lies below the user
+// cache directory (XDG_CACHE_HOME when absolute, else HOME/.cache), in
+// magi-code/go-build, one per workspace; never the person's GOCACHE.
+func TestBuildCache(t *testing.T) {
+	a := BuildCache("/work/a", []string{"HOME=/h"})
+	b := BuildCache("/work/b", []string{"HOME=/h"})
+	if dir, _ := filepath.Split(a); dir != "/h/.cache/magi-code/go-build/" {
+		t.Errorf("BuildCache(/work/a, HOME=/h) = %q; want it in /h/.cache/magi-code/go-build", a)
+	}
+	if a == b || filepath.Dir(a) != filepath.Dir(b) {
+		t.Errorf("two workspaces share or scatter a build cache: %q, %q", a, b)
+	}
+	if got := BuildCache("/work/a/", []string{"HOME=/h"}); got != a {
+		t.Errorf("BuildCache of the same workspace spelt /work/a/ = %q; want %q", got, a)
+	}
+	for _, tc := range []struct {
+		cwd  string
+		env  []string
+		want string // the directory of the result; "" for none
+	}{
+		{"/w", []string{"HOME=/h", "XDG_CACHE_HOME=/xc"}, "/xc/magi-code/go-build"},
+		{"/w", []string{"XDG_CACHE_HOME=rel", "HOME=/h"}, "/h/.cache/magi-code/go-build"},
+		{"/w", []string{"HOME=/old", "HOME=/h"}, "/h/.cache/magi-code/go-build"},
+		{"/w", []string{"HOME=/h", "GOCACHE=/gc"}, "/h/.cache/magi-code/go-build"},
+		{"/w", []string{"HOME=rel"}, ""},
+		{"/w", nil, ""},
+		{"rel", []string{"HOME=/h"}, ""},
+	} {
+		got := BuildCache(tc.cwd, tc.env)
+		if tc.want == "" && got != "" || tc.want != "" && filepath.Dir(got) != tc.want {
+			t.Errorf("BuildCache(%q, %q) = %q; want it in %q", tc.cwd, tc.env, got, tc.want)
+		}
 	}
 }
 

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/protocol"
+)
+
+// TestConfinedCachesUnderAuto: under approval = "auto", through serve
+// --stdio, a confined shell command cannot change what the person's next
+// unconfined build or commit runs: Go's build cache (whose entries the go
+// command trusts), Go's extracted modules, Cargo's extracted crates and
+// pre-commit's hook repositories keep their content, and nothing asks. Its
+// own builds get a Go build cache of their own: GOCACHE names a directory
+// below ~/.cache/magi-code/go-build that it can write. The scratch root is
+// outside /tmp and TMPDIR, which the sandbox makes writable.
+func TestConfinedCachesUnderAuto(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	cached := map[string]string{
+		".cache/go-build/ab/abcd-d":                            "COMPILED-PACKAGE\n",
+		"go/pkg/mod/example.com/m@v1.0.0/x.go":                 "package m\n",
+		".cargo/registry/src/index.crates.io-0/c-1.0/build.rs": "fn main() {}\n",
+		".cache/pre-commit/repo0/hook.sh":                      "#!/bin/sh\n",
+	}
+	var cmds []string
+	for name, content := range cached {
+		p := filepath.Join(s.home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, "echo PWNED >> ~/"+name)
+	}
+	cmds = append(cmds, `echo built > "$GOCACHE/probe" && echo "GOCACHE=$GOCACHE"`)
+	var answers []http.HandlerFunc
+	for i, c := range cmds {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
+	}
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
+		ch.Shutdown()
+		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
+	}
+	r := ch.Turn(ch.Create().SessionID, "poison the caches")
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
+	for name, content := range cached {
+		if got := readFileOr(t, filepath.Join(s.home, name)); got != content {
+			t.Errorf("~/%s, run later unconfined, became %q", name, got)
+		}
+	}
+	reqs := llm.recorded()
+	if len(reqs) != len(cmds)+1 {
+		t.Fatalf("%d model requests; want %d", len(reqs), len(cmds)+1)
+	}
+	out := strings.TrimSpace(lastToolResult(t, reqs[len(cmds)].Body))
+	gocache, ok := strings.CutPrefix(out, "GOCACHE=")
+	if !ok || filepath.Dir(gocache) != filepath.Join(s.home, ".cache", "magi-code", "go-build") {
+		t.Fatalf("the confined command's build cache: %q; want GOCACHE in ~/.cache/magi-code/go-build", out)
+	}
+	if got := readFileOr(t, filepath.Join(gocache, "probe")); got != "built\n" {
+		t.Errorf("the confined build cache holds %q", got)
+	}
+}
