@@ -19,9 +19,14 @@ import (
 type fakeOut struct {
 	t      testing.TB
 	frames chan string
+	// hold, when set, sees each frame before it is kept (and may block).
+	hold func(frame string)
 }
 
 func (o *fakeOut) put(b []byte) error {
+	if o.hold != nil {
+		o.hold(string(b))
+	}
 	if len(b) > maxFrame || b[len(b)-1] != '\n' || strings.Count(string(b), "\n") != 1 || !json.Valid(b) {
 		o.t.Errorf("bad frame (%d bytes): %.200q", len(b), b)
 	}

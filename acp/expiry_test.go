@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -89,4 +90,57 @@ func permissionID(f string) (string, bool) {
 	}
 	_ = json.Unmarshal([]byte(f), &m)
 	return string(m.ID), true
+}
+
+// TestNothingFollowsClose: a session/close read while session/new is
+// still sending what follows its answer (here: held in the writer just
+// as the answer is written) answers only after it: the answer, then the
+// commands, then close's answer, and nothing of the session after.
+func TestNothingFollowsClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newAgentHarness(t, "auto", "", true)
+		h.guard = time.Minute
+		h.until(h.request("initialize", `{"protocolVersion":1}`), nil)
+		answers, release := make(chan string, 1), make(chan struct{})
+		h.out.hold = func(f string) {
+			if strings.HasPrefix(f, `{"jsonrpc":"2.0","id":2,"result"`) {
+				answers <- f
+				<-release
+			}
+		}
+		h.request("session/new", `{"cwd":`+strconv.Quote(h.cwd)+`,"mcpServers":[]}`)
+		var res struct {
+			Result struct {
+				SessionID string `json:"sessionId"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(<-answers), &res); err != nil {
+			t.Fatal(err)
+		}
+		h.request("session/close", `{"sessionId":"`+res.Result.SessionID+`"}`)
+		synctest.Wait() // close has done all it can
+		close(release)
+		_, seen := h.until("3", nil)
+		var kinds []string
+		for _, f := range seen {
+			switch {
+			case strings.HasPrefix(f, `{"jsonrpc":"2.0","id":2,`):
+				kinds = append(kinds, "new answer")
+			case strings.Contains(f, `"available_commands_update"`):
+				kinds = append(kinds, "commands")
+			default:
+				kinds = append(kinds, f)
+			}
+		}
+		if strings.Join(kinds, "|") != "new answer|commands" {
+			t.Errorf("before close's answer: %q", kinds)
+		}
+		synctest.Wait()
+		select {
+		case f := <-h.out.frames:
+			t.Errorf("after close's answer: %s", f)
+		default:
+		}
+		h.a.Close(t.Context())
+	})
 }

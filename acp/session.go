@@ -36,6 +36,10 @@ type session struct {
 	// titled: session_info_update went out (the session is durable).
 	titled bool
 	closed bool
+	// introduced is closed once new, load or resume has sent the session's
+	// answer and what follows it (commands, MCP notice): session/close
+	// waits for it, so that nothing of the session follows close's answer.
+	introduced chan struct{}
 }
 
 // Modes: the values of the mode option and of the legacy modes.
@@ -157,7 +161,7 @@ func (a *Agent) newSession(id, cwd string, rt *runner.Runtime, store *history.St
 	if rt.Approval() == runner.ApprovalAuto {
 		mode = ModeAuto
 	}
-	return &session{a: a, id: id, cwd: cwd, rt: rt, store: store, att: att, mode: mode, choice: choice, grants: runner.NewGrants()}
+	return &session{a: a, id: id, cwd: cwd, rt: rt, store: store, att: att, mode: mode, choice: choice, grants: runner.NewGrants(), introduced: make(chan struct{})}
 }
 
 // sessionNew creates a session in its cwd: a lazy attachment (leases now,
@@ -177,6 +181,7 @@ func (a *Agent) sessionNew(m jsonrpc.Message) {
 		return
 	}
 	s := a.newSession(id, p.Cwd, rt, store, att, rt.StartupChoice())
+	defer close(s.introduced)
 	if !a.admit(s) {
 		return
 	}
@@ -224,6 +229,7 @@ func (a *Agent) reopen(m jsonrpc.Message, replay bool) {
 		s.mode = info.SavedMode
 	}
 	s.titled = info.Durable
+	defer close(s.introduced)
 	if !a.admit(s) {
 		return
 	}
@@ -261,8 +267,11 @@ func (a *Agent) sessionClose(m jsonrpc.Message) {
 		a.respondError(m.ID, jsonrpc.CodeResourceNotFound, protocol.CodeSessionMissing)
 		return
 	}
+	// Behind the session's introduction (a close sent as soon as new's
+	// answer arrived may be read before the commands that follow it are
+	// queued), then behind the closed turn's last frame.
+	<-s.introduced
 	s.close(a.ctx)
-	// Ordered: behind the closed turn's last frame.
 	_ = a.out(jsonrpc.AppendResult(nil, m.ID, []byte(`{}`)), true)
 }
 
