@@ -219,3 +219,35 @@ func TestEOFMidTurn(t *testing.T) {
 	a.wantExit(0)
 	wantGone(t, ws)
 }
+
+// TestGrantNotUnderReadOnly: a command granted with allow_always runs
+// unasked under ask, but once the mode is read-only it is refused like any
+// call that would ask: a grant never widens what read-only allows.
+func TestGrantNotUnderReadOnly(t *testing.T) {
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "ask", Responses: [][]clienttest.Step{
+		response(shell("echo g >> granted.txt")), response(text("a")),
+		response(shell("echo g >> granted.txt")), response(text("b")),
+		response(shell("echo g >> granted.txt")), response(text("c")),
+	}})
+	a := start(t, ws)
+	a.initialize()
+	sid := a.newSession()
+	asked := 0
+	answer := func(f frame) {
+		if f.Method == "session/request_permission" {
+			asked++
+			a.respond(f.ID, selected("allow_always"))
+		}
+	}
+	a.until(a.prompt(sid, "grant"), answer)
+	a.until(a.prompt(sid, "again"), answer)
+	if r, _ := a.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "value": "read-only"}); r.Error != nil {
+		t.Fatalf("set mode: %s", r.raw)
+	}
+	a.until(a.prompt(sid, "read-only"), answer)
+	b, _ := os.ReadFile(filepath.Join(ws.Cwd, "granted.txt"))
+	if asked != 1 || string(b) != "g\ng\n" {
+		t.Fatalf("asked %d, granted.txt %q; want one question and two runs (none under read-only)", asked, b)
+	}
+	a.wantExit(0)
+}
