@@ -107,7 +107,7 @@ func renderPreview(a *activity, width int) string {
 		if i == previewLines {
 			break
 		}
-		b.WriteString("\n" + styleDim().Render(outputIndent) + ansi.Truncate(l, room, "…"))
+		b.WriteString("\n" + styleDim().Render(outputIndent) + a.paint(l, ansi.Truncate(l, room, "…")))
 	}
 	var more []string
 	if n := len(lines) - previewLines; n > 0 {
@@ -126,6 +126,25 @@ func renderPreview(a *activity, width int) string {
 		b.WriteString("\n" + styleDim().Render(ansi.Truncate(outputIndent+strings.Join(more, ", "), width, "…")))
 	}
 	return b.String()
+}
+
+// paint colours s, a piece of line of a's output: an edit's or a write's
+// output is its change (the runner's, the same its approval showed), whose
+// removed lines ("- ") are red and added ones ("+ ") green; any other
+// line, and every line of any other tool, is left as it is. The line is
+// already printable. Without colour (NO_COLOR, Run) the colours are
+// dropped.
+func (a *activity) paint(line, s string) string {
+	if a.name != "edit_file" && a.name != "write_file" {
+		return s
+	}
+	switch {
+	case strings.HasPrefix(line, "- "):
+		return styleError().Render(s)
+	case strings.HasPrefix(line, "+ "):
+		return styleCode().Render(s)
+	}
+	return s
 }
 
 // plural is "1 more line", "3 more lines".
@@ -174,7 +193,7 @@ func renderExpanded(a *activity, width int) string {
 	b.WriteString("\n" + styleDim().Render(outputIndent+head))
 	for _, l := range lines {
 		for _, w := range strings.Split(ansi.Hardwrap(l, room, true), "\n") {
-			b.WriteString("\n" + styleDim().Render(outputIndent) + w)
+			b.WriteString("\n" + styleDim().Render(outputIndent) + a.paint(l, w))
 		}
 	}
 	return b.String()

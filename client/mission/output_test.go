@@ -98,3 +98,30 @@ func TestToolOutputIncomplete(t *testing.T) {
 		t.Fatalf("kept %d bytes past the bound", a.out.text.Len())
 	}
 }
+
+// TestPaintColoursOnlyAChange: an edit's or a write's removed ("- ") and
+// added ("+ ") lines are coloured apart; its head line, and the lines of
+// any other tool's output however they begin, are left as they are.
+func TestPaintColoursOnlyAChange(t *testing.T) {
+	for _, name := range []string{"edit_file", "write_file"} {
+		a := &activity{name: name}
+		removed, added := a.paint("- old", "- old"), a.paint("+ new", "+ new")
+		if ansi.Strip(removed) != "- old" || ansi.Strip(added) != "+ new" || removed == "- old" || added == "+ new" ||
+			strings.Replace(removed, "- old", "", 1) == strings.Replace(added, "+ new", "", 1) {
+			t.Errorf("%s: removed %q, added %q; want each coloured, apart", name, removed, added)
+		}
+		for _, plain := range []string{name + ": 1 replacement", "-old", "+new", "  - old"} {
+			if got := a.paint(plain, plain); got != plain {
+				t.Errorf("%s: %q painted %q", name, plain, got)
+			}
+		}
+	}
+	for _, name := range []string{"shell", "read_file", "grep", ""} {
+		a := &activity{name: name}
+		for _, line := range []string{"- old", "+ new"} {
+			if got := a.paint(line, line); got != line {
+				t.Errorf("%s: %q painted %q", name, line, got)
+			}
+		}
+	}
+}

@@ -186,7 +186,7 @@ func TestReadBoundaryAuto(t *testing.T) {
 		{"read_file", map[string]any{"path": s.home + "/.magi-code/notes.md"}, tools.RefusedCredentialRead},
 		{"read_file", map[string]any{"path": s.root + "/mclink/notes.md"}, tools.RefusedCredentialRead},
 		{"grep", map[string]any{"pattern": "CANARY", "path": "."}, strings.TrimSpace("inside.txt:1:" + readFileOr(t, filepath.Join(s.ws, "inside.txt")))},
-		{"write_file", map[string]any{"path": "linked.js", "content": "REWRITTEN\n"}, "write_file: 10 bytes written"},
+		{"write_file", map[string]any{"path": "linked.js", "content": "REWRITTEN\n"}, "write_file: 10 bytes written\n+ REWRITTEN"},
 	}
 	var answers []http.HandlerFunc
 	for i, c := range calls {

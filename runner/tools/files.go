@@ -282,7 +282,7 @@ func (t *writeFile) Describe(args json.RawMessage) string {
 	if a.Content == nil {
 		return describe("write_file: " + a.Path + " (0 bytes)")
 	}
-	return describe("write_file: " + a.Path + " (" + strconv.Itoa(n) + " bytes)\n" + diffLines("+ ", *a.Content))
+	return changed("write_file: "+a.Path+" ("+strconv.Itoa(n)+" bytes)", nil, *a.Content)
 }
 
 func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
@@ -308,7 +308,7 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 		}
 	}
 	s := "write_file: " + strconv.Itoa(len(*a.Content)) + " bytes written"
-	return Result{Text: s, Summary: s}
+	return Result{Text: changed(s, nil, *a.Content), Summary: s}
 }
 
 // ---- edit_file ----
@@ -337,7 +337,20 @@ func (t *editFile) Describe(args json.RawMessage) string {
 	}
 	// The change itself, so that the person sees what they allow (the
 	// approval request is redacted and bounded by the caller).
-	return describe("edit_file: " + a.Path + "\n" + diffLines("- ", a.Old) + "\n" + diffLines("+ ", *a.New))
+	return changed("edit_file: "+a.Path, &a.Old, *a.New)
+}
+
+// changed is an edit's or a write's change as the person sees it, in its
+// approval (Describe) and in its result, which the model and the person
+// (the call's output) read after the fact, approved or not: head, then
+// old's lines prefixed "- " (none for a write), then new's prefixed "+ ",
+// bounded like a description.
+func changed(head string, old *string, new string) string {
+	s := head
+	if old != nil {
+		s += "\n" + diffLines("- ", *old)
+	}
+	return describe(s + "\n" + diffLines("+ ", new))
 }
 
 // diffLines prefixes each of the first describeLines lines of s, and says
@@ -413,7 +426,8 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 			return fail(t.Name(), bad)
 		}
 	}
-	return Result{Text: "edit_file: 1 replacement", Summary: "edit_file: 1 replacement"}
+	const s = "edit_file: 1 replacement"
+	return Result{Text: changed(s, &a.Old, *a.New), Summary: s}
 }
 
 // ---- list_dir ----

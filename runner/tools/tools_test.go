@@ -60,18 +60,18 @@ func TestTools(t *testing.T) {
 		{name: "read device", tool: "read_file", args: `{"path":"/dev/zero"}`, wantText: "read_file: not a regular file", wantErr: true, wantSummary: "read_file: not a regular file"},
 		{
 			name: "write creates dirs", tool: "write_file", args: `{"path":"new/dir/f.txt","content":"hi\n"}`,
-			wantText: "write_file: 3 bytes written", wantSummary: "write_file: 3 bytes written",
+			wantText: "write_file: 3 bytes written\n+ hi", wantSummary: "write_file: 3 bytes written",
 			check: fileIs("new/dir/f.txt", "hi\n"),
 		},
 		{name: "write missing content", tool: "write_file", args: `{"path":"x"}`, wantText: "write_file: invalid arguments", wantErr: true, wantSummary: "write_file: invalid arguments"},
 		{
 			name: "edit", tool: "edit_file", args: `{"path":"edit.txt","old":"beta","new":"BETA"}`,
-			wantText: "edit_file: 1 replacement", wantSummary: "edit_file: 1 replacement",
+			wantText: "edit_file: 1 replacement\n- beta\n+ BETA", wantSummary: "edit_file: 1 replacement",
 			check: fileIs("edit.txt", "alpha BETA gamma\n"),
 		},
 		{
 			name: "edit to empty", tool: "edit_file", args: `{"path":"edit.txt","old":"beta ","new":""}`,
-			wantText: "edit_file: 1 replacement", wantSummary: "edit_file: 1 replacement",
+			wantText: "edit_file: 1 replacement\n- beta \n+ ", wantSummary: "edit_file: 1 replacement",
 			check: fileIs("edit.txt", "alpha gamma\n"),
 		},
 		{name: "edit not found", tool: "edit_file", args: `{"path":"edit.txt","old":"delta","new":"x"}`, wantText: "edit_file: old text not found", wantErr: true, wantSummary: "edit_file: old text not found", check: fileIs("edit.txt", "alpha beta gamma\n")},
