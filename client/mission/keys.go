@@ -29,8 +29,8 @@ var commands = []struct{ name, args, what string }{
 }
 
 const helpKeys = `keys: Enter sends · Ctrl-J or Alt-Enter: new line · Up/Down: history · Ctrl-R searches it · Ctrl-W, Ctrl-U, Ctrl-K delete
-while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved); v pages through a request too tall for the screen, y allows it once its end was shown
-Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves
+while a turn runs, Esc or Ctrl-C cancels it · y/n answer an approval after a pause in typing (arrows choose, Enter confirms; deny until moved); v pages through a request too tall for the screen, y allows it once its end was shown; a allows the exact command for the rest of the session where offered
+Tab after @ completes a workspace path · Esc closes the / menu first · Ctrl-C clears the input; twice on an empty input it leaves
 Ctrl-O shows the last collapsed tool output whole · Ctrl-L redraws the screen`
 
 func helpText() string {
