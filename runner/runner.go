@@ -283,7 +283,10 @@ func clientDefs(servers []MCPServer, settings []config.MCPServer, cwd string) (d
 			left = append(left, s.Name)
 			continue
 		}
-		defs = append(defs, mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: cwd, Headers: s.Headers})
+		// Bounded as a settings server is by default: a server that never
+		// answers its handshake must not hold session/new.
+		defs = append(defs, mcp.ServerDef{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Cwd: cwd, Headers: s.Headers,
+			StartupTimeout: config.DefaultMCPStartupTimeout, ToolTimeout: config.DefaultMCPToolTimeout})
 	}
 	return defs, left
 }

@@ -89,3 +89,20 @@ func TestPrimaryProfileTools(t *testing.T) {
 		})
 	}
 }
+
+// TestClientDefsBounded: an ACP client's MCP servers are bounded as a
+// settings server is by default (startup, each tool call): one that never
+// answers its handshake does not hold session/new; one named like a
+// settings server is left out.
+func TestClientDefsBounded(t *testing.T) {
+	defs, left := clientDefs([]MCPServer{{Name: "a", Command: "/bin/a"}, {Name: "b", URL: "http://127.0.0.1:1/"}, {Name: "s", Command: "/bin/s"}},
+		[]config.MCPServer{{Name: "s"}}, "/w")
+	if len(defs) != 2 || len(left) != 1 || left[0] != "s" {
+		t.Fatalf("defs %+v, left %q", defs, left)
+	}
+	for _, d := range defs {
+		if d.StartupTimeout != config.DefaultMCPStartupTimeout || d.ToolTimeout != config.DefaultMCPToolTimeout || d.Cwd != "/w" {
+			t.Errorf("%s: startup %v, tool %v, cwd %q", d.Name, d.StartupTimeout, d.ToolTimeout, d.Cwd)
+		}
+	}
+}

@@ -124,8 +124,8 @@ func servers(s *Settings, global, project *layer, store approvalStore) []MCPServ
 			Name: name, Command: def.Command, Args: def.Args, Env: def.Env, URL: def.URL, Cwd: def.Cwd,
 			BearerTokenEnv: cmp.Or(def.BearerTokenEnv, def.BearerTokenEnvVar), EnvHeaders: def.EnvHeaders,
 			EnvHTTPHeaders: def.EnvHTTPHeaders, HTTPHeaders: def.HTTPHeaders, DisabledTools: def.DisabledTools,
-			StartupTimeout: timeout(def.StartupTimeoutSec, defaultMCPStartupTimeout),
-			ToolTimeout:    timeout(def.ToolTimeoutSec, defaultMCPToolTimeout),
+			StartupTimeout: timeout(def.StartupTimeoutSec, DefaultMCPStartupTimeout),
+			ToolTimeout:    timeout(def.ToolTimeoutSec, DefaultMCPToolTimeout),
 			Enabled:        def.Enabled == nil || *def.Enabled,
 			Source:         SourceGlobal,
 		}

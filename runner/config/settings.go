@@ -193,19 +193,23 @@ type MCPConfig struct {
 }
 
 // Defaults applied below both files.
+// Codex's defaults for an MCP server's startup_timeout_sec and
+// tool_timeout_sec, also the bounds of the servers an ACP client hands
+// over (which have no settings).
+const (
+	DefaultMCPStartupTimeout = 10 * time.Second
+	DefaultMCPToolTimeout    = 60 * time.Second
+)
+
 const (
 	defaultApproval        = "ask"
 	defaultCodeModeTimeout = 30_000
 	defaultHookTimeout     = 10_000
-	// Codex's defaults for an MCP server's startup_timeout_sec and
-	// tool_timeout_sec; maxMCPTimeoutSec bounds both (a day).
-	defaultMCPStartupTimeout = 10 * time.Second
-	defaultMCPToolTimeout    = 60 * time.Second
-	maxMCPTimeoutSec         = 86_400
-	defaultRetentionDays     = 30
-	maxRetentionDays         = 36500 // a century: keeps the cutoff arithmetic far from overflow
-	maxHookTimeout           = 600_000
-	FixtureModel             = "fixture-model"
+	maxMCPTimeoutSec       = 86_400 // bounds startup_timeout_sec and tool_timeout_sec (a day)
+	defaultRetentionDays   = 30
+	maxRetentionDays       = 36500 // a century: keeps the cutoff arithmetic far from overflow
+	maxHookTimeout         = 600_000
+	FixtureModel           = "fixture-model"
 )
 
 var defaults = map[string]any{
