@@ -94,6 +94,8 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.perm(rest)
 	case "git":
 		c.git(rest)
+	case "hub", "jj", "sl", "gh", "glab":
+		c.forge(name, rest)
 	case "dd", "shred", "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "blkdiscard", "wipefs", "diskutil":
 		c.disk(name, rest)
 	case "kill":

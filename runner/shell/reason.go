@@ -34,6 +34,11 @@ const (
 	ReasonTooDeep Reason = "command nested too deeply to check"
 	// ReasonGitPush: git push --force, --mirror, --delete or a :ref.
 	ReasonGitPush Reason = "git push that overwrites or deletes remote history"
+	// ReasonRemoteHistory: another client that rewrites or deletes a
+	// remote repository's history: jj git push, sl push --force, hub
+	// delete, gh/glab repo delete, and their api requests that delete or
+	// change refs.
+	ReasonRemoteHistory Reason = "command that rewrites or deletes a remote repository's history"
 	// ReasonGitReset: git reset --hard.
 	ReasonGitReset Reason = "git reset --hard discards uncommitted changes"
 	// ReasonGitDiscard: a git command that discards uncommitted changes
@@ -59,6 +64,6 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonDeleteOutside, ReasonDeleteWorkspace, ReasonDeleteGit, ReasonPermOutside,
 		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonTooDeep,
-		ReasonGitPush, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
+		ReasonGitPush, ReasonRemoteHistory, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
 	}
 }

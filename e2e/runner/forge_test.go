@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
+	guard "github.com/magi-code/magi-code/runner/shell"
+)
+
+// TestForgeClientsAskUnderAuto: under approval = "auto", through serve
+// --stdio, the clients other than git that rewrite or delete a remote's
+// history (hub, jj, sl, gh, glab: stand-ins on PATH that record that they
+// ran) ask with their reason, and denied, do not run; their ordinary
+// commands run unasked.
+func TestForgeClientsAskUnderAuto(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	bin := filepath.Join(s.root, "bin")
+	ranLog := filepath.Join(s.ws, "ran.log")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hub", "jj", "sl", "gh", "glab"} {
+		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + clienttest.Quote(ranLog) + "\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asks := []string{
+		"hub push -f origin main",
+		"jj git push --bookmark main",
+		"sl push --force --to main",
+		"gh repo delete o/r --yes",
+		"gh api -X DELETE repos/o/r/git/refs/heads/main",
+		"gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=0 -F force=true",
+		"glab api --method delete projects/1/repository/branches/main",
+		`gh api graphql -f query='mutation { deleteRef(input: {refId: "R"}) { clientMutationId } }'`,
+	}
+	runs := []string{"gh pr list", "jj log -r main"}
+	var answers []http.HandlerFunc
+	for i, c := range append(append([]string(nil), asks...), runs...) {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
+	}
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ws := &clienttest.Workspace{Home: filepath.Join(s.root, "mclink"), Cwd: s.ws}
+	ws.WriteFile(t, filepath.Join(s.home, ".magi-code", "settings.toml"), openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\nunsandboxed_auto = true\n")
+	env := []string{"MC_HOME=" + ws.Home, "HOME=" + s.home, "PATH=" + bin + ":" + os.Getenv("PATH"), "OPENAI_API_KEY=" + s.key}
+	ch := startChild(t, ws, client.Options{Env: env})
+	sid := ch.Create().SessionID
+	runID, adm := ch.StartTurn(sid, "rewrite the remote")
+	var evs []client.Event
+	for range asks {
+		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
+		var req clienttest.ApprovalRequested
+		if err := ev.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(req.Summary, string(guard.ReasonRemoteHistory)) && !strings.Contains(req.Summary, string(guard.ReasonGitPush)) {
+			t.Errorf("approval summary %q; want a remote-history reason", req.Summary)
+		}
+		ch.Answer(sid, runID, req.ApprovalID, false)
+	}
+	r := ch.Finish(sid, runID, adm, evs)
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != len(asks) {
+		t.Errorf("%d approval requests; want %d", n, len(asks))
+	}
+	ch.Shutdown()
+	if got, want := readFile(t, ranLog), strings.Join(runs, "\n")+"\n"; got != want {
+		t.Errorf("the clients ran:\n%s\nwant only:\n%s", got, want)
+	}
+}

@@ -1,0 +1,78 @@
+package shell
+
+import "testing"
+
+// TestForgeClients: clients other than git that rewrite or delete remote
+// history ask, in the spellings they accept; their reading and ordinary
+// commands do not.
+func TestForgeClients(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want Reason // "" for no question
+	}{
+		// hub runs git: git's rules, and its own delete.
+		{"hub push -f origin main", ReasonGitPush},
+		{"hub push origin +main", ReasonGitPush},
+		{"hub -c alias.p='push --force' p origin main", ReasonGitPush},
+		{"hub reset --hard", ReasonGitReset},
+		{"hub delete -y o/r", ReasonRemoteHistory},
+		{"command hub push --mirror", ReasonGitPush},
+		{"hub status", ""},
+		// jj git push moves bookmarks however they were rewritten.
+		{"jj git push", ReasonRemoteHistory},
+		{"jj git push -b main", ReasonRemoteHistory},
+		{"jj git push --allow-new --bookmark main", ReasonRemoteHistory},
+		{"jj -R ../other git push --all", ReasonRemoteHistory},
+		{"jj --config ui.color=never git push --deleted", ReasonRemoteHistory},
+		{"jj git --no-pager push", ReasonRemoteHistory},
+		{`jj git "$SUB"`, ReasonRemoteHistory},
+		{`jj "$CMD" push`, ReasonOpaque},
+		{"env jj git push", ReasonRemoteHistory},
+		{"jj git push --dry-run", ""},
+		{"jj git fetch", ""},
+		{"jj log -r main", ""},
+		{"jj -R push log", ""},
+		// Sapling.
+		{"sl push --force --to main", ReasonRemoteHistory},
+		{"sl push --for --to main", ReasonRemoteHistory},
+		{"sl push -f --to main", ReasonRemoteHistory},
+		{"sl push --delete feature", ReasonRemoteHistory},
+		{`sl push $OPTS --to main`, ReasonRemoteHistory},
+		{"sl push --to main", ""},
+		{"sl log -f", ""},
+		// gh and glab: repo delete.
+		{"gh repo delete o/r --yes", ReasonRemoteHistory},
+		{"glab repo delete g/p -y", ReasonRemoteHistory},
+		{`gh repo "$VERB" o/r`, ReasonRemoteHistory},
+		{"gh repo view o/r", ""},
+		// gh api: a DELETE, or a change to a ref or branch.
+		{"gh api -X DELETE repos/o/r/git/refs/heads/main", ReasonRemoteHistory},
+		{"gh api -XDELETE repos/o/r/releases/1", ReasonRemoteHistory},
+		{"gh api --method delete repos/o/r", ReasonRemoteHistory},
+		{"gh api --method=DELETE /repos/o/r/git/refs/tags/v1", ReasonRemoteHistory},
+		{"gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=abc -F force=true", ReasonRemoteHistory},
+		{"gh api repos/o/r/git/refs/heads/main -F sha=abc -F force=true", ReasonRemoteHistory},
+		{"gh api -X PUT repos/o/r/branches/main/protection --input p.json", ReasonRemoteHistory},
+		{"glab api -X DELETE projects/1/repository/branches/main", ReasonRemoteHistory},
+		{"glab api --method PUT projects/1/repository/branches/main", ReasonRemoteHistory},
+		{`gh api -X "$M" repos/o/r/pulls`, ReasonRemoteHistory},
+		{`gh api -X PATCH "$URL"`, ReasonRemoteHistory},
+		{`gh api graphql -f query='mutation { deleteRef(input: {refId: "x"}) { clientMutationId } }'`, ReasonRemoteHistory},
+		{`gh api graphql -f query='mutation { updateRefs(input: {}) { clientMutationId } }'`, ReasonRemoteHistory},
+		{`gh api graphql -F query=@mutation.graphql`, ReasonRemoteHistory},
+		{`gh api graphql -f query="$Q"`, ReasonRemoteHistory},
+		{`glab api graphql -f query='mutation { projectDelete }'`, ReasonRemoteHistory},
+		{"gh api repos/o/r/pulls", ""},
+		{"gh api -X GET repos/o/r/git/refs/heads/main", ""},
+		{"gh api repos/o/r/issues -f title=x", ""},
+		{"gh api repos/o/r/git/refs -X POST -f ref=refs/heads/new -f sha=abc", ReasonRemoteHistory},
+		{`gh api graphql -f query='query { viewer { login } }'`, ""},
+		{"gh pr create --fill", ""},
+		{"gh pr list", ""},
+	} {
+		got, reason := Destructive(tc.cmd, at)
+		if got != (tc.want != "") || reason != tc.want {
+			t.Errorf("Destructive(%q) = %v, %q; want %q", tc.cmd, got, reason, tc.want)
+		}
+	}
+}
