@@ -828,3 +828,42 @@ func FuzzMachine(f *testing.F) {
 		}
 	})
 }
+
+// TestStatusMCPServers: with mcp.status required, status (and
+// initialize's) lists the servers once ready, kept across a session
+// attachment's new selection; while starting and without the capability
+// there is no mcp_servers.
+func TestStatusMCPServers(t *testing.T) {
+	servers := []MCPServer{{Name: "docs", State: "running", Tools: 3}, {Name: "proj", State: "not_approved"}}
+	const list = `"mcp_servers":[{"name":"docs","state":"running","tools":3},{"name":"proj","state":"not_approved","tools":0}]`
+	for _, required := range []bool{true, false} {
+		m := NewMachine(counterIDs())
+		caps := `[]`
+		if required {
+			caps = `["mcp.status"]`
+		}
+		m.Step(toEvent(line("i", "initialize", `{"required_capabilities":`+caps+`}`)))
+		starting := renderAll(m.Step(toEvent(line("s0", "status", `{}`))))
+		sel := fixtureSel
+		sel.MCP = servers
+		init := renderAll(m.Step(InitDone{Sel: sel}))
+		m.Step(toEvent(line("c", "session.create", `{}`)))
+		m.Step(OpDone{ID: "c", Result: []byte(`{}`), Attached: "s1", Sel: &Selection{Provider: "p", Model: "m"}})
+		after := renderAll(m.Step(toEvent(line("s1", "status", `{}`))))
+		if strings.Contains(strings.Join(starting, ""), "mcp_servers") {
+			t.Errorf("required %v: mcp_servers while starting: %v", required, starting)
+		}
+		for _, got := range [][]string{init, after} {
+			if has := strings.Contains(strings.Join(got, ""), list); has != required || !required && strings.Contains(strings.Join(got, ""), "mcp_servers") {
+				t.Errorf("required %v: %v", required, got)
+			}
+		}
+	}
+	// After a failed startup: none either.
+	m := NewMachine(counterIDs())
+	m.Step(toEvent(line("i", "initialize", `{"required_capabilities":["mcp.status"]}`)))
+	m.Step(InitDone{Code: protocol.CodeMCPUnavailable, Sel: Selection{ContextID: "ctx"}})
+	if got := renderAll(m.Step(toEvent(line("s", "status", `{}`)))); strings.Contains(strings.Join(got, ""), "mcp_servers") {
+		t.Errorf("mcp_servers after a failed startup: %v", got)
+	}
+}
