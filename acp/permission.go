@@ -67,6 +67,12 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 		if ctx.Err() != nil {
 			return runner.ApprovalCancelled, ctx.Err()
 		}
+		if d == runner.Allowed || d == runner.AllowedForSession {
+			// Stored as serve stores it, so that the session reads the
+			// same wherever it is resumed; a failed append degrades
+			// the run's history (the sink's log says so).
+			_ = ap.sink.log.Allowed(summary, d == runner.AllowedForSession)
+		}
 		return d, nil
 	case <-a.opts.After(protocol.ApprovalExpiry):
 		a.cancelCall(id)

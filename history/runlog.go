@@ -7,6 +7,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 )
 
 // ChunkBytes is how much accepted text of a segment a RunLog stores as an
@@ -254,6 +255,21 @@ func (l *RunLog) Usage(source, model string, input, output, cached, reasoning in
 		rec.Model = model
 	}
 	return rec, l.Append(rec)
+}
+
+// Allowed stores a request the person allowed, whichever front door asked
+// (serve's approval.requested, ACP's session/request_permission): summary
+// redacted and bounded as every approval summary (protocol.SummaryBytes),
+// for the rest of the session when forSession. history.page shows it to a
+// client that required activity.output as an approval entry right before
+// the call's activity entry. Denials are not stored: the call's failed
+// activity says them.
+func (l *RunLog) Allowed(summary string, forSession bool) error {
+	rec := Record{Type: TypeApproval, Summary: redact.Summary(summary, protocol.SummaryBytes)}
+	if forSession {
+		rec.Scope = "session"
+	}
+	return l.Append(rec)
 }
 
 // ToolCall stores a primary tool call (the model's request) as activityID

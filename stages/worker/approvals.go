@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/magi-code/magi-code/chunk"
-	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
 	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
@@ -100,13 +99,8 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 	d, err := ap.ask(ctx, toolName, summary)
 	if (d == runner.Allowed || d == runner.AllowedForSession) && err == nil && ap.sink != nil {
 		// The history shows the request the person allowed, as the
-		// live client did (an approval record; denials are in the
-		// call's failed activity).
-		rec := history.Record{Type: history.TypeApproval, Summary: summary}
-		if d == runner.AllowedForSession {
-			rec.Scope = "session"
-		}
-		if err := ap.sink.persist(rec); err != nil {
+		// live client did (history.RunLog.Allowed).
+		if err := ap.sink.log.Allowed(summary, d == runner.AllowedForSession); err != nil {
 			ap.run.cancel(err)
 		}
 	}
