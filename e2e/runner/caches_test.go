@@ -77,3 +77,61 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 		t.Errorf("the confined build cache holds %q", got)
 	}
 }
+
+// TestNestedRepositoryReadOnlyUnderAuto: a repository nested in the
+// workspace (a vendored clone, a workspace holding several) keeps its
+// .git read-only to confined commands, as the workspace's own: its hooks
+// and configuration, which the person's next git command there runs
+// unconfined, keep their content and the directory stays; the rest of the
+// nested checkout is written as usual. Nothing asks.
+func TestNestedRepositoryReadOnlyUnderAuto(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	inner := filepath.Join(s.ws, "vendor", "inner")
+	for _, d := range []string{".git/hooks", "src"} {
+		if err := os.MkdirAll(filepath.Join(inner, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := "[core]\n\tbare = false\n"
+	if err := os.WriteFile(filepath.Join(inner, ".git", "config"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmds := []string{
+		`printf '#!/bin/sh\ntouch ~/pwned\n' > vendor/inner/.git/hooks/pre-commit`,
+		`printf '[core]\n\tfsmonitor = touch ~/pwned\n' >> vendor/inner/.git/config`,
+		`python3 -c "import os; os.rename('vendor/inner/.git', 'vendor/inner/g')" || perl -e 'rename "vendor/inner/.git", "vendor/inner/g" or die'`,
+		`echo ok > vendor/inner/src/new.txt`,
+	}
+	var answers []http.HandlerFunc
+	for i, c := range cmds {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
+	}
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
+		ch.Shutdown()
+		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
+	}
+	r := ch.Turn(ch.Create().SessionID, "plant a hook")
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
+	if got := readFile(t, filepath.Join(inner, ".git", "config")); got != config {
+		t.Errorf("the nested repository's config became %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(inner, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was planted in the nested repository")
+	}
+	if _, err := os.Stat(filepath.Join(inner, "g")); err == nil {
+		t.Error("the nested repository's .git was renamed")
+	}
+	if got := readFile(t, filepath.Join(inner, "src", "new.txt")); got != "ok\n" {
+		t.Errorf("the nested checkout's src/new.txt = %q; want it written", got)
+	}
+}

@@ -42,12 +42,12 @@ func TestProtectedPaths(t *testing.T) {
 	root := ostest.OutsideTemp(t)
 	ws := filepath.Join(root, "ws")
 	mc := filepath.Join(ws, "state", "mc")
-	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), filepath.Join(ws, ".magi-code"), filepath.Join(ws, ".claude", "skills"), mc} {
+	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), filepath.Join(ws, "vendor", "inner", ".git", "hooks"), filepath.Join(ws, "vendor", "inner", "src"), filepath.Join(ws, ".magi-code"), filepath.Join(ws, ".claude", "skills"), mc} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"top.txt", ".git/config", "state/other", "state/mc/settings.toml"} {
+	for _, f := range []string{"top.txt", ".git/config", "state/other", "state/mc/settings.toml", "vendor/inner/.git/config", "vendor/mod.git"} {
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("orig\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -78,18 +78,24 @@ func TestProtectedPaths(t *testing.T) {
 		"echo x > .magi-code/settings.toml", "echo x > state/mc/settings.toml", "rm -rf state",
 		"mkdir .claude/skills/k", "echo x > .claude/settings.json", "rm -rf .claude",
 		"echo x > " + filepath.Join(link, "new"), "touch new-top-level-file", "rm top.txt", "echo x > escape/f",
+		// a repository nested in the workspace keeps its .git too
+		"echo x > vendor/inner/.git/hooks/pre-commit", "echo x >> vendor/inner/.git/config", "mv vendor/inner/.git vendor/inner/g",
+		"rm -rf vendor/inner", "echo 'gitdir: /x' > vendor/inner/.git",
 	} {
 		if run(false, script) {
 			t.Errorf("%q succeeded", script)
 		}
 	}
-	for _, script := range []string{"echo y > src/a && rm src/a", "echo z > top.txt", "echo w > state/other", "mkdir -p src/b/c && rmdir src/b/c"} {
+	for _, script := range []string{"echo y > src/a && rm src/a", "echo z > top.txt", "echo w > state/other", "mkdir -p src/b/c && rmdir src/b/c",
+		"echo y > vendor/inner/src/a && rm vendor/inner/src/a", "echo z > vendor/mod.git"} {
 		if !run(false, script) {
 			t.Errorf("%q failed", script)
 		}
 	}
-	if data, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(data) != "orig\n" {
-		t.Errorf(".git/config = %q", data)
+	for _, f := range []string{".git/config", "vendor/inner/.git/config"} {
+		if data, _ := os.ReadFile(filepath.Join(ws, f)); string(data) != "orig\n" {
+			t.Errorf("%s = %q", f, data)
+		}
 	}
 	if !run(true, "echo x >> .git/config") {
 		t.Error("with gitWritable, writing .git failed")
