@@ -13,7 +13,7 @@ import (
 // with a combining mark) as one character, measured as it is drawn.
 func TestEditorClusters(t *testing.T) {
 	const thumb, family, heart, accent = "👍🏽", "👨‍👩‍👧", "❤️", "e\u0301"
-	var in editor
+	in := editor{Graphemes: true}
 	press(&in, "a"+thumb+family+heart+accent+"z")
 	press(&in, "left", "left")
 	if got := string(in.value[in.pos:]); got != accent+"z" {
@@ -51,5 +51,28 @@ func TestEditorClusters(t *testing.T) {
 				t.Fatalf("width %d: %q shown %d times; want %d (a cluster split across rows or lost)", w, c.s, n, c.n)
 			}
 		}
+	}
+}
+
+// On a terminal that did not say it draws grapheme clusters (no answer to
+// the mode 2027 query), the editor measures code point by code point as
+// such a terminal draws and Bubble Tea measures: a ZWJ family takes six
+// columns, a thumb with its skin tone four. The answer switches it.
+func TestEditorWidthFollowsTheTerminal(t *testing.T) {
+	const family = "👨‍👩‍👧"
+	m, _, _ := sized(t, 30, 24, Options{})
+	press(&m.input, strings.Repeat(family, 8))
+	rows := func() int { return len(m.input.Lines(30, 100)) }
+	if n := rows(); n != 2 {
+		t.Fatalf("8 families of 6 columns at 30 columns: %d rows; want 2", n)
+	}
+	m.Update(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
+	if !m.input.Graphemes || rows() != 1 {
+		t.Fatalf("after the terminal's mode 2027 answer: %d rows; want 1 (8 families of 2 columns)", rows())
+	}
+	m2, _, _ := sized(t, 30, 24, Options{})
+	m2.Update(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeNotRecognized})
+	if m2.input.Graphemes {
+		t.Fatal("a terminal that does not know mode 2027 was taken to draw clusters")
 	}
 }

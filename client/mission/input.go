@@ -25,9 +25,14 @@ type editor struct {
 	Hidden      bool
 	value       []rune
 	pos         int // cursor: an index into value
-	history     []string
-	hist        int    // the history entry shown; len(history): the draft
-	draft       []rune // what was typed before walking the history
+	// Graphemes: the terminal draws a grapheme cluster in the columns of
+	// its cluster width (it answered the mode 2027 query, and Bubble Tea
+	// draws by clusters); else it draws code point by code point (a ZWJ
+	// family takes the columns of its three people) and so does Bubble Tea.
+	Graphemes bool
+	history   []string
+	hist      int    // the history entry shown; len(history): the draft
+	draft     []rune // what was typed before walking the history
 }
 
 func (in *editor) Value() string { return string(in.value) }
@@ -273,7 +278,7 @@ func (in *editor) Lines(width, rows int) []string {
 		col = 0
 	}
 	// One grapheme cluster at a time, measured as the terminal draws it
-	// (ansi.StringWidth), never split across rows; the cursor is on the
+	// (Graphemes), never split across rows; the cursor is on the
 	// cluster it is in, or on a blank cell after the last one.
 	cs := append(clusters(in.value), cluster{len(in.value), len(in.value) + 1})
 	for _, c := range cs {
@@ -293,7 +298,10 @@ func (in *editor) Lines(width, rows int) []string {
 		if s == "\t" {
 			s = "    "
 		}
-		w := ansi.StringWidth(s)
+		w := ansi.StringWidthWc(s)
+		if in.Graphemes {
+			w = ansi.StringWidth(s)
+		}
 		if col+w > cw && col > 0 {
 			flush()
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/human"
@@ -371,6 +372,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.call("session.open", map[string]string{"session_id": m.sessionID})
+	}
+	if r, ok := msg.(tea.ModeReportMsg); ok && r.Mode == ansi.ModeUnicodeCore &&
+		(r.Value == ansi.ModeSet || r.Value == ansi.ModeReset || r.Value == ansi.ModePermanentlySet) {
+		// The terminal draws grapheme clusters, and Bubble Tea now
+		// measures by them too (it reads the same answer).
+		m.input.Graphemes = true
 	}
 	if paste, ok := msg.(tea.PasteMsg); ok {
 		// A paste is typing: it goes to the draft, and it never answers.

@@ -371,3 +371,33 @@ func TestEmojiWidthsInTheInput(t *testing.T) {
 		t.Fatalf("the prompt was not sent whole:\n%s", v.dump())
 	}
 }
+
+// In a terminal that does not say it draws grapheme clusters (tmux 3.3
+// draws a ZWJ family code point by code point), the input measures as it
+// draws: a draft of families and skin tones wraps at 30 columns with
+// every one of them and its end on the screen.
+func TestEmojiWidthsInACodePointTerminal(t *testing.T) {
+	draft := strings.Repeat("👍🏽", 6) + " mid-marker " + strings.Repeat("👨‍👩‍👧", 6) + " end-marker"
+	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
+	tt := startTmux(t, ws, 30, 24)
+	tt.waitScreen("fixture-model")
+	tt.typeText(draft)
+	joined := func() string { return strings.Join(strings.Fields(strings.Join(tt.screen(), " ")), "") }
+	deadline := time.Now().Add(clienttest.HangGuard)
+	for !strings.Contains(joined(), "end-marker") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the input never showed the draft's end:\n%s", tt.dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tt.waitIdle("fixture-model")
+	screen := joined()
+	for _, c := range []struct {
+		s string
+		n int
+	}{{"👍🏽", 6}, {"👨‍👩‍👧", 6}, {"mid-marker", 1}, {"end-marker", 1}} {
+		if got := strings.Count(screen, c.s); got != c.n {
+			t.Fatalf("the input shows %q %d times; want %d:\n%s", c.s, got, c.n, tt.dump())
+		}
+	}
+}
