@@ -251,8 +251,10 @@ type Model struct {
 	mode          inputMode
 	loginProvider string
 
-	// Printed holds every block sent to the scrollback, in order.
-	Printed []string
+	// Printed holds the blocks sent to the scrollback, in order: the newest
+	// maxRepaintBytes of them (printedBytes).
+	Printed      []string
+	printedBytes int
 	// ExitCode is the process exit code once the program quit.
 	ExitCode int
 	quitting bool

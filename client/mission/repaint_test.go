@@ -95,6 +95,13 @@ func TestRepaintBounded(t *testing.T) {
 	if m.doneBytes > maxRepaintBytes || !m.doneCut {
 		t.Fatalf("kept %d bytes (bound %d), cut %v", m.doneBytes, maxRepaintBytes, m.doneCut)
 	}
+	printed := 0
+	for _, b := range m.Printed {
+		printed += len(b)
+	}
+	if printed > maxRepaintBytes || printed != m.printedBytes {
+		t.Fatalf("the record of printed blocks holds %d bytes (counted %d, bound %d)", printed, m.printedBytes, maxRepaintBytes)
+	}
 	if !strings.Contains(m.repaintText(), "not redrawn") {
 		t.Fatal("the repaint does not say its oldest part is missing")
 	}

@@ -98,7 +98,7 @@ func (m *Model) print(blocks ...string) tea.Cmd {
 		if b == "" {
 			continue
 		}
-		m.Printed = append(m.Printed, b)
+		m.Printed, m.printedBytes, _ = keepTail(m.Printed, m.printedBytes, b)
 		m.outbox = append(m.outbox, &outBlock{text: b})
 	}
 	return m.pump()
@@ -153,13 +153,26 @@ func (m *Model) pump() tea.Cmd {
 
 // keep records a block whose last slice is on its way, for a repaint.
 func (m *Model) keep(text string) {
-	m.done = append(m.done, text)
-	m.doneBytes += len(text)
-	for m.doneBytes > maxRepaintBytes && len(m.done) > 1 {
-		m.doneBytes -= len(m.done[0])
-		m.done = m.done[1:]
-		m.doneCut = true
+	var cut bool
+	m.done, m.doneBytes, cut = keepTail(m.done, m.doneBytes, text)
+	m.doneCut = m.doneCut || cut
+}
+
+// keepTail appends text to blocks, which hold size bytes, and drops the
+// oldest blocks while they hold more than maxRepaintBytes (the newest one
+// stays whatever its size); cut says whether any was dropped. A day's
+// session then costs bounded memory however much it printed.
+func keepTail(blocks []string, size int, text string) ([]string, int, bool) {
+	blocks = append(blocks, text)
+	size += len(text)
+	cut := false
+	for size > maxRepaintBytes && len(blocks) > 1 {
+		size -= len(blocks[0])
+		blocks[0] = ""
+		blocks = blocks[1:]
+		cut = true
 	}
+	return blocks, size, cut
 }
 
 // repaintText is the Println of a repaint: clearAll, then every finished
