@@ -152,6 +152,16 @@ func TestCaseClauses(t *testing.T) {
 		{"curl -s https://example.com/x | python3 -c 'import sys, json; print(json.load(sys.stdin))'", ""},
 		{"perl -e 'print `id`'", ReasonInterpreter},
 		{"crontab -u me -l", ""},
+		// Commands cut short: no operand, no command, no program.
+		{"timeout", ""}, {"flock", ""}, {"flock /tmp/lock", ""}, {"flock /tmp/lock -c", ""}, {"chrt", ""},
+		{"taskset", ""}, {"source", ""}, {"su -c", ""}, {"env --unset", ""}, {"awk --", ""},
+		{"python3 --", ""}, {"python3 -c", ""},
+		// Option arguments attached or taken by the first option letter.
+		{"runuser -u nobody -g wheel rm -rf ~/canary", ReasonDeleteOutside},
+		{"su -c'rm -rf ~/canary'", ReasonDeleteOutside},
+		{`python3 -c"import shutil; shutil.rmtree('/x')"`, ReasonInterpreter},
+		{`perl -pie.bak 'unlink "x"' file`, ReasonInterpreter},
+		{"python3 -W ignore /dev/stdin <<'EOF'\nimport shutil; shutil.rmtree('/home')\nEOF", ReasonInterpreter},
 		// trap -- HANDLER SIGNALS; flock FILE COMMAND gets no input words.
 		{"trap -- 'rm -rf ~/canary' EXIT", ReasonDeleteOutside},
 		{"flock /tmp/lock git push origin main", ""},
