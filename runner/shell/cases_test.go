@@ -165,6 +165,9 @@ func TestCaseClauses(t *testing.T) {
 		// trap -- HANDLER SIGNALS; flock FILE COMMAND gets no input words.
 		{"trap -- 'rm -rf ~/canary' EXIT", ReasonDeleteOutside},
 		{"flock /tmp/lock git push origin main", ""},
+		// git cut short, and a git directory not known.
+		{"git --version", ""}, {"git worktree", ""}, {"git push --receive-pack", ""},
+		{`git --git-dir "$G" push`, ReasonGitPush},
 		// Options of other subcommands that share a spelling.
 		{"git worktree add -f ../w main", ""},
 		// checkout: what precedes a final "--" is the branch; every
