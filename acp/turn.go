@@ -160,6 +160,9 @@ func (s *session) answer(ctx context.Context, t *turn, id jsonrpc.ID, sink *sink
 	a := s.a
 	fail := func(code protocol.Code) []byte { return turnError(id, code) }
 	outcome, code := res.Outcome, res.Code
+	if outcome == runner.Failed {
+		a.opts.Log.Info("acp turn failure", "session_id", s.id, "run_id", t.id, "error_code", string(code), "detail", runner.FailureDetail(runErr))
+	}
 	if errors.Is(context.Cause(ctx), errOutput) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
 	} else if runErr != nil && outcome == runner.Cancelled {

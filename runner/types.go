@@ -121,3 +121,7 @@ var ErrCancelled = agent.ErrCancelled
 // ErrRoundLimit is the error of a run that reached its bound of provider
 // calls (agent.DefaultMaxRounds): Failed with execution_failed.
 var ErrRoundLimit = agent.ErrRoundLimit
+
+// FailureDetail is what the diagnostic log says of a failed run's error
+// beyond its code (agent.FailureDetail); both front doors log it.
+func FailureDetail(err error) string { return agent.FailureDetail(err) }

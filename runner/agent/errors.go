@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/magi-code/magi-code/protocol"
@@ -74,6 +75,48 @@ func ctxError(ctx context.Context) error {
 	}
 	return ErrCancelled
 }
+
+// FailureDetail is what the diagnostic log says of a failed run's error
+// err beyond its code, for the person a failure's message sends to
+// `magi-code logs`: for a provider's failure its reason's name and HTTP
+// status, then the cause's own words (a refused connection, an answer
+// that did not parse, a bound the run reached), whatever wraps them, cut at
+// FailureDetailBytes; "" when err says nothing more than its code. The log
+// redacts it like every string; it never goes on the wire.
+func FailureDetail(err error) string {
+	// The cause is the first error below the last coded one: a coded
+	// error's own text is its code, and what wraps it says no more.
+	var parts []string
+	var cause error
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch x := e.(type) {
+		case *Error:
+			cause = nil
+		case *provider.Error:
+			cause = nil
+			s := "provider call failed: " + provider.ReasonOf(x).String()
+			if x.Status != 0 {
+				s += ", HTTP " + strconv.Itoa(x.Status)
+			}
+			parts = append(parts[:0], s)
+		default:
+			if cause == nil {
+				cause = e
+			}
+		}
+	}
+	if cause != nil {
+		parts = append(parts, cause.Error())
+	}
+	s := strings.Join(parts, ": ")
+	if len(s) > FailureDetailBytes {
+		s = strings.ToValidUTF8(s[:FailureDetailBytes], "") + "..."
+	}
+	return s
+}
+
+// FailureDetailBytes bounds FailureDetail.
+const FailureDetailBytes = 1024
 
 // ProviderFailureSummary is the diagnostic summary of a failed provider
 // call: the fixed sentence of its reason (provider.Reason.Summary), never

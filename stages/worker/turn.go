@@ -170,6 +170,11 @@ func (p *Pool) turn(ctx context.Context, r *activeRun, prompt string) wire.Event
 	// should one not have, no delta follows the run's end.
 	sink.stopIdle()
 	outcome, code := res.Outcome, res.Code
+	if outcome == runner.Failed {
+		// What a failure's message sends the person to `magi-code logs`
+		// for (redacted by the log).
+		p.opts.Log.Info("turn failure", "run_id", r.id, "error_code", string(code), "detail", runner.FailureDetail(runErr))
+	}
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputUnavailable) {
 		outcome, code = runner.Failed, protocol.CodeOutputUnavailable
 	} else if runErr != nil && outcome == runner.Cancelled {
