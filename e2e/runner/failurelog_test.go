@@ -24,7 +24,7 @@ func TestFailureDetailsInLogs(t *testing.T) {
 		name   string
 		answer func() []string
 		status int
-		tool   bool // a failed tool call in a completed turn
+		tool   bool   // a failed tool call in a completed turn
 		says   string // the diagnostic's words
 		logs   string // what `magi-code logs` must print
 	}{
