@@ -20,6 +20,7 @@ type Entry struct {
 	Partial   bool   `json:"partial"`
 	Part      int    `json:"part"`
 	LastPart  bool   `json:"last_part"`
+	Scope     string `json:"scope"` // an approval entry's (activity.output)
 }
 
 // Page is a history.page result.

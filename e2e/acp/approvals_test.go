@@ -60,32 +60,18 @@ func TestApprovalsStored(t *testing.T) {
 
 	ch := ws.Spawn(t, client.Options{})
 	ch.Result("initialize", map[string]any{"required_capabilities": append(slices.Clone(clienttest.AllCapabilities), protocol.CapabilityActivityOutput)}, nil)
-	rev := ch.Open(sid).Revision
-	var entries []map[string]any
-	var cursor any
-	for {
-		var p struct {
-			Entries []map[string]any `json:"entries"`
-			Next    *string          `json:"next_cursor"`
-		}
-		ch.Result("history.page", map[string]any{"session_id": sid, "revision": rev, "cursor": cursor}, &p)
-		entries = append(entries, p.Entries...)
-		if p.Next == nil {
-			break
-		}
-		cursor = *p.Next
-	}
+	entries, _, _ := ch.History(sid, ch.Open(sid).Revision)
 	ch.Shutdown()
 	var got []string
 	for i, e := range entries {
-		if e["kind"] != "approval" {
+		if e.Kind != "approval" {
 			continue
 		}
 		next := ""
-		if i+1 < len(entries) && entries[i+1]["kind"] == "activity" {
-			next = entries[i+1]["text"].(string)
+		if i+1 < len(entries) && entries[i+1].Kind == "activity" {
+			next = entries[i+1].Text
 		}
-		got = append(got, e["text"].(string)+" | "+e["scope"].(string)+" | "+next)
+		got = append(got, e.Text+" | "+e.Scope+" | "+next)
 	}
 	want := []string{
 		"shell: echo out-[REDACTED] | once | shell completed: exit 0",
