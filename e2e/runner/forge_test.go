@@ -17,7 +17,8 @@ import (
 // TestForgeClientsAskUnderAuto: under approval = "auto", through serve
 // --stdio, the clients other than git that rewrite or delete a remote's
 // history (hub, jj, sl, gh, glab: stand-ins on PATH that record that they
-// ran) ask with their reason, and denied, do not run; their ordinary
+// ran), and git's own dashed git-push, ask with their reason, and
+// denied, do not run; their ordinary
 // commands run unasked.
 func TestForgeClientsAskUnderAuto(t *testing.T) {
 	t.Parallel()
@@ -27,7 +28,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"hub", "jj", "sl", "gh", "glab"} {
+	for _, name := range []string{"hub", "jj", "sl", "gh", "glab", "git-push"} {
 		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + clienttest.Quote(ranLog) + "\n"
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -35,6 +36,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	}
 	asks := []string{
 		"hub push -f origin main",
+		"git-push --force origin main",
 		"jj git push --bookmark main",
 		"sl push --force --to main",
 		"gh repo delete o/r --yes",

@@ -55,6 +55,13 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.wrapper(name, opts, rest, in)
 		return
 	}
+	// git-SUB, as git installs its commands in its exec path
+	// (/usr/lib/git-core/git-push) and as git runs an external one
+	// (git-lfs), is git SUB.
+	if sub, ok := strings.CutPrefix(name, "git-"); ok {
+		c.git(append([]field{lit(sub)}, rest...))
+		return
+	}
 	switch name {
 	case "cd", "pushd":
 		c.cd(rest)

@@ -76,3 +76,30 @@ func TestForgeClients(t *testing.T) {
 		}
 	}
 }
+
+// TestGitDashedCommands: git-SUB (git's exec path holds every command so,
+// and external commands such as git-lfs are found so) is read as git SUB.
+func TestGitDashedCommands(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want Reason
+	}{
+		{"/usr/lib/git-core/git-push --force origin main", ReasonGitPush},
+		{"git-push -f origin main", ReasonGitPush},
+		{"PATH=/usr/lib/git-core:$PATH git-push origin +main", ReasonGitPush},
+		{"/usr/libexec/git-core/git-send-pack --force ../r.git main", ReasonGitPush},
+		{"env git-push --mirror", ReasonGitPush},
+		{"/usr/lib/git-core/git-reset --hard", ReasonGitReset},
+		{"/usr/lib/git-core/git-checkout -- .", ReasonGitDiscard},
+		{"git-stash drop", ReasonGitDiscard},
+		{"git-clean -fdx", ReasonGitDiscard},
+		{"git-", ""},
+		{"/usr/lib/git-core/git-log --oneline", ""},
+		{"git-status", ""},
+	} {
+		got, reason := Destructive(tc.cmd, at)
+		if got != (tc.want != "") || reason != tc.want {
+			t.Errorf("Destructive(%q) = %v, %q; want %q", tc.cmd, got, reason, tc.want)
+		}
+	}
+}
