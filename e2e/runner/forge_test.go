@@ -40,6 +40,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 		"jj git push --bookmark main",
 		"sl push --force --to main",
 		"gh repo delete o/r --yes",
+		"gh repo sync me/fork --force",
 		"gh api -X DELETE repos/o/r/git/refs/heads/main",
 		"gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=0 -F force=true",
 		"glab api --method delete projects/1/repository/branches/main",

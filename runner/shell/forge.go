@@ -12,7 +12,8 @@ import (
 // deleted locally (it never asks for a force); Sapling's sl push --force;
 // and the forges' command-line clients, gh and glab: repo delete, and
 // their api command where its request deletes something, changes a ref,
-// or is a GraphQL mutation that deletes or moves refs or repositories.
+// or is a GraphQL mutation that deletes or moves refs or repositories;
+// gh repo sync --force and a release deleted with its tag.
 // curl and other HTTP clients are not read: against them stands nothing
 // but network = false.
 
@@ -88,11 +89,28 @@ func hasWord(args []field, w string) bool {
 	return false
 }
 
+// hasPrefixWord reports whether a known argument starts with p.
+func hasPrefixWord(args []field, p string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a.text, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // forgeCLI checks gh and glab: repo delete; api with its method (-X,
 // --method; POST when fields are given, else GET), endpoint and fields.
 func (c *checker) forgeCLI(rest []field) {
 	ops := operands(rest)
 	if len(ops) >= 2 && ops[0].text == "repo" && (ops[1].text == "delete" || !ops[1].known()) {
+		c.flag(ReasonRemoteHistory)
+		return
+	}
+	// gh repo sync --force resets the remote branch to the source's; gh
+	// release delete --cleanup-tag (glab's --with-tag, -t) deletes the tag.
+	if len(ops) >= 2 && (ops[0].text == "repo" && ops[1].text == "sync" && (hasWord(rest, "--force") || hasPrefixWord(rest, "--force=")) ||
+		ops[0].text == "release" && ops[1].text == "delete" && (hasWord(rest, "--cleanup-tag") || hasWord(rest, "--with-tag") || hasWord(rest, "-t") || hasPrefixWord(rest, "--cleanup-tag=") || hasPrefixWord(rest, "--with-tag="))) {
 		c.flag(ReasonRemoteHistory)
 		return
 	}

@@ -45,6 +45,17 @@ func TestForgeClients(t *testing.T) {
 		{"glab repo delete g/p -y", ReasonRemoteHistory},
 		{`gh repo "$VERB" o/r`, ReasonRemoteHistory},
 		{"gh repo view o/r", ""},
+		// gh repo sync --force resets the remote branch; a release deleted
+		// with its tag.
+		{"gh repo sync me/fork --force", ReasonRemoteHistory},
+		{"gh repo sync --force=true", ReasonRemoteHistory},
+		{"gh repo sync me/fork", ""},
+		{"gh release delete v1 --yes --cleanup-tag", ReasonRemoteHistory},
+		{"gh release delete v1 --cleanup-tag=true", ReasonRemoteHistory},
+		{"glab release delete v1 --with-tag", ReasonRemoteHistory},
+		{"glab release delete v1 -t -y", ReasonRemoteHistory},
+		{"glab release delete v1 --with-tag=true", ReasonRemoteHistory},
+		{"gh release delete v1 --yes", ""},
 		// gh api: a DELETE, or a change to a ref or branch.
 		{"gh api -X DELETE repos/o/r/git/refs/heads/main", ReasonRemoteHistory},
 		{"gh api -XDELETE repos/o/r/releases/1", ReasonRemoteHistory},
