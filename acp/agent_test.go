@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -439,5 +440,41 @@ func TestModelOption(t *testing.T) {
 	}
 	if r, _ = h.until(h.request("session/set_config_option", `{"sessionId":"`+sid+`","configId":"model","value":"not-a-model"}`), nil); !strings.Contains(r, "-32602") {
 		t.Errorf("unknown model: %s", r)
+	}
+}
+
+// TestNoTurnDuringReplay: a prompt for a session whose session/load is
+// still replaying (held here on its first replayed frame) is refused at
+// once with session_missing: no turn's update runs into the replay, which
+// the load's answer then ends.
+func TestNoTurnDuringReplay(t *testing.T) {
+	h := newHarness(t, "auto", "")
+	sid := h.session()
+	if r, _ := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"hi"}]}`), nil); !strings.Contains(r, "end_turn") {
+		t.Fatalf("prompt: %s", r)
+	}
+	h.until(h.request("session/close", `{"sessionId":"`+sid+`"}`), nil)
+	held, release := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	h.out.hold = func(f string) {
+		if strings.Contains(f, `"user_message_chunk"`) && first.CompareAndSwap(false, true) {
+			close(held)
+			<-release
+		}
+	}
+	load := h.request("session/load", `{"sessionId":"`+sid+`","cwd":`+strconv.Quote(h.cwd)+`,"mcpServers":[]}`)
+	<-held
+	prompt := h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"during"}]}`)
+	select { // a prompt is admitted or refused within Line
+	case f := <-h.out.frames:
+		if !strings.HasPrefix(f, `{"jsonrpc":"2.0","id":`+prompt+`,"error"`) || !strings.Contains(f, `"session_missing"`) {
+			t.Errorf("prompt during the replay: %s", f)
+		}
+	default:
+		t.Error("the prompt during the replay was admitted")
+	}
+	close(release)
+	if r, seen := h.until(load, nil); !strings.Contains(r, `"result"`) || strings.Contains(strings.Join(seen, ""), "during") {
+		t.Errorf("load: %s after %q", r, seen)
 	}
 }

@@ -230,20 +230,23 @@ func (a *Agent) reopen(m jsonrpc.Message, replay bool) {
 	}
 	s.titled = info.Durable
 	defer close(s.introduced)
-	if !a.admit(s) {
-		return
-	}
 	a.opts.Log.Info("acp session open", "session_id", s.id, "replay", replay)
+	// The replay comes before the session is open to requests: a prompt
+	// (or close) for it before load's answer is session_missing, so no
+	// turn's update runs into the replay.
 	if replay {
 		if err := s.replay(); err != nil {
+			a.unreserve()
+			s.close(context.Background())
 			a.respondError(m.ID, jsonrpc.CodeInternalError, protocol.CodeOutputUnavailable)
 			return
 		}
-		// The answer follows the replayed updates on the ordered edge.
-		_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(false)), true)
-	} else {
-		_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(false)), true)
 	}
+	if !a.admit(s) {
+		return
+	}
+	// The answer follows the replayed updates on the ordered edge.
+	_ = a.out(jsonrpc.AppendResult(nil, m.ID, s.stateResult(false)), true)
 	s.commands()
 	s.mcpNotice()
 }
