@@ -478,3 +478,45 @@ func TestNoTurnDuringReplay(t *testing.T) {
 		t.Errorf("load: %s after %q", r, seen)
 	}
 }
+
+// TestCancelDuringClientWrite: session/cancel while fs/write_text_file
+// waits for the editor sends $/cancel_request for it (the editor may drop
+// the edit it shows for review) before the prompt answers cancelled; the
+// disk is not written.
+func TestCancelDuringClientWrite(t *testing.T) {
+	h := newHarness(t, "auto", `{"responses":[{"steps":[{"tool_call":{"name":"write_file","arguments":{"path":"b.txt","content":"x"}}}]},{"steps":[{"text":"done"}]}]}`)
+	h.until(h.request("initialize", `{"protocolVersion":1,"clientCapabilities":{"fs":{"writeTextFile":true}}}`), nil)
+	r, _ := h.until(h.request("session/new", `{"cwd":`+strconv.Quote(h.cwd)+`,"mcpServers":[]}`), nil)
+	var res struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(r), &res)
+	sid := res.Result.SessionID
+	var writeID string
+	var cancelled []string
+	resp, _ := h.until(h.request("session/prompt", `{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"go"}]}`), func(f string) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				RequestID json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal([]byte(f), &m)
+		switch m.Method {
+		case "fs/write_text_file":
+			writeID = string(m.ID)
+			h.line(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`)
+		case "$/cancel_request":
+			cancelled = append(cancelled, string(m.Params.RequestID))
+		}
+	})
+	if !strings.Contains(resp, `"stopReason":"cancelled"`) || writeID == "" || len(cancelled) != 1 || cancelled[0] != writeID {
+		t.Errorf("prompt %s; write %s; $/cancel_request for %q", resp, writeID, cancelled)
+	}
+	if _, err := os.Stat(filepath.Join(h.cwd, "b.txt")); err == nil {
+		t.Error("the disk was written")
+	}
+}

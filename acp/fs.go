@@ -69,7 +69,8 @@ func (s *session) clientFS() *clientFS {
 }
 
 // roundTrip sends a request to the client and waits for its answer, at
-// most clientFSWait, or until ctx ends; an error answer is errClientFS.
+// most clientFSWait, or until ctx ends (both: $/cancel_request for it);
+// an error answer is errClientFS.
 func (a *Agent) roundTrip(ctx context.Context, method string, params []byte) (jsonrpc.Message, error) {
 	id, ch, err := a.call(method, params)
 	if err != nil {
@@ -86,6 +87,9 @@ func (a *Agent) roundTrip(ctx context.Context, method string, params []byte) (js
 		a.cancelCall(id)
 		return jsonrpc.Message{}, errClientTimeout
 	case <-ctx.Done():
+		// The turn was cancelled: the client may stop the operation (an
+		// edit waiting for review), before the prompt's answer.
+		a.cancelCall(id)
 		return jsonrpc.Message{}, ctx.Err()
 	}
 }
