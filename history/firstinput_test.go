@@ -9,7 +9,8 @@ import (
 
 // TestFirstInput: the text of the first required input of a stored
 // session; "" when there is none within the first 64 KiB, when the file is
-// missing or not a regular file.
+// missing or not a regular file; the part within them of an input that
+// runs past them, whatever escape or character the cut splits.
 func TestFirstInput(t *testing.T) {
 	e := newEnv(t)
 	e.write(t, "s", encode(e.header("s"),
@@ -20,6 +21,15 @@ func TestFirstInput(t *testing.T) {
 	e.write(t, "late", encode(e.header("late"),
 		Record{Type: TypeCompaction, SessionID: "late", Text: strings.Repeat("x", headerBytes)},
 		Record{Type: TypeInput, SessionID: "late", MessageID: "u", Text: "too far"}))
+	// é, \", \\, \u2028 and x take 13 bytes in the file: 13 paddings cut
+	// each of them at every place.
+	for pad := range 13 {
+		long := "the title" + strings.Repeat("p", pad) + "\n" + strings.Repeat("é\"\\\u2028x", headerBytes/4)
+		e.write(t, "long", encode(e.header("long"), Record{Type: TypeInput, SessionID: "long", RunID: "r1", MessageID: "u1", Text: long}))
+		if got := FirstInput(e.dir, "long"); len(got) < headerBytes/2 || !strings.HasPrefix(long, got) {
+			t.Errorf("pad %d: FirstInput(long) = %.40q...%q (%d bytes); want a prefix of the text", pad, got, got[max(0, len(got)-12):], len(got))
+		}
+	}
 	if err := os.Symlink(filepath.Join(e.dir, "s.jsonl"), filepath.Join(e.dir, "link.jsonl")); err != nil {
 		t.Fatal(err)
 	}
