@@ -119,6 +119,19 @@ func TestCaseClauses(t *testing.T) {
 		{"nsenter -w -t 1 rm -rf sub", ReasonDeleteOutside}, {"nsenter --wd=/ -t 1 rm -rf build", ReasonDeleteOutside},
 		{"taskset --pid 0x1 1234", ""}, {"chrt --pid 10 1234", ""}, {"flock --timeout 5 /tmp/lock make", ""},
 		{"nsenter -t 1 -m ls", ""},
+		// Short options whose argument is optional (nsenter's -w, -r and
+		// namespace files, xargs's -i, -e and -l) take only an attached
+		// argument: the rest of the cluster, never the next word.
+		{"nsenter -w/ -t 1 rm -rf build", ReasonDeleteOutside}, {"nsenter -t 1 -w/ rm -rf build", ReasonDeleteOutside},
+		{"nsenter -w. -t 1 rm -rf build", ""}, {"nsenter -t 1 -wsub rm -rf build", ""},
+		{"nsenter -n/proc/1/ns/net rm -rf ~/canary", ReasonDeleteOutside},
+		{"nsenter -m/proc/1/ns/mnt -t 1 rm -rf ~/canary", ReasonDeleteOutside},
+		{"nsenter -r/ -t 1 rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -U -w/ -t 1 rm -rf build", ReasonDeleteOutside},
+		{"ls | xargs -i rm -rf ~/canary/{}", ReasonDeleteOutside}, {"ls | xargs -eP rm -rf ~/canary", ReasonDeleteOutside},
+		{"ls | xargs -lt rm -rf ~/canary", ReasonDeleteOutside}, {"ls | xargs -iX git -C X clean -fdx", ReasonDeleteOutside},
+		{"nsenter -nnet rm -rf ~/canary", ReasonDeleteOutside}, {"ls | xargs -lP rm -rf ~/canary", ReasonDeleteOutside},
+		{"ls | xargs -i git -C {} clean -fdx", ReasonDeleteOutside},
+		{"ls | xargs -i echo {}", ""}, {"ls | xargs -ieP echo {}", ""},
 		{"sudo --user root ls", ""}, {"env --unset X ls", ""}, {"sudo --a ls", ""}, {"timeout --sig KILL 5 ls", ""},
 		{"flock /tmp/lock -c make", ""}, {"setsid --wait ls", ""},
 		// Shells: -o and --rcfile take a word, long options are no

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -239,12 +240,19 @@ func joinText(fs []field) string {
 // options that take an argument.
 var wrappers = map[string]string{
 	"sudo": "ugCDprtTUh", "doas": "uC", "env": "uCS", "nice": "n", "nohup": "", "time": "fo",
-	"timeout": "sk", "command": "", "exec": "a", "builtin": "", "xargs": "IEnPsLadi",
+	"timeout": "sk", "command": "", "exec": "a", "builtin": "", "xargs": "IEnPsLad",
 	"stdbuf": "ioe", "ionice": "cnpPu", "busybox": "", "toybox": "", "setsid": "", "chrt": "p",
 	"taskset": "", "nsenter": "tSG", "unshare": "SGRw", "flock": "wEc", "strace": "eoOpPsSuIbXU",
 	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
 	"npx": "pc", "bunx": "p", "pnpx": "p",
+}
+
+// optionalArg are the wrappers' short options whose argument is optional
+// (getopt's "o::"): it is only ever attached, the rest of the cluster, and
+// the next word is never theirs.
+var optionalArg = map[string]string{
+	"nsenter": "muinpCTUrwW", "xargs": "eil",
 }
 
 // longWithArg are wrapper long options that take a separate argument.
@@ -328,12 +336,15 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 			break
 		}
 	}
-	rest = skipOptions(rest, withArg, longNoArg[name], func(opt string, arg field) {
+	rest = skipOptions(rest, withArg, optionalArg[name], longNoArg[name], func(opt string, arg field) {
 		switch {
 		case name == "env" && (opt == "S" || longOpt(opt, "--split-string", 3)):
 			split = append(split, arg)
-		case name == "xargs" && (opt == "I" || longOpt(opt, "--replace", 3)):
+		case name == "xargs" && opt == "I":
 			replace = arg.text
+		case name == "xargs" && (opt == "i" || longOpt(opt, "--replace", 3)):
+			// -i[R], --replace[=R]: R, or {} without one
+			replace = cmp.Or(arg.text, "{}")
 		case (name == "flock" || name == "npx") && (opt == "c" || longOpt(opt, "--command", 3) || longOpt(opt, "--call", 4)):
 			c.nested(arg.text, nil, false)
 		case name == "command" && (opt == "v" || opt == "V"):
@@ -402,11 +413,12 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 // or "--"), calling seen (when not nil) with each option and its argument.
 // withArg lists the short options that take an argument.
 func skipOpts(args []field, withArg string, seen func(opt string, arg field)) []field {
-	return skipOptions(args, withArg, nil, seen)
+	return skipOptions(args, withArg, "", nil, seen)
 }
 
-// skipOptions is skipOpts where the long options noArg take no argument.
-func skipOptions(args []field, withArg string, noArg []string, seen func(opt string, arg field)) []field {
+// skipOptions is skipOpts where the short options optArg take only an
+// attached argument and the long options noArg take no separate one.
+func skipOptions(args []field, withArg, optArg string, noArg []string, seen func(opt string, arg field)) []field {
 	note := func(opt string, arg field) {
 		if seen != nil {
 			seen(opt, arg)
@@ -440,6 +452,10 @@ func skipOptions(args []field, withArg string, noArg []string, seen func(opt str
 		// cluster, or the next word when it ends the cluster.
 		for k := 1; k < len(t); k++ {
 			opt := t[k : k+1]
+			if strings.Contains(optArg, opt) {
+				note(opt, lit(t[k+1:]))
+				break
+			}
 			if !strings.Contains(withArg, opt) {
 				note(opt, field{})
 				continue
