@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/protocol"
@@ -245,7 +244,7 @@ func (m *Model) approvalFoot(width int, whole bool) []string {
 	if a.held {
 		when = styleWarn().Render("typing goes to your draft: stop, then answer") + styleDim().Render(fmt.Sprintf(" · denied in %ds", int(left/time.Second)))
 	}
-	if ansi.StringWidth(keys)+2+ansi.StringWidth(when) <= width {
+	if strWidth(keys)+2+strWidth(when) <= width {
 		lines = append(lines, keys+"  "+when)
 	} else {
 		lines = append(lines, wrapLines(keys, width)...)
@@ -287,13 +286,13 @@ func (m *Model) pagerLines(width int) []string {
 	a.pager = max(0, min(a.pager, len(body)-rows))
 	end := min(len(body), a.pager+rows)
 	title := styleAsk().Render(approvalHead) + styleDim().Render(fmt.Sprintf(" lines %d-%d of %d (%s)", a.pager+1, end, len(body), bytesFor(a.bytes)))
-	lines := []string{ansi.Truncate(title, width, "…")}
+	lines := []string{truncate(title, width, "…")}
 	for _, l := range body[a.pager:end] {
 		lines = append(lines, "  "+l)
 	}
 	foot := m.approvalFoot(width, false)
 	hint := styleDim().Render("↑↓ PgUp PgDn Home End scroll · Esc closes")
-	return append(append(lines, ansi.Truncate(hint, width, "…")), foot...)
+	return append(append(lines, truncate(hint, width, "…")), foot...)
 }
 
 // pagerKey scrolls the open pager; the end of the request on the screen

@@ -13,7 +13,9 @@ import (
 // with a combining mark) as one character, measured as it is drawn.
 func TestEditorClusters(t *testing.T) {
 	const thumb, family, heart, accent = "👍🏽", "👨‍👩‍👧", "❤️", "e\u0301"
-	in := editor{Graphemes: true}
+	clusterWidths.Store(true)
+	defer clusterWidths.Store(false)
+	var in editor
 	press(&in, "a"+thumb+family+heart+accent+"z")
 	press(&in, "left", "left")
 	if got := string(in.value[in.pos:]); got != accent+"z" {
@@ -67,12 +69,53 @@ func TestEditorWidthFollowsTheTerminal(t *testing.T) {
 		t.Fatalf("8 families of 6 columns at 30 columns: %d rows; want 2", n)
 	}
 	m.Update(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
-	if !m.input.Graphemes || rows() != 1 {
+	if rows() != 1 {
 		t.Fatalf("after the terminal's mode 2027 answer: %d rows; want 1 (8 families of 2 columns)", rows())
 	}
 	m2, _, _ := sized(t, 30, 24, Options{})
 	m2.Update(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeNotRecognized})
-	if m2.input.Graphemes {
+	if clusterWidths.Load() {
 		t.Fatal("a terminal that does not know mode 2027 was taken to draw clusters")
 	}
+}
+
+// Every width outside the input follows the terminal's rule too: a reply
+// wraps, a status line truncates and output hard-wraps by code points
+// until the terminal answers the mode 2027 query, by clusters after.
+func TestWidthsFollowTheTerminal(t *testing.T) {
+	const family, thumb = "👨‍👩‍👧", "👍🏽"
+	text := strings.Repeat("ab "+family+thumb+" ", 6)
+	check := func(want, per int) {
+		t.Helper()
+		if got := strWidth(family + thumb); got != want {
+			t.Fatalf("a family and a thumb measure %d columns; want %d", got, want)
+		}
+		for _, l := range wrapLines(text, 20) {
+			if w := strings.Count(l, family)*per + strings.Count(l, thumb)*(want-per) + strings.Count(l, "ab")*2 + strings.Count(l, " "); w > 20 {
+				t.Fatalf("a wrapped row of %d columns at 20: %q", w, l)
+			}
+		}
+		if got := strings.Count(strings.Join(wrapLines(text, 20), ""), family); got != 6 {
+			t.Fatalf("wrapping kept %d of 6 families", got)
+		}
+		for _, n := range []int{5, 8} { // 5: 10 columns as clusters, 30 as code points
+			if got := strWidth(truncate(strings.Repeat(family, n), 12, "…")); got > 12 {
+				t.Fatalf("%d families truncated to 12 columns: %d", n, got)
+			}
+		}
+		for _, l := range strings.Split(hardwrap(strings.Repeat(family, 8), 12, true), "\n") {
+			if got := strWidth(l); got > 12 {
+				t.Fatalf("hard-wrapped to 12 columns: a row of %d", got)
+			}
+		}
+		if got := strings.Count(truncate(strings.Repeat(family, 8), 12, ""), family); got != 12/per {
+			t.Fatalf("12 columns hold %d families; want %d", got, 12/per)
+		}
+	}
+	m, _, _ := sized(t, 30, 24, Options{})
+	check(10, 6) // code points: 6 + 4
+	m.Update(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeSet})
+	check(4, 2) // clusters: 2 + 2
+	New(Options{})
+	check(10, 6)
 }

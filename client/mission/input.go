@@ -25,14 +25,9 @@ type editor struct {
 	Hidden      bool
 	value       []rune
 	pos         int // cursor: an index into value
-	// Graphemes: the terminal draws a grapheme cluster in the columns of
-	// its cluster width (it answered the mode 2027 query, and Bubble Tea
-	// draws by clusters); else it draws code point by code point (a ZWJ
-	// family takes the columns of its three people) and so does Bubble Tea.
-	Graphemes bool
-	history   []string
-	hist      int    // the history entry shown; len(history): the draft
-	draft     []rune // what was typed before walking the history
+	history     []string
+	hist        int    // the history entry shown; len(history): the draft
+	draft       []rune // what was typed before walking the history
 }
 
 func (in *editor) Value() string { return string(in.value) }
@@ -255,14 +250,14 @@ func (in *editor) Update(msg tea.Msg) {
 // Lines renders the input wrapped to width in at most rows lines, the
 // cursor's line among them.
 func (in *editor) Lines(width, rows int) []string {
-	prompt := ansi.Truncate(in.Prompt, max(1, width-4), "…")
+	prompt := truncate(in.Prompt, max(1, width-4), "…")
 	switch {
 	case in.Hidden:
 		return []string{prompt}
 	case len(in.value) == 0:
-		return []string{prompt + styleDim().Render(ansi.Truncate(in.Placeholder, max(1, width-ansi.StringWidth(prompt)), "…"))}
+		return []string{prompt + styleDim().Render(truncate(in.Placeholder, max(1, width-strWidth(prompt)), "…"))}
 	}
-	pw := ansi.StringWidth(prompt)
+	pw := strWidth(prompt)
 	cw := max(1, width-pw-1) // a column for the cursor after the last character
 	var out []string
 	var row strings.Builder
@@ -278,7 +273,7 @@ func (in *editor) Lines(width, rows int) []string {
 		col = 0
 	}
 	// One grapheme cluster at a time, measured as the terminal draws it
-	// (Graphemes), never split across rows; the cursor is on the
+	// (strWidth), never split across rows; the cursor is on the
 	// cluster it is in, or on a blank cell after the last one.
 	cs := append(clusters(in.value), cluster{len(in.value), len(in.value) + 1})
 	for _, c := range cs {
@@ -298,10 +293,7 @@ func (in *editor) Lines(width, rows int) []string {
 		if s == "\t" {
 			s = "    "
 		}
-		w := ansi.StringWidthWc(s)
-		if in.Graphemes {
-			w = ansi.StringWidth(s)
-		}
+		w := strWidth(s)
 		if col+w > cw && col > 0 {
 			flush()
 		}

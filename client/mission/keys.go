@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 )
@@ -175,10 +174,10 @@ func (m *Model) inputLines(width int) []string {
 	}
 	lines = append(lines, m.draftLines(width)...)
 	for _, name := range m.mentionMatches {
-		lines = append(lines, styleDim().Render(ansi.Truncate("  "+human.Printable(name), width, "…")))
+		lines = append(lines, styleDim().Render(truncate("  "+human.Printable(name), width, "…")))
 	}
 	if m.quitArmed {
-		lines = append(lines, styleDim().Render(ansi.Truncate("Ctrl-C again leaves", width, "…")))
+		lines = append(lines, styleDim().Render(truncate("Ctrl-C again leaves", width, "…")))
 	}
 	menu := m.menu()
 	for i, name := range menu {
@@ -188,7 +187,7 @@ func (m *Model) inputLines(width int) []string {
 				what = strings.TrimSpace(c.args + "  " + c.what)
 			}
 		}
-		row := ansi.Truncate(fmt.Sprintf("  %-10s %s", name, what), width, "…")
+		row := truncate(fmt.Sprintf("  %-10s %s", name, what), width, "…")
 		if i == m.menuSel%len(menu) {
 			row = styleUser().Render(row)
 		} else {

@@ -245,7 +245,7 @@ func renderTable(rows []string, width int, links bool) []string {
 	widths := make([]int, cols)
 	for _, r := range cells {
 		for i, c := range r {
-			widths[i] = max(widths[i], ansi.StringWidth(c))
+			widths[i] = max(widths[i], strWidth(c))
 		}
 	}
 	total := 3 * (cols - 1)
@@ -277,7 +277,7 @@ func renderTable(rows []string, width int, links bool) []string {
 			if n == 0 {
 				c = styleBold().Render(c)
 			}
-			b.WriteString(c + strings.Repeat(" ", widths[i]-ansi.StringWidth(c)))
+			b.WriteString(c + strings.Repeat(" ", widths[i]-strWidth(c)))
 			if i < cols-1 {
 				b.WriteString(styleDim().Render(" │ "))
 			}

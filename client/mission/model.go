@@ -19,7 +19,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/human"
@@ -268,6 +267,7 @@ func New(opts Options) *Model {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	clusterWidths.Store(false) // until the terminal answers the mode 2027 query
 	if opts.History != nil {
 		for _, e := range opts.History.Entries() {
 			m.input.AddHistory(e) // Up walks the earlier runs' prompts too
@@ -375,12 +375,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.call("session.open", map[string]string{"session_id": m.sessionID})
 	}
-	if r, ok := msg.(tea.ModeReportMsg); ok && r.Mode == ansi.ModeUnicodeCore &&
-		(r.Value == ansi.ModeSet || r.Value == ansi.ModeReset || r.Value == ansi.ModePermanentlySet) {
-		// The terminal draws grapheme clusters, and Bubble Tea now
-		// measures by them too (it reads the same answer).
-		m.input.Graphemes = true
-	}
+	noteWidthMode(msg)
 	if paste, ok := msg.(tea.PasteMsg); ok {
 		// A paste is typing: it goes to the draft, and it never answers.
 		m.gate.press(m.now())

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 	"github.com/magi-code/magi-code/protocol"
@@ -73,9 +72,9 @@ func (o *toolOutput) collapses(width int) bool {
 	if len(lines) > previewLines {
 		return true
 	}
-	room := max(1, width-ansi.StringWidth(outputIndent))
+	room := max(1, width-strWidth(outputIndent))
 	for _, l := range lines {
-		if ansi.StringWidth(l) > room {
+		if strWidth(l) > room {
 			return true
 		}
 	}
@@ -101,13 +100,13 @@ func renderPreview(a *activity, width int) string {
 	}
 	o := a.out
 	lines := o.lines()
-	room := max(1, width-ansi.StringWidth(outputIndent))
+	room := max(1, width-strWidth(outputIndent))
 	var b strings.Builder
 	for i, l := range lines {
 		if i == previewLines {
 			break
 		}
-		b.WriteString("\n" + styleDim().Render(outputIndent) + a.paint(l, ansi.Truncate(l, room, "…")))
+		b.WriteString("\n" + styleDim().Render(outputIndent) + a.paint(l, truncate(l, room, "…")))
 	}
 	var more []string
 	if n := len(lines) - previewLines; n > 0 {
@@ -118,12 +117,12 @@ func renderPreview(a *activity, width int) string {
 	}
 	if o.collapses(width) {
 		more = append(more, "Ctrl-O shows all")
-		if ansi.StringWidth(outputIndent+strings.Join(more, ", ")) > width {
+		if strWidth(outputIndent+strings.Join(more, ", ")) > width {
 			more[len(more)-1] = "Ctrl-O" // narrow screens: the key alone
 		}
 	}
 	if len(more) > 0 {
-		b.WriteString("\n" + styleDim().Render(ansi.Truncate(outputIndent+strings.Join(more, ", "), width, "…")))
+		b.WriteString("\n" + styleDim().Render(truncate(outputIndent+strings.Join(more, ", "), width, "…")))
 	}
 	return b.String()
 }
@@ -183,7 +182,7 @@ func (m *Model) expandOutput() tea.Cmd {
 // renderExpanded is a call's whole output, wrapped to width.
 func renderExpanded(a *activity, width int) string {
 	lines := a.out.lines()
-	room := max(1, width-ansi.StringWidth(outputIndent))
+	room := max(1, width-strWidth(outputIndent))
 	var b strings.Builder
 	b.WriteString(renderActivity(a))
 	head := plural(len(lines), "line")
@@ -192,7 +191,7 @@ func renderExpanded(a *activity, width int) string {
 	}
 	b.WriteString("\n" + styleDim().Render(outputIndent+head))
 	for _, l := range lines {
-		for _, w := range strings.Split(ansi.Hardwrap(l, room, true), "\n") {
+		for _, w := range strings.Split(hardwrap(l, room, true), "\n") {
 			b.WriteString("\n" + styleDim().Render(outputIndent) + a.paint(l, w))
 		}
 	}

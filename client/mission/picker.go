@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 )
@@ -79,7 +78,7 @@ func (p *picker) lines(width, rows int) []string {
 	if p.filter != "" {
 		title = "filter: " + p.filter + " · " + p.title // first: a narrow screen cuts the title's end
 	}
-	out := []string{styleAsk().Render(ansi.Truncate(human.Visible(title, 1<<10), width, "…"))}
+	out := []string{styleAsk().Render(truncate(human.Visible(title, 1<<10), width, "…"))}
 	room := max(1, rows-2)
 	list := p.shown()
 	at := max(0, slices.Index(list, p.sel))
@@ -89,7 +88,7 @@ func (p *picker) lines(width, rows int) []string {
 	}
 	for k := first; k < len(list) && k < first+room; k++ {
 		i := list[k]
-		label := ansi.Truncate(human.Visible(p.items[i].label, 1<<10), width-2, "…")
+		label := truncate(human.Visible(p.items[i].label, 1<<10), width-2, "…")
 		if i == p.sel {
 			out = append(out, styleUser().Render("› "+label))
 			continue
@@ -97,7 +96,7 @@ func (p *picker) lines(width, rows int) []string {
 		out = append(out, "  "+label)
 	}
 	if len(list) == 0 {
-		out = append(out, styleDim().Render(ansi.Truncate("  nothing matches; Backspace takes a character back", width, "…")))
+		out = append(out, styleDim().Render(truncate("  nothing matches; Backspace takes a character back", width, "…")))
 	}
 	hint := "↑/↓ choose · Enter picks · Esc closes"
 	switch {
@@ -106,7 +105,7 @@ func (p *picker) lines(width, rows int) []string {
 	case len(list) > room:
 		hint = fmt.Sprintf("%d of %d · ", at+1, len(p.items)) + hint
 	}
-	return append(out, styleDim().Render(ansi.Truncate(hint, width, "…")))
+	return append(out, styleDim().Render(truncate(hint, width, "…")))
 }
 
 // pickerKey handles a key while a picker is open.

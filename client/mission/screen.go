@@ -215,12 +215,12 @@ func (m *Model) repaint() tea.Cmd {
 func wrapLines(s string, width int) []string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		if ansi.StringWidth(line) <= width {
+		if strWidth(line) <= width {
 			out = append(out, line)
 			continue
 		}
 		cont, hang := hangOf(ansi.Strip(line), width)
-		rows := strings.Split(ansi.Wrap(line, width-hang, ""), "\n")
+		rows := strings.Split(wrap(line, width-hang, ""), "\n")
 		out = append(out, rows[0])
 		for _, r := range rows[1:] {
 			out = append(out, cont+r)

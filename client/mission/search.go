@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 )
@@ -127,5 +126,5 @@ func (m *Model) searchLine(width int) string {
 	if s.failed {
 		text += " (no match)"
 	}
-	return styleDim().Render(ansi.Truncate(text+" · Ctrl-R older · Enter keeps · Esc restores", width, "…"))
+	return styleDim().Render(truncate(text+" · Ctrl-R older · Enter keeps · Esc restores", width, "…"))
 }

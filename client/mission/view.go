@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/magi-code/magi-code/client/human"
 )
@@ -65,7 +64,7 @@ func (m *Model) View() tea.View {
 			top = nil
 		} else {
 			hidden := len(top) - room + 1
-			top = append([]string{styleDim().Render(ansi.Truncate(fmt.Sprintf("↑ %d more lines: the whole reply prints when it is complete", hidden), w, "…"))}, top[hidden:]...)
+			top = append([]string{styleDim().Render(truncate(fmt.Sprintf("↑ %d more lines: the whole reply prints when it is complete", hidden), w, "…"))}, top[hidden:]...)
 		}
 	}
 	return tea.NewView(strings.Join(append(top, bottom...), "\n"))
@@ -80,7 +79,7 @@ func (m *Model) spinnerLine() string {
 	} else {
 		s += " · Esc or Ctrl-C cancels"
 	}
-	return styleDim().Render(ansi.Truncate(s, m.textWidth(), "…"))
+	return styleDim().Render(truncate(s, m.textWidth(), "…"))
 }
 
 // statusLine is provider · model · session · cwd · readiness.
@@ -113,11 +112,11 @@ func (m *Model) statusLine() string {
 			}
 		}
 		s = human.Visible(" "+strings.Join(shown, " · ")+" ", 1<<12)
-		if ansi.StringWidth(s) <= width {
+		if strWidth(s) <= width {
 			break
 		}
 	}
-	return styleStatus().Render(ansi.Truncate(s, width, "…"))
+	return styleStatus().Render(truncate(s, width, "…"))
 }
 
 func orDash(s string) string {
