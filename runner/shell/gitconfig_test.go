@@ -1,0 +1,159 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGitConfigBoundEdges: each bound holds at its limit and is passed
+// one past it. Every file git would read counts, /etc/gitconfig included.
+func TestGitConfigBoundEdges(t *testing.T) {
+	etc := 0
+	if fi, err := os.Stat("/etc/gitconfig"); err == nil {
+		etc = int(fi.Size())
+	}
+	chain := func(n int) map[string]string { // .gitconfig and n nested includes
+		fs := map[string]string{}
+		prev := ".gitconfig"
+		for i := 1; i <= n; i++ {
+			name := fmt.Sprintf("inc%d", i)
+			fs[prev] = "[include]\n\tpath = " + name + "\n"
+			prev = name
+		}
+		fs[prev] = "[alias]\n\tok = log\n"
+		return fs
+	}
+	flat := func(n int) map[string]string { // .gitconfig including n files
+		var b strings.Builder
+		b.WriteString("[include]\n")
+		fs := map[string]string{}
+		for i := range n {
+			fmt.Fprintf(&b, "\tpath = f%d\n", i)
+			fs[fmt.Sprintf("f%d", i)] = "[alias]\n\tok = log\n"
+		}
+		fs[".gitconfig"] = b.String()
+		return fs
+	}
+	sized := func(n int) map[string]string { // n bytes in all, /etc/gitconfig's counted
+		head := "[alias]\n\tx = "
+		return map[string]string{".gitconfig": head + strings.Repeat("y", n-etc-len(head)-1) + "\n"}
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  bool
+	}{
+		// The repository's config and config.worktree, ~/.gitconfig,
+		// the XDG file and /etc/gitconfig are five files: 27 includes
+		// make 32.
+		{"includes 10 deep", chain(10), false}, {"includes 11 deep", chain(11), true},
+		{"32 files", flat(27), false}, {"33 files", flat(28), true},
+		{"the byte bound", sized(maxGitConfigBytes), false}, {"a byte past it", sized(maxGitConfigBytes + 1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, at := newLayout(t)
+			if err := os.MkdirAll(filepath.Join(l.ws, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for p, c := range tc.files {
+				if err := os.WriteFile(filepath.Join(l.home, p), []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, _ := Destructive("git push", at); got != tc.want {
+				t.Errorf("Destructive(git push) = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseGitConfigEnds: a file that ends inside a line (after white
+// space, a comment, a bare key, a value, a trailing backslash), comments
+// after a bare key, a line git cannot read, and every character class of
+// a key's name.
+func TestParseGitConfigEnds(t *testing.T) {
+	for src, want := range map[string][]gitSetting{
+		"[a]\n\tk = v\n  ":         {{"a.k", "v"}},
+		"[a]\n\tk = v\n# c":        {{"a.k", "v"}},
+		"[a]\n\tbare":              {{"a.bare", "true"}},
+		"[a]\n\tk = v\\":           {{"a.k", "v\\"}},
+		"[a]\n\tk = v":             {{"a.k", "v"}},
+		"[a]\n\tk = v # c":         {{"a.k", "v"}},
+		"[a]\n\tbare # c\n\tk = v": {{"a.bare", "true"}, {"a.k", "v"}},
+		"[a]\n\tbare ; c\n\tk = v": {{"a.bare", "true"}, {"a.k", "v"}},
+		"[a]\n\tk junk\n\tq = w":   nil,
+		"[a]\n\tx09AZ = v":         {{"a.x09az", "v"}},
+	} {
+		if got := parseGitConfig(src); !slices.Equal(got, want) {
+			t.Errorf("parseGitConfig(%q) = %q; want %q", src, got, want)
+		}
+	}
+}
+
+// TestGitDirWalkUp: a command run below a repository's top reads that
+// repository's configuration.
+func TestGitDirWalkUp(t *testing.T) {
+	_, at := gitLayout(t)
+	for cmd, want := range map[string]Reason{
+		"git -C forced/deep/er push": ReasonGitPush, "cd forced/src && git push": ReasonGitPush,
+		"git -C plain/src push": "",
+	} {
+		if _, why := Destructive(cmd, at); why != want {
+			t.Errorf("Destructive(%q) = %q; want %q", cmd, why, want)
+		}
+	}
+}
+
+// TestGitConfigSpellings: git's spellings of the settings that make a
+// plain push force: section and key names in any case, quoted and old
+// style subsections, every boolean word, escapes, continuations and an
+// include relative to the including file.
+func TestGitConfigSpellings(t *testing.T) {
+	l, at := newLayout(t)
+	for i, tc := range []struct {
+		config string
+		files  map[string]string // more files in the repository's .git
+		want   bool
+	}{
+		{"[REMOTE \"Origin\"]\n\tMIRROR = Yes\n", nil, true},
+		{"[Remote.origin]\n\tmirror = on\n", nil, true},
+		{"[remote \"o\"]\n\tmirror = 1\n", nil, true},
+		{"[remote \"o\"]\n\tmirror = TRUE ; why\n", nil, true},
+		{"[remote \"o\"]\n\tmirror = \"off\"\n", nil, false},
+		{"[remote \"o\"]\n\tmirror = no\n", nil, false},
+		{"[remote \"o\\\"x\"]\n\tPush = \\\n+refs/heads/*\n", nil, true},
+		{"[remote \"o\"]\n\tpush = \"\"+refs/heads/main\n", nil, true},
+		{"[remote \"o\"]\n\tpush = \":refs/heads/old\"\n", nil, true},
+		{"[remote \"o\"]\n\tpush = refs/heads/main:refs/heads/main # +x\n", nil, false},
+		{"[Push]\n\tRecurseSubmodules = On-Demand\n", nil, true},
+		{"[push]\n\trecurseSubmodules = only\n", nil, true},
+		{"[push]\n\trecurseSubmodules = check\n", nil, false},
+		{"[push]\n\trecurseSubmodules = No\n", nil, false},
+		{"[include]\n\tpath = more\n", map[string]string{"more": "[remote \"o\"]\n\tmirror\n"}, true},
+		{"[includeIf \"onbranch:main\"]\n\tpath = more\n", map[string]string{"more": "[remote \"o\"]\n\tpush = +main\n"}, true},
+		{"[include]\n\tpath = more\n", map[string]string{"more": "[remote \"o\"]\n\tmirror = false\n"}, false},
+	} {
+		dir := filepath.Join(l.ws, fmt.Sprint("r", i))
+		files := map[string]string{"config": tc.config}
+		for k, v := range tc.files {
+			files[k] = v
+		}
+		for name, c := range files {
+			p := filepath.Join(dir, ".git", name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := fmt.Sprintf("git -C r%d push", i)
+		if got, _ := Destructive(cmd, at); got != tc.want {
+			t.Errorf("%s with %q: Destructive = %v; want %v", cmd, tc.config, got, tc.want)
+		}
+	}
+}
