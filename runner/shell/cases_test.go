@@ -129,6 +129,10 @@ func TestCaseClauses(t *testing.T) {
 		{"nsenter -r/ -t 1 rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -U -w/ -t 1 rm -rf build", ReasonDeleteOutside},
 		{"ls | xargs -i rm -rf ~/canary/{}", ReasonDeleteOutside}, {"ls | xargs -eP rm -rf ~/canary", ReasonDeleteOutside},
 		{"ls | xargs -lt rm -rf ~/canary", ReasonDeleteOutside}, {"ls | xargs -iX git -C X clean -fdx", ReasonDeleteOutside},
+		// Each optional-argument option's file or directory ending in a
+		// letter that takes an argument (t) leaves rm the command.
+		{"nsenter -m/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -u/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -i/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -n/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -p/t rm -rf ~/canary", ReasonDeleteOutside},
+		{"nsenter -C/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -T/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -U/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -r/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -w/t rm -rf ~/canary", ReasonDeleteOutside}, {"nsenter -W/t rm -rf ~/canary", ReasonDeleteOutside},
 		{"nsenter -nnet rm -rf ~/canary", ReasonDeleteOutside}, {"ls | xargs -lP rm -rf ~/canary", ReasonDeleteOutside},
 		{"ls | xargs -i git -C {} clean -fdx", ReasonDeleteOutside},
 		{"ls | xargs -i echo {}", ""}, {"ls | xargs -ieP echo {}", ""},
