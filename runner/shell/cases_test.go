@@ -179,6 +179,8 @@ func TestCaseClauses(t *testing.T) {
 		{`python3 -c"import shutil; shutil.rmtree('/x')"`, ReasonInterpreter},
 		{`perl -pie.bak 'unlink "x"' file`, ReasonInterpreter},
 		{"python3 -W ignore /dev/stdin <<'EOF'\nimport shutil; shutil.rmtree('/home')\nEOF", ReasonInterpreter},
+		// "-" alone is an operand (a file named "-", or stdin), not an option.
+		{"mv ~/canary -", ReasonDeleteOutside}, {"rsync -a --remove-source-files ~/canary -", ReasonDeleteOutside},
 		// trap -- HANDLER SIGNALS; flock FILE COMMAND gets no input words.
 		{"trap -- 'rm -rf ~/canary' EXIT", ReasonDeleteOutside},
 		{"flock /tmp/lock git push origin main", ""},
