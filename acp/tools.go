@@ -31,6 +31,7 @@ type toolState struct {
 	command  string  // the exact command or path, unredacted
 	input    any     // the arguments, redacted (nil when none or too long)
 	location string  // absolute path, "" when none
+	line     int     // the location's 1-based line, 0 when none
 	diff     *diffOf // edit tools: the change
 	status   string  // pending, in_progress, completed, failed
 	nested   bool    // a call inside run_code or a subagent
@@ -97,6 +98,9 @@ func describe(ts *toolState, cwd string, args []byte) {
 	case "read_file", "write_file", "edit_file", "list_dir":
 		ts.location = abs(cmpOr(str("path"), "."))
 		ts.command = ts.location
+		if ts.name == "read_file" {
+			ts.line = 1 // read_file always reads from the file's start
+		}
 	case "grep":
 		ts.command = str("pattern")
 		if p := str("path"); p != "" {
@@ -154,7 +158,11 @@ func (ts *toolState) fields(div int, withInput bool) obj {
 	// secret, or that the frame cannot carry whole, is left out (a
 	// redacted or cut path names no file).
 	if ts.location != "" && !redact.Contains(ts.location) && jsonenc.EscapedLen(ts.location) <= titleEscBytes/div {
-		u["locations"] = []obj{{"path": ts.location}}
+		loc := obj{"path": ts.location}
+		if ts.line > 0 {
+			loc["line"] = ts.line
+		}
+		u["locations"] = []obj{loc}
 	}
 	if withInput && ts.input != nil {
 		if b := marshal(ts.input); len(b) <= inputEscBytes/div {
@@ -245,6 +253,19 @@ func (k *sink) ToolExited(activityID string, code int, signal string) {
 		ts.exited, ts.exitCode, ts.signal = true, code, signal
 	}
 }
+
+// ToolLine implements runner.LineSink: the first line an edit changed,
+// the line of the call's location in its final update.
+func (k *sink) ToolLine(activityID string, line int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ts := k.calls[activityID]; ts != nil {
+		ts.line = line
+	}
+}
+
+// The sink gives an edit's location its line.
+var _ runner.LineSink = (*sink)(nil)
 
 // ToolRunning implements runner.RunningSink: in_progress.
 func (k *sink) ToolRunning(activityID string) {

@@ -51,3 +51,36 @@ func TestMCPNoticeRedacted(t *testing.T) {
 		t.Errorf("notice %q", text)
 	}
 }
+
+// TestLocationLine: a read_file call's location is at line 1 (it reads
+// from the start); an edit's location has no line until the runner says
+// which line the edit changed first (ToolLine), then that line; another
+// activity's line goes nowhere.
+func TestLocationLine(t *testing.T) {
+	line := func(ts *toolState) any {
+		locs, _ := ts.fields(1, false)["locations"].([]obj)
+		if len(locs) != 1 {
+			t.Fatalf("%s: locations %v", ts.name, locs)
+		}
+		return locs[0]["line"]
+	}
+	read := &toolState{id: "r", name: "read_file"}
+	describe(read, "/work", []byte(`{"path":"a.go"}`))
+	if got := line(read); got != 1 {
+		t.Errorf("read_file line %v, want 1", got)
+	}
+	edit := &toolState{id: "e", name: "edit_file"}
+	describe(edit, "/work", []byte(`{"path":"a.go","old":"x","new":"y"}`))
+	if got := line(edit); got != nil {
+		t.Errorf("edit_file line before it ran: %v", got)
+	}
+	k := &sink{calls: map[string]*toolState{"act-1": edit}}
+	k.ToolLine("act-2", 9)
+	if got := line(edit); got != nil {
+		t.Errorf("another activity's line: %v", got)
+	}
+	k.ToolLine("act-1", 7)
+	if got := line(edit); got != 7 {
+		t.Errorf("edit_file line %v, want 7", got)
+	}
+}

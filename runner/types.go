@@ -24,11 +24,12 @@ type (
 	Env = config.Env
 	// Sink receives a run's visible progress (agent.Sink).
 	Sink = agent.Sink
-	// UsageSink, RunningSink and OutputSink are the optional parts of a
-	// Sink.
+	// UsageSink, RunningSink, OutputSink and LineSink are the optional
+	// parts of a Sink.
 	UsageSink   = agent.UsageSink
 	RunningSink = agent.RunningSink
 	OutputSink  = agent.OutputSink
+	LineSink    = agent.LineSink
 	// Usage is a response's token counts (provider.Usage).
 	Usage = provider.Usage
 	// ClientFS is a client's file system the file tools read and write

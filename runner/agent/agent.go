@@ -126,6 +126,14 @@ type RunningSink interface {
 	ToolRunning(activityID string)
 }
 
+// LineSink is a Sink that also learns the first line a primary tool call
+// changed in its file (tools.Result.Line), right before ToolFinished, when
+// the call succeeded and the tool knows it. It is optional (the ACP front
+// door's tool call locations).
+type LineSink interface {
+	ToolLine(activityID string, line int)
+}
+
 // Activity kinds and states, spelled as in the protocol's activity event.
 const (
 	KindTool       = "tool"
@@ -543,6 +551,9 @@ func (r *run) runTool(ctx context.Context, call ToolCall) error {
 		return sinkError(err)
 	}
 	res, stopErr := r.call(ctx, id, tool, known, call)
+	if ls, ok := r.sink.(LineSink); ok && res.Line > 0 && !res.IsError {
+		ls.ToolLine(id, res.Line)
+	}
 	ferr := r.sink.ToolFinished(id, shown, res.Summary, res.Text, res.IsError, res.IsError || ctx.Err() != nil)
 	r.toolMessage(call, res.Text)
 	if stopErr != nil {

@@ -418,7 +418,8 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return errResult(t.Name(), "cancelled")
 	}
-	edited := strings.Replace(content, a.Old, *a.New, 1)
+	at := strings.Index(content, a.Old)
+	edited := content[:at] + *a.New + content[at+len(a.Old):]
 	if ok, err := clientWrite(ctx, p, edited); err != nil {
 		return errResult(t.Name(), clientFailed)
 	} else if !ok {
@@ -427,7 +428,21 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 		}
 	}
 	const s = "edit_file: 1 replacement"
-	return Result{Text: changed(s, &a.Old, *a.New), Summary: s}
+	return Result{Text: changed(s, &a.Old, *a.New), Summary: s, Line: firstChangedLine(content, edited, at)}
+}
+
+// firstChangedLine is the 1-based line of content where edited, content
+// with a replacement at byte offset at, first differs from it (the line of
+// old's start when the replacement changed nothing).
+func firstChangedLine(content, edited string, at int) int {
+	p := at
+	for p < len(content) && p < len(edited) && content[p] == edited[p] {
+		p++
+	}
+	if p == len(content) && p == len(edited) {
+		p = at
+	}
+	return strings.Count(content[:p], "\n") + 1
 }
 
 // ---- list_dir ----

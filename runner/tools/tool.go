@@ -64,6 +64,9 @@ type Result struct {
 	// Summary is a short safe outcome for activity events, such as
 	// "read_file: 3 lines"; never raw arguments or results.
 	Summary string
+	// Line is the first line (1-based) of the file the call changed, for
+	// a client that opens the file there; 0 when none or unknown.
+	Line int
 }
 
 // Requester is an optional interface of a Tool whose Describe cuts what it
