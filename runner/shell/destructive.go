@@ -57,11 +57,12 @@ type checker struct {
 	expanding     map[string]bool // aliases being expanded
 	depth, steps  int
 	globs         int
-	linked        bool                    // an ln ran: a path may now lead anywhere
-	perEntry      bool                    // find runs the command for every entry below a start: each rm is recursive
-	gitReadOnly   bool                    // Place.GitReadOnly
-	gitWrites     bool                    // a git command writes .git (ReasonGitWrite)
-	gitFiles      map[string][]gitSetting // git configuration files read, by path
+	linked        bool               // an ln ran: a path may now lead anywhere
+	perEntry      bool               // find runs the command for every entry below a start: each rm is recursive
+	gitReadOnly   bool               // Place.GitReadOnly
+	gitWrites     bool               // a git command writes .git (ReasonGitWrite)
+	gitFiles      map[string]gitFile // git configuration files read, by path
+	gitBytes      int                // bytes of them read from disk (maxGitConfigBytes)
 	why           Reason
 }
 
@@ -75,7 +76,7 @@ func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
 		aliases: map[string]string{}, expanding: map[string]bool{},
-		gitReadOnly: at.GitReadOnly, gitFiles: map[string][]gitSetting{}}
+		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {

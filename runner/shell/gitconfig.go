@@ -10,8 +10,8 @@ import (
 // Bounds on the git configuration one check reads: past them git's
 // effective configuration is unknown, and what it could change asks.
 const (
-	maxGitConfigBytes = 1 << 20 // all files of one repository together
-	maxGitConfigFiles = 32      // files, includes counted
+	maxGitConfigBytes = 1 << 20 // all files of one repository together, and all read by one check
+	maxGitConfigFiles = 32      // files, includes counted, each time one is visited
 	maxGitIncludes    = 10      // nesting of include.path (git's own limit)
 )
 
@@ -101,7 +101,7 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 		xdg = v
 	}
 	files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), "/etc/gitconfig")
-	r := &gitReader{home: home, cache: c.gitFiles}
+	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes}
 	for _, f := range files {
 		r.file(f, 0)
 	}
@@ -151,13 +151,24 @@ func readSmall(p string) ([]byte, error) {
 }
 
 // gitReader reads configuration files and their includes within the bounds.
+// files and bytes count every visit of a file, a cached one too, so that a
+// file including itself many times costs at most maxGitConfigFiles visits;
+// read counts the bytes read from disk over the whole check, which the
+// cache shares between its git commands.
 type gitReader struct {
 	home     string
 	settings []gitSetting
 	files    int
 	bytes    int
 	unsure   bool
-	cache    map[string][]gitSetting
+	cache    map[string]gitFile
+	read     *int
+}
+
+// gitFile is one configuration file as read: its settings and its size.
+type gitFile struct {
+	settings []gitSetting
+	size     int
 }
 
 // file reads one file: a missing one adds nothing; one past the bounds,
@@ -169,33 +180,39 @@ func (r *gitReader) file(p string, depth int) {
 		r.unsure = true
 		return
 	}
-	settings, ok := r.cache[p]
+	r.files++
+	if r.files > maxGitConfigFiles {
+		r.unsure = true
+		return
+	}
+	cached, ok := r.cache[p]
 	if !ok {
-		r.files++
-		if r.files > maxGitConfigFiles {
-			r.unsure = true
-			return
-		}
 		f, err := os.Open(p)
 		if os.IsNotExist(err) {
-			r.cache[p] = nil
+			r.cache[p] = gitFile{}
 			return
 		}
 		if err != nil {
 			r.unsure = true
 			return
 		}
-		b, err := io.ReadAll(io.LimitReader(f, int64(maxGitConfigBytes-r.bytes+1)))
+		left := min(maxGitConfigBytes-r.bytes, maxGitConfigBytes-*r.read)
+		b, err := io.ReadAll(io.LimitReader(f, int64(left+1)))
 		f.Close()
-		r.bytes += len(b)
-		if err != nil || r.bytes > maxGitConfigBytes {
+		*r.read += len(b)
+		if err != nil || len(b) > left {
 			r.unsure = true
 			return
 		}
-		settings = parseGitConfig(string(b))
-		r.cache[p] = settings
+		cached = gitFile{settings: parseGitConfig(string(b)), size: len(b)}
+		r.cache[p] = cached
 	}
-	for _, s := range settings {
+	r.bytes += cached.size
+	if r.bytes > maxGitConfigBytes {
+		r.unsure = true
+		return
+	}
+	for _, s := range cached.settings {
 		r.settings = append(r.settings, s)
 		if s.key == "include.path" || strings.HasPrefix(s.key, "includeif.") && strings.HasSuffix(s.key, ".path") {
 			inc := s.value

@@ -157,3 +157,44 @@ func TestGitConfigSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigVisitsBounded: a file that includes itself several times
+// costs about maxGitConfigFiles visits (cached files count), not one per
+// path of the include tree (4^11 here), and leaves the configuration unsure.
+func TestGitConfigVisitsBounded(t *testing.T) {
+	home := t.TempDir()
+	p := filepath.Join(home, ".gitconfig")
+	src := "[alias]\n\tok = log\n[include]\n" + strings.Repeat("\tpath = ~/.gitconfig\n", 4)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &gitReader{home: home, cache: map[string]gitFile{}, read: new(int)}
+	r.file(p, 0)
+	// Past the bound each further visit returns at once: the include lines
+	// left on the stack (4 per level) add at most that many.
+	if !r.unsure || r.files > maxGitConfigFiles+4*(maxGitIncludes+1) || len(r.settings) > 5*maxGitConfigFiles {
+		t.Fatalf("unsure %v after %d visits and %d settings", r.unsure, r.files, len(r.settings))
+	}
+}
+
+// TestGitConfigReadBoundPerCheck: the bytes read from disk are bounded over
+// the whole check, not per git command: two repositories' configs that fit
+// the bound each but not together leave the second push unsure.
+func TestGitConfigReadBoundPerCheck(t *testing.T) {
+	l, at := newLayout(t)
+	for _, d := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(l.ws, d, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := "[alias]\n\tx = " + strings.Repeat("y", maxGitConfigBytes*2/3) + "\n"
+		if err := os.WriteFile(filepath.Join(l.ws, d, ".git", "config"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := Destructive("git -C a push", at); got {
+		t.Fatal("one repository's config within the bound makes git push ask")
+	}
+	if got, _ := Destructive("git -C a push; git -C b push", at); !got {
+		t.Fatal("two configs over the bound together: git push does not ask")
+	}
+}
