@@ -1,15 +1,13 @@
 # magi-code: a stdio coding-agent backend. `make demo` runs the main job, `make test` the tests.
 GO        ?= go
-# The Go release that builds, tests and lints is go.mod's toolchain line
-# (1.27.3: no known reachable standard-library vulnerability, where go1.26.8
-# had ten; docs/testing.md, Lint). go.mod's go line is the oldest patched
-# release a build may use (1.26.11), which is what `go install ...@latest`
-# fetches, since it ignores the toolchain line. Exporting the release here
-# makes the go command take it from the module proxy whatever the installed
-# Go and its GOTOOLCHAIN setting (some installs say GOTOOLCHAIN=local), also
-# for the tools run as `go run pkg@version`, which read their own go.mod.
-# Plain go commands in a clone need the same export under GOTOOLCHAIN=local:
-#   export GOTOOLCHAIN=go1.27.3
+# The Go release that builds, tests and lints is at least go.mod's toolchain
+# line (1.27.3: no known reachable standard-library vulnerability, where
+# go1.26.8 had ten; docs/testing.md, Lint). go.mod's go line stays at the
+# oldest Go that builds the module (1.26.8), so that plain go commands
+# (go vet, go test) work in a clone with an installed Go 1.26.8 that says
+# GOTOOLCHAIN=local. The go command takes the toolchain from the module
+# proxy when the installed Go is older, also under GOTOOLCHAIN=local, and for
+# the tools run as `go run pkg@version`, which read their own go.mod.
 # make ... GOTOOLCHAIN=goX.Y.Z on the command line picks another.
 GOTOOLCHAIN := $(shell sed -n 's/^toolchain \(go[0-9.]*\)$$/\1/p' go.mod)+auto
 export GOTOOLCHAIN

@@ -1,6 +1,6 @@
 module github.com/magi-code/magi-code
 
-go 1.26.11
+go 1.26.8
 
 toolchain go1.27.3
 
