@@ -195,8 +195,12 @@ func Protect(cwd, mcHome string, gitWritable bool) []string {
 	return out
 }
 
-// maxWalk bounds the entries GitDirs visits below a workspace.
-const maxWalk = 200000
+// maxWalk bounds the entries GitDirs visits below a workspace;
+// maxGitDirsCached the workspaces whose walk is kept.
+const (
+	maxWalk          = 200000
+	maxGitDirsCached = 64
+)
 
 // gitDirsOf caches GitDirs per workspace for the life of the process: the
 // walk of a large tree takes seconds, and nested repositories seldom come
@@ -215,6 +219,15 @@ func cachedGitDirs(cwd string) []string {
 	}
 	if gitDirsOf.m == nil {
 		gitDirsOf.m = map[string][]string{}
+	}
+	if len(gitDirsOf.m) >= maxGitDirsCached {
+		// A long-lived process (an editor's sessions over many projects)
+		// keeps a bounded number of walks: any one is dropped and walked
+		// again when its workspace comes back.
+		for k := range gitDirsOf.m {
+			delete(gitDirsOf.m, k)
+			break
+		}
 	}
 	dirs := GitDirs(cwd, maxWalk)
 	gitDirsOf.m[cwd] = dirs

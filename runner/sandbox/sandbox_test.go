@@ -317,3 +317,22 @@ func TestGitDirs(t *testing.T) {
 		t.Errorf("Protect with gitWritable = %q; want no .git", got)
 	}
 }
+
+// TestGitDirsCacheBounded: the walks kept for a long-lived process are
+// bounded however many workspaces it serves.
+func TestGitDirsCacheBounded(t *testing.T) {
+	root := t.TempDir()
+	for i := range maxGitDirsCached + 6 {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cachedGitDirs(dir)
+	}
+	gitDirsOf.Lock()
+	n := len(gitDirsOf.m)
+	gitDirsOf.Unlock()
+	if n > maxGitDirsCached {
+		t.Fatalf("%d walks kept, bound %d", n, maxGitDirsCached)
+	}
+}
