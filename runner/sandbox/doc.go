@@ -4,8 +4,10 @@
 // anything, but may write, create, delete, rename or truncate only below its
 // Policy's writable directories: the workspace, the temp directory, the
 // package caches of Go, npm and Cargo, and the configured writable_roots
-// (docs/configuration.md, [tools.sandbox]). With Network false it may not
-// open or accept TCP connections either.
+// (docs/configuration.md, [tools.sandbox]). With Network false (the
+// default) it opens no socket of any family, UNIX ones included: a seccomp
+// filter the launcher installs refuses them (netfilter_linux.go), with
+// Landlock's TCP rules as a second layer; socketpair stays allowed.
 //
 // Landlock restricts the calling process and everything it starts, for
 // good. So the serve process never restricts itself: Policy.Wrap rewrites a

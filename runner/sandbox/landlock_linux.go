@@ -36,8 +36,10 @@ func probe(abiVersion func() (int, error)) Status {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
 // restrict confines this process (every thread) under p: read and execute
-// everywhere, write below p.Writable, TCP only if p.Network. It refuses to
-// go on unconfined: an ABI below minABI is an error.
+// everywhere, write below p.Writable, sockets only if p.Network (the
+// network filter, and Landlock's TCP rules where the ABI has them). It
+// refuses to go on unconfined: an ABI below minABI is an error, and so is
+// a network it cannot close.
 func restrict(p Policy) error {
 	if st := Probe(); !st.Available {
 		return fmt.Errorf("%s", st.Reason)
@@ -70,7 +72,17 @@ func restrict(p Policy) error {
 	if p.Network {
 		cfg.HandledAccessNet = 0
 	}
-	return cfg.Restrict(rules...)
+	if err := cfg.Restrict(rules...); err != nil {
+		return err
+	}
+	if p.Network {
+		return nil
+	}
+	// The network filter closes every socket on every ABI (netfilter_linux.go).
+	if err := closeNetwork(); err != nil {
+		return fmt.Errorf("cannot close the network: %w", err)
+	}
+	return nil
 }
 
 func execve(path string, argv, env []string) error { return syscall.Exec(path, argv, env) }

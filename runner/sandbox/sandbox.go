@@ -38,7 +38,8 @@ type Policy struct {
 	// grants such a directory entry by entry instead (see grants).
 	// Missing ones are skipped.
 	Protected []string `json:"protected,omitempty"`
-	// Network allows TCP connect and bind.
+	// Network leaves the network open: without it the command can open
+	// no socket (socketpair excepted), of any family.
 	Network bool `json:"network"`
 }
 

@@ -1,0 +1,113 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// The network filter: a seccomp-BPF program the launcher installs, after
+// no_new_privs, in a command that does not get the network (Policy.Network
+// false), on every Landlock ABI. "The network" is every socket that
+// reaches outside the command's own processes: socket(2) fails with EPERM
+// for every family, AF_INET, AF_INET6, AF_NETLINK and AF_UNIX alike (a
+// UNIX socket with a path or an abstract name reaches daemons that act
+// unconfined for the caller: an ssh agent, a tmux server, docker.sock).
+// socketpair(2) stays allowed: a pair connects only the processes that
+// hold it (a pipe with messages: node's child IPC, Python's
+// multiprocessing). connect, bind, listen and accept are refused too, for
+// a socket the command might have inherited.
+//
+// Around those calls, the routes by which a filter keyed on system call
+// numbers is walked past are closed:
+//   - seccomp_data.arch must be the native AUDIT_ARCH: a call made through
+//     another ABI (int 0x80 on amd64, whose numbers differ and whose
+//     socketcall multiplexes every socket call) kills the process;
+//   - on amd64, x32 numbers (bit 30 set) are refused whatever they name;
+//   - socketcall is refused where the native ABI has it;
+//   - io_uring_setup, io_uring_enter and io_uring_register are refused:
+//     io_uring opens and connects sockets in the kernel, where no filter
+//     sees a system call;
+//   - pidfd_getfd is refused: it copies a descriptor (a connected socket)
+//     out of another process (Landlock's ptrace scope refuses it too).
+//
+// Landlock's TCP rules (ABI 4 and later) stay on as a second layer.
+
+// Offsets in struct seccomp_data.
+const (
+	seccompNr   = 0
+	seccompArch = 4
+)
+
+// Return values of the filter.
+const (
+	retAllow = unix.SECCOMP_RET_ALLOW
+	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retKill  = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+)
+
+// x32Bit marks the system call numbers of amd64's x32 ABI.
+const x32Bit = 0x40000000
+
+// netABI is one architecture's facts for the filter.
+type netABI struct {
+	arch uint32   // its AUDIT_ARCH value
+	x32  bool     // numbers with x32Bit are another ABI (amd64)
+	deny []uint32 // the calls refused with EPERM
+}
+
+// netFilter assembles the program for a: check the architecture (kill on
+// any other), refuse x32 numbers where a has them, refuse a.deny, allow
+// the rest.
+func netFilter(a netABI) ([]bpf.RawInstruction, error) {
+	if a.arch == 0 || len(a.deny) == 0 || len(a.deny) > 200 {
+		return nil, errors.New("no filter for this architecture")
+	}
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: seccompArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.arch, SkipTrue: 1},
+		bpf.RetConstant{Val: retKill},
+		bpf.LoadAbsolute{Off: seccompNr, Size: 4},
+	}
+	// Every check jumps, on a match, to the last instruction (the
+	// refusal), past the checks after it and the allow.
+	checks := len(a.deny)
+	if a.x32 {
+		checks++
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipTrue: uint8(checks)})
+	}
+	for i, nr := range a.deny {
+		rest := len(a.deny) - 1 - i
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(rest + 1)})
+	}
+	prog = append(prog, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retEPERM})
+	return bpf.Assemble(prog)
+}
+
+// NetworkClosable reports whether the launcher can close the network on
+// this architecture (amd64 and arm64): where it cannot, a command whose
+// Policy has Network false is refused by the launcher.
+func NetworkClosable() bool { return nativeNet.arch != 0 }
+
+// closeNetwork installs the network filter in this process, all threads
+// (TSYNC). no_new_privs must be set already.
+func closeNetwork() error {
+	raw, err := netFilter(nativeNet)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
