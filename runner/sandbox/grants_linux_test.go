@@ -159,3 +159,76 @@ func hasSetpcap(t *testing.T) bool {
 	t.Fatal("no CapEff in /proc/self/status")
 	return false
 }
+
+// TestVCSMetadataReadOnly runs real commands confined to a workspace
+// outside the temp directory that holds the metadata of version control
+// systems other than git, at the top and nested: Mercurial's .hg/hgrc
+// (whose hooks the person's next hg command runs), jj's .jj, Sapling's
+// .sl, Pijul's .pijul, Darcs' _darcs, Bazaar's .bzr and Fossil's checkout
+// database. Writing, appending, renaming or deleting them fails, as does
+// replacing the directory that holds one; the rest of the workspace is
+// written; with vcsWritable (a version control command the person
+// approved) they can be written.
+func TestVCSMetadataReadOnly(t *testing.T) {
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(ostest.OutsideTemp(t), "ws")
+	files := []string{".hg/hgrc", "sub/.jj/repo/config.toml", "sub/src/a.go", ".sl/config", "p/.pijul/config",
+		"d/_darcs/prefs/defaults", "b/.bzr/branch/branch.conf", "f/.fslckout", "top.txt"}
+	for _, f := range files {
+		p := filepath.Join(ws, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("orig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(vcsWritable bool, script string) bool {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = ws
+		// A walk of its own: the cached one of an earlier test must not
+		// stand for this workspace.
+		p := Policy{Writable: []string{ws}, Protected: Protect(ws, "", vcsWritable)}
+		if err := p.Wrap(cmd, self); err != nil {
+			t.Fatal(err)
+		}
+		return cmd.Run() == nil
+	}
+	for _, script := range []string{
+		"echo x >> .hg/hgrc", "printf '[hooks]\\npre-status = touch ~/pwned\\n' > .hg/hgrc", "mkdir .hg/x", "mv .hg .hg2", "rm -rf .hg",
+		"rm .hg/hgrc", "mv .hg/hgrc .hg/old", "ln -s /x .hg/link",
+		"echo x >> sub/.jj/repo/config.toml", "mkdir sub/.jj/repo/y", "mv sub/.jj sub/jj2", "rm -rf sub/.jj", "rm -rf sub",
+		"mv sub sub2", "echo x >> .sl/config", "mv .sl sl", "echo x >> p/.pijul/config", "mv p/.pijul p/pj",
+		"echo x >> d/_darcs/prefs/defaults", "echo x >> b/.bzr/branch/branch.conf", "echo x >> f/.fslckout",
+		"mv f/.fslckout f/old", "rm f/.fslckout", "touch f/.fslckout-journal",
+		// the top directory holds metadata: nothing is created beside it
+		"mkdir .jj", "touch .fslckout",
+		`python3 -c "import os; os.rename('.hg', 'h')"`,
+	} {
+		if run(false, script) {
+			t.Errorf("%q succeeded", script)
+		}
+	}
+	for _, script := range []string{"echo y > sub/src/b.go && rm sub/src/b.go", "echo z >> sub/src/a.go", "echo w >> top.txt", "mkdir -p sub/src/x/y && rmdir sub/src/x/y"} {
+		if !run(false, script) {
+			t.Errorf("%q failed", script)
+		}
+	}
+	for _, f := range files[:len(files)-1] {
+		if f == "sub/src/a.go" {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(ws, f)); string(data) != "orig\n" {
+			t.Errorf("%s = %q, %v", f, data, err)
+		}
+	}
+	for _, script := range []string{"echo x >> .hg/hgrc", "echo x >> sub/.jj/repo/config.toml", "touch f/.fslckout-journal"} {
+		if !run(true, script) {
+			t.Errorf("with vcsWritable, %q failed", script)
+		}
+	}
+}

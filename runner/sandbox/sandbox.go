@@ -5,13 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Modes of [tools.sandbox] mode.
@@ -173,102 +171,6 @@ func BuildCache(cwd string, env []string) string {
 	}
 	sum := sha256.Sum256([]byte(filepath.Clean(cwd)))
 	return filepath.Join(filepath.Clean(base), "magi-code", "go-build", hex.EncodeToString(sum[:8]))
-}
-
-// Protect returns the paths a command run in cwd must not write although
-// the workspace, a temp directory or a writable root holds them: the
-// workspace's .git and every .git below it (GitDirs, walked once per
-// workspace; unless gitWritable: a
-// git command the person approved) and .magi-code and .claude (project
-// settings, skills and profiles later sessions, magi-code's or Claude
-// Code's, load), and mcHome (credentials, sessions, settings), when not "".
-func Protect(cwd, mcHome string, gitWritable bool) []string {
-	var out []string
-	if filepath.IsAbs(cwd) {
-		if !gitWritable {
-			out = append(out, cachedGitDirs(cwd)...)
-		}
-		out = append(out, filepath.Join(cwd, ".magi-code"), filepath.Join(cwd, ".claude"))
-	}
-	if filepath.IsAbs(mcHome) {
-		out = append(out, filepath.Clean(mcHome))
-	}
-	return out
-}
-
-// maxWalk bounds the entries GitDirs visits below a workspace;
-// maxGitDirsCached the workspaces whose walk is kept.
-const (
-	maxWalk          = 200000
-	maxGitDirsCached = 64
-)
-
-// gitDirsOf caches GitDirs per workspace for the life of the process: the
-// walk of a large tree takes seconds, and nested repositories seldom come
-// and go (one cloned during the session is found at the next start).
-var gitDirsOf struct {
-	sync.Mutex
-	m map[string][]string
-}
-
-// cachedGitDirs is GitDirs(cwd, maxWalk), walked once per cwd.
-func cachedGitDirs(cwd string) []string {
-	gitDirsOf.Lock()
-	defer gitDirsOf.Unlock()
-	if dirs, ok := gitDirsOf.m[cwd]; ok {
-		return dirs
-	}
-	if gitDirsOf.m == nil {
-		gitDirsOf.m = map[string][]string{}
-	}
-	if len(gitDirsOf.m) >= maxGitDirsCached {
-		// A long-lived process (an editor's sessions over many projects)
-		// keeps a bounded number of walks: any one is dropped and walked
-		// again when its workspace comes back.
-		for k := range gitDirsOf.m {
-			delete(gitDirsOf.m, k)
-			break
-		}
-	}
-	dirs := GitDirs(cwd, maxWalk)
-	gitDirsOf.m[cwd] = dirs
-	return dirs
-}
-
-// GitDirs returns cwd/.git and every other .git (a repository's directory,
-// or the file that points a submodule or worktree at one) found below cwd
-// within max entries: a nested repository's hooks and configuration
-// (core.fsmonitor, core.pager) run unconfined at the person's next git
-// command there, as the workspace's own do. The walk follows no symbolic
-// link, does not descend into a .git, and skips node_modules (package
-// managers keep no repository there). Past max entries the rest of the
-// tree is not searched.
-func GitDirs(cwd string, max int) []string {
-	out := []string{filepath.Join(cwd, ".git")}
-	n := 0
-	_ = filepath.WalkDir(cwd, func(p string, d fs.DirEntry, err error) error {
-		if n++; n > max {
-			return fs.SkipAll
-		}
-		if err != nil || p == cwd {
-			return nil
-		}
-		switch d.Name() {
-		case ".git":
-			if p != out[0] {
-				out = append(out, p)
-			}
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-		case "node_modules":
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-		}
-		return nil
-	})
-	return out
 }
 
 // Wrap rewrites cmd, not yet started, to run through the launcher of the

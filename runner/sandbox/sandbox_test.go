@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -223,76 +222,5 @@ func BenchmarkUnconfined(b *testing.B) {
 		if err := exec.Command("/bin/true").Run(); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// TestGitDirs: the workspace's .git, present or not, and every .git below
-// it, a directory or a submodule's file, in any depth; not what lies in a
-// .git, in node_modules or behind a symbolic link; the walk stops at its
-// bound.
-func TestGitDirs(t *testing.T) {
-	ws := t.TempDir()
-	outside := t.TempDir()
-	for _, d := range []string{"a/b/inner/.git/hooks", "a/b/inner/.git/modules/x/.git", "c/.git", "node_modules/pkg/.git", "src/deep/er/still/r/.git", "ws-old"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(ws, "sub.git"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(ws, "mod"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, "mod", ".git"), []byte("gitdir: ../.git/modules/mod\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(outside, "r", ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "r"), filepath.Join(ws, "link")); err != nil {
-		t.Fatal(err)
-	}
-	got := GitDirs(ws, maxWalk)
-	want := []string{filepath.Join(ws, ".git"), filepath.Join(ws, "a/b/inner/.git"), filepath.Join(ws, "c/.git"),
-		filepath.Join(ws, "mod/.git"), filepath.Join(ws, "src/deep/er/still/r/.git")}
-	if !slices.Equal(got, want) {
-		t.Errorf("GitDirs =\n %q; want\n %q", got, want)
-	}
-	if got := GitDirs(ws, 3); len(got) >= len(want) {
-		t.Errorf("GitDirs within 3 entries = %q; want the walk to stop", got)
-	}
-	if got := Protect(ws, "", false); !slices.Equal(got[:len(want)], want) {
-		t.Errorf("Protect = %q; want the .git directories %q first", got, want)
-	}
-	// Walked once per workspace: another workspace gets its own.
-	ws2 := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(ws2, "x", ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := Protect(ws2, "", false); !slices.Contains(got, filepath.Join(ws2, "x", ".git")) || slices.Contains(got, want[1]) {
-		t.Errorf("Protect of a second workspace = %q; want its own nested .git", got)
-	}
-	if got := Protect(ws, "", true); slices.ContainsFunc(got, func(p string) bool { return filepath.Base(p) == ".git" }) {
-		t.Errorf("Protect with gitWritable = %q; want no .git", got)
-	}
-}
-
-// TestGitDirsCacheBounded: the walks kept for a long-lived process are
-// bounded however many workspaces it serves.
-func TestGitDirsCacheBounded(t *testing.T) {
-	root := t.TempDir()
-	for i := range maxGitDirsCached + 6 {
-		dir := filepath.Join(root, strconv.Itoa(i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cachedGitDirs(dir)
-	}
-	gitDirsOf.Lock()
-	n := len(gitDirsOf.m)
-	gitDirsOf.Unlock()
-	if n > maxGitDirsCached {
-		t.Fatalf("%d walks kept, bound %d", n, maxGitDirsCached)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/magi-code/magi-code/runner/protected"
 )
 
 // Protections are the runner's guard rails for the file tools. They
@@ -46,12 +48,13 @@ import (
 //     will resolve it: symlinks of every existing component (dangling ones
 //     too, since writing through one creates its target) and ".." after
 //     them; the write then goes to that resolved path.
-//   - write_file and edit_file refuse a target with a ".git" path component
-//     (the repository's internals, or the .git file of a worktree or
-//     submodule), in the path as given or as resolved, unless
-//     Options.AllowGitInternals. Reading .git is allowed.
+//   - write_file and edit_file refuse a target with a path component that
+//     is version control metadata (protected.VCS: .git, the .git file of a
+//     worktree or submodule, Mercurial's and Sapling's .hg and .sl, jj's
+//     .jj, Fossil's checkout database...), in the path as given or as
+//     resolved, unless Options.AllowGitInternals. Reading it is allowed.
 //   - write_file and edit_file refuse a target with a ".magi-code" or
-//     ".claude" path component (projectConfigDirs: project settings,
+//     ".claude" path component (protected.ProjectConfig: project settings,
 //     skills and agent profiles, which the next child or session loads as
 //     instructions), in the path as given or as resolved, unless
 //     Options.AllowProjectConfig. Any such component below cwd counts,
@@ -65,7 +68,7 @@ import (
 // call. Fixed strings, so they are safe on the wire.
 const (
 	RefusedOutsideCwd      = "refused: writing outside the working directory is not allowed"
-	RefusedGitInternals    = "refused: writing into .git internals is not allowed"
+	RefusedGitInternals    = "refused: writing into version control metadata (.git, .hg, .jj, .sl...) is not allowed"
 	RefusedCredentialWrite = "refused: writing credential files is not allowed"
 	RefusedCredentialRead  = "refused: reading credential files is not allowed"
 	RefusedProjectConfig   = "refused: writing project settings, skills or agent profiles (.magi-code, .claude) is not allowed"
@@ -206,12 +209,15 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 		return "", RefusedCredentialWrite, ""
 	}
 	cwd := o.cwdRealOrSelf()
-	if !o.AllowGitInternals && (componentPath(filepath.Clean(o.Cwd), lexical, ".git") || componentPath(cwd, real, ".git")) {
+	in := func(names []string) bool {
+		return slices.ContainsFunc(names, func(dir string) bool {
+			return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
+		})
+	}
+	if !o.AllowGitInternals && in(protected.VCS) {
 		return "", RefusedGitInternals, ""
 	}
-	if !o.AllowProjectConfig && slices.ContainsFunc(projectConfigDirs, func(dir string) bool {
-		return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
-	}) {
+	if !o.AllowProjectConfig && in(protected.ProjectConfig) {
 		return "", RefusedProjectConfig, ""
 	}
 	if !o.AllowOutsideCwd && !within(cwd, real) {
@@ -219,13 +225,6 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	}
 	return real, "", ""
 }
-
-// projectConfigDirs are the directory names whose files a later session or
-// child loads as settings or instructions: magi-code's own (settings.toml,
-// skills, agents) and Claude Code's, since magi-code loads .claude/skills
-// and Claude Code, run next in the same checkout, loads the rest of it
-// (settings.json with its hooks, which run unconfined, agents, commands).
-var projectConfigDirs = []string{".magi-code", ".claude"}
 
 // readCheck is what the read tools decided about a path before opening it.
 type readCheck struct {
@@ -349,7 +348,7 @@ func approved(ctx context.Context, tool string, args json.RawMessage) bool {
 	return ok && c == approvedCall{tool, string(args)}
 }
 
-// componentPath reports whether p has a component name (".git",
+// componentPath reports whether p has a component name (".hg",
 // ".magi-code") below cwd (or anywhere, when p is outside cwd).
 // Case-insensitive: macOS file systems are.
 func componentPath(cwd, p, name string) bool {

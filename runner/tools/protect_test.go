@@ -42,6 +42,10 @@ func protectTree(t *testing.T) string {
 		"work/.claude/skills/c/SKILL.md":    "# c\n",
 		"work/CLAUDE.md":                    "# notes\n",
 		"work/id_rsa.pub":                   "ssh-ed25519 AAAA\n",
+		"work/.hg/hgrc":                     "[paths]\n",
+		"work/sub/.jj/repo/config.toml":     "[user]\n",
+		"work/.sl/config":                   "[paths]\n",
+		"work/.hgignore":                    "bin/\n",
 		"outside/target.txt":                "outside\n",
 		"home/.ssh/id_rsa":                  "-----BEGIN OPENSSH PRIVATE KEY-----\n",
 		"home/.ssh/authorized_keys":         "ssh-ed25519 AAAA\n",
@@ -63,6 +67,9 @@ func protectTree(t *testing.T) string {
 		"work/cllink":  ".claude",
 		"work/clfile":  ".claude/skills/c/SKILL.md",
 		"work/clup":    "sub/../.claude", // a link whose target climbs with ..
+		"work/hglink":  ".hg",
+		"work/jjfile":  "sub/.jj/repo/config.toml",
+		"work/fossil":  ".fslckout", // dangling: writing creates Fossil's checkout database
 	}
 	writeTree(t, root, files, links)
 	return root
@@ -127,6 +134,32 @@ func TestWriteProtections(t *testing.T) {
 		{name: "git through symlink", tool: "write_file", path: "gitlink/config", refuse: git},
 		{name: "git absolute", tool: "write_file", path: "ROOT/work/.git/HEAD", refuse: git},
 		{name: "edit git config", tool: "edit_file", path: ".git/config", refuse: git},
+		// Other version control systems' metadata: Mercurial's hooks,
+		// jj's configuration, Sapling's, and the rest of the list.
+		{name: "hg hgrc", tool: "write_file", path: ".hg/hgrc", refuse: git},
+		{name: "new hg hook file", tool: "write_file", path: ".hg/hgrc.d/x.rc", refuse: git},
+		{name: "edit hg hgrc", tool: "edit_file", path: ".hg/hgrc", refuse: git},
+		{name: "hg upper case", tool: "write_file", path: ".HG/hgrc", refuse: git},
+		{name: "hg via dir symlink", tool: "write_file", path: "hglink/hgrc", refuse: git},
+		{name: "hg via dot-dot", tool: "write_file", path: "sub/../.hg/hgrc", refuse: git},
+		{name: "hg dot-dot after symlink", tool: "write_file", path: "inner/../.hg/hgrc", refuse: git},
+		{name: "hg absolute", tool: "write_file", path: "ROOT/work/.hg/hgrc", refuse: git},
+		{name: "jj repo config", tool: "write_file", path: "sub/.jj/repo/config.toml", refuse: git},
+		{name: "edit jj repo config", tool: "edit_file", path: "sub/.jj/repo/config.toml", refuse: git},
+		{name: "jj via file symlink", tool: "edit_file", path: "jjfile", refuse: git},
+		{name: "jj via inner link", tool: "write_file", path: "inner/.jj/repo/config.toml", refuse: git},
+		{name: "new jj at the top", tool: "write_file", path: ".jj/repo/config.toml", refuse: git},
+		{name: "sapling config", tool: "write_file", path: ".sl/config", refuse: git},
+		{name: "pijul config", tool: "write_file", path: "p/.pijul/config", refuse: git},
+		{name: "darcs defaults", tool: "write_file", path: "_darcs/prefs/defaults", refuse: git},
+		{name: "bazaar branch conf", tool: "write_file", path: ".bzr/branch/branch.conf", refuse: git},
+		{name: "fossil checkout", tool: "write_file", path: ".fslckout", refuse: git},
+		{name: "fossil checkout via dangling link", tool: "write_file", path: "fossil", refuse: git},
+		{name: "fossil checkout on windows", tool: "write_file", path: "sub/_FOSSIL_", refuse: git},
+		{name: "allowed hg", tool: "write_file", path: ".hg/hgrc", allow: func(o *Options) { o.AllowGitInternals = true }, wrote: "ROOT/work/.hg/hgrc"},
+		{name: "hgignore is a project file", tool: "write_file", path: ".hgignore", wrote: "ROOT/work/.hgignore"},
+		{name: "hg look-alike", tool: "write_file", path: "x.hg/y", wrote: "ROOT/work/x.hg/y"},
+		{name: "jj without dot", tool: "write_file", path: "jj/config.toml", wrote: "ROOT/work/jj/config.toml"},
 		{name: "allowed git", tool: "write_file", path: ".git/config", allow: func(o *Options) { o.AllowGitInternals = true }, wrote: "ROOT/work/.git/config"},
 		// Project settings, skills and agent profiles.
 		{name: "project settings", tool: "write_file", path: ".magi-code/settings.toml", refuse: mc},

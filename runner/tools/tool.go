@@ -115,8 +115,8 @@ type Options struct {
 	// apply inside them.
 	ReadRoots []string
 	// AllowGitInternals lets write_file and edit_file write paths with a
-	// .git component (settings: tools.protections.allow_git_internals,
-	// default false).
+	// version control metadata component (protected.VCS: .git, .hg, .jj...;
+	// settings: tools.protections.allow_git_internals, default false).
 	AllowGitInternals bool
 	// AllowCredentialFiles lets the file tools read and write credential
 	// files (settings: tools.protections.allow_credential_files, default

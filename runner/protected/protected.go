@@ -1,0 +1,57 @@
+// Package protected names the workspace paths that no command or tool call
+// the person did not approve may change, because what they hold later runs
+// outside the OS sandbox or is the workspace's history: version control
+// metadata (VCS) and the settings of later sessions (ProjectConfig). The
+// OS sandbox (runner/sandbox) keeps them read-only to confined commands;
+// the file tools (runner/tools) refuse to write into them; the shell guard
+// rail (runner/shell) counts a recursive delete of one as destructive.
+// This is the one list all three read.
+package protected
+
+import (
+	"slices"
+	"strings"
+)
+
+// VCS are the names of version control metadata, a directory or a file,
+// wherever it lies in the workspace. Each holds history, uncommitted
+// state, or configuration that the person's next command of that system
+// runs unconfined:
+//
+//   - .git: git's repository, or the file pointing a worktree or submodule
+//     at one (hooks, core.fsmonitor, core.pager, aliases).
+//   - .hg: Mercurial's repository, and Sapling's in a Mercurial-format
+//     checkout (.hg/hgrc: [hooks], [extensions] loading Python from any
+//     path, [alias] with shell commands, [ui] editor and merge tools).
+//   - .sl: Sapling's repository (.sl/config: the same sections as hgrc).
+//   - .jj: jj's repository (.jj/repo/config.toml: aliases, ui.pager,
+//     ui.editor, merge tools, fix tools; the operation log and, for a
+//     repository not colocated with git, its git store).
+//   - .pijul: Pijul's repository (.pijul/config: [hooks] commands run at
+//     record).
+//   - _darcs: Darcs' repository (_darcs/prefs/defaults: prehook and
+//     posthook commands of any darcs command).
+//   - .bzr: Bazaar's and Breezy's branch and repository (history; and
+//     branch.conf, which names post-commit hooks).
+//   - .fslckout and _FOSSIL_ (its name on Windows): Fossil's checkout
+//     database, which names the repository database Fossil opens, and so
+//     the settings it runs (hooks, diff-command, editor), and holds the
+//     checkout's uncommitted state.
+//
+// Subversion's .svn and CVS's CVS directories are not listed: they hold
+// no configuration that runs, and the history lies on the server.
+var VCS = []string{".git", ".hg", ".sl", ".jj", ".pijul", "_darcs", ".bzr", ".fslckout", "_FOSSIL_"}
+
+// ProjectConfig are the directories whose files a later session or child
+// loads as settings or instructions: magi-code's own (settings.toml,
+// skills, agents) and Claude Code's, since magi-code loads .claude/skills
+// and Claude Code, run next in the same checkout, loads the rest of it
+// (settings.json with its hooks, which run unconfined, agents, commands).
+var ProjectConfig = []string{".magi-code", ".claude"}
+
+// IsVCS reports whether name, one path component, is version control
+// metadata (VCS). Letter case is ignored: macOS and Windows file systems
+// do, so .HG is .hg there.
+func IsVCS(name string) bool {
+	return slices.ContainsFunc(VCS, func(v string) bool { return strings.EqualFold(v, name) })
+}
