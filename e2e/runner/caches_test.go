@@ -15,7 +15,11 @@ import (
 // --stdio, a confined shell command cannot change what the person's next
 // unconfined build or commit runs: Go's build cache (whose entries the go
 // command trusts), Go's extracted modules, Cargo's extracted crates and
-// pre-commit's hook repositories keep their content, and nothing asks. Its
+// pre-commit's hook repositories keep their content, and so do the
+// downloads that the toolchains extract later without checking them
+// again: a Go module zip (the go command compares its .ziphash file with
+// go.sum, not the zip) and a Cargo .crate file (checked against its
+// checksum only as it is downloaded). Nothing asks. Its
 // own builds get a Go build cache of their own: GOCACHE names a directory
 // below ~/.cache/magi-code/go-build that it can write. The scratch root is
 // outside /tmp and TMPDIR, which the sandbox makes writable.
@@ -23,10 +27,13 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 	t.Parallel()
 	s := newReadScene(t)
 	cached := map[string]string{
-		".cache/go-build/ab/abcd-d":                            "COMPILED-PACKAGE\n",
-		"go/pkg/mod/example.com/m@v1.0.0/x.go":                 "package m\n",
-		".cargo/registry/src/index.crates.io-0/c-1.0/build.rs": "fn main() {}\n",
-		".cache/pre-commit/repo0/hook.sh":                      "#!/bin/sh\n",
+		".cache/go-build/ab/abcd-d":                             "COMPILED-PACKAGE\n",
+		"go/pkg/mod/example.com/m@v1.0.0/x.go":                  "package m\n",
+		".cargo/registry/src/index.crates.io-0/c-1.0/build.rs":  "fn main() {}\n",
+		".cache/pre-commit/repo0/hook.sh":                       "#!/bin/sh\n",
+		"go/pkg/mod/cache/download/example.com/m/@v/v1.0.1.zip": "PK-MODULE-ZIP\n",
+		".cargo/registry/cache/index.crates.io-0/c-1.0.1.crate": "CRATE\n",
+		".cargo/git/db/dep-0123/HEAD":                           "ref: refs/heads/main\n",
 	}
 	var cmds []string
 	for name, content := range cached {

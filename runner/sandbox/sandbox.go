@@ -73,38 +73,44 @@ func itoa(n int) string {
 }
 
 // A writable cache is one a build must write whose contents the
-// toolchain checks before it runs them: downloads (Go's module zips,
-// checked against go.sum when extracted; npm's content-addressed cache,
-// checked against its integrity hashes on every read; Cargo's .crate
-// files and index). Go's build cache is not one: the go command trusts
-// its entries (a compiled package is checked by size, not by content), so
-// a confined command that wrote the person's GOCACHE would choose the code
-// of their next unconfined build. Confined commands get a build cache of
-// their own instead (BuildCache). The trees the
-// toolchains extract and then compile or run as they are stay read-only:
-// Go's module trees (GOMODCACHE/<module>@<version>), Cargo's
-// registry/src and git/checkouts, npx's packages (~/.npm/_npx), and the
-// rest of ~/.cache (pre-commit's hook repositories, corepack's package
-// managers, browsers...). docs/configuration.md lists each root and why.
+// toolchain checks every time before it uses them: npm's
+// content-addressed cache (checked against its integrity hashes on every
+// read) and Cargo's index (which only says which versions exist and what
+// checksum a crate new to Cargo.lock must have). Downloads that are
+// checked once, as they arrive, and trusted from then on are not: the go
+// command extracts a cached module zip after comparing its .ziphash file,
+// not the zip, with go.sum, and Cargo unpacks a cached .crate file
+// without hashing it again, so a confined command that rewrote either
+// would choose the code of the person's next unconfined build of any
+// project needing that version. Cargo's git databases go with them. None
+// of these is of use to a confined build anyway: the trees they are
+// extracted into stay read-only (Go's module trees, Cargo's registry/src
+// and git/checkouts), so a confined build uses what the person's own
+// builds fetched and extracted. Go's build cache is not one either: the
+// go command trusts its entries (a compiled package is checked by size,
+// not by content); confined commands get a build cache of their own
+// instead (BuildCache). npx's packages (~/.npm/_npx) and the rest of
+// ~/.cache (pre-commit's hook repositories, corepack's package managers,
+// browsers...) stay read-only. docs/configuration.md lists each root and
+// why.
 //
 // cacheRoots are those caches, each as a variable that moves it and the
 // default below HOME (or below the variable's own directory, for the
-// Cargo and npm homes): GOMODCACHE and CARGO_HOME name the cache's home,
-// whose subdirectories are listed.
+// Cargo and npm homes): CARGO_HOME names the cache's home, whose
+// subdirectories are listed.
 var cacheRoots = []struct {
 	env, home string   // the variable, and the default below HOME when unset
 	subs      []string // the writable subdirectories of that directory
 }{
-	{"GOMODCACHE", "go/pkg/mod", []string{"cache/download"}},
 	{"npm_config_cache", ".npm", []string{"_cacache", "_logs"}},
-	{"CARGO_HOME", ".cargo", []string{"registry/index", "registry/cache", "git/db"}},
+	{"CARGO_HOME", ".cargo", []string{"registry/index"}},
 }
 
 // Defaults returns the writable directories of a command run in cwd with
 // env: cwd, the temp directory (os.TempDir, /tmp and env's TMPDIR), the
 // confined build cache (BuildCache), the download caches of cacheRoots
 // (where env moves one, its value instead of the default below env's
-// HOME; GOMODCACHE's default follows GOPATH's first entry), then extra (the
+// HOME), then extra (the
 // setting writable_roots). Relative and empty entries are dropped; the
 // list has no duplicates.
 func Defaults(cwd string, env []string, extra []string) []string {
@@ -113,11 +119,7 @@ func Defaults(cwd string, env []string, extra []string) []string {
 	home := lookup("HOME")
 	for _, c := range cacheRoots {
 		base := lookup(c.env)
-		switch {
-		case base != "":
-		case c.env == "GOMODCACHE" && lookup("GOPATH") != "":
-			base = filepath.Join(filepath.SplitList(lookup("GOPATH"))[0], "pkg", "mod")
-		case home != "":
+		if base == "" && home != "" {
 			base = filepath.Join(home, c.home)
 		}
 		if base == "" || !filepath.IsAbs(base) {

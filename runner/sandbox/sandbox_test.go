@@ -20,27 +20,31 @@ func TestMain(m *testing.M) {
 func TestDefaults(t *testing.T) {
 	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env), "/mods/cache/download",
-		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/ch/registry/index", "/ch/registry/cache", "/ch/git/db", "/extra"}
+	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env),
+		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/ch/registry/index", "/extra"}
 	want = slices.Compact(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults =\n %q; want\n %q", got, want)
 	}
 	// Extracted sources (Go's module trees, Cargo's registry/src and
 	// git/checkouts, npx's packages, ~/.cache's other tenants such as
-	// pre-commit), Go's build cache that unconfined builds trust, and the
-	// homes that hold programs stay read-only.
+	// pre-commit), the downloads extracted later without a new check (Go's
+	// module zips, Cargo's .crate files and git databases), Go's build
+	// cache that unconfined builds trust, and the homes that hold programs
+	// stay read-only.
 	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/.cache/go-build", "/home/u/go/pkg/mod", "/mods",
+		"/mods/cache", "/mods/cache/download", "/home/u/go/pkg/mod/cache/download", "/ch/registry/cache", "/ch/git/db",
 		"/home/u/.npm", "/home/u/.cargo", "/ch", "/ch/registry", "/ch/git", "/home/u/.rustup", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
 		}
 	}
-	// Unset variables: the defaults below HOME, GOPATH and XDG_CACHE_HOME.
+	// Unset variables: the defaults below HOME and XDG_CACHE_HOME (GOPATH
+	// moves no writable root: Go's module zips are read-only).
 	env = []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}
 	got = Defaults("/w", env, nil)
-	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env), "/gp/pkg/mod/cache/download",
-		"/h/.npm/_cacache", "/h/.npm/_logs", "/h/.cargo/registry/index", "/h/.cargo/registry/cache", "/h/.cargo/git/db"})
+	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env),
+		"/h/.npm/_cacache", "/h/.npm/_logs", "/h/.cargo/registry/index"})
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults without cache variables =\n %q; want\n %q", got, want)
 	}
