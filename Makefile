@@ -179,7 +179,8 @@ FUZZ_TARGETS := \
 	./runner/shell:FuzzDestructive \
 	./internal/jsonenc:FuzzUnescape \
 	./acp/jsonrpc:FuzzParse \
-	./runner/provider:FuzzRetryAfter
+	./runner/provider:FuzzRetryAfter \
+	./internal/gorelease:FuzzWarning
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -126,3 +126,26 @@ func TestCallErrorsInWords(t *testing.T) {
 		}
 	}
 }
+
+// A build warning is printed once, when the first session starts, and
+// /status shows it; without one neither says anything of the build.
+func TestBuildWarning(t *testing.T) {
+	const warning = "warning: built with go1.26.8, which has known security fixes missing; rebuild with go1.26.10 or later"
+	m, _, _ := started(t, Options{BuildWarning: warning})
+	m.Update(result(0, "session.create", `{"session_id":"`+sess+`","revision":"r1","durable":false,"notices":[]}`))
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	if n := strings.Count(printed(m), warning); n != 1 {
+		t.Fatalf("the warning printed %d times; want once:\n%s", n, printed(m))
+	}
+	typeLine(m, "/status")
+	if p := printed(m); !strings.Contains(p, "build          "+warning) {
+		t.Fatalf("/status lacks the build warning:\n%s", p)
+	}
+
+	m, _, _ = started(t, Options{})
+	send(m, "run.finished", map[string]any{"outcome": "completed", "persistence": "durable", "revision": "r2", "error_code": nil})
+	typeLine(m, "/status")
+	if p := printed(m); strings.Contains(p, "build") || strings.Contains(p, "warning") {
+		t.Fatalf("without a warning the output names the build:\n%s", p)
+	}
+}

@@ -92,6 +92,10 @@ type Options struct {
 	// History keeps the prompts across runs (history.go); nil keeps them
 	// for this run only.
 	History *PromptHistory
+	// BuildWarning, when set, is the one line that says the binary was
+	// built with a Go release lacking security fixes: printed once at the
+	// first session's start, and shown by /status.
+	BuildWarning string
 }
 
 // Messages of the model.
@@ -467,6 +471,9 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		_ = json.Unmarshal(c.resp.Result, &r)
 		m.sessionID, m.ready, m.durable, m.noSession = r.SessionID, true, r.Durable, false
 		var cmds []tea.Cmd
+		if m.shown == "" && !m.restarting && m.opts.BuildWarning != "" {
+			cmds = append(cmds, m.print(styleDim().Render(human.Printable(m.opts.BuildWarning))))
+		}
 		for _, n := range r.Notices {
 			cmds = append(cmds, m.print(styleDim().Render(human.Printable(human.Notice(n)))))
 		}

@@ -106,6 +106,9 @@ func (m *Model) statusText() string {
 	row("sandbox", orDash(m.sandbox))
 	row("session", orDash(m.sessionID))
 	row("directory", orDash(human.Visible(m.opts.Cwd, 4096)))
+	if m.opts.BuildWarning != "" {
+		row("build", human.Visible(m.opts.BuildWarning, 512))
+	}
 	u := m.usage
 	if !u.seen {
 		row("tokens", "none reported yet")

@@ -58,6 +58,9 @@ func cli(l launch) int {
 		if dir, err := env.LogDir(); err == nil {
 			fmt.Printf("log directory: %s\n", dir)
 		}
+		if w := buildWarning(); w != "" {
+			fmt.Println(w)
+		}
 		if settingsBroken(d.Readiness) {
 			return 1
 		}

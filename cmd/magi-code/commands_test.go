@@ -336,6 +336,10 @@ func TestLogsCommand(t *testing.T) {
 	if err != nil || !bytes.Contains(content, []byte("serve started")) || !bytes.Contains(content, []byte(`"shutdown"`)) {
 		t.Fatalf("the child's log (%v):\n%s", err, content)
 	}
+	// The build warning, once, exactly when the binary's Go release lacks fixes.
+	if goVersion, warning := binaryWarning(t); bytes.Count(content, []byte("known security fixes missing")) != map[bool]int{true: 1, false: 0}[warning != ""] {
+		t.Fatalf("the log of a child built with %s (warning %q):\n%s", goVersion, warning, content)
+	}
 	for _, args := range [][]string{{"logs"}, {"logs", instance}} {
 		if o := runIn(t, ws, "", args); o.code != 0 || o.stdout != string(content) || o.stderr != "" {
 			t.Fatalf("%v: exit %d, %d bytes, stderr %q; want the log's %d bytes", args, o.code, len(o.stdout), o.stderr, len(content))

@@ -58,7 +58,8 @@ func interactive(l launch) int {
 			}
 			return v
 		},
-		SetApproval: p.setApproval,
+		SetApproval:  p.setApproval,
+		BuildWarning: buildWarning(),
 	}
 	if l.continueIt || l.resumeAsk {
 		list, err := cwdSessions(env)

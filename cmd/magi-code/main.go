@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 
@@ -80,7 +81,9 @@ func run(args []string) int {
 		return 0
 	case modeVersion:
 		info, _ := debug.ReadBuildInfo()
-		fmt.Println(versionText(info))
+		if _, err := os.Stdout.WriteString(versionOutput(info, runtime.Version())); err != nil {
+			return 1
+		}
 		return 0
 	default:
 		return cli(l)

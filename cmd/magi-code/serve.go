@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/google/uuid"
@@ -164,6 +165,7 @@ func openLog(env runner.Env, instanceID, invocation string) (l *diaglog.Log, lev
 	}
 	l = diaglog.New(dir, instanceID, level)
 	l.Logger = l.Logger.With("invocation", invocation)
+	logBuild(l, runtime.Version())
 	return l, levelSet
 }
 

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -84,18 +84,48 @@ func TestModelAndProviderNamesRefused(t *testing.T) {
 
 // version and --version print the module version, the source revision
 // when the build recorded one, and the Go release, from the binary's build
-// information.
+// information; a second line, and a line of config show, warn exactly
+// when that release lacks security fixes. The release go.mod's toolchain
+// line names (what the Makefile builds with) has them.
 func TestVersion(t *testing.T) {
 	ws := clienttest.NewWorkspace(t, clienttest.FixtureSettings)
+	goVersion, warning := binaryWarning(t)
 	for _, arg := range []string{"version", "--version"} {
 		o := runIn(t, ws, "", []string{arg})
-		if o.code != 0 || o.stderr != "" || !regexp.MustCompile(`^magi-code \S+(, revision [0-9a-f]{7,}[^\n]*)?, go1\.\d+[^\n]*\n$`).MatchString(o.stdout) {
+		first, rest, _ := strings.Cut(o.stdout, "\n")
+		if o.code != 0 || o.stderr != "" || !regexp.MustCompile(`^magi-code \S+(, revision [0-9a-f]{7,}[^\n]*)?, go1\.\d+[^\n]*$`).MatchString(first) {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", arg, o.code, o.stdout, o.stderr)
 		}
-		if !strings.Contains(o.stdout, runtime.Version()) {
-			t.Fatalf("%s: %q lacks the Go release %s", arg, o.stdout, runtime.Version())
+		if !strings.HasSuffix(first, ", "+goVersion) {
+			t.Fatalf("%s: %q lacks the Go release %s", arg, first, goVersion)
+		}
+		if want := warning + "\n"; warning != "" && rest != want || warning == "" && rest != "" {
+			t.Fatalf("%s: after the first line %q; want %q (built with %s)", arg, rest, warning, goVersion)
 		}
 	}
+	if o := runIn(t, ws, "", []string{"config", "show"}); o.code != 0 || (warning != "") != strings.Contains(o.stdout, "known security fixes missing") ||
+		warning != "" && !strings.Contains(o.stdout, "\n"+warning+"\n") {
+		t.Fatalf("config show of a binary built with %s: exit %d\n%s", goVersion, o.code, o.stdout)
+	}
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolchain := regexp.MustCompile(`(?m)^toolchain (go\S+)$`).FindSubmatch(mod)
+	if toolchain == nil || warningLine(string(toolchain[1])) != "" {
+		t.Fatalf("go.mod's toolchain line %q: the Makefile's build would warn", toolchain)
+	}
+}
+
+// binaryWarning is the Go release the binary under test was built with,
+// from its build information, and the warning it must print.
+func binaryWarning(t *testing.T) (goVersion, warning string) {
+	t.Helper()
+	info, err := buildinfo.ReadFile(clienttest.Binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.GoVersion, warningLine(info.GoVersion)
 }
 
 // mcp list says when no server is configured instead of printing nothing.

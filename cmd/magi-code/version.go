@@ -1,9 +1,47 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/magi-code/magi-code/internal/diaglog"
+	"github.com/magi-code/magi-code/internal/gorelease"
 )
+
+// buildWarning is the one-line warning of a binary built with a Go release
+// that lacks known standard-library security fixes, "" for none
+// (internal/gorelease). version, config show, Mission Control and the
+// diagnostic log of serve and acp show it.
+func buildWarning() string { return warningLine(runtime.Version()) }
+
+// warningLine is the warning for goVersion as the terminal commands print
+// it, "" for none.
+func warningLine(goVersion string) string {
+	if w := gorelease.Warning(goVersion); w != "" {
+		return "warning: " + w
+	}
+	return ""
+}
+
+// versionOutput is what `magi-code version` prints: versionText's line and,
+// for a binary built with a Go release that lacks security fixes, the
+// warning on a second line.
+func versionOutput(info *debug.BuildInfo, goVersion string) string {
+	out := versionText(info) + "\n"
+	if w := warningLine(goVersion); w != "" {
+		out += w + "\n"
+	}
+	return out
+}
+
+// logBuild writes the build warning for goVersion to a child's diagnostic
+// log, once, at its start; nothing when there is none.
+func logBuild(l *diaglog.Log, goVersion string) {
+	if w := gorelease.Warning(goVersion); w != "" {
+		l.Warn(w, "go_version", goVersion)
+	}
+}
 
 // versionText is what `magi-code version` prints, from the build
 // information the Go toolchain records: the module version ("(devel)"

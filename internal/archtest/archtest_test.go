@@ -39,7 +39,7 @@ func layerOf(p string) (int, bool) {
 	switch {
 	case under("internal/archtest", "internal/benchcpu", "internal/caseplant", "internal/everything", "internal/logtest", "internal/ostest", "internal/proctest"):
 		return support, true
-	case under("protocol", "internal/jsonenc", "internal/diaglog", "internal/filelock", "redact", "chunk", "backpressure"):
+	case under("protocol", "internal/jsonenc", "internal/diaglog", "internal/filelock", "internal/gorelease", "redact", "chunk", "backpressure"):
 		return foundation, true
 	case under("runner", "history"):
 		return middle, true
