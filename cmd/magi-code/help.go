@@ -66,7 +66,7 @@ var commandDetails = map[string]details{
 	"schema":      {exits: exitsCLI},
 	"completion":  {exits: exitsCLI},
 	"conformance": {flags: []string{"--server \"COMMAND ARGS...\"  the server to check, started as a child (split on spaces)"}, exits: []string{"0  every check passed", "1  a check failed", "2  a wrong command line"}},
-	"version":     {exits: []string{"0  printed"}},
+	"version":     {exits: []string{"0  printed", "1  stdout could not be written"}},
 	"help":        {exits: []string{"0  printed", "2  no such command"}},
 }
 

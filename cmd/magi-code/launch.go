@@ -274,6 +274,7 @@ Usage:
                                  print a completion script: commands, flags, providers, session IDs for resume
   magi-code conformance --server "COMMAND ARGS..."
                                  check any server of the protocol with the conformance kit
-  magi-code version              the version, the source revision and the Go release of this build
+  magi-code version              the version, the source revision and the Go release of this build;
+                                 a second line warns when that release lacks security fixes
   magi-code help [COMMAND]       this text, or one command's part of it (so does COMMAND --help)
 `

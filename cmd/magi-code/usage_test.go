@@ -2,7 +2,9 @@ package main
 
 import (
 	"debug/buildinfo"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -114,6 +116,23 @@ func TestVersion(t *testing.T) {
 	toolchain := regexp.MustCompile(`(?m)^toolchain (go\S+)$`).FindSubmatch(mod)
 	if toolchain == nil || warningLine(string(toolchain[1])) != "" {
 		t.Fatalf("go.mod's toolchain line %q: the Makefile's build would warn", toolchain)
+	}
+}
+
+// version on a stdout nobody reads (a pipe whose reader is closed) exits 1.
+func TestVersionBrokenStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(clienttest.Binary(t), "version")
+	cmd.Stdout = w
+	err = cmd.Run()
+	w.Close()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("version on a broken stdout: %v; want exit 1", err)
 	}
 }
 
