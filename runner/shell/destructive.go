@@ -301,6 +301,13 @@ func (c *checker) stmt(st *syntax.Stmt) {
 			}
 		}
 	}
+	if _, call := st.Cmd.(*syntax.CallExpr); !call && len(st.Redirs) > 0 {
+		// { bash; } <<EOF, while ...; done < <(...): what the commands
+		// inside read is not told to each one; a shell among them asks.
+		in, piped := c.stdin(st), c.piped
+		c.piped = in.pipe || in.given
+		defer func() { c.piped = piped }()
+	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		for _, a := range cmd.Assigns {
@@ -449,9 +456,14 @@ type input struct {
 	pipe  bool   // a pipe: unknown
 }
 
+// stdin is what a statement's stdin is after its redirections, applied
+// in order; those of another descriptor (3<file, {fd}<file) leave it.
 func (c *checker) stdin(st *syntax.Stmt) input {
 	in := input{pipe: c.piped}
 	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			in = input{text: c.hdoc(r), given: true}
@@ -460,11 +472,40 @@ func (c *checker) stdin(st *syntax.Stmt) input {
 			if fs := c.word(r.Word); len(fs) == 1 {
 				in.text = fs[0].text + "\n"
 			}
-		case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
-			in = input{}
+		case syntax.RdrIn, syntax.RdrInOut:
+			in = c.fileInput(r.Word, in)
+		case syntax.DplIn:
+			switch r.Word.Lit() {
+			case "0": // <&0: stdin stays
+			case "-": // <&-: closed
+				in = input{}
+			default: // another descriptor, opened from anything
+				in = input{pipe: true}
+			}
 		}
 	}
 	return in
+}
+
+// fileInput is stdin read from the file a redirection names, in being
+// stdin before it: /dev/stdin and its other names keep it; another
+// descriptor, a process substitution, bash's /dev/tcp and /dev/udp, or a
+// name the check cannot read are a stream it cannot see (as a pipe); a
+// file is not read, as a script file operand is not.
+func (c *checker) fileInput(w *syntax.Word, in input) input {
+	var f field
+	c.parts(&f, w.Parts, false)
+	p := clean(c.abs(f))
+	switch {
+	case p == "" || f.glob:
+		return input{pipe: true}
+	case p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0":
+		return in
+	case strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/") ||
+		strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
+		return input{pipe: true}
+	}
+	return input{}
 }
 
 // hdoc is a here-document's text: literal under a quoted delimiter,

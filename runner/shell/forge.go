@@ -107,6 +107,10 @@ func (c *checker) forgeCLI(rest []field) {
 		c.flag(ReasonRemoteHistory)
 		return
 	}
+	if len(ops) >= 2 && ops[0].text == "alias" {
+		c.forgeAlias(ops[1:], rest)
+		return
+	}
 	// gh repo sync --force resets the remote branch to the source's; gh
 	// release delete --cleanup-tag (glab's --with-tag, -t) deletes the tag.
 	if len(ops) >= 2 && (ops[0].text == "repo" && ops[1].text == "sync" && (hasWord(rest, "--force") || hasPrefixWord(rest, "--force=")) ||
@@ -123,34 +127,62 @@ func (c *checker) forgeCLI(rest []field) {
 	method, fields, endpoint := "", false, field{}
 	var texts []field
 	args := rest[slicesIndexText(rest, "api")+1:]
+	words, wordAt := 0, false // operands, and one whose start is unknown
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
 		k, v, eq := strings.Cut(t, "=")
 		switch {
+		case !a.known() && (a.split || strings.HasPrefix(t, "-")):
+			c.flag(ReasonRemoteHistory) // may be -X DELETE
+			return
 		case !isOption(a):
+			words++
+			wordAt = wordAt || strings.HasPrefix(t, unk)
 			if endpoint.text == "" {
 				endpoint = a
 			}
-		case k == "-X" || k == "--method":
+		case k == "--method":
 			if eq {
 				method = v
 			} else {
 				method = nextArg(args, &i).text
 			}
-		case strings.HasPrefix(t, "-X"):
-			method = t[2:]
-		case k == "-f" || k == "-F" || k == "--field" || k == "--raw-field" || k == "--input" || k == "--form":
+		case k == "--field" || k == "--raw-field" || k == "--input" || k == "--form":
 			fields = true
-			if eq && strings.HasPrefix(k, "--") {
+			if eq {
 				texts = append(texts, lit(v))
 			} else {
 				texts = append(texts, nextArg(args, &i))
 			}
-		case strings.HasPrefix(t, "-f") || strings.HasPrefix(t, "-F"):
-			fields = true
-			texts = append(texts, lit(t[2:]))
+		case t[1] != '-':
+			// A cluster of short options (pflag's): -i takes no argument;
+			// -X, -f, -F, -H, -p, -q, -t take the rest of the word (after
+			// an =) or the next word.
+			for j := 1; j < len(t); j++ {
+				if strings.IndexByte("XfFHpqt", t[j]) < 0 {
+					continue
+				}
+				val := lit(strings.TrimPrefix(t[j+1:], "="))
+				if j+1 == len(t) {
+					val = nextArg(args, &i)
+				}
+				switch t[j] {
+				case 'X':
+					method = val.text
+				case 'f', 'F':
+					fields = true
+					texts = append(texts, val)
+				}
+				break
+			}
 		}
+	}
+	// "$E" holds one word, which may be an option (-XDELETE) when another
+	// word is the endpoint.
+	if wordAt && words > 1 {
+		c.flag(ReasonRemoteHistory)
+		return
 	}
 	if method == "" && fields {
 		method = "POST"
@@ -189,4 +221,45 @@ func slicesIndexText(args []field, s string) int {
 		}
 	}
 	return -1
+}
+
+// forgeAliasArg is a placeholder of a gh or glab alias ($1...), which
+// takes an argument of the alias's call.
+var forgeAliasArg = regexp.MustCompile(`\$[0-9]+`)
+
+// forgeAlias checks gh/glab alias set NAME EXPANSION, which saves a
+// command that a later "gh NAME" runs, when it is saved: a shell alias
+// (--shell, -s or a leading !) as a shell command, another as the gh
+// command it expands to, its placeholders ($1...) unknown. An expansion read from
+// stdin and alias import (from a file) ask.
+func (c *checker) forgeAlias(ops, rest []field) {
+	switch ops[0].text {
+	case "set":
+	case "import":
+		c.flag(ReasonOpaque)
+		return
+	default:
+		if !ops[0].known() {
+			c.flag(ReasonOpaque)
+		}
+		return
+	}
+	if len(ops) < 3 {
+		return
+	}
+	exp := ops[2]
+	if !exp.known() || exp.text == "-" {
+		c.flag(ReasonOpaque)
+		return
+	}
+	if hasWord(rest, "--shell") || hasWord(rest, "-s") || strings.HasPrefix(exp.text, "!") {
+		c.nested(strings.TrimPrefix(exp.text, "!"), nil, false) // its arguments: "$1"...
+		return
+	}
+	words, ok := splitGitWords(forgeAliasArg.ReplaceAllString(exp.text, unk))
+	if !ok {
+		c.flag(ReasonOpaque)
+		return
+	}
+	c.nest(func() { c.forgeCLI(words) })
 }

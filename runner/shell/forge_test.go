@@ -78,6 +78,35 @@ func TestForgeClients(t *testing.T) {
 		{"gh api repos/o/r/issues -f title=x", ""},
 		{"gh api repos/o/r/git/refs -X POST -f ref=refs/heads/new -f sha=abc", ReasonRemoteHistory},
 		{`gh api graphql -f query='query { viewer { login } }'`, ""},
+		// gh api's short options in any spelling pflag reads: attached
+		// (-XPATCH, -fquery=...), after = (-X=DELETE), in a cluster after
+		// -i (-iX DELETE, -iXDELETE); -H, -p, -q and -t take a word too.
+		{"gh api -XPATCH repos/o/r/git/refs/heads/main -f sha=x", ReasonRemoteHistory},
+		{"gh api -X=DELETE repos/o/r", ReasonRemoteHistory}, {"gh api -iX DELETE repos/o/r", ReasonRemoteHistory},
+		{"gh api -iXDELETE repos/o/r", ReasonRemoteHistory}, {"gh api -iX=DELETE repos/o/r", ReasonRemoteHistory},
+		{`gh api graphql -fquery='mutation { deleteRef(input: {}) { clientMutationId } }'`, ReasonRemoteHistory},
+		{`gh api graphql -if query='mutation { deleteRef(input: {}) { clientMutationId } }'`, ReasonRemoteHistory},
+		{"gh api repos/o/r/git/refs -Fsha=x", ReasonRemoteHistory}, {"gh api repos/o/r/git/refs -iFsha=x", ReasonRemoteHistory},
+		{"gh api -H X-A:1 repos/o/r/git/refs -X PATCH", ReasonRemoteHistory},
+		{"gh api -i repos/o/r/git/refs/heads/main", ""}, {"gh api -H X-A:1 -q .ref repos/o/r/git/refs/heads/main", ""},
+		{"gh api -t '{{.ref}}' -p x repos/o/r/git/refs", ""}, {"gh api -XGET repos/o/r/git/refs/heads/main", ""},
+		{`gh api graphql -fquery='query { viewer { login } }'`, ""},
+		// A word that may hold an option: unquoted and unknown, or "$E"
+		// beside the endpoint.
+		{"gh api $OPTS repos/o/r", ReasonRemoteHistory}, {"gh api repos/$O/r", ReasonRemoteHistory},
+		{`gh api "$E" repos/o/r`, ReasonRemoteHistory}, {`gh api -"$X" repos/o/r`, ReasonRemoteHistory},
+		{`gh api "repos/$O/r"`, ""}, {`gh api "$E"`, ""}, {`gh api -q .name "repos/$O/r"`, ""},
+		// gh and glab aliases: the command an alias saves is checked when
+		// it is saved.
+		{"gh alias set d 'api -X DELETE repos/o/r'", ReasonRemoteHistory},
+		{"gh alias set d 'api -X $1 repos/o/r'", ReasonRemoteHistory},
+		{"gh alias set d 'repo delete'", ReasonRemoteHistory}, {"glab alias set d 'repo delete'", ReasonRemoteHistory},
+		{"gh alias set --shell d 'rm -rf ~/canary'", ReasonDeleteOutside}, {"glab alias set -s d 'rm -rf ~/canary'", ReasonDeleteOutside},
+		{"gh alias set d '!rm -rf ~/canary'", ReasonDeleteOutside}, {`gh alias set d 'api "$1'`, ReasonOpaque},
+		{"gh alias import aliases.yml", ReasonOpaque}, {"gh alias set d -", ReasonOpaque},
+		{`gh alias set d "$X"`, ReasonOpaque}, {`gh alias "$V" d x`, ReasonOpaque},
+		{"gh alias set co 'pr checkout'", ""}, {"gh alias set --shell igrep 'gh issue list | grep x'", ""},
+		{"gh alias list", ""}, {"gh alias delete co", ""}, {"gh alias set d", ""},
 		{"gh pr create --fill", ""},
 		{"gh pr list", ""},
 	} {

@@ -421,6 +421,7 @@ var gitBuiltins = func() map[string]bool {
 // splitGitWords splits an alias value into words as git does: white
 // space separates, single and double quotes group, a backslash escapes
 // the next character (not inside single quotes). An unclosed quote fails.
+// Unknown parts (unk) stay in their word.
 func splitGitWords(s string) ([]field, bool) {
 	var out []field
 	var b strings.Builder
@@ -440,7 +441,7 @@ func splitGitWords(s string) ([]field, bool) {
 			in = true
 		case (ch == '\'' || ch == '"') && quote == 0:
 			quote, in = ch, true
-		case ch == quote:
+		case quote != 0 && ch == quote:
 			quote = 0
 		default:
 			b.WriteByte(ch)

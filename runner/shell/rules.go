@@ -161,6 +161,49 @@ var findSelective = map[string]bool{
 	"-samefile": true, "-links": true,
 }
 
+// findArgs is how many words follow each of find's primaries that take
+// arguments (GNU findutils; -newerXY apart): they are not expression
+// words, whatever they say.
+var findArgs = map[string]int{
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1,
+	"-regex": 1, "-iregex": 1, "-lname": 1, "-ilname": 1, "-newer": 1, "-anewer": 1,
+	"-cnewer": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1,
+	"-used": 1, "-size": 1, "-perm": 1, "-inum": 1, "-samefile": 1, "-links": 1, "-user": 1,
+	"-group": 1, "-uid": 1, "-gid": 1, "-type": 1, "-xtype": 1, "-fstype": 1, "-maxdepth": 1,
+	"-mindepth": 1, "-regextype": 1, "-context": 1, "-printf": 1, "-fprint": 1, "-fprint0": 1,
+	"-fls": 1, "-fprintf": 2, "-files0-from": 1,
+}
+
+// findArgCount is the number of arguments the primary t takes.
+func findArgCount(t string) int {
+	if n, ok := findArgs[t]; ok {
+		return n
+	}
+	if len(t) == len("-newerXY") && strings.HasPrefix(t, "-newer") {
+		return 1
+	}
+	return 0
+}
+
+// Regular expression syntaxes of find's -regextype, as findNarrows reads
+// them.
+const (
+	regexEmacs   = iota // emacs and findutils-default, the default
+	regexExt            // the POSIX extended family, read as Go's syntax
+	regexUnknown        // the basic family, or unknown: no pattern narrows
+)
+
+// regexType is the syntax a -regextype name selects.
+func regexType(f field) int {
+	switch f.text {
+	case "emacs", "findutils-default":
+		return regexEmacs
+	case "posix-extended", "posix-egrep", "egrep", "awk", "posix-awk", "gnu-awk":
+		return regexExt
+	}
+	return regexUnknown
+}
+
 // findTest is a selective test of a find command line and its argument.
 type findTest struct {
 	name string
@@ -173,9 +216,12 @@ type findTest struct {
 // narrows it. The -exec command is checked with {} a path below the start
 // when a test narrows it, and as the start itself otherwise (it runs for
 // every entry: together they are the start), with every rm recursive.
+// -H and -L follow a starting point that is a link; an unknown word may be
+// any operator or action; -fprint and its kin write a file, a device
+// among them.
 func (c *checker) find(args []field) {
 	i := 0
-	follow := false
+	follow, followStarts := false, false
 	for ; i < len(args); i++ {
 		t := args[i].text
 		if t == "-D" {
@@ -185,16 +231,18 @@ func (c *checker) find(args []field) {
 		if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
 			break
 		}
-		follow = follow || t == "-L"
+		if !strings.HasPrefix(t, "-O") { // the last of -H, -L, -P decides
+			follow, followStarts = t == "-L", t != "-P"
+		}
 	}
 	// A word whose value is unknown where the starting points are may be
-	// one (anywhere) or an action (-delete).
+	// one (anywhere), an operator (!) or an action (-delete).
 	var starts []field
-	deleting := false
+	deleting, negated := false, false
 	for ; i < len(args); i++ {
 		t := args[i].text
 		if !args[i].known() {
-			deleting = true
+			deleting, negated = true, true
 		} else if strings.HasPrefix(t, "-") || t == "(" || t == "!" {
 			break
 		}
@@ -203,20 +251,31 @@ func (c *checker) find(args []field) {
 	if len(starts) == 0 {
 		starts = []field{lit(".")}
 	}
-	negated, emacs := false, true
+	regex := regexEmacs
 	var tests []findTest
 	var execs [][]field
 	for ; i < len(args); i++ {
 		a := args[i]
+		arg := unknown
+		if i+1 < len(args) {
+			arg = args[i+1]
+		}
 		switch t := a.text; {
 		case !a.known():
-			deleting = true // may be -delete
+			deleting, negated = true, true // may be -delete, -o or !
 		case t == "-delete":
 			deleting = true
 		case t == "-follow":
 			follow = true
 		case t == "-regextype":
-			emacs = false
+			regex = regexType(arg)
+		case t == "-files0-from": // the starting points are in a file
+			starts = append(starts, unknown)
+		case t == "-fprint" || t == "-fprint0" || t == "-fls" || t == "-fprintf":
+			if device(c.abs(arg)) {
+				c.flag(ReasonDisk)
+				return
+			}
 		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
 			j := i + 1
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
@@ -224,22 +283,20 @@ func (c *checker) find(args []field) {
 			}
 			execs = append(execs, args[i+1:min(j, len(args))])
 			i = j
+			continue
 		case t == "-o" || t == "-or" || t == "," || t == "!" || t == "-not":
 			negated = true // -name x -o -delete deletes what does not match
 		case findSelective[t] && !deleting && len(execs) == 0: // a test after an action narrows nothing before it
-			arg := unknown
-			if i+1 < len(args) {
-				arg = args[i+1]
-			}
 			tests = append(tests, findTest{t, arg})
 		}
+		i += findArgCount(a.text)
 	}
 	for _, s := range starts {
-		w := c.where(s, false)
+		w := c.where(s, followStarts)
 		if follow && w != gitDir && (deleting || len(execs) > 0) {
 			w = outside // -L: links below may lead anywhere
 		}
-		if w == workspace && !negated && slices.ContainsFunc(tests, func(ft findTest) bool { return findNarrows(ft, s.text, emacs) }) {
+		if w == workspace && !negated && slices.ContainsFunc(tests, func(ft findTest) bool { return findNarrows(ft, s.text, regex) }) {
 			w = inside
 		}
 		if deleting {
@@ -292,8 +349,8 @@ var findSamples = []string{"a", "Z", "0", "-", ".x", "a.b", "a b"}
 // findNarrows reports whether the test ft may leave entries below start
 // out: its pattern is known and does not match every name (or path, for
 // the path and regex tests, which match the whole path from start).
-// emacs says -regex patterns are in find's default (Emacs) syntax.
-func findNarrows(ft findTest, start string, emacs bool) bool {
+// regex is the -regextype in force.
+func findNarrows(ft findTest, start string, regex int) bool {
 	switch ft.name {
 	case "-empty", "-nouser", "-nogroup":
 		return true // no argument
@@ -324,8 +381,11 @@ func findNarrows(ft findTest, start string, emacs bool) bool {
 			return ok || err != nil
 		case "-regex", "-iregex":
 			expr := pat
-			if emacs {
+			switch regex {
+			case regexEmacs:
 				expr = emacsToGo(expr)
+			case regexUnknown:
+				return true
 			}
 			re, err := regexp.Compile("^(?:" + expr + ")$")
 			return err != nil || re.MatchString(strings.TrimSuffix(start, "/")+"/"+name)

@@ -66,6 +66,33 @@ func TestEverySpelling(t *testing.T) {
 		{"find . -regex '.*\\.\\(c\\|h\\)' -delete", ""}, {"find . -empty -delete", ""},
 		{"find . -type f -exec chmod 644 {} +", ""}, {"find . -type f -exec grep -l x {} +", ""},
 		{"find build -exec rm -rf {} +", ""}, {"find . -iname '[!A]*' -delete", ""}, {`find . "$A"`, ws},
+		{"find . -iwholename '*' -delete", ws}, {"find . -iwholename './build/*' -delete", ""},
+		// find: -H and -L follow a starting point that is a link; the last
+		// of -H, -L and -P decides.
+		{"find -H link -delete", out}, {"find -H link -exec rm {} +", out}, {"find -L link -name '*.o' -delete", out},
+		{"find -P -H link -delete", out}, {"find -H -P link -delete", ""}, {"find -L -P . -name '*.o' -delete", ""},
+		{"find link -delete", ""}, {"find -P link -exec rm {} +", ""},
+		// find: an unknown word may be an operator (-o, !) as well as an
+		// action; a test's argument is no expression word, whatever it says.
+		{"find . -name '*.o' $A", ws}, {`find . -name '*.o' "$A" -delete`, ws}, {`find . "$A" -name '*.o' -delete`, ws},
+		{`find . -name '*.o' -newer "$F" -delete`, ""}, {`find . -maxdepth "$D" -name '*.o' -delete`, ""},
+		{"find . -name -delete", ""}, {"find . -type f -name -o -delete", ""}, {"find . -newermt -o -name '*.o' -delete", ""},
+		{"find . -printf -delete", ""}, {"find . -fprintf out.txt -delete", ""}, {"find . -fprintf out.txt %p -delete", ws},
+		// find: -fprint and its kin write their file, a disk among them;
+		// -files0-from reads the starting points from a file.
+		{"find . -fprint /dev/sda", ReasonDisk}, {"find . -fprint0 /dev/sdb", ReasonDisk}, {"find . -fls /dev/nvme0n1", ReasonDisk},
+		{"find . -fprintf /dev/sda %p", ReasonDisk}, {"find . -fprint list.txt", ""}, {"find . -fprint /dev/null", ""},
+		{"find -files0-from list.txt -name '*.o' -delete", out}, {"find -files0-from list.txt -print", ""},
+		// find -regextype: the extended family is read as Go's syntax, the
+		// basic family and unknown types narrow nothing.
+		{"find . -regextype posix-basic -regex '.\\+' -delete", ws}, {"find . -regextype sed -regex 'a.*' -delete", ws},
+		{`find . -regextype "$T" -regex 'a.*' -delete`, ws}, {"find . -regextype egrep -regex 'a.+' -delete", ""},
+		{"find . -regextype posix-extended -regex '(.*)' -delete", ws}, {"find . -regextype awk -regex '.*' -delete", ws},
+		{"find . -regextype emacs -regex '\\(.*\\)' -delete", ws}, {"find . -regextype findutils-default -regex '\\(.*\\)' -delete", ws},
+		{"find . -regextype emacs -regex '.*\\.o' -delete", ""},
+		// find: each deleting program an -exec runs over a whole start.
+		{"find ~/canary -exec shred -u {} +", out}, {"find . -exec shred -u {} ;", ws}, {"find ~/canary -exec rimraf {} +", out},
+		{"find . -name '*.tmp' -exec shred -u {} +", ""},
 		// chmod, chown, chgrp.
 		{"chmod -R 777 ~/canary", perm}, {"chmod -vR 777 ~/canary", perm}, {"chmod -Rv 777 ~/canary", perm},
 		{"chmod --recursive 777 ~/canary", perm}, {"chmod --recur 777 ~/canary", perm},
@@ -86,6 +113,9 @@ func TestEverySpelling(t *testing.T) {
 		{"TAR_OPTIONS=--remove-files tar -cf x.tar ~/canary", ReasonOpaque},
 		{"export TAR_OPTIONS=--rem; tar -cf x.tar ~/canary", ReasonOpaque},
 		{"tar -cf x.tar ~/canary", ""}, {"tar --recursion -cf x.tar ~/canary", ""},
+		// Globs that match (nearly) every entry of the workspace.
+		{"rm -rf ?*", ws}, {"rm -rf .*", ws}, {"rm -rf .[!.]*", ws}, {"rm -rf ./*", ws}, {"rm -rf *.*", ws},
+		{"rm -rf ?*.o", ""}, {"rm -rf .cache*", ""},
 		// A sibling whose name starts with the workspace's.
 		{"rm -rf ~/proj-old", out}, {"rm -rf ~/proj-old/", out}, {"rm -rf ~/proj-old/*", out},
 		{"rm -rf ~/proj.bak ~/proj2", out}, {"rm -rf ../proj-old", out}, {"rm -rf ./../proj-old/src", out},

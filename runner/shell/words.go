@@ -204,13 +204,19 @@ func (c *checker) cmdSubstValue(cs *syntax.CmdSubst) string {
 }
 
 // substs checks the commands that command and process substitutions
-// inside node run; each runs in a subshell.
+// inside node run; each runs in a subshell. A prompt expansion (${X@P})
+// runs the command substitutions its value holds: it asks.
 func (c *checker) substs(node syntax.Node) {
 	syntax.Walk(node, func(n syntax.Node) bool {
 		if c.why != "" {
 			return false
 		}
 		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && n.Exp.Word.Lit() == "P" {
+				c.flag(ReasonOpaque)
+				return false
+			}
 		case *syntax.CmdSubst:
 			c.subshell(func() { c.nest(func() { c.stmts(n.Stmts) }) })
 			return false
