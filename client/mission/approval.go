@@ -253,6 +253,9 @@ func (m *Model) approvalFoot(width int, whole bool) []string {
 	if a.grant && !a.cut {
 		lines = append(lines, wrapLines(styleBold().Render("[a]")+" allow this exact command for the rest of the session", width)...)
 	}
+	if m.noSandbox() {
+		lines = append(lines, wrapLines(styleWarn().Render("no OS sandbox: what you allow runs with all your permissions"), width)...)
+	}
 	return lines
 }
 

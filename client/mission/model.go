@@ -451,6 +451,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 				Readiness string `json:"readiness"`
 				Provider  string `json:"provider"`
 				Model     string `json:"model"`
+				Sandbox   string `json:"sandbox"`
 			} `json:"status"`
 			Limits struct {
 				FrameBytes  int `json:"frame_bytes"`
@@ -459,6 +460,7 @@ func (m *Model) answered(c callMsg) tea.Cmd {
 		}
 		_ = json.Unmarshal(c.resp.Result, &r)
 		m.provider, m.model, m.readiness = human.Visible(r.Status.Provider, 256), human.Visible(r.Status.Model, 256), r.Status.Readiness
+		m.sandbox = r.Status.Sandbox
 		m.limits = limitsOf(r.Limits.FrameBytes, r.Limits.PromptBytes)
 		return m.attach()
 	case "session.create", "session.open":

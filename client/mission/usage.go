@@ -126,3 +126,10 @@ func (m *Model) statusText() string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// noSandbox reports whether the backend said that nothing confines the
+// commands it runs (status's sandbox "unavailable" or "off"): what the
+// person allows then runs with all their permissions, and under auto
+// every shell command asks unless [tools] unsandboxed_auto is set. The
+// status bar and each approval say so (docs/mission-control.md).
+func (m *Model) noSandbox() bool { return m.sandbox == "unavailable" || m.sandbox == "off" }

@@ -94,13 +94,18 @@ func (m *Model) statusLine() string {
 	}
 	// In the order shown; rank says which go first when the screen is too
 	// narrow for all: the directory, the session, the provider, the
-	// tokens, then the model; the readiness goes last of all.
+	// tokens, the model, then the readiness; "no sandbox", when nothing
+	// confines the backend's commands, is never dropped.
+	noSandbox := ""
+	if m.noSandbox() {
+		noSandbox = "no sandbox"
+	}
 	parts := []struct {
 		text string
 		rank int
 	}{
 		{orDash(m.provider), 3}, {orDash(m.model), 5}, {human.ReadinessWord(m.readiness), 6},
-		{session, 2}, {orDash(cwd), 1}, {m.usage.short(), 4},
+		{noSandbox, 7}, {session, 2}, {orDash(cwd), 1}, {m.usage.short(), 4},
 	}
 	width := max(8, m.width)
 	var s string
