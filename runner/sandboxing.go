@@ -6,6 +6,7 @@ import (
 
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/tools"
 )
 
 // confinement is how the runtime confines commands it runs without
@@ -13,7 +14,15 @@ import (
 // nil where there is none (mode off, no Landlock, or the executable cannot
 // be found to act as the launcher).
 type confinement struct {
-	wrap func(cmd *exec.Cmd, gitWritable bool) error
+	wrap func(cmd *exec.Cmd, gitWritable, network bool) error
+	// network is when confined shell commands get the network:
+	// [tools.sandbox] network = true opens it for all; where the launcher
+	// cannot close it every command asks; otherwise only a call that
+	// asks for it (and was allowed) gets it.
+	network tools.NetworkRule
+	// hookNetwork is the network of confined hooks, which cannot ask:
+	// [tools.sandbox] network.
+	hookNetwork bool
 	// unsandboxedAuto is [tools] unsandboxed_auto: without a sandbox,
 	// shell commands under auto run without asking all the same.
 	unsandboxedAuto bool
@@ -28,7 +37,13 @@ type confinement struct {
 // commands write only below sandbox.Defaults, and never the workspace's
 // .git, .magi-code or .claude, nor mcHome (sandbox.Protect).
 func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
-	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode)}
+	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode, s.Network), hookNetwork: s.Network}
+	switch {
+	case s.Network:
+		c.network = tools.NetworkOpen
+	case !st.NetworkClosable:
+		c.network = tools.NetworkUnclosable
+	}
 	if s.Mode == sandbox.ModeOff || !st.Available {
 		logf("sandbox: %s", c.text)
 		return c
@@ -41,7 +56,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 	}
 	logf("sandbox: %s", c.text)
 	roots := append([]string(nil), s.WritableRoots...)
-	c.wrap = func(cmd *exec.Cmd, gitWritable bool) error {
+	c.wrap = func(cmd *exec.Cmd, gitWritable, network bool) error {
 		// Go's build cache: the confined command's own (sandbox.BuildCache),
 		// never the person's, whose entries their next unconfined build
 		// trusts. Landlock grants only a directory that exists.
@@ -54,7 +69,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		p := sandbox.Policy{
 			Writable:  sandbox.Defaults(cmd.Dir, cmd.Env, roots),
 			Protected: sandbox.Protect(cmd.Dir, mcHome, gitWritable),
-			Network:   s.Network,
+			Network:   network,
 		}
 		return p.Wrap(cmd, self)
 	}
@@ -67,7 +82,7 @@ func (c confinement) Confined() bool { return c.wrap != nil }
 // when returns the wrapper of the shell commands run without asking under
 // approval: only "auto" confines (under "ask" the person approves each
 // command).
-func (c confinement) when(approval string) func(*exec.Cmd, bool) error {
+func (c confinement) when(approval string) func(*exec.Cmd, bool, bool) error {
 	if approval != "auto" {
 		return nil
 	}
@@ -75,13 +90,15 @@ func (c confinement) when(approval string) func(*exec.Cmd, bool) error {
 }
 
 // hooks returns the wrapper of hook commands under approval: confined
-// under "auto", with .git read-only.
+// under "auto", with .git read-only and the network of the settings (a
+// hook cannot ask for it: closed by default; where the launcher cannot
+// close it, a hook that did not get it fails to start).
 func (c confinement) hooks(approval string) func(*exec.Cmd) error {
 	wrap := c.when(approval)
 	if wrap == nil {
 		return nil
 	}
-	return func(cmd *exec.Cmd) error { return wrap(cmd, false) }
+	return func(cmd *exec.Cmd) error { return wrap(cmd, false, c.hookNetwork) }
 }
 
 // unconfined reports whether shell commands under approval must ask

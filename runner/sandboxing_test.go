@@ -64,7 +64,7 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 				t.Fatal(code)
 			}
 			defer rt.Close(t.Context())
-			wantLog := "sandbox: " + st.Text(tc.mode)
+			wantLog := "sandbox: " + st.Text(tc.mode, true)
 			if !strings.Contains(logs.String(), wantLog) {
 				t.Errorf("log %q; want %q", logs.String(), wantLog)
 			}
@@ -110,7 +110,7 @@ func TestConfinedBuildCache(t *testing.T) {
 	env := []string{"HOME=" + home, "GOCACHE=" + filepath.Join(home, "gc"), "PATH=/bin"}
 	cmd := exec.Command("/bin/sh", "-c", "true")
 	cmd.Dir, cmd.Env = ws, env
-	if err := c.wrap(cmd, false); err != nil {
+	if err := c.wrap(cmd, false, false); err != nil {
 		t.Fatal(err)
 	}
 	want := sandbox.BuildCache(ws, env)
@@ -130,6 +130,55 @@ func TestConfinedBuildCache(t *testing.T) {
 	for _, bad := range []string{filepath.Join(home, "gc"), filepath.Join(home, ".cache", "go-build"), filepath.Join(home, ".cache")} {
 		if slices.Contains(p.Writable, bad) {
 			t.Errorf("writable %q holds the person's build cache %s", p.Writable, bad)
+		}
+	}
+}
+
+// TestConfinementNetwork: [tools.sandbox] network and the machine decide
+// the network rule of confined shell commands (false: on request; true:
+// open to all; a launcher that cannot close it: every command asks), and
+// hooks, which cannot ask, get the setting's network in their policy.
+func TestConfinementNetwork(t *testing.T) {
+	for _, tc := range []struct {
+		network, closable bool
+		want              tools.NetworkRule
+	}{
+		{false, true, tools.NetworkOnRequest},
+		{true, true, tools.NetworkOpen},
+		{false, false, tools.NetworkUnclosable},
+		{true, false, tools.NetworkOpen},
+	} {
+		c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite, Network: tc.network}, false, t.TempDir(),
+			sandbox.Status{Available: true, ABI: 6, NetworkClosable: tc.closable}, func(string, ...any) {})
+		if !c.Confined() {
+			t.Skip("the launcher (this executable) cannot be found")
+		}
+		if c.network != tc.want {
+			t.Errorf("network %v, closable %v: rule %v; want %v", tc.network, tc.closable, c.network, tc.want)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "true")
+		cmd.Dir = t.TempDir()
+		if err := c.hooks("auto")(cmd); err != nil {
+			t.Fatal(err)
+		}
+		var p sandbox.Policy
+		if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil {
+			t.Fatalf("policy %q: %v", cmd.Args[2], err)
+		}
+		if p.Network != tc.network {
+			t.Errorf("network %v: a hook's policy has network %v", tc.network, p.Network)
+		}
+		// A shell command gets what its call was given.
+		for _, open := range []bool{false, true} {
+			cmd := exec.Command("/bin/sh", "-c", "true")
+			cmd.Dir = t.TempDir()
+			if err := c.wrap(cmd, false, open); err != nil {
+				t.Fatal(err)
+			}
+			var p sandbox.Policy
+			if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil || p.Network != open {
+				t.Errorf("setting %v: a command given network %v has policy %q", tc.network, open, cmd.Args[2])
+			}
 		}
 	}
 }

@@ -33,7 +33,9 @@ func TestSandboxSettings(t *testing.T) {
 		{"project adds a root", []file{g(""), p("[tools.sandbox]\nwritable_roots = [\"/home\"]\n")}, protocol.CodeConfigurationInvalid},
 		{"project empties roots", []file{g(""), p("[tools.sandbox]\nwritable_roots = []\n")}, protocol.CodeConfigurationInvalid},
 		{"project opens the network", []file{g("[tools.sandbox]\nnetwork = false\n"), p("[tools.sandbox]\nnetwork = true\n")}, protocol.CodeConfigurationInvalid},
-		{"project closes the network", []file{g(""), p("[tools.sandbox]\nnetwork = false\n")}, ""},
+		{"project opens the default's network", []file{g(""), p("[tools.sandbox]\nnetwork = true\n")}, protocol.CodeConfigurationInvalid},
+		{"project keeps the global open network", []file{g("[tools.sandbox]\nnetwork = true\n"), p("[tools.sandbox]\nnetwork = true\n")}, ""},
+		{"project closes the network", []file{g("[tools.sandbox]\nnetwork = true\n"), p("[tools.sandbox]\nnetwork = false\n")}, ""},
 		// [tools] read_roots resolves like writable_roots, must be
 		// absolute, and only the global file may set it.
 		{"global read roots", []file{g("[tools]\nread_roots = [\"/usr/include\", \"~/src\", \"rel\", \"/\"]\n")}, ""},
@@ -58,7 +60,7 @@ func TestSandboxSettings(t *testing.T) {
 			sb := snap.Settings.Tools.Sandbox
 			switch tc.name {
 			case "defaults":
-				if sb.Mode != "workspace-write" || !sb.Network || len(sb.WritableRoots) != 0 || len(snap.Settings.Tools.ReadRoots) != 0 {
+				if sb.Mode != "workspace-write" || sb.Network || len(sb.WritableRoots) != 0 || len(snap.Settings.Tools.ReadRoots) != 0 {
 					t.Errorf("defaults = %+v, read roots %q", sb, snap.Settings.Tools.ReadRoots)
 				}
 			case "global roots":
@@ -75,6 +77,10 @@ func TestSandboxSettings(t *testing.T) {
 						t.Errorf("read root %q not made absolute", r)
 					}
 				}
+			case "project keeps the global open network":
+				if !sb.Network {
+					t.Error("the global network = true was not applied")
+				}
 			case "project closes the network":
 				if sb.Network {
 					t.Error("the project's network = false was not applied")
@@ -88,7 +94,8 @@ func TestSandboxSettings(t *testing.T) {
 // this machine, or that nothing does, and honours mode = "off".
 func TestDescribeSandbox(t *testing.T) {
 	for _, tc := range []struct{ settings, want string }{
-		{fixtureGlobal, sandbox.Probe().Text("workspace-write")},
+		{fixtureGlobal, sandbox.Probe().Text("workspace-write", false)},
+		{fixtureGlobal + "[tools.sandbox]\nnetwork = true\n", sandbox.Probe().Text("workspace-write", true)},
 		{fixtureGlobal + "[tools.sandbox]\nmode = \"off\"\n", "off (settings); the destructive-command guard stands alone"},
 	} {
 		w := newWorld(t)

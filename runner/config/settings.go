@@ -112,7 +112,7 @@ type Tools struct {
 type Sandbox struct {
 	Mode          string   `koanf:"mode"`           // "workspace-write" | "off"
 	WritableRoots []string `koanf:"writable_roots"` // absolute after loading
-	Network       bool     `koanf:"network"`        // TCP connect and bind allowed
+	Network       bool     `koanf:"network"`        // sockets allowed to every command, unasked
 }
 
 // Protections relax the built-in tools' guard rails. Only the global file
@@ -223,7 +223,7 @@ var defaults = map[string]any{
 		},
 		"sandbox": map[string]any{
 			"mode":    "workspace-write",
-			"network": true,
+			"network": false,
 		},
 	},
 }
@@ -289,7 +289,7 @@ func merge(global, project map[string]any) (*Settings, error) {
 //   - [tools] unsandboxed_auto = true unless the global side says true;
 //   - [tools] read_roots (each one opens a directory to unasked reads);
 //   - [tools.sandbox]: mode = "off" unless the global side already says
-//     "off", network = true if the global side says false, and any
+//     "off", network = true unless the global side says true, and any
 //     writable_roots (each one opens a directory to unasked commands).
 func checkProjectGrants(global, project map[string]any) error {
 	tools, _ := project["tools"].(map[string]any)
@@ -357,7 +357,7 @@ func checkProjectSandbox(gTools, pTools map[string]any) error {
 	if mode, ok := p["mode"]; ok && mode != "workspace-write" && g["mode"] != mode {
 		return errors.New("tools.sandbox.mode: a project file may not relax the sandbox")
 	}
-	if net, ok := p["network"]; ok && net != false && g["network"] == false {
+	if net, ok := p["network"]; ok && net != false && g["network"] != true {
 		return errors.New("tools.sandbox.network: a project file may not relax the sandbox")
 	}
 	if _, ok := p["writable_roots"]; ok {

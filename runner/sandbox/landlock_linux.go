@@ -17,8 +17,13 @@ import (
 // file it can open.
 const minABI = 3
 
-// Probe reports whether Landlock is usable here. It makes one system call.
-func Probe() Status { return probe(llsyscall.LandlockGetABIVersion) }
+// Probe reports whether Landlock is usable here, and whether the network
+// can be closed. It makes one system call.
+func Probe() Status {
+	st := probe(llsyscall.LandlockGetABIVersion)
+	st.NetworkClosable = NetworkClosable()
+	return st
+}
 
 // probe is the ABI gate, given the call that reads the kernel's ABI.
 func probe(abiVersion func() (int, error)) Status {

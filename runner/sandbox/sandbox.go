@@ -48,18 +48,28 @@ type Status struct {
 	ABI int
 	// Reason is a fixed phrase saying why not, when not Available.
 	Reason string
+	// NetworkClosable says the launcher can close the network (its filter
+	// is written for this architecture: NetworkClosable()).
+	NetworkClosable bool
 }
 
 // Text is the one-line description for `config show` and the diagnostic
-// log, given the mode setting.
-func (s Status) Text(mode string) string {
+// log, given the settings mode and network ([tools.sandbox]).
+func (s Status) Text(mode string, network bool) string {
 	switch {
 	case mode == ModeOff:
 		return "off (settings); the destructive-command guard stands alone"
 	case !s.Available:
 		return "unavailable: " + s.Reason + "; the destructive-command guard stands alone"
 	}
-	return "workspace-write under approval = auto (Landlock ABI " + itoa(s.ABI) + ")"
+	text := "workspace-write under approval = auto (Landlock ABI " + itoa(s.ABI) + "); "
+	switch {
+	case network:
+		return text + "network open (settings)"
+	case !s.NetworkClosable:
+		return text + "the network cannot be closed on this architecture: every shell command asks"
+	}
+	return text + "no network unless the person allows a command that asks for it"
 }
 
 func itoa(n int) string {

@@ -228,3 +228,22 @@ func BenchmarkUnconfined(b *testing.B) {
 		}
 	}
 }
+
+// TestStatusText: config show and the log say how the network stands:
+// open by the settings, closed unless asked for, or not closable here.
+func TestStatusText(t *testing.T) {
+	st := Status{Available: true, ABI: 6, NetworkClosable: true}
+	for _, tc := range []struct {
+		st      Status
+		network bool
+		want    string
+	}{
+		{st, true, "; network open (settings)"},
+		{st, false, "; no network unless the person allows a command that asks for it"},
+		{Status{Available: true, ABI: 6}, false, "; the network cannot be closed on this architecture: every shell command asks"},
+	} {
+		if got := tc.st.Text(ModeWorkspaceWrite, tc.network); !strings.HasPrefix(got, "workspace-write under approval = auto (Landlock ABI 6)") || !strings.HasSuffix(got, tc.want) {
+			t.Errorf("%+v network %v: %q; want it to end %q", tc.st, tc.network, got, tc.want)
+		}
+	}
+}

@@ -31,13 +31,64 @@ func (t *shell) ForceApproval(args json.RawMessage) (bool, string) {
 	if t.o.Unconfined {
 		return true, ReasonUnconfined
 	}
-	why := t.destructive(a.Command)
-	return why != "", string(why)
+	why := string(t.destructive(a.Command))
+	if net := t.networkAsks(a.Network); net != "" {
+		if why != "" {
+			return true, why + "; " + net
+		}
+		return true, net
+	}
+	return why != "", why
 }
 
 // ReasonUnconfined is the reason a shell command asks under auto when no
 // OS sandbox would confine it (Options.Unconfined).
 const ReasonUnconfined = "no OS sandbox: shell commands ask under auto"
+
+// Reasons a confined shell command asks for the network.
+const (
+	// ReasonNetwork: the call set network: true under NetworkOnRequest.
+	ReasonNetwork = "network requested"
+	// ReasonNetworkUnclosable: under NetworkUnclosable every command asks.
+	ReasonNetworkUnclosable = "the sandbox cannot close the network here"
+)
+
+// NetworkRule is when a confined shell command gets the network
+// (Options.Network; [tools.sandbox] network).
+type NetworkRule int
+
+const (
+	// NetworkOnRequest: closed; a call with network: true asks the person
+	// (ReasonNetwork) and, allowed, runs with it open.
+	NetworkOnRequest NetworkRule = iota
+	// NetworkOpen: open for every command, unasked (the global setting
+	// network = true).
+	NetworkOpen
+	// NetworkUnclosable: the sandbox cannot close the network on this
+	// machine, so every command asks (ReasonNetworkUnclosable) and,
+	// allowed, runs with it open.
+	NetworkUnclosable
+)
+
+// networkAsks is the reason a confined call asks for the network, given
+// its network argument; "" when it does not (or nothing confines it).
+func (t *shell) networkAsks(requested bool) string {
+	switch {
+	case t.o.Sandbox == nil:
+		return ""
+	case t.o.Network == NetworkUnclosable:
+		return ReasonNetworkUnclosable
+	case t.o.Network == NetworkOnRequest && requested:
+		return ReasonNetwork
+	}
+	return ""
+}
+
+// networkOpen reports whether a confined call gets the network: it asked
+// for it (and so was asked about), or the rule opens it for every call.
+func (t *shell) networkOpen(requested bool) bool {
+	return requested || t.o.Network != NetworkOnRequest
+}
 
 // destructive is the guard rail's reason for command, "" when it runs
 // without asking (or the guard rail is off). Under the sandbox the

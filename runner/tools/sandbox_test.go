@@ -40,8 +40,8 @@ func TestShellSandboxed(t *testing.T) {
 	if err := os.WriteFile(egg, []byte("alive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wrap := func(cmd *exec.Cmd, _ bool) error {
-		return sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, nil)}.Wrap(cmd, self)
+	wrap := func(cmd *exec.Cmd, _, network bool) error {
+		return sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, nil), Network: network}.Wrap(cmd, self)
 	}
 	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Sandbox: wrap}).Get("shell")
 	run := func(command string) Result {
@@ -62,7 +62,7 @@ func TestShellSandboxed(t *testing.T) {
 		"touch ~/new-file",
 	} {
 		res := run(command)
-		if !res.IsError || !strings.HasSuffix(res.Summary, "("+SandboxSummary+")") {
+		if !res.IsError || !strings.HasSuffix(res.Summary, "("+SandboxSummary+"; "+NoNetworkSummary+")") {
 			t.Errorf("%s: %+v; want a failure whose summary names the sandbox", command, res)
 		}
 		if data, err := os.ReadFile(egg); err != nil || string(data) != "alive" {

@@ -19,8 +19,14 @@ import (
 )
 
 // SandboxSummary is added to the summary and result of a sandboxed shell
-// command that failed.
-const SandboxSummary = "sandboxed: writes only to the workspace, temp and writable roots"
+// command that failed; NoNetworkSummary follows it when the command ran
+// without the network, and the result (the model's) says how to ask for it
+// (NoNetworkHint).
+const (
+	SandboxSummary   = "sandboxed: writes only to the workspace, temp and writable roots"
+	NoNetworkSummary = "no network"
+	NoNetworkHint    = `no network: if the command needs one, run it again with "network": true (the person is asked)`
+)
 
 // pipeCloseWait bounds how long output draining may outlast the shell after
 // its process group was killed (a descendant that left the group can hold
@@ -31,14 +37,17 @@ type shell struct{ o Options }
 
 type shellArgs struct {
 	Command string `json:"command"`
+	// Network asks for the network for a confined command (Options.Network).
+	Network bool `json:"network,omitempty"`
 }
 
 func (*shell) Name() string { return "shell" }
 func (*shell) Description() string {
-	return "Run a command with " + subproc.ShellName + " in the session working directory. Stdin is empty; stdout and stderr are combined and truncated when long. Commands time out."
+	return "Run a command with " + subproc.ShellName + " in the session working directory. Stdin is empty; stdout and stderr are combined and truncated when long. Commands time out. " +
+		"Under auto, no network: set network for downloads or servers (go mod download, npm install, git fetch); the person is asked."
 }
 func (*shell) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"shell command line"}},"required":["command"]}`)
+	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"shell command line"},"network":{"type":"boolean","description":"needs the network"}},"required":["command"]}`)
 }
 func (*shell) Mutating() bool { return true }
 
@@ -47,11 +56,16 @@ func (*shell) Mutating() bool { return true }
 func (*shell) StreamsOutput()                         {}
 func (t *shell) Describe(args json.RawMessage) string { return describe(t.Request(args)) }
 
-// Request implements Requester: the whole command.
+// Request implements Requester: the whole command, and whether it asks for
+// the network.
 func (t *shell) Request(args json.RawMessage) string {
 	var a shellArgs
 	_ = decode(args, &a)
-	return strings.ToValidUTF8("shell: "+a.Command, "\uFFFD")
+	name := "shell: "
+	if a.Network {
+		name = "shell (network): "
+	}
+	return strings.ToValidUTF8(name+a.Command, "\uFFFD")
 }
 
 // Run runs the command in its own process group with a minimal environment.
@@ -87,7 +101,7 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		// A git command that writes .git runs only after the person
 		// approved it (ForceApproval): it may then write .git, and
 		// nothing more.
-		if err := t.o.Sandbox(cmd, t.destructive(a.Command) == shellcheck.ReasonGitWrite); err != nil {
+		if err := t.o.Sandbox(cmd, t.destructive(a.Command) == shellcheck.ReasonGitWrite, t.networkOpen(a.Network)); err != nil {
 			pw.Close()
 			return errResult(t.Name(), "cannot start in the sandbox")
 		}
@@ -138,10 +152,15 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	res := Result{Text: text, IsError: outcome != "exit 0", Summary: "shell: " + outcome}
 	if res.IsError && t.o.Sandbox != nil {
-		// Say that the sandbox may be why: a refused write fails the
-		// command like any other error.
-		res.Summary += " (" + SandboxSummary + ")"
-		outcome += "; " + SandboxSummary
+		// Say that the sandbox may be why: a refused write or socket
+		// fails the command like any other error.
+		if t.networkOpen(a.Network) {
+			res.Summary += " (" + SandboxSummary + ")"
+			outcome += "; " + SandboxSummary
+		} else {
+			res.Summary += " (" + SandboxSummary + "; " + NoNetworkSummary + ")"
+			outcome += "; " + SandboxSummary + "; " + NoNetworkHint
+		}
 	}
 	if res.IsError {
 		res.Text = bound(text+"\n["+outcome+"]", t.o.MaxOutput, "\n["+outcome+"]")

@@ -131,9 +131,13 @@ type Options struct {
 	// command, not yet started, to start through the OS sandbox's launcher
 	// (runner/sandbox), with the workspace's .git read-only unless
 	// gitWritable (a git command that writes it, which the guard rail
-	// asked the person about). A failed sandboxed command's summary names
-	// the sandbox (SandboxSummary).
-	Sandbox func(cmd *exec.Cmd, gitWritable bool) error
+	// asked the person about), and with the network open only if network
+	// (Network says when). A failed sandboxed command's summary names the
+	// sandbox (SandboxSummary), and says when the network was closed.
+	Sandbox func(cmd *exec.Cmd, gitWritable, network bool) error
+	// Network is when a confined shell command (Sandbox set) gets the
+	// network.
+	Network NetworkRule
 	// Unconfined says every shell command asks, with ReasonUnconfined,
 	// even under approval = "auto": no OS sandbox would confine it
 	// (settings: tools.unsandboxed_auto = false, the default, where the
