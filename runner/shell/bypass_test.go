@@ -226,6 +226,13 @@ func TestBypasses(t *testing.T) {
 		{`git -c diff.external='sh -c "rm -rf ~/canary"' diff`, ReasonDeleteOutside},
 		{`git -c filter.x.smudge='rm -rf ~/canary' checkout .`, ReasonDeleteOutside},
 		{`git -c credential.helper='!rm -rf ~/canary' fetch`, ReasonDeleteOutside},
+		{`git -c core.editor='rm -rf ~/canary' commit`, ReasonDeleteOutside},
+		{`git -c sequence.editor='rm -rf ~/canary' rebase -i HEAD~2`, ReasonDeleteOutside},
+		{`git -c core.askPass='rm -rf ~/canary' fetch`, ReasonDeleteOutside},
+		{`git -c core.gitProxy='rm -rf ~/canary' fetch git://example.com/r`, ReasonDeleteOutside},
+		{`git -c uploadpack.packObjectsHook='rm -rf ~/canary' fetch`, ReasonDeleteOutside},
+		{`git -c web.browser='rm -rf ~/canary' help -w log`, ReasonDeleteOutside},
+		{`git -c gpg.program='rm -rf ~/canary' commit -S`, ReasonDeleteOutside},
 		{`git -c core.hooksPath=./hooks commit`, ReasonOpaque},
 		{`git --config-env=core.pager=P log`, ReasonOpaque},
 		// Servers and daemons that run a command later, perhaps outside

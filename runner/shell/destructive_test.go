@@ -139,6 +139,9 @@ func TestDestructivePositives(t *testing.T) {
 		// Processes and machine.
 		{"kill -9 -1", ReasonKillAll},
 		{"kill -KILL -- -1", ReasonKillAll},
+		{"kill -9 -01", ReasonKillAll}, {`kill -9 " -1"`, ReasonKillAll}, {`kill -s KILL "-1 "`, ReasonKillAll},
+		{"kill -n 9 -001", ReasonKillAll},
+		{"wipefs --all /dev/sda", ReasonDisk}, {"wipefs --a /dev/sda", ReasonDisk}, {"wipefs -fa /dev/sda", ReasonDisk},
 		{"sudo reboot", ReasonShutdown},
 		{"shutdown -h now", ReasonShutdown},
 		// Fork bombs.
@@ -218,6 +221,7 @@ func TestDestructiveNegatives(t *testing.T) {
 		"mkfs.ext4 --help",
 		"wipefs /dev/sda",
 		"kill -9 1234",
+		"kill -9 -10",
 		"kill -1 1234",
 		"pkill -f server",
 		"f() { echo hi; }; f",

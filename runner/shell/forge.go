@@ -9,7 +9,8 @@ import (
 // history, which git's own rules (git.go) do not see: hub, a wrapper that
 // runs git (and deletes repositories); jj git push, which moves remote
 // bookmarks wherever the local ones were rewritten to, and deletes the ones
-// deleted locally (it never asks for a force); Sapling's sl push --force;
+// deleted locally (it never asks for a force); Sapling's sl push --force,
+// --delete and --non-forward-move, abbreviated as its getopt accepts;
 // and the forges' command-line clients, gh and glab: repo delete, and
 // their api command where its request deletes something, changes a ref,
 // or is a GraphQL mutation that deletes or moves refs or repositories;
@@ -47,7 +48,7 @@ func (c *checker) forge(name string, rest []field) {
 	case "sl":
 		if ops := operands(rest); len(ops) > 0 && ops[0].text == "push" {
 			for _, a := range rest {
-				if a.text == "--delete" || strings.HasPrefix(a.text, "--delete=") || longOpt(a.text, "--force", 3) || shortFlag(a, 'f') || !a.known() {
+				if longOpt(a.text, "--delete", 4) || longOpt(a.text, "--force", 3) || longOpt(a.text, "--non-forward-move", 5) || shortFlag(a, 'f') || !a.known() {
 					c.flag(ReasonRemoteHistory)
 					return
 				}

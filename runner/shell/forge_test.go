@@ -38,7 +38,10 @@ func TestForgeClients(t *testing.T) {
 		{"sl push -f --to main", ReasonRemoteHistory},
 		{"sl push --delete feature", ReasonRemoteHistory},
 		{`sl push $OPTS --to main`, ReasonRemoteHistory},
-		{"sl push --to main", ""},
+		{"sl push --del feature", ReasonRemoteHistory}, {"sl push --de feature", ReasonRemoteHistory}, {"sl push --delete=feature", ReasonRemoteHistory},
+		{"sl push --non-forward-move --to main", ReasonRemoteHistory}, {"sl push --non-f --to main", ReasonRemoteHistory},
+		{"sl push -fr . --to main", ReasonRemoteHistory}, {"sl push --fo --to main", ReasonRemoteHistory},
+		{"sl push --to main", ""}, {"sl push --no-verify --to main", ""},
 		{"sl log -f", ""},
 		// gh and glab: repo delete.
 		{"gh repo delete o/r --yes", ReasonRemoteHistory},

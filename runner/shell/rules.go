@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -527,7 +528,8 @@ func (c *checker) disk(name string, rest []field) {
 	}
 }
 
-// kill of pid -1 signals every process.
+// kill of pid -1 signals every process, however the number is written
+// (-01, " -1": bash and procps read it as a decimal number).
 func (c *checker) kill(args []field) {
 	i := 0
 	if i < len(args) && isOption(args[i]) {
@@ -537,7 +539,7 @@ func (c *checker) kill(args []field) {
 		i++ // the signal: in kill -1 PID, -1 is SIGHUP
 	}
 	for ; i < len(args); i++ {
-		if args[i].text == "-1" {
+		if n, err := strconv.Atoi(strings.TrimSpace(args[i].text)); err == nil && n == -1 {
 			c.flag(ReasonKillAll)
 		}
 	}

@@ -89,7 +89,7 @@ func TestEverySpelling(t *testing.T) {
 		{`find . -regextype "$T" -regex 'a.*' -delete`, ws}, {"find . -regextype egrep -regex 'a.+' -delete", ""},
 		{"find . -regextype posix-extended -regex '(.*)' -delete", ws}, {"find . -regextype awk -regex '.*' -delete", ws},
 		{"find . -regextype emacs -regex '\\(.*\\)' -delete", ws}, {"find . -regextype findutils-default -regex '\\(.*\\)' -delete", ws},
-		{"find . -regextype emacs -regex '.*\\.o' -delete", ""},
+		{"find . -regextype emacs -regex '.*\\.o' -delete", ""}, {"find . -regex '.*\\\\(*' -delete", ""},
 		// find: each deleting program an -exec runs over a whole start.
 		{"find ~/canary -exec shred -u {} +", out}, {"find . -exec shred -u {} ;", ws}, {"find ~/canary -exec rimraf {} +", out},
 		{"find . -name '*.tmp' -exec shred -u {} +", ""},
