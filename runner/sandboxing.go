@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/sandbox"
@@ -57,14 +58,17 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 	logf("sandbox: %s", c.text)
 	roots := append([]string(nil), s.WritableRoots...)
 	c.wrap = func(cmd *exec.Cmd, gitWritable, network bool) error {
-		// Go's build cache: the confined command's own (sandbox.BuildCache),
-		// never the person's, whose entries their next unconfined build
-		// trusts. Landlock grants only a directory that exists.
+		// Go's build cache and npm's: the confined command's own
+		// (sandbox.OwnCaches), never the person's, whose entries their next
+		// unconfined build or install trusts. Landlock grants only a
+		// directory that exists.
 		if cmd.Env == nil {
 			cmd.Env = os.Environ()
 		}
-		if gc := sandbox.BuildCache(cmd.Dir, cmd.Env); gc != "" && os.MkdirAll(gc, 0o700) == nil {
-			cmd.Env = append(cmd.Env, "GOCACHE="+gc)
+		for _, kv := range sandbox.OwnCaches(cmd.Dir, cmd.Env) {
+			if _, dir, _ := strings.Cut(kv, "="); os.MkdirAll(dir, 0o700) == nil {
+				cmd.Env = append(cmd.Env, kv)
+			}
 		}
 		p := sandbox.Policy{
 			Writable:  sandbox.Defaults(cmd.Dir, cmd.Env, roots),

@@ -96,40 +96,52 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 	}
 }
 
-// TestConfinedBuildCache: a confined command builds with a Go build cache
-// of its own (sandbox.BuildCache of its workspace, created), set as its
-// GOCACHE over the person's and writable to it; the person's GOCACHE, which
-// their next unconfined build trusts, is not in its policy.
-func TestConfinedBuildCache(t *testing.T) {
+// TestConfinedOwnCaches: a confined command builds and installs with a Go
+// build cache and an npm cache of its own (sandbox.OwnCaches of its
+// workspace, created), set as its GOCACHE and npm_config_cache over the
+// person's and writable to it; the person's caches, whose entries their
+// next unconfined build or install trusts, are not in its policy.
+func TestConfinedOwnCaches(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite, Network: true}, false, filepath.Join(home, ".magi-code"),
 		sandbox.Status{Available: true, ABI: 4}, func(string, ...any) {})
 	if !c.Confined() {
 		t.Skip("the launcher (this executable) cannot be found")
 	}
-	env := []string{"HOME=" + home, "GOCACHE=" + filepath.Join(home, "gc"), "PATH=/bin"}
+	env := []string{"HOME=" + home, "GOCACHE=" + filepath.Join(home, "gc"), "npm_config_cache=" + filepath.Join(home, "nc"), "PATH=/bin"}
 	cmd := exec.Command("/bin/sh", "-c", "true")
 	cmd.Dir, cmd.Env = ws, env
 	if err := c.wrap(cmd, false, false); err != nil {
 		t.Fatal(err)
 	}
-	want := sandbox.BuildCache(ws, env)
-	if got := cmd.Env[len(cmd.Env)-1]; got != "GOCACHE="+want {
-		t.Errorf("the confined command's last variable is %q; want GOCACHE=%s", got, want)
-	}
-	if fi, err := os.Stat(want); err != nil || !fi.IsDir() {
-		t.Errorf("the confined build cache %s was not created: %v", want, err)
-	}
 	var p sandbox.Policy
 	if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil {
 		t.Fatalf("policy %q: %v", cmd.Args[2], err)
 	}
-	if !slices.Contains(p.Writable, want) {
-		t.Errorf("writable %q lacks the confined build cache %s", p.Writable, want)
+	own := cmd.Env[len(env):]
+	if len(own) != 2 {
+		t.Fatalf("variables added: %q; want GOCACHE and npm_config_cache", own)
 	}
-	for _, bad := range []string{filepath.Join(home, "gc"), filepath.Join(home, ".cache", "go-build"), filepath.Join(home, ".cache")} {
+	for i, name := range []string{"GOCACHE", "npm_config_cache"} {
+		dir, ok := strings.CutPrefix(own[i], name+"=")
+		if !ok || !strings.HasPrefix(dir, filepath.Join(home, ".cache", "magi-code")+string(filepath.Separator)) {
+			t.Errorf("added variable %q; want %s below ~/.cache/magi-code", own[i], name)
+			continue
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Errorf("the confined cache %s was not created: %v", dir, err)
+		}
+		if !slices.Contains(p.Writable, dir) {
+			t.Errorf("writable %q lacks the confined cache %s", p.Writable, dir)
+		}
+	}
+	if want := "GOCACHE=" + sandbox.BuildCache(ws, env); own[0] != want {
+		t.Errorf("GOCACHE %q; want %q", own[0], want)
+	}
+	for _, bad := range []string{filepath.Join(home, "gc"), filepath.Join(home, ".cache", "go-build"), filepath.Join(home, ".cache"),
+		filepath.Join(home, "nc"), filepath.Join(home, "nc", "_cacache"), filepath.Join(home, ".npm"), filepath.Join(home, ".npm", "_cacache")} {
 		if slices.Contains(p.Writable, bad) {
-			t.Errorf("writable %q holds the person's build cache %s", p.Writable, bad)
+			t.Errorf("writable %q holds the person's cache %s", p.Writable, bad)
 		}
 	}
 }

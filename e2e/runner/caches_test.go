@@ -19,9 +19,13 @@ import (
 // downloads that the toolchains extract later without checking them
 // again: a Go module zip (the go command compares its .ziphash file with
 // go.sum, not the zip) and a Cargo .crate file (checked against its
-// checksum only as it is downloaded). Nothing asks. Its
-// own builds get a Go build cache of their own: GOCACHE names a directory
-// below ~/.cache/magi-code/go-build that it can write. The scratch root is
+// checksum only as it is downloaded), and npm's cache (its cached
+// registry metadata, fresh for as long as its own stored headers say,
+// chooses what a later npm install of an unpinned package installs).
+// Nothing asks. Its own builds get a Go build cache and an npm cache of
+// their own: GOCACHE and npm_config_cache name directories below
+// ~/.cache/magi-code/go-build and ~/.cache/magi-code/npm that it can
+// write. The scratch root is
 // outside /tmp and TMPDIR, which the sandbox makes writable.
 func TestConfinedCachesUnderAuto(t *testing.T) {
 	t.Parallel()
@@ -34,6 +38,7 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 		"go/pkg/mod/cache/download/example.com/m/@v/v1.0.1.zip": "PK-MODULE-ZIP\n",
 		".cargo/registry/cache/index.crates.io-0/c-1.0.1.crate": "CRATE\n",
 		".cargo/git/db/dep-0123/HEAD":                           "ref: refs/heads/main\n",
+		".npm/_cacache/index-v5/aa/bb/0123":                     "INDEX\n",
 	}
 	var cmds []string
 	for name, content := range cached {
@@ -46,7 +51,7 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 		}
 		cmds = append(cmds, "echo PWNED >> ~/"+name)
 	}
-	cmds = append(cmds, `echo built > "$GOCACHE/probe" && echo "GOCACHE=$GOCACHE"`)
+	cmds = append(cmds, `echo built > "$GOCACHE/probe" && echo built > "$npm_config_cache/probe" && echo "GOCACHE=$GOCACHE" && echo "NPM=$npm_config_cache"`)
 	var answers []http.HandlerFunc
 	for i, c := range cmds {
 		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
@@ -76,12 +81,19 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 		t.Fatalf("%d model requests; want %d", len(reqs), len(cmds)+1)
 	}
 	out := strings.TrimSpace(lastToolResult(t, reqs[len(cmds)].Body))
-	gocache, ok := strings.CutPrefix(out, "GOCACHE=")
+	gocache, npm, _ := strings.Cut(out, "\n")
+	gocache, ok := strings.CutPrefix(gocache, "GOCACHE=")
 	if !ok || filepath.Dir(gocache) != filepath.Join(s.home, ".cache", "magi-code", "go-build") {
 		t.Fatalf("the confined command's build cache: %q; want GOCACHE in ~/.cache/magi-code/go-build", out)
 	}
-	if got := readFileOr(t, filepath.Join(gocache, "probe")); got != "built\n" {
-		t.Errorf("the confined build cache holds %q", got)
+	npm, ok = strings.CutPrefix(npm, "NPM=")
+	if !ok || filepath.Dir(npm) != filepath.Join(s.home, ".cache", "magi-code", "npm") {
+		t.Fatalf("the confined command's npm cache: %q; want npm_config_cache in ~/.cache/magi-code/npm", out)
+	}
+	for _, dir := range []string{gocache, npm} {
+		if got := readFileOr(t, filepath.Join(dir, "probe")); got != "built\n" {
+			t.Errorf("the confined command's cache %s holds %q", dir, got)
+		}
 	}
 }
 

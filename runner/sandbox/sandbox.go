@@ -83,49 +83,49 @@ func itoa(n int) string {
 }
 
 // A writable cache is one a build must write whose contents the
-// toolchain checks every time before it uses them: npm's
-// content-addressed cache (checked against its integrity hashes on every
-// read) and Cargo's index (which only says which versions exist and what
-// checksum a crate new to Cargo.lock must have). Downloads that are
+// toolchain checks every time before it uses them, against something a
+// confined command cannot write: only Cargo's index is left (it says
+// which versions exist and what checksum a crate new to Cargo.lock must
+// have; docs/configuration.md says what that leaves open). Downloads
 // checked once, as they arrive, and trusted from then on are not: the go
 // command extracts a cached module zip after comparing its .ziphash file,
-// not the zip, with go.sum, and Cargo unpacks a cached .crate file
-// without hashing it again, so a confined command that rewrote either
-// would choose the code of the person's next unconfined build of any
-// project needing that version. Cargo's git databases go with them. None
-// of these is of use to a confined build anyway: the trees they are
-// extracted into stay read-only (Go's module trees, Cargo's registry/src
-// and git/checkouts), so a confined build uses what the person's own
-// builds fetched and extracted. Go's build cache is not one either: the
-// go command trusts its entries (a compiled package is checked by size,
-// not by content); confined commands get a build cache of their own
-// instead (BuildCache). npx's packages (~/.npm/_npx) and the rest of
-// ~/.cache (pre-commit's hook repositories, corepack's package managers,
-// browsers...) stay read-only. docs/configuration.md lists each root and
-// why.
+// not the zip, with go.sum, and Cargo unpacks a cached .crate file without
+// hashing it again, so a confined command that rewrote either would choose
+// the code of the person's next unconfined build of any project needing
+// that version. Cargo's git databases go with them. None of these is of
+// use to a confined build anyway: the trees they are extracted into stay
+// read-only (Go's module trees, Cargo's registry/src and git/checkouts),
+// so a confined build uses what the person's own builds fetched and
+// extracted. Nor are caches whose entries are checked only against other
+// entries of the same cache (npm's: a tarball against the cached
+// registry metadata that names it), or trusted as they are (Go's build
+// cache): confined commands get those of their own (OwnCaches). npx's
+// packages (~/.npm/_npx) and the rest of ~/.cache (pre-commit's hook
+// repositories, corepack's package managers, browsers...) stay read-only.
+// docs/configuration.md lists each root and why.
 //
 // cacheRoots are those caches, each as a variable that moves it and the
-// default below HOME (or below the variable's own directory, for the
-// Cargo and npm homes): CARGO_HOME names the cache's home, whose
+// default below HOME: CARGO_HOME names the cache's home, whose
 // subdirectories are listed.
 var cacheRoots = []struct {
 	env, home string   // the variable, and the default below HOME when unset
 	subs      []string // the writable subdirectories of that directory
 }{
-	{"npm_config_cache", ".npm", []string{"_cacache", "_logs"}},
 	{"CARGO_HOME", ".cargo", []string{"registry/index"}},
 }
 
 // Defaults returns the writable directories of a command run in cwd with
 // env: cwd, the temp directory (os.TempDir, /tmp and env's TMPDIR), the
-// confined build cache (BuildCache), the download caches of cacheRoots
+// confined commands' own caches (OwnCaches), the caches of cacheRoots
 // (where env moves one, its value instead of the default below env's
-// HOME), then extra (the
-// setting writable_roots). Relative and empty entries are dropped; the
+// HOME), then extra (the setting writable_roots). Relative and empty entries are dropped; the
 // list has no duplicates.
 func Defaults(cwd string, env []string, extra []string) []string {
 	lookup := func(k string) string { return getenv(env, k) }
-	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR"), BuildCache(cwd, env)}
+	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR")}
+	for _, c := range ownCaches {
+		dirs = append(dirs, ownCache(c.name, cwd, env))
+	}
 	home := lookup("HOME")
 	for _, c := range cacheRoots {
 		base := lookup(c.env)
@@ -163,14 +163,41 @@ func getenv(env []string, k string) string {
 	return ""
 }
 
-// BuildCache is the Go build cache of commands confined in the workspace
-// cwd, given their environment env: below the user cache directory
-// ($XDG_CACHE_HOME when absolute, else $HOME/.cache), magi-code/go-build
-// and a name derived from cwd, so no unconfined build (which uses the
-// person's own GOCACHE) and no confined command of another workspace reads
-// what one workspace's commands compiled. "" when env names no absolute
-// cache directory. The launcher's caller creates it and sets GOCACHE to it.
-func BuildCache(cwd string, env []string) string {
+// ownCaches are the caches that commands confined in a workspace get of
+// their own instead of the person's, each as the variable that points the
+// toolchain at it and the directory below magi-code in the user cache
+// directory: Go's build cache (the go command trusts its entries) and
+// npm's cache (its cached registry metadata, fresh for as long as the
+// headers stored with it say, decides what a later unconfined npm install
+// of a package no lock file pins installs, and the tarball it names is
+// checked only against that same metadata).
+var ownCaches = []struct{ env, name string }{{"GOCACHE", "go-build"}, {"npm_config_cache", "npm"}}
+
+// OwnCaches returns the caches of commands confined in the workspace cwd,
+// given their environment env, as "VAR=DIR" entries to add to it: each
+// below the user cache directory ($XDG_CACHE_HOME when absolute, else
+// $HOME/.cache), in magi-code/NAME and a name derived from cwd, so no
+// unconfined command (which uses the person's own caches) and no confined
+// command of another workspace reads what one workspace's commands put
+// there. None when env names no absolute cache directory. The launcher's
+// caller creates the directories and adds the entries; Defaults makes
+// them writable.
+func OwnCaches(cwd string, env []string) []string {
+	var out []string
+	for _, c := range ownCaches {
+		if dir := ownCache(c.name, cwd, env); dir != "" {
+			out = append(out, c.env+"="+dir)
+		}
+	}
+	return out
+}
+
+// BuildCache is the Go build cache (GOCACHE) of OwnCaches.
+func BuildCache(cwd string, env []string) string { return ownCache("go-build", cwd, env) }
+
+// ownCache is the directory of the cache name of commands confined in cwd
+// (OwnCaches), or "".
+func ownCache(name, cwd string, env []string) string {
 	base := getenv(env, "XDG_CACHE_HOME")
 	if !filepath.IsAbs(base) {
 		base = ""
@@ -182,7 +209,7 @@ func BuildCache(cwd string, env []string) string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(filepath.Clean(cwd)))
-	return filepath.Join(filepath.Clean(base), "magi-code", "go-build", hex.EncodeToString(sum[:8]))
+	return filepath.Join(filepath.Clean(base), "magi-code", name, hex.EncodeToString(sum[:8]))
 }
 
 // Wrap rewrites cmd, not yet started, to run through the launcher of the

@@ -20,8 +20,8 @@ func TestMain(m *testing.M) {
 func TestDefaults(t *testing.T) {
 	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env),
-		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/ch/registry/index", "/extra"}
+	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env), ownCache("npm", "/work/ws", env),
+		"/ch/registry/index", "/extra"}
 	want = slices.Compact(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults =\n %q; want\n %q", got, want)
@@ -34,6 +34,7 @@ func TestDefaults(t *testing.T) {
 	// stay read-only.
 	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/.cache/go-build", "/home/u/go/pkg/mod", "/mods",
 		"/mods/cache", "/mods/cache/download", "/home/u/go/pkg/mod/cache/download", "/ch/registry/cache", "/ch/git/db",
+		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/home/u/.npm/_npx",
 		"/home/u/.npm", "/home/u/.cargo", "/ch", "/ch/registry", "/ch/git", "/home/u/.rustup", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
@@ -43,14 +44,15 @@ func TestDefaults(t *testing.T) {
 	// moves no writable root: Go's module zips are read-only).
 	env = []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}
 	got = Defaults("/w", env, nil)
-	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env),
-		"/h/.npm/_cacache", "/h/.npm/_logs", "/h/.cargo/registry/index"})
+	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env), ownCache("npm", "/w", env),
+		"/h/.cargo/registry/index"})
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults without cache variables =\n %q; want\n %q", got, want)
 	}
-	// The person's GOCACHE, named or by default, is never writable.
-	got = Defaults("/w", []string{"HOME=/h", "GOCACHE=/gc", "XDG_CACHE_HOME=/xc"}, nil)
-	for _, bad := range []string{"/gc", "/xc/go-build", "/h/.cache/go-build"} {
+	// The person's GOCACHE and npm cache, named or by default, are never
+	// writable.
+	got = Defaults("/w", []string{"HOME=/h", "GOCACHE=/gc", "XDG_CACHE_HOME=/xc", "npm_config_cache=/nc"}, nil)
+	for _, bad := range []string{"/gc", "/xc/go-build", "/h/.cache/go-build", "/nc", "/nc/_cacache", "/h/.npm/_cacache"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds the person's build cache %q", got, bad)
 		}
@@ -89,6 +91,26 @@ func TestBuildCache(t *testing.T) {
 		if tc.want == "" && got != "" || tc.want != "" && filepath.Dir(got) != tc.want {
 			t.Errorf("BuildCache(%q, %q) = %q; want it in %q", tc.cwd, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestOwnCaches: the variables a confined command gets are GOCACHE and
+// npm_config_cache, each naming its own directory of the workspace below
+// magi-code in the user cache directory, none when there is no absolute
+// one.
+func TestOwnCaches(t *testing.T) {
+	env := []string{"HOME=/h", "npm_config_cache=/nc"}
+	got := OwnCaches("/work/a", env)
+	sum := filepath.Base(BuildCache("/work/a", env))
+	want := []string{"GOCACHE=/h/.cache/magi-code/go-build/" + sum, "npm_config_cache=/h/.cache/magi-code/npm/" + sum}
+	if !slices.Equal(got, want) {
+		t.Errorf("OwnCaches = %q; want %q", got, want)
+	}
+	if got := OwnCaches("/work/b", env); slices.Equal(got, want) || len(got) != 2 {
+		t.Errorf("two workspaces share npm and Go caches: %q", got)
+	}
+	if got := OwnCaches("/w", []string{"HOME=rel"}); got != nil {
+		t.Errorf("OwnCaches without a cache directory = %q; want none", got)
 	}
 }
 
