@@ -31,10 +31,12 @@ func (c *checker) run(args []field, in input) {
 		return
 	}
 	if fn, ok := c.funcs[name.text]; ok {
+		defer c.setStdin(in)()
 		c.call(fn, args[1:])
 		return
 	}
 	if v, ok := c.aliases[name.text]; ok && !c.expanding[name.text] {
+		defer c.setStdin(in)()
 		c.expanding[name.text] = true
 		c.scriptWithArgs(v, args[1:])
 		delete(c.expanding, name.text)

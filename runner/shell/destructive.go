@@ -302,11 +302,7 @@ func (c *checker) stmt(st *syntax.Stmt) {
 		}
 	}
 	if _, call := st.Cmd.(*syntax.CallExpr); !call && len(st.Redirs) > 0 {
-		// { bash; } <<EOF, while ...; done < <(...): what the commands
-		// inside read is not told to each one; a shell among them asks.
-		in, piped := c.stdin(st), c.piped
-		c.piped = in.pipe || in.given
-		defer func() { c.piped = piped }()
+		defer c.setStdin(c.stdin(st))() // { bash; } <<EOF, while ...; done < <(...)
 	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -485,6 +481,16 @@ func (c *checker) stdin(st *syntax.Stmt) input {
 		}
 	}
 	return in
+}
+
+// setStdin makes in the stdin of the commands checked until the function
+// it returns is called: a block's, a loop's, a function's or an alias's
+// redirected stdin is not told to each command inside; a shell among them
+// reading it asks.
+func (c *checker) setStdin(in input) (restore func()) {
+	piped := c.piped
+	c.piped = in.pipe || in.given
+	return func() { c.piped = piped }
 }
 
 // fileInput is stdin read from the file a redirection names, in being

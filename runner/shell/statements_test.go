@@ -10,7 +10,8 @@ import (
 // (loops, case, time, coproc, [[ ]], (( )), let, C-style for); every
 // redirection operator that writes reaches a disk device; and stdin is
 // what the redirections leave it, in order, for the descriptor they name:
-// a here-document to a block or loop, another descriptor's redirection,
+// a here-document to a block, a loop or a function call, another
+// descriptor's redirection,
 // a process substitution, /dev/stdin, <&N and <&- each change what a
 // shell reading stdin runs. A file read as stdin is not read, as a script
 // file operand is not.
@@ -61,6 +62,11 @@ func TestStatementsAndRedirects(t *testing.T) {
 		{"{ bash; } <<EOF\nrm -rf ~/canary\nEOF", opaque}, {"(bash) < <(echo x)", opaque},
 		{"while read -r l; do bash; done < <(echo x)", opaque}, {"{ bash; } < ./script.sh", ""},
 		{"{ cat; } <<EOF\nrm -rf ~/canary\nEOF", ""}, {"echo x | { bash; } < ./script.sh", ""},
+		// So does a function's or an alias's.
+		{"f() { bash; }; f < <(echo x)", opaque}, {"f() { bash; }; f <<EOF\nrm -rf ~/canary\nEOF", opaque},
+		{"shopt -s expand_aliases; alias b=bash; b <<EOF\nrm -rf ~/canary\nEOF", opaque},
+		{"f() { bash; } < <(echo x); f", opaque}, {"f() { cat; }; f <<EOF\nrm -rf ~/canary\nEOF", ""},
+		{"f() { bash; }; f < ./script.sh", ""},
 		// Variables a script may assign under a computed name.
 		{"n=DIR; read TMP$n <<< ~; rm -rf $TMPDIR/canary", out},
 		{"GIT_PAGER=less$X git log", opaque}, {"GIT_PAGER=less git log", ""},
