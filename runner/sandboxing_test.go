@@ -194,3 +194,32 @@ func TestConfinementNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeModeNetworkAsks: Code Mode's shell under its own approval =
+// "auto" follows the direct shell's network rule: a call without the
+// network runs unasked, one with "network": true asks (and here, with no
+// one to answer, is refused with the network reason).
+func TestCodeModeNetworkAsks(t *testing.T) {
+	if st := sandbox.Probe(); !st.Available || !st.NetworkClosable {
+		t.Skipf("no OS sandbox that closes the network here: %+v", st)
+	}
+	snap := &config.Snapshot{Provider: "fixture", Model: "fixture-model", Cwd: t.TempDir(), Home: t.TempDir()}
+	snap.Settings.Tools.Approval = "ask"
+	snap.Settings.Tools.CodeMode = config.CodeMode{Enabled: true, Allow: []string{"shell"}, Approval: "auto", TimeoutMs: 5000}
+	snap.Settings.Tools.Sandbox = config.Sandbox{Mode: sandbox.ModeWorkspaceWrite}
+	rt, code := New(t.Context(), &Admitted{snap: snap}, Options{Logf: func(string, ...any) {}})
+	if code != "" {
+		t.Fatal(code)
+	}
+	defer rt.Close(t.Context())
+	runCode, _ := rt.tools.Get("run_code")
+	for _, tc := range []struct{ call, want string }{
+		{`{command: 'echo ran'}`, "ran"},
+		{`{command: 'echo ran', network: true}`, tools.ReasonNetwork},
+	} {
+		res := runCode.Run(context.Background(), json.RawMessage(`{"code":"try { return tools.shell(`+tc.call+`) } catch (e) { return e.message }"}`))
+		if !strings.Contains(res.Text, tc.want) {
+			t.Errorf("tools.shell(%s): %q; want %q", tc.call, res.Text, tc.want)
+		}
+	}
+}

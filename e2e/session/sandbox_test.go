@@ -2,10 +2,13 @@ package session
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
@@ -139,6 +142,62 @@ func TestHookSandboxUnderAuto(t *testing.T) {
 				t.Errorf("diagnostics %q", run.Diagnostics())
 			}
 			ch.Shutdown()
+		})
+	}
+}
+
+// TestHookNetworkUnderAuto drives the real binary with a stop hook that
+// connects to a TCP listener of the test on 127.0.0.1 and marks the
+// workspace with the outcome. Hooks cannot ask for the network: under
+// approval = "auto" the hook has the network of [tools.sandbox] network,
+// closed by default (no connection arrives) and open with the global
+// network = true (one does).
+func TestHookNetworkUnderAuto(t *testing.T) {
+	t.Parallel()
+	if st := sandbox.Probe(); !st.Available || !st.NetworkClosable {
+		t.Skipf("no OS sandbox that closes the network here: %+v", st)
+	}
+	for _, tc := range []struct {
+		name, extra string
+		open        bool
+	}{{"default", "", false}, {"global network = true", "\n[tools.sandbox]\nnetwork = true\n", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("tcp4", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var accepted atomic.Int32
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					accepted.Add(1)
+					c.Close()
+				}
+			}()
+			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+			cmd := "if bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + "'; then touch net-open; else touch net-closed; fi"
+			hook := "[[hooks]]\nevent = \"stop\"\ncommand = " + clienttest.Quote(cmd) + "\n"
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{
+				Approval: "auto", Responses: [][]step{response(text("done"))}, Extra: hook + tc.extra})
+			ch := start(t, ws, client.Options{Env: ws.Env()})
+			run := ch.Turn(ch.Create().SessionID, "finish")
+			run.WantOutcome(t, "completed", "")
+			ch.Shutdown()
+			want, other := "net-closed", "net-open"
+			if tc.open {
+				want, other = other, want
+			}
+			if !clienttest.FileExists(filepath.Join(ws.Cwd, want)) || clienttest.FileExists(filepath.Join(ws.Cwd, other)) {
+				t.Errorf("the hook did not mark %s (or marked %s)", want, other)
+			}
+			if got := accepted.Load() > 0; got != tc.open {
+				t.Errorf("a connection from the hook arrived: %v; want %v", got, tc.open)
+			}
 		})
 	}
 }
