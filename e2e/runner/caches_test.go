@@ -19,9 +19,11 @@ import (
 // downloads that the toolchains extract later without checking them
 // again: a Go module zip (the go command compares its .ziphash file with
 // go.sum, not the zip) and a Cargo .crate file (checked against its
-// checksum only as it is downloaded), and npm's cache (its cached
-// registry metadata, fresh for as long as its own stored headers say,
-// chooses what a later npm install of an unpinned package installs).
+// checksum only as it is downloaded), Cargo's index (a cached entry the
+// registry then answers 304 for chooses the versions and dependencies a
+// later cargo update resolves) and npm's cache (its cached registry
+// metadata, fresh for as long as its own stored headers say, chooses what
+// a later npm install of an unpinned package installs).
 // Nothing asks. Its own builds get a Go build cache and an npm cache of
 // their own: GOCACHE and npm_config_cache name directories below
 // ~/.cache/magi-code/go-build and ~/.cache/magi-code/npm that it can
@@ -31,14 +33,15 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 	t.Parallel()
 	s := newReadScene(t)
 	cached := map[string]string{
-		".cache/go-build/ab/abcd-d":                             "COMPILED-PACKAGE\n",
-		"go/pkg/mod/example.com/m@v1.0.0/x.go":                  "package m\n",
-		".cargo/registry/src/index.crates.io-0/c-1.0/build.rs":  "fn main() {}\n",
-		".cache/pre-commit/repo0/hook.sh":                       "#!/bin/sh\n",
-		"go/pkg/mod/cache/download/example.com/m/@v/v1.0.1.zip": "PK-MODULE-ZIP\n",
-		".cargo/registry/cache/index.crates.io-0/c-1.0.1.crate": "CRATE\n",
-		".cargo/git/db/dep-0123/HEAD":                           "ref: refs/heads/main\n",
-		".npm/_cacache/index-v5/aa/bb/0123":                     "INDEX\n",
+		".cache/go-build/ab/abcd-d":                                  "COMPILED-PACKAGE\n",
+		"go/pkg/mod/example.com/m@v1.0.0/x.go":                       "package m\n",
+		".cargo/registry/src/index.crates.io-0/c-1.0/build.rs":       "fn main() {}\n",
+		".cache/pre-commit/repo0/hook.sh":                            "#!/bin/sh\n",
+		"go/pkg/mod/cache/download/example.com/m/@v/v1.0.1.zip":      "PK-MODULE-ZIP\n",
+		".cargo/registry/cache/index.crates.io-0/c-1.0.1.crate":      "CRATE\n",
+		".cargo/git/db/dep-0123/HEAD":                                "ref: refs/heads/main\n",
+		".cargo/registry/index/index.crates.io-0/.cache/se/rd/serde": "INDEX\n",
+		".npm/_cacache/index-v5/aa/bb/0123":                          "INDEX\n",
 	}
 	var cmds []string
 	for name, content := range cached {

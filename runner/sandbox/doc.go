@@ -2,8 +2,9 @@
 // shell tool and hooks under approval = "auto") with the kernel's own
 // mechanism: Landlock on Linux. A sandboxed command may read and execute
 // anything, but may write, create, delete, rename or truncate only below its
-// Policy's writable directories: the workspace, the temp directory, the
-// package caches of Go, npm and Cargo, and the configured writable_roots
+// Policy's writable directories: the workspace, the temp directory, a Go
+// build cache and an npm cache of its own (OwnCaches; no cache of the
+// person's), and the configured writable_roots
 // (docs/configuration.md, [tools.sandbox]). With Network false (the
 // default) it opens no socket of any family, UNIX ones included: a seccomp
 // filter the launcher installs refuses them (netfilter_linux.go), with

@@ -82,62 +82,34 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
-// A writable cache is one a build must write whose contents the
-// toolchain checks every time before it uses them, against something a
-// confined command cannot write: only Cargo's index is left (it says
-// which versions exist and what checksum a crate new to Cargo.lock must
-// have; docs/configuration.md says what that leaves open). Downloads
-// checked once, as they arrive, and trusted from then on are not: the go
-// command extracts a cached module zip after comparing its .ziphash file,
-// not the zip, with go.sum, and Cargo unpacks a cached .crate file without
-// hashing it again, so a confined command that rewrote either would choose
-// the code of the person's next unconfined build of any project needing
-// that version. Cargo's git databases go with them. None of these is of
-// use to a confined build anyway: the trees they are extracted into stay
-// read-only (Go's module trees, Cargo's registry/src and git/checkouts),
-// so a confined build uses what the person's own builds fetched and
-// extracted. Nor are caches whose entries are checked only against other
-// entries of the same cache (npm's: a tarball against the cached
-// registry metadata that names it), or trusted as they are (Go's build
-// cache): confined commands get those of their own (OwnCaches). npx's
-// packages (~/.npm/_npx) and the rest of ~/.cache (pre-commit's hook
-// repositories, corepack's package managers, browsers...) stay read-only.
+// No cache of the person's is writable to confined commands: what a
+// toolchain fetched and built is later used by the person's unconfined
+// commands, checked, where it is checked at all, against something the
+// same cache holds. The go command extracts a cached module zip after
+// comparing its .ziphash file, not the zip, with go.sum, and trusts its
+// build cache's entries as they are (a compiled package is checked by
+// size); Cargo unpacks a cached .crate file without hashing it again and
+// resolves new versions and dependencies from cached index entries that
+// the registry then answers 304 Not Modified for; npm checks a cached
+// tarball against the cached registry metadata that names it, fresh for
+// as long as the headers stored beside it say. So a confined command that
+// wrote any of them would choose the code of the person's next
+// unconfined build or install. Confined commands get a Go build cache and
+// an npm cache of their own instead (OwnCaches), and build with the Go
+// modules and crates the person's own builds fetched and extracted (the
+// trees they are extracted into were never writable to them either).
 // docs/configuration.md lists each root and why.
-//
-// cacheRoots are those caches, each as a variable that moves it and the
-// default below HOME: CARGO_HOME names the cache's home, whose
-// subdirectories are listed.
-var cacheRoots = []struct {
-	env, home string   // the variable, and the default below HOME when unset
-	subs      []string // the writable subdirectories of that directory
-}{
-	{"CARGO_HOME", ".cargo", []string{"registry/index"}},
-}
 
 // Defaults returns the writable directories of a command run in cwd with
 // env: cwd, the temp directory (os.TempDir, /tmp and env's TMPDIR), the
-// confined commands' own caches (OwnCaches), the caches of cacheRoots
-// (where env moves one, its value instead of the default below env's
-// HOME), then extra (the setting writable_roots). Relative and empty entries are dropped; the
-// list has no duplicates.
+// confined commands' own caches (OwnCaches), then extra (the setting
+// writable_roots). Relative and empty entries are dropped; the list has no
+// duplicates.
 func Defaults(cwd string, env []string, extra []string) []string {
 	lookup := func(k string) string { return getenv(env, k) }
 	dirs := []string{cwd, os.TempDir(), "/tmp", lookup("TMPDIR")}
 	for _, c := range ownCaches {
 		dirs = append(dirs, ownCache(c.name, cwd, env))
-	}
-	home := lookup("HOME")
-	for _, c := range cacheRoots {
-		base := lookup(c.env)
-		if base == "" && home != "" {
-			base = filepath.Join(home, c.home)
-		}
-		if base == "" || !filepath.IsAbs(base) {
-			continue
-		}
-		for _, sub := range c.subs {
-			dirs = append(dirs, filepath.Join(base, sub))
-		}
 	}
 	dirs = append(dirs, extra...)
 	var out []string

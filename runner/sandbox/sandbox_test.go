@@ -20,32 +20,30 @@ func TestMain(m *testing.M) {
 func TestDefaults(t *testing.T) {
 	env := []string{"HOME=/home/u", "GOMODCACHE=/mods", "TMPDIR=relative", "PATH=/bin", "CARGO_HOME=/ch", "RUSTUP_HOME=/rh"}
 	got := Defaults("/work/ws", env, []string{"/extra", "/work/ws", "rel"})
-	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env), ownCache("npm", "/work/ws", env),
-		"/ch/registry/index", "/extra"}
+	want := []string{"/work/ws", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/work/ws", env), ownCache("npm", "/work/ws", env), "/extra"}
 	want = slices.Compact(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults =\n %q; want\n %q", got, want)
 	}
-	// Extracted sources (Go's module trees, Cargo's registry/src and
-	// git/checkouts, npx's packages, ~/.cache's other tenants such as
-	// pre-commit), the downloads extracted later without a new check (Go's
-	// module zips, Cargo's .crate files and git databases), Go's build
-	// cache that unconfined builds trust, and the homes that hold programs
-	// stay read-only.
+	// No cache of the person's: extracted sources (Go's module trees,
+	// Cargo's registry/src and git/checkouts, npx's packages, ~/.cache's
+	// other tenants such as pre-commit), downloads extracted later without
+	// a new check (Go's module zips, Cargo's .crate files and git
+	// databases), metadata a later resolution trusts (Cargo's index, npm's
+	// cache), Go's build cache, and the homes that hold programs.
 	for _, bad := range []string{"relative", "rel", "/home/u", "/home/u/.cache", "/home/u/.cache/go-build", "/home/u/go/pkg/mod", "/mods",
-		"/mods/cache", "/mods/cache/download", "/home/u/go/pkg/mod/cache/download", "/ch/registry/cache", "/ch/git/db",
+		"/mods/cache", "/mods/cache/download", "/home/u/go/pkg/mod/cache/download", "/ch/registry/cache", "/ch/git/db", "/ch/registry/index", "/home/u/.cargo/registry/index",
 		"/home/u/.npm/_cacache", "/home/u/.npm/_logs", "/home/u/.npm/_npx",
 		"/home/u/.npm", "/home/u/.cargo", "/ch", "/ch/registry", "/ch/git", "/home/u/.rustup", "/rh"} {
 		if slices.Contains(got, bad) {
 			t.Errorf("Defaults = %q; holds %q", got, bad)
 		}
 	}
-	// Unset variables: the defaults below HOME and XDG_CACHE_HOME (GOPATH
-	// moves no writable root: Go's module zips are read-only).
+	// Unset variables: the own caches below XDG_CACHE_HOME; GOPATH and
+	// HOME's caches add nothing.
 	env = []string{"HOME=/h", "GOPATH=/gp:/gp2", "XDG_CACHE_HOME=/xc"}
 	got = Defaults("/w", env, nil)
-	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env), ownCache("npm", "/w", env),
-		"/h/.cargo/registry/index"})
+	want = slices.Compact([]string{"/w", filepath.Clean(os.TempDir()), "/tmp", BuildCache("/w", env), ownCache("npm", "/w", env)})
 	if !slices.Equal(got, want) {
 		t.Errorf("Defaults without cache variables =\n %q; want\n %q", got, want)
 	}
