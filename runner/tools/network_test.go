@@ -57,7 +57,7 @@ func TestShellNetwork(t *testing.T) {
 			if hint := strings.Contains(res.Text, NoNetworkHint); hint != tc.noNetOK {
 				t.Errorf("result %q: hint %v, want %v", res.Text, hint, tc.noNetOK)
 			}
-			if net := strings.HasPrefix(sh.Request(json.RawMessage(tc.args)), "shell (network): "); net != strings.Contains(tc.args, `"network":true`) {
+			if net := strings.HasPrefix(sh.Request(json.RawMessage(tc.args)), "shell: [network] "); net != strings.Contains(tc.args, `"network":true`) {
 				t.Errorf("request %q names the network: %v", sh.Request(json.RawMessage(tc.args)), net)
 			}
 		})

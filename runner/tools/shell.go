@@ -63,7 +63,7 @@ func (t *shell) Request(args json.RawMessage) string {
 	_ = decode(args, &a)
 	name := "shell: "
 	if a.Network {
-		name = "shell (network): "
+		name = "shell: [network] "
 	}
 	return strings.ToValidUTF8(name+a.Command, "\uFFFD")
 }
