@@ -19,7 +19,8 @@ import (
 // history (hub, jj, sl, gh, glab: stand-ins on PATH that record that they
 // ran), and git's own dashed git-push, ask with their reason, and
 // denied, do not run; their ordinary
-// commands run unasked.
+// commands run unasked. Aliases from the repository's own configuration
+// (Mercurial's .hg/hgrc, jj's .jj/repo/config.toml) are read.
 func TestForgeClientsAskUnderAuto(t *testing.T) {
 	t.Parallel()
 	s := newReadScene(t)
@@ -28,7 +29,20 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"hub", "jj", "sl", "gh", "glab", "git-push"} {
+	for name, content := range map[string]string{".hg/hgrc": "[alias]\npf = push --force\n", ".jj/repo/config.toml": "[aliases]\np = [\"git\", \"push\"]\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.ws, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The workspace's top directory holds metadata: the sandbox lets
+	// commands write its files but create none there.
+	if err := os.WriteFile(ranLog, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hub", "jj", "sl", "hg", "gh", "glab", "git-push"} {
 		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + clienttest.Quote(ranLog) + "\n"
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -39,6 +53,9 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 		"git-push --force origin main",
 		"jj git push --bookmark main",
 		"sl push --force --to main",
+		"hg pf default",
+		"hg pus -f",
+		"jj p --allow-new",
 		"gh repo delete o/r --yes",
 		"gh repo sync me/fork --force",
 		"gh api -X DELETE repos/o/r/git/refs/heads/main",
@@ -46,7 +63,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 		"glab api --method delete projects/1/repository/branches/main",
 		`gh api graphql -f query='mutation { deleteRef(input: {refId: "R"}) { clientMutationId } }'`,
 	}
-	runs := []string{"gh pr list", "jj log -r main"}
+	runs := []string{"gh pr list", "jj --ignore-working-copy log -r main", "hg status"}
 	var answers []http.HandlerFunc
 	for i, c := range append(append([]string(nil), asks...), runs...) {
 		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))

@@ -35,8 +35,8 @@ func TestVCSMetadataReadOnlyUnderAuto(t *testing.T) {
 	}
 	calls := []map[string]any{
 		{"name": "shell", "arguments": map[string]any{"command": `printf '[hooks]\npre-status = touch ~/pwned\n' >> .hg/hgrc`}},
-		{"name": "shell", "arguments": map[string]any{"command": `sh -c 'echo "[hooks]" > .hg/hgrc.new && mv .hg/hgrc.new .hg/hgrc'`}},
-		{"name": "shell", "arguments": map[string]any{"command": `mv .hg .hg-old`}},
+		{"name": "shell", "arguments": map[string]any{"command": `sh -c 'echo "[hooks]" > .hg/hgrc; echo x > .hg/hgrc.new'`}},
+		{"name": "shell", "arguments": map[string]any{"command": `python3 -c "import os; os.rename('.hg', '.hg-old')" || perl -e 'rename ".hg", ".hg-old" or die'`}},
 		{"name": "shell", "arguments": map[string]any{"command": `printf '[aliases]\nst = ["util", "exec", "--", "touch", "pwned"]\n' >> sub/.jj/repo/config.toml`}},
 		{"name": "write_file", "arguments": map[string]any{"path": ".hg/hgrc", "content": "[hooks]\npre-status = touch ~/pwned\n"}},
 		{"name": "edit_file", "arguments": map[string]any{"path": "sub/.jj/repo/config.toml", "old": "someone", "new": "x"}},

@@ -25,7 +25,7 @@ func (c *checker) run(args []field, in input) {
 			return
 		}
 		// "$X" args: read as each command the rules know.
-		for _, n := range []string{"rm", "find", "chmod", "sh", "eval", "python", "perl", "node", "ruby", "git", "xargs", "env"} {
+		for _, n := range []string{"rm", "find", "chmod", "sh", "eval", "python", "perl", "node", "ruby", "git", "hg", "jj", "xargs", "env"} {
 			c.named(n, args[1:], in)
 		}
 		return
@@ -104,8 +104,14 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.perm(rest)
 	case "git":
 		c.git(rest)
-	case "hub", "jj", "sl", "gh", "glab":
+	case "hub", "gh", "glab":
 		c.forge(name, rest)
+	case "hg", "chg", "sl":
+		c.hg(name, rest)
+	case "jj":
+		c.jj(rest)
+	case "pijul", "darcs", "bzr", "brz", "fossil":
+		c.vcsOther(name, rest)
 	case "dd", "shred", "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "blkdiscard", "wipefs", "diskutil":
 		c.disk(name, rest)
 	case "kill":

@@ -3,6 +3,7 @@ package shell
 import (
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -16,8 +17,9 @@ type Place struct {
 	// Env is the environment the command sees (KEY=VALUE). HOME, TMPDIR
 	// and XDG_CONFIG_HOME are read from it; any other variable is unknown.
 	Env []string
-	// GitReadOnly says the OS sandbox holds the workspace's .git
-	// read-only: git commands that write it ask (ReasonGitWrite), so that
+	// GitReadOnly says the OS sandbox holds version control metadata
+	// (.git, .hg, .jj...; runner/protected) read-only: version control
+	// commands that write it ask (ReasonGitWrite, ReasonVCSWrite), so that
 	// once approved they may.
 	GitReadOnly bool
 }
@@ -35,14 +37,39 @@ const (
 // file system only to resolve symbolic links and expand globs of the paths
 // a recursive delete or permission change names.
 func Destructive(command string, at Place) (bool, Reason) {
+	v := Check(command, at)
+	return v.Why != "", v.Why
+}
+
+// Verdict is what Check found in a command line.
+type Verdict struct {
+	// Why is the reason it asks, "" when it does not.
+	Why Reason
+	// WritesMetadata: under Place.GitReadOnly, a version control command
+	// in it writes its metadata (.git, .hg, .jj...). The command asks
+	// (Why is at least ReasonGitWrite or ReasonVCSWrite); once approved it
+	// runs with the metadata writable.
+	WritesMetadata bool
+}
+
+// Check is Destructive, with what the sandbox must let the command write.
+func Check(command string, at Place) Verdict {
 	c := newChecker(at)
 	c.script(command, []field{}, false) // sh -c LINE: no arguments
 	c.uncalled()
-	if c.why == "" && c.gitWrites {
-		c.why = ReasonGitWrite // the weakest reason: any other is named first
+	switch {
+	case c.why != "":
+	case c.gitWrites:
+		c.why = ReasonGitWrite // the weakest reasons: any other is named first
+	case c.vcsWrites:
+		c.why = ReasonVCSWrite
 	}
-	return c.why != "", c.why
+	return Verdict{Why: c.why, WritesMetadata: c.gitWrites || c.vcsWrites}
 }
+
+// vcsEnv are the variables that locate a version control client's
+// configuration (vcsconfig.go).
+var vcsEnv = []string{"HGRCPATH", "SL_CONFIG_PATH", "JJ_CONFIG"}
 
 // checker walks a command line, tracking what a shell would know.
 type checker struct {
@@ -61,8 +88,11 @@ type checker struct {
 	perEntry      bool               // find runs the command for every entry below a start: each rm is recursive
 	gitReadOnly   bool               // Place.GitReadOnly
 	gitWrites     bool               // a git command writes .git (ReasonGitWrite)
+	vcsWrites     bool               // another version control command writes its metadata (ReasonVCSWrite)
 	gitFiles      map[string]gitFile // git configuration files read, by path
-	gitBytes      int                // bytes of them read from disk (maxGitConfigBytes)
+	vcsFiles      map[string][]byte  // other clients' configuration files read, by path (nil: missing)
+	gitBytes      int                // bytes of configuration read from disk (maxGitConfigBytes)
+	placeEnv      map[string]string  // the variables of Place.Env that locate configuration (vcsEnv)
 	why           Reason
 }
 
@@ -76,9 +106,12 @@ func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
 		aliases: map[string]string{}, expanding: map[string]bool{},
-		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}}
+		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
+		if slices.Contains(vcsEnv, k) {
+			c.placeEnv[k] = v
+		}
 		switch {
 		case (k == "HOME" || k == "TMPDIR" || k == "XDG_CONFIG_HOME") && filepath.IsAbs(v):
 			c.vars[k] = v
@@ -372,6 +405,7 @@ var runVars = map[string]bool{
 	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true,
 	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_SSH_COMMAND": true, "GIT_SSH": true,
 	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PROMPT_COMMAND": true,
+	"HGEDITOR": true, "HGMERGE": true, "JJ_EDITOR": true,
 	"LESSOPEN": true, "LESSCLOSE": true, "BROWSER": true,
 }
 
@@ -383,7 +417,7 @@ var loadVars = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "LD_PRELOAD": true, "LD_AUDIT": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
 	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_COMMON_DIR": true,
-	"XDG_CONFIG_HOME": true, "TAR_OPTIONS": true,
+	"XDG_CONFIG_HOME": true, "TAR_OPTIONS": true, "HGRCPATH": true, "SL_CONFIG_PATH": true, "JJ_CONFIG": true,
 }
 
 // commandVars checks assignments (before a command, alone, or exported)

@@ -11,7 +11,9 @@
 // What is read and what asks is described, for users, in
 // docs/configuration.md ("The shell guard rail"); words.go expands words,
 // destructive.go walks statements, commands.go follows the commands that
-// run other commands, rules.go holds the rules and paths.go places paths.
+// run other commands, rules.go holds the rules and paths.go places paths;
+// git.go and gitconfig.go read git as git does, vcs.go and vcsconfig.go
+// the other version control clients (Mercurial, Sapling, jj...).
 //
 // It is a guard rail, not a sandbox: script files, data one command writes
 // and another runs, and what an interpreter program does beyond the names

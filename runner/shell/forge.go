@@ -7,11 +7,8 @@ import (
 
 // Clients other than git that rewrite or delete a remote repository's
 // history, which git's own rules (git.go) do not see: hub, a wrapper that
-// runs git (and deletes repositories); jj git push, which moves remote
-// bookmarks wherever the local ones were rewritten to, and deletes the ones
-// deleted locally (it never asks for a force); Sapling's sl push --force,
-// --delete and --non-forward-move, abbreviated as its getopt accepts;
-// and the forges' command-line clients, gh and glab: repo delete, and
+// runs git (and deletes repositories); and the forges' command-line
+// clients, gh and glab: repo delete, and
 // their api command where its request deletes something, changes a ref,
 // or is a GraphQL mutation that deletes or moves refs or repositories;
 // gh repo sync --force and a release deleted with its tag.
@@ -22,7 +19,8 @@ import (
 // delete a repository (GitHub's names; GitLab's have the same words).
 var forgeMutation = regexp.MustCompile(`(?i)delete_?ref|update_?refs?\b|delete_?repositor|delete_?branch|branch_?delete|project_?delete|destroy`)
 
-// forge checks hub, jj, sl, gh and glab.
+// forge checks hub, gh and glab. The version control clients (jj git
+// push, sl push --force, hg push --force) are in vcs.go.
 func (c *checker) forge(name string, rest []field) {
 	switch name {
 	case "hub":
@@ -31,53 +29,9 @@ func (c *checker) forge(name string, rest []field) {
 			return
 		}
 		c.git(rest)
-	case "jj":
-		// jj's aliases (from configuration the repository may hold) are
-		// not read: a limit, like curl's requests.
-		ops := jjOperands(rest)
-		if len(ops) == 0 {
-			return
-		}
-		if !ops[0].known() {
-			c.flag(ReasonOpaque)
-			return
-		}
-		if ops[0].text == "git" && len(ops) > 1 && (!ops[1].known() || ops[1].text == "push") && !hasWord(rest, "--dry-run") {
-			c.flag(ReasonRemoteHistory)
-		}
-	case "sl":
-		if ops := operands(rest); len(ops) > 0 && ops[0].text == "push" {
-			for _, a := range rest {
-				if longOpt(a.text, "--delete", 4) || longOpt(a.text, "--force", 3) || longOpt(a.text, "--non-forward-move", 5) || shortFlag(a, 'f') || !a.known() {
-					c.flag(ReasonRemoteHistory)
-					return
-				}
-			}
-		}
 	case "gh", "glab":
 		c.forgeCLI(rest)
 	}
-}
-
-// jjOperands drops jj's options (any place: jj accepts them after the
-// subcommand too) and their values, keeping the words of the command.
-func jjOperands(args []field) []field {
-	var out []field
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		t := a.text
-		switch {
-		case t == "--":
-			return append(out, args[i+1:]...)
-		case !isOption(a):
-			out = append(out, a)
-		case t == "-R" || t == "--repository" || t == "--at-op" || t == "--at-operation" || t == "--config" ||
-			t == "--config-toml" || t == "--config-file" || t == "--color" || t == "-r" || t == "-b" || t == "--bookmark" ||
-			t == "--branch" || t == "--remote" || t == "--change" || t == "-c" || t == "--revisions" || t == "--named":
-			i++ // its value
-		}
-	}
-	return out
 }
 
 // hasWord reports whether a known argument is exactly w.

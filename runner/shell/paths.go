@@ -3,7 +3,10 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/magi-code/magi-code/runner/protected"
 )
 
 // place is what a path is to the guard rail.
@@ -12,7 +15,7 @@ type place int
 const (
 	inside    place = iota // strictly inside the workspace or the temp directory
 	workspace              // the workspace itself, or everything in it
-	gitDir                 // a .git directory or something in one
+	gitDir                 // version control metadata (.git, .hg, .jj...: protected.VCS) or something in it
 	outside                // anything else, or not known
 )
 
@@ -125,7 +128,7 @@ func (c *checker) classify(p string) place {
 			return outside // a parent of the workspace
 		}
 	}
-	if p == ".git" || strings.HasSuffix(p, "/.git") || strings.Contains(p, "/.git/") {
+	if slices.ContainsFunc(strings.Split(p, "/"), protected.IsVCS) {
 		return gitDir
 	}
 	best, verdict := "", outside

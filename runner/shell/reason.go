@@ -14,8 +14,9 @@ const (
 	// ReasonDeleteWorkspace: a recursive delete of the workspace itself or
 	// of everything in it.
 	ReasonDeleteWorkspace Reason = "recursive delete of the workspace"
-	// ReasonDeleteGit: a recursive delete of a .git directory.
-	ReasonDeleteGit Reason = "recursive delete of a .git directory"
+	// ReasonDeleteGit: a recursive delete of version control metadata
+	// (runner/protected: .git, .hg, .jj...).
+	ReasonDeleteGit Reason = "recursive delete of version control metadata (.git, .hg, .jj...)"
 	// ReasonPermOutside: chmod, chown or chgrp -R of a path outside the
 	// workspace and the temp directory.
 	ReasonPermOutside Reason = "recursive permission change outside the workspace"
@@ -49,6 +50,16 @@ const (
 	// .git read-only, a git command that writes it (commit, add,
 	// checkout...); once approved it runs with .git writable.
 	ReasonGitWrite Reason = "git command that writes the repository (.git)"
+	// ReasonVCSWrite: under the OS sandbox, which holds every version
+	// control system's metadata read-only, a command of another client
+	// (hg, sl, jj, pijul, darcs, bzr, fossil) that may write it; once
+	// approved it runs with the metadata writable.
+	ReasonVCSWrite Reason = "version control command that writes the repository (.hg, .jj...)"
+	// ReasonVCSHistory: a command of a client other than git that
+	// destroys local history or uncommitted work (hg strip, prune,
+	// rollback, purge, update --clean, revert --no-backup; jj op abandon,
+	// util gc; darcs obliterate; bzr uncommit; fossil purge...).
+	ReasonVCSHistory Reason = "version control command that destroys history or uncommitted changes"
 	// ReasonDisk: formatting, wiping or writing a disk device.
 	ReasonDisk Reason = "writes to, formats or wipes a disk"
 	// ReasonKillAll: kill -1.
@@ -64,6 +75,6 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonDeleteOutside, ReasonDeleteWorkspace, ReasonDeleteGit, ReasonPermOutside,
 		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonTooDeep,
-		ReasonGitPush, ReasonRemoteHistory, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
+		ReasonGitPush, ReasonRemoteHistory, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonVCSWrite, ReasonVCSHistory, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
 	}
 }

@@ -91,12 +91,18 @@ func (t *shell) networkOpen(requested bool) bool {
 }
 
 // destructive is the guard rail's reason for command, "" when it runs
-// without asking (or the guard rail is off). Under the sandbox the
-// workspace's .git is read-only, so git commands that write it ask too.
+// without asking (or the guard rail is off). Under the sandbox version
+// control metadata (.git, .hg, .jj...) is read-only, so version control
+// commands that write it ask too.
 func (t *shell) destructive(command string) shellcheck.Reason {
+	return t.check(command).Why
+}
+
+// check is the guard rail's verdict on command; empty when the guard rail
+// is off.
+func (t *shell) check(command string) shellcheck.Verdict {
 	if t.o.NoForceApproval {
-		return ""
+		return shellcheck.Verdict{}
 	}
-	_, why := shellcheck.Destructive(command, shellcheck.Place{Cwd: t.o.Cwd, Env: t.o.Env, GitReadOnly: t.o.Sandbox != nil})
-	return why
+	return shellcheck.Check(command, shellcheck.Place{Cwd: t.o.Cwd, Env: t.o.Env, GitReadOnly: t.o.Sandbox != nil})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/runner/sandbox"
@@ -71,5 +72,40 @@ func TestShellSandboxed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "new-file")); err == nil {
 		t.Error("a file was created in HOME")
+	}
+}
+
+// TestShellSandboxVCSWritable: the shell tool tells the sandbox to leave
+// version control metadata writable exactly for a command that writes it
+// (which ForceApproval asked about): git commit, hg commit, jj describe,
+// and an approved push that also records itself; not for reading
+// commands nor for others.
+func TestShellSandboxVCSWritable(t *testing.T) {
+	ws := t.TempDir()
+	var got []bool
+	wrap := func(cmd *exec.Cmd, vcsWritable, _ bool) error {
+		got = append(got, vcsWritable)
+		return nil
+	}
+	o := Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws}, Sandbox: wrap, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 10}
+	sh, _ := Builtin(o).Get("shell")
+	for _, tc := range []struct {
+		cmd      string
+		writable bool
+	}{
+		{"git commit -m x", true}, {"hg commit -m x", true}, {"jj describe -m x", true}, {"sl amend", true},
+		{"hg push --force", true}, {"jj git push", true}, {"darcs record", true},
+		{"git status", false}, {"hg status", false}, {"jj --ignore-working-copy log", false}, {"echo hi", false},
+		{"rm -rf ~/x", false},
+	} {
+		got = nil
+		args, _ := json.Marshal(map[string]string{"command": tc.cmd})
+		sh.Run(context.Background(), args)
+		if len(got) != 1 || got[0] != tc.writable {
+			t.Errorf("%s: the sandbox was asked for writable metadata %v; want %v", tc.cmd, got, tc.writable)
+		}
+		if force, why := sh.(ForceApprover).ForceApproval(args); tc.writable && !force {
+			t.Errorf("%s: writes the metadata unasked (%q)", tc.cmd, why)
+		}
 	}
 }

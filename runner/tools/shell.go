@@ -14,7 +14,6 @@ import (
 
 	"github.com/sourcegraph/conc"
 
-	shellcheck "github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
@@ -98,10 +97,11 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
 	if t.o.Sandbox != nil {
-		// A git command that writes .git runs only after the person
-		// approved it (ForceApproval): it may then write .git, and
-		// nothing more.
-		if err := t.o.Sandbox(cmd, t.destructive(a.Command) == shellcheck.ReasonGitWrite, t.networkOpen(a.Network)); err != nil {
+		// A version control command that writes its metadata (.git,
+		// .hg, .jj...) runs only after the person approved it
+		// (ForceApproval asks: WritesMetadata comes with a reason): it
+		// may then write the metadata, and nothing more.
+		if err := t.o.Sandbox(cmd, t.check(a.Command).WritesMetadata, t.networkOpen(a.Network)); err != nil {
 			pw.Close()
 			return errResult(t.Name(), "cannot start in the sandbox")
 		}

@@ -129,12 +129,13 @@ type Options struct {
 	AllowProjectConfig bool
 	// Sandbox, when set, confines each shell command: it rewrites the
 	// command, not yet started, to start through the OS sandbox's launcher
-	// (runner/sandbox), with the workspace's .git read-only unless
-	// gitWritable (a git command that writes it, which the guard rail
-	// asked the person about), and with the network open only if network
-	// (Network says when). A failed sandboxed command's summary names the
-	// sandbox (SandboxSummary), and says when the network was closed.
-	Sandbox func(cmd *exec.Cmd, gitWritable, network bool) error
+	// (runner/sandbox), with version control metadata (.git, .hg, .jj...)
+	// read-only unless vcsWritable (a version control command that writes
+	// it, which the guard rail asked the person about), and with the
+	// network open only if network (Network says when). A failed
+	// sandboxed command's summary names the sandbox (SandboxSummary), and
+	// says when the network was closed.
+	Sandbox func(cmd *exec.Cmd, vcsWritable, network bool) error
 	// Network is when a confined shell command (Sandbox set) gets the
 	// network.
 	Network NetworkRule
