@@ -116,6 +116,10 @@ func TestEverySpelling(t *testing.T) {
 		// Globs that match (nearly) every entry of the workspace.
 		{"rm -rf ?*", ws}, {"rm -rf .*", ws}, {"rm -rf .[!.]*", ws}, {"rm -rf ./*", ws}, {"rm -rf *.*", ws},
 		{"rm -rf ?*.o", ""}, {"rm -rf .cache*", ""},
+		// Quoting: a quoted or escaped ~ is a name in the workspace; a
+		// quoted option is still one.
+		{`rm -rf ~/"canary"`, out}, {`rm -rf ~/can""ary`, out}, {`rm "-rf" ~/canary`, out}, {`rm -r"f" ~/canary`, out},
+		{`rm -rf '~/canary'`, ""}, {`rm -rf \~/canary`, ""}, {`rm -rf ~"/canary"`, ""}, {`rm -rf "~"/canary`, ""},
 		// A sibling whose name starts with the workspace's.
 		{"rm -rf ~/proj-old", out}, {"rm -rf ~/proj-old/", out}, {"rm -rf ~/proj-old/*", out},
 		{"rm -rf ~/proj.bak ~/proj2", out}, {"rm -rf ../proj-old", out}, {"rm -rf ./../proj-old/src", out},
