@@ -47,6 +47,9 @@ func TestRuleEdges(t *testing.T) {
 		{"rm -rf missing/..", ReasonDeleteWorkspace}, {"rm -rf missing/../build", ""},
 		{"rm -rf l1/", ReasonDeleteOutside}, {"rm -rf l1/sub", ReasonDeleteOutside},
 		{"echo " + nested(maxDepth), ""}, {"echo " + nested(maxDepth+1), ReasonTooDeep},
+		// Steps: the statement, the word echo, each brace word, the
+		// command: K+3, at exactly maxSteps and one past.
+		{"echo {1.." + strconv.Itoa(maxSteps-3) + "}", ""}, {"echo {1.." + strconv.Itoa(maxSteps-2) + "}", ReasonTooDeep},
 		{strings.Repeat("echo $(true); ", 2*maxDepth), ""},
 		{"if true; then cd ~; fi; rm -rf *", ReasonDeleteOutside},
 		{"for d in a b; do rm -rf ./*.o; cd ..; done", ReasonDeleteOutside},

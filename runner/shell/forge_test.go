@@ -120,6 +120,9 @@ func TestForgeClients(t *testing.T) {
 		{"gh alias list", ""}, {"gh alias delete co", ""}, {"gh alias set d", ""},
 		{"gh pr create --fill", ""},
 		{"gh pr list", ""},
+		// Each client with no command word, or an unknown one.
+		{"hub --version", ""}, {"jj git --help", ""}, {"sl --version", ""}, {"gh --version", ""}, {"glab", ""},
+		{`gh "$CMD" list`, ReasonOpaque}, {"gh alias import", ReasonOpaque}, {`gh alias "$V"`, ReasonOpaque},
 	} {
 		got, reason := Destructive(tc.cmd, at)
 		if got != (tc.want != "") || reason != tc.want {

@@ -30,6 +30,8 @@ func TestStatementsAndRedirects(t *testing.T) {
 		{"while true; do rm -rf ~/canary; done", out}, {"until false; do rm -rf ~/canary; done", out},
 		{"while rm -rf ~/canary; do :; done", out}, {"while read -r f; do rm -f \"$f\"; done < list.txt", ""},
 		{"case x in x) rm -rf ~/canary;; esac", out}, {"case $(rm -rf ~/canary) in *) :;; esac", out},
+		{"case $x in a) cd ~/canary;; b) cd build;; esac; rm -rf ./*", out},
+		{"case $x in a) cd build;; b) cd build;; esac; rm -rf ./*", ""},
 		{"time rm -rf ~/canary", out}, {"time -p rm -rf ~/canary", out},
 		{"coproc rm -rf ~/canary", out}, {"coproc c { rm -rf ~/canary; }", out},
 		{"[[ -n $(rm -rf ~/canary) ]]", out}, {"(( $(rm -rf ~/canary) ))", out}, {"let x=$(rm -rf ~/canary)", out},
@@ -42,6 +44,10 @@ func TestStatementsAndRedirects(t *testing.T) {
 		{"echo x 2> /dev/sda", disk}, {"echo x >> log.txt", ""}, {"echo x >&2", ""}, {"cat <> log.txt", ""},
 		// A here-document with <<- (leading tabs removed).
 		{"bash <<-EOF\n\trm -rf ~/canary\n\tEOF", out}, {"bash <<-EOF\n\techo hi\n\tEOF", ""},
+		// An unquoted delimiter expands the body first; a quoted one
+		// passes it as written.
+		{"bash <<EOF\nrm -rf $HOME/proj/build\nEOF", ""},
+		{"bash <<'EOF'\nrm -rf $HOME/canary\nEOF", out}, {"cat <<'EOF'\n$(rm -rf ~/canary)\nEOF", ""},
 		// Another descriptor's redirection leaves stdin alone.
 		{"echo 'rm -rf ~/canary' | bash 3</dev/null", opaque},
 		{"echo 'rm -rf ~/canary' | bash 3<<EOF\nls\nEOF", opaque},
