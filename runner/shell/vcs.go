@@ -87,9 +87,9 @@ var hgClient = newClient(
 	recover remove|rm rename|move|mv serve tag unbundle update|up|checkout|co|goto|go amend rebase
 	histedit absorb fix uncommit unamend evolve next prev fold split metaedit touch topics|topic record
 	unshelve hide unhide restack cloud pr ghstack uncopy bookmark-move archive debugrebuilddirstate
-	debugsetparents`,
+	debugsetparents verify`,
 	`annotate|blame|ann cat diff export files grep heads help identify|id incoming|in locate log|history
-	manifest outgoing|out parents paths root status|st summary|sum tags tip verify version branches
+	manifest outgoing|out parents paths root status|st summary|sum tags tip version branches
 	bundle show smartlog|sl|ssl whereami obslog|olog journal config|showconfig|debugconfig
 	bookmarks|bookmark|book branch resolve shelve phase`,
 	`strip debugstrip prune|obsolete rollback purge|clean debugobsolete`, true)

@@ -67,7 +67,7 @@ func TestVCSWritesUnderSandbox(t *testing.T) {
 		"hg pull", "hg push", "hg push -r . --new-branch", "hg merge", "hg rebase -d main", "hg histedit", "hg amend",
 		"hg bookmark x", "hg bookmarks -d x", "hg branch feature", "hg config --edit", "hg config -e", "hg shelve",
 		"hg resolve -m", "hg phase --public .", "hg phase -d .", "hg tag v1", "hg init", "hg clone u d", "hg graft x",
-		"hg some-extension-command", "chg commit -m x", "/usr/bin/hg commit -m x", "sudo hg commit",
+		"hg some-extension-command", "hg verify", "chg commit -m x", "/usr/bin/hg commit -m x", "sudo hg commit",
 		"sl commit -m x", "sl goto main", "sl amend", "sl hide x", "sl push --to main",
 		"jj", "jj log", "jj st", "jj status", "jj diff", "jj describe -m x", "jj new", "jj commit -m x", "jj rebase -d main",
 		"jj squash", "jj abandon", "jj edit x", "jj bookmark set main", "jj git fetch", "jj git init",
@@ -87,7 +87,7 @@ func TestVCSWritesUnderSandbox(t *testing.T) {
 	for _, cmd := range []string{
 		"hg status", "hg st", "hg sta", "hg stat", "hg log -r .", "hg history", "hg diff", "hg annotate f", "hg blame f",
 		"hg cat -r . f", "hg files", "hg heads", "hg help push", "hg identify", "hg id", "hg incoming", "hg in",
-		"hg outgoing", "hg paths", "hg root", "hg summary", "hg sum", "hg tags", "hg tip", "hg verify", "hg version",
+		"hg outgoing", "hg paths", "hg root", "hg summary", "hg sum", "hg tags", "hg tip", "hg version",
 		"hg --version", "hg", "hg bookmarks", "hg branch", "hg branches", "hg config ui.username", "hg showconfig",
 		"hg resolve --list", "hg resolve -l", "hg shelve --list", "hg shelve -p", "hg phase .", "hg -R sub log",
 		"hg --cwd sub status", "hg export tip", "chg status", "sl status", "sl", "sl smartlog", "sl ssl", "sl log", "sl show",

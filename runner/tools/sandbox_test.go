@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,85 @@ func TestShellSandboxVCSWritable(t *testing.T) {
 		if force, why := sh.(ForceApprover).ForceApproval(args); tc.writable && !force {
 			t.Errorf("%s: writes the metadata unasked (%q)", tc.cmd, why)
 		}
+	}
+}
+
+// TestMercurialUnderSandbox runs real Mercurial through the shell tool,
+// confined as under approval = "auto" (the workspace's .hg read-only): the
+// commands the guard rail lets run unasked, because they only read the
+// repository, work confined; a writing one (which asks) fails confined
+// unless it runs as approved, with the metadata writable; and a hook a
+// confined command tries to add to .hg/hgrc never lands. Skipped where
+// hg or Landlock is missing.
+func TestMercurialUnderSandbox(t *testing.T) {
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	hg, err := exec.LookPath("hg")
+	if err != nil {
+		t.Skip("hg is not installed")
+	}
+	self, err := sandbox.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := ostest.OutsideTemp(t)
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + filepath.Dir(hg) + ":/usr/bin:/bin", "HOME=" + home, "HGUSER=t <t@example.invalid>", "HGPLAIN=1"}
+	setup := exec.Command("/bin/sh", "-c", "hg init -q && echo a > a.txt && hg add -q a.txt && hg commit -q -m one && echo b >> a.txt")
+	setup.Dir, setup.Env = ws, env
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("setting up the repository: %v %s", err, out)
+	}
+	hgrc := filepath.Join(ws, ".hg", "hgrc")
+	if err := os.WriteFile(hgrc, []byte("[paths]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var writable bool
+	wrap := func(cmd *exec.Cmd, vcsWritable, network bool) error {
+		writable = vcsWritable
+		return sandbox.Policy{Writable: sandbox.Defaults(cmd.Dir, cmd.Env, nil), Protected: sandbox.Protect(cmd.Dir, "", vcsWritable), Network: network}.Wrap(cmd, self)
+	}
+	o := Options{Cwd: ws, Env: env, Sandbox: wrap}
+	sh, _ := Builtin(o).Get("shell")
+	run := func(command string) Result {
+		args, _ := json.Marshal(map[string]string{"command": command})
+		return sh.Run(context.Background(), args)
+	}
+	for _, command := range []string{"hg status", "hg log -r .", "hg diff", "hg summary", "hg annotate a.txt",
+		"hg cat -r . a.txt", "hg heads", "hg identify", "hg bookmarks",
+		"hg branch", "hg config", "hg export tip", "hg resolve --list", "hg grep -r . a"} {
+		if force, why := sh.(ForceApprover).ForceApproval(json.RawMessage(`{"command":` + strconv.Quote(command) + `}`)); force {
+			t.Errorf("%s asks (%s); want it read unasked", command, why)
+		}
+		if res := run(command); res.IsError || writable {
+			t.Errorf("confined, %s: %+v (metadata writable %v); want it to work read-only", command, res, writable)
+		}
+	}
+	commit := "hg commit -m two"
+	if force, _ := sh.(ForceApprover).ForceApproval(json.RawMessage(`{"command":` + strconv.Quote(commit) + `}`)); !force {
+		t.Fatalf("%s does not ask", commit)
+	}
+	confined := exec.Command("/bin/sh", "-c", commit)
+	confined.Dir, confined.Env = ws, env
+	if err := (sandbox.Policy{Writable: []string{ws}, Protected: sandbox.Protect(ws, "", false)}).Wrap(confined, self); err != nil {
+		t.Fatal(err)
+	}
+	if err := confined.Run(); err == nil {
+		t.Errorf("%s succeeded with .hg read-only", commit)
+	}
+	if res := run(commit); res.IsError || !writable {
+		t.Errorf("approved, %s: %+v (metadata writable %v); want it to commit", commit, res, writable)
+	}
+	if res := run(`printf '[hooks]\npre-status = touch pwned\n' >> .hg/hgrc`); !res.IsError {
+		t.Errorf("a confined command appended to .hg/hgrc: %+v", res)
+	}
+	if data, _ := os.ReadFile(hgrc); string(data) != "[paths]\n" {
+		t.Errorf(".hg/hgrc = %q", data)
 	}
 }
