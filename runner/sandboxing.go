@@ -36,7 +36,8 @@ type confinement struct {
 // (st, from sandbox.Probe), how commands run under auto, and logs it:
 // "sandbox: ..." (docs/configuration.md, [tools.sandbox]). Confined
 // commands write only below sandbox.Defaults, and never the workspace's
-// .git, .magi-code or .claude, nor mcHome (sandbox.Protect).
+// .git, .magi-code or .claude, nor mcHome (sandbox.Protect), and read no
+// file of mcHome (Policy.Unreadable).
 func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
 	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode, s.Network), hookNetwork: s.Network}
 	switch {
@@ -71,9 +72,10 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 			}
 		}
 		p := sandbox.Policy{
-			Writable:  sandbox.Defaults(cmd.Dir, cmd.Env, roots),
-			Protected: sandbox.Protect(cmd.Dir, mcHome, gitWritable),
-			Network:   network,
+			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),
+			Protected:  sandbox.Protect(cmd.Dir, mcHome, gitWritable),
+			Unreadable: []string{mcHome},
+			Network:    network,
 		}
 		return p.Wrap(cmd, self)
 	}

@@ -100,7 +100,8 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 // build cache and an npm cache of its own (sandbox.OwnCaches of its
 // workspace, created), set as its GOCACHE and npm_config_cache over the
 // person's and writable to it; the person's caches, whose entries their
-// next unconfined build or install trusts, are not in its policy.
+// next unconfined build or install trusts, are not in its policy. MC_HOME
+// is unreadable to it.
 func TestConfinedOwnCaches(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite, Network: true}, false, filepath.Join(home, ".magi-code"),
@@ -117,6 +118,9 @@ func TestConfinedOwnCaches(t *testing.T) {
 	var p sandbox.Policy
 	if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil {
 		t.Fatalf("policy %q: %v", cmd.Args[2], err)
+	}
+	if want := []string{filepath.Join(home, ".magi-code")}; !slices.Equal(p.Unreadable, want) {
+		t.Errorf("unreadable %q; want MC_HOME %q", p.Unreadable, want)
 	}
 	own := cmd.Env[len(env):]
 	if len(own) != 2 {

@@ -1,7 +1,8 @@
 // Package sandbox confines the commands the agent runs without asking (the
 // shell tool and hooks under approval = "auto") with the kernel's own
 // mechanism: Landlock on Linux. A sandboxed command may read and execute
-// anything, but may write, create, delete, rename or truncate only below its
+// anything but the files of its Policy's Unreadable paths (MC_HOME), but may
+// write, create, delete, rename or truncate only below its
 // Policy's writable directories: the workspace, the temp directory, a Go
 // build cache and an npm cache of its own (OwnCaches; no cache of the
 // person's), and the configured writable_roots

@@ -58,6 +58,33 @@ func grants(writable, protected []string) (dirs, files []string) {
 	return dirs, files
 }
 
+// readGrants returns what the launcher opens for reading when the paths
+// of unreadable (resolved; missing ones skipped) must not be read: the
+// file system from / carved around them as grants carves a writable
+// directory (a directory on the way to one is granted entry by entry, the
+// path itself left out, and so are symbolic links, which Landlock checks
+// where they lead, and files with more than one hard link). ok is false
+// when no such path exists: then everything may be read.
+func readGrants(unreadable []string) (dirs, files []string, ok bool) {
+	var prot []string
+	for _, p := range unreadable {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			prot = append(prot, r)
+		}
+	}
+	if len(prot) == 0 {
+		return nil, nil, false
+	}
+	if slices.Contains(prot, "/") {
+		return nil, nil, true
+	}
+	dirs, files = carve("/", prot)
+	return dirs, files, true
+}
+
 // carve grants the entries of dir, a resolved directory holding a
 // protected path strictly below it, except the protected ones.
 func carve(dir string, prot []string) (dirs, files []string) {

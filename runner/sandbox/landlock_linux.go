@@ -41,7 +41,7 @@ func probe(abiVersion func() (int, error)) Status {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
 // restrict confines this process (every thread) under p: read and execute
-// everywhere, write below p.Writable, sockets only if p.Network (the
+// everywhere but below p.Unreadable, write below p.Writable, sockets only if p.Network (the
 // network filter, and Landlock's TCP rules where the ABI has them). It
 // refuses to go on unconfined: an ABI below minABI is an error, and so is
 // a network it cannot close.
@@ -50,11 +50,21 @@ func restrict(p Policy) error {
 		return fmt.Errorf("%s", st.Reason)
 	}
 	dirs, files := grants(p.Writable, p.Protected)
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
+	// Read and execute everywhere, or, with paths that must not be read
+	// (MC_HOME), everywhere around them: directories may still be listed
+	// everywhere (ReadDir on /), files read only through the grants.
+	rules := []landlock.Rule{landlock.RODirs("/")}
+	if rdirs, rfiles, ok := readGrants(p.Unreadable); ok {
+		rules = []landlock.Rule{
+			landlock.PathAccess(llsyscall.AccessFSReadDir, "/"),
+			landlock.RODirs(rdirs...).IgnoreIfMissing(),
+			landlock.ROFiles(rfiles...).IgnoreIfMissing(),
+		}
+	}
+	rules = append(rules,
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
-	}
+	)
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...).IgnoreIfMissing())
 	}

@@ -36,6 +36,11 @@ type Policy struct {
 	// grants such a directory entry by entry instead (see grants).
 	// Missing ones are skipped.
 	Protected []string `json:"protected,omitempty"`
+	// Unreadable are absolute paths whose files the command cannot read
+	// (MC_HOME: the stored provider credentials, every project's sessions
+	// and logs). Everything else stays readable; names may still be
+	// listed. Missing ones are skipped.
+	Unreadable []string `json:"unreadable,omitempty"`
 	// Network leaves the network open: without it the command can open
 	// no socket (socketpair excepted), of any family.
 	Network bool `json:"network"`
