@@ -254,7 +254,7 @@ func (m *Model) approvalFoot(width int, whole bool) []string {
 		lines = append(lines, wrapLines(styleBold().Render("[a]")+" allow this exact command for the rest of the session", width)...)
 	}
 	if m.noSandbox() {
-		lines = append(lines, wrapLines(styleWarn().Render("no OS sandbox: what you allow runs with all your permissions"), width)...)
+		lines = append(lines, wrapLines(styleWarn().Render("no OS sandbox: commands you allow run with all your permissions"), width)...)
 	}
 	return lines
 }

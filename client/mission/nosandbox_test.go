@@ -17,7 +17,7 @@ import (
 // force or the field is absent (an older backend). At 30 columns the
 // words stay on the status bar, whatever else it drops.
 func TestNoSandboxShown(t *testing.T) {
-	const note = "no OS sandbox: what you allow runs with all your permissions"
+	const note = "no OS sandbox: commands you allow run with all your permissions"
 	for _, c := range []struct {
 		sandbox string // "" leaves the field out
 		later   string // a status answered after initialize, when not ""

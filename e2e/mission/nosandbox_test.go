@@ -15,7 +15,7 @@ import (
 // without Landlock reports "unavailable" through the same status field),
 // the person sees it: the status bar says "no sandbox" from the start,
 // also at 30 columns where it drops everything else but the readiness,
-// and an approval says that what it allows runs unconfined.
+// and an approval says that the commands it allows run unconfined.
 // Under auto the shell command asks, as without a sandbox it must.
 func TestNoSandboxShown(t *testing.T) {
 	for _, size := range []struct{ cols, rows int }{{80, 24}, {30, 24}} {
@@ -33,7 +33,7 @@ func TestNoSandboxShown(t *testing.T) {
 			}
 			v.typeText("touch it\r")
 			v.waitIdle("approve?")
-			if !strings.Contains(v.flat(), "no OS sandbox: what you allow runs with all your permissions") {
+			if !strings.Contains(v.flat(), "no OS sandbox: commands you allow run with all your permissions") {
 				t.Fatalf("the approval does not say that nothing confines the command:\n%s", v.dump())
 			}
 			v.answer("n")
