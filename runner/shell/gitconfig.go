@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,12 +143,31 @@ func findGitDir(dir, gitDir string) string {
 
 // readSmall reads a small file (a .git or commondir file), at most 4 KiB.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// errNotRegular: a configuration path names a FIFO, a device, a directory
+// or a socket, which no check reads.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens the regular file p for reading without blocking on
+// anything else (openFlags): a configuration file that is a FIFO or a
+// device, which a repository or an include can name, is errNotRegular.
+func openRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errNotRegular
+	}
+	return f, nil
 }
 
 // gitReader reads configuration files and their includes within the bounds.
@@ -187,7 +207,7 @@ func (r *gitReader) file(p string, depth int) {
 	}
 	cached, ok := r.cache[p]
 	if !ok {
-		f, err := os.Open(p)
+		f, err := openRegular(p)
 		if os.IsNotExist(err) {
 			r.cache[p] = gitFile{}
 			return

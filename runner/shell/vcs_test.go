@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/magi-code/magi-code/internal/ostest"
 )
 
 // vcsLayout makes a home and a workspace below a temporary root, writes
@@ -373,4 +375,32 @@ func FuzzHgConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigFIFOs: a configuration path that names a FIFO (an include, a
+// --configfile, jj's config-id, Mercurial's sharedpath, git's include) is
+// never waited on: the check goes on, and an alias it could hold asks.
+func TestConfigFIFOs(t *testing.T) {
+	root, at := vcsLayout(t, map[string]string{
+		"home/.hgrc":     "%include fifo\n",
+		"ws/.git/config": "[include]\n\tpath = ../../home/fifo\n",
+	})
+	home := filepath.Join(root, "home")
+	ostest.Fifo(t, filepath.Join(home, "fifo"))
+	for _, p := range []string{"ws/sub/.jj/repo/config-id", "ws/.hg/sharedpath"} {
+		ostest.Fifo(t, filepath.Join(root, p))
+	}
+	checkCases(t, at, []vcsCase{
+		{"git p", ReasonOpaque},
+		{"hg log", ReasonOpaque},
+		{"hg --configfile ~/fifo log", ReasonOpaque},
+		{"jj --config-file ~/fifo p", ReasonOpaque},
+		{"jj -R sub p", ""},
+		{"jj -R sub log --ignore-working-copy", ""},
+	})
+	at.Env = append(at.Env, "HGRCPATH="+filepath.Join(home, "nothing"))
+	if err := os.Remove(filepath.Join(home, ".hgrc")); err != nil {
+		t.Fatal(err)
+	}
+	checkCases(t, at, []vcsCase{{"hg pf", ""}}) // .hg/sharedpath, a FIFO, is passed over
 }

@@ -80,20 +80,19 @@ func (r *vcsReader) read(p string) ([]byte, bool) {
 		}
 		return b, true
 	}
-	f, err := os.Open(p)
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return nil, true // a directory where a file may be: nothing read
+	}
+	f, err := openRegular(p)
 	if os.IsNotExist(err) {
 		r.c.vcsFiles[p] = nil
 		return nil, true
 	}
 	if err != nil {
-		r.unsure = true
+		r.unsure = true // unreadable, or a FIFO or device
 		return nil, false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.IsDir() {
-		r.unsure = r.unsure || err != nil
-		return nil, err == nil
-	}
 	left := min(maxGitConfigBytes-r.bytes, maxGitConfigBytes-r.c.gitBytes)
 	b, err := io.ReadAll(io.LimitReader(f, int64(max(left, 0)+1)))
 	r.c.gitBytes += len(b)
