@@ -267,14 +267,10 @@ func TestStatusBarKeepsReadinessWhenNarrow(t *testing.T) {
 			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{})
 			v := startVT(t, ws, c.cols, 24)
 			v.waitIdle("fixture-model")
-			screen := v.screen()
-			last := len(screen) - 1
-			for last > 0 && screen[last] == "" {
-				last--
-			}
+			bar := lastRow(v.screen())
 			for _, w := range c.want {
-				if !strings.Contains(screen[last], w) {
-					t.Fatalf("the status bar %q lacks %q:\n%s", screen[last], w, v.dump())
+				if !strings.Contains(bar, w) {
+					t.Fatalf("the status bar %q lacks %q:\n%s", bar, w, v.dump())
 				}
 			}
 		})

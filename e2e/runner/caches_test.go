@@ -55,33 +55,11 @@ func TestConfinedCachesUnderAuto(t *testing.T) {
 		cmds = append(cmds, "echo PWNED >> ~/"+name)
 	}
 	cmds = append(cmds, `echo built > "$GOCACHE/probe" && echo built > "$npm_config_cache/probe" && echo "GOCACHE=$GOCACHE" && echo "NPM=$npm_config_cache"`)
-	var answers []http.HandlerFunc
-	for i, c := range cmds {
-		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
-	}
-	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
-	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-		ch.Shutdown()
-		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-	}
-	r := ch.Turn(ch.Create().SessionID, "poison the caches")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
+	reqs := s.confinedShells(t, "poison the caches", cmds)
 	for name, content := range cached {
 		if got := readFileOr(t, filepath.Join(s.home, name)); got != content {
 			t.Errorf("~/%s, run later unconfined, became %q", name, got)
 		}
-	}
-	reqs := llm.recorded()
-	if len(reqs) != len(cmds)+1 {
-		t.Fatalf("%d model requests; want %d", len(reqs), len(cmds)+1)
 	}
 	out := strings.TrimSpace(lastToolResult(t, reqs[len(cmds)].Body))
 	gocache, npm, _ := strings.Cut(out, "\n")
@@ -125,6 +103,28 @@ func TestNestedRepositoryReadOnlyUnderAuto(t *testing.T) {
 		`python3 -c "import os; os.rename('vendor/inner/.git', 'vendor/inner/g')" || perl -e 'rename "vendor/inner/.git", "vendor/inner/g" or die'`,
 		`echo ok > vendor/inner/src/new.txt`,
 	}
+	s.confinedShells(t, "plant a hook", cmds)
+	if got := readFile(t, filepath.Join(inner, ".git", "config")); got != config {
+		t.Errorf("the nested repository's config became %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(inner, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was planted in the nested repository")
+	}
+	if _, err := os.Stat(filepath.Join(inner, "g")); err == nil {
+		t.Error("the nested repository's .git was renamed")
+	}
+	if got := readFile(t, filepath.Join(inner, "src", "new.txt")); got != "ok\n" {
+		t.Errorf("the nested checkout's src/new.txt = %q; want it written", got)
+	}
+}
+
+// confinedShells runs one turn under approval = "auto" in s's workspace
+// whose model calls shell with each of cmds in turn, then answers "done".
+// It skips the test where there is no OS sandbox and fails it on an
+// approval request (none may come under auto). It returns the model's
+// requests, len(cmds)+1 of them: request i+1 holds the result of cmds[i].
+func (s *readScene) confinedShells(t *testing.T, prompt string, cmds []string) []llmRequest {
+	t.Helper()
 	var answers []http.HandlerFunc
 	for i, c := range cmds {
 		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
@@ -138,22 +138,15 @@ func TestNestedRepositoryReadOnlyUnderAuto(t *testing.T) {
 		ch.Shutdown()
 		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
 	}
-	r := ch.Turn(ch.Create().SessionID, "plant a hook")
+	r := ch.Turn(ch.Create().SessionID, prompt)
 	r.WantOutcome(t, "completed", "")
 	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
 		t.Errorf("%d approval requests under auto; want 0", n)
 	}
 	ch.Shutdown()
-	if got := readFile(t, filepath.Join(inner, ".git", "config")); got != config {
-		t.Errorf("the nested repository's config became %q", got)
+	reqs := llm.recorded()
+	if len(reqs) != len(cmds)+1 {
+		t.Fatalf("%d model requests; want %d", len(reqs), len(cmds)+1)
 	}
-	if _, err := os.Stat(filepath.Join(inner, ".git", "hooks", "pre-commit")); err == nil {
-		t.Error("a hook was planted in the nested repository")
-	}
-	if _, err := os.Stat(filepath.Join(inner, "g")); err == nil {
-		t.Error("the nested repository's .git was renamed")
-	}
-	if got := readFile(t, filepath.Join(inner, "src", "new.txt")); got != "ok\n" {
-		t.Errorf("the nested checkout's src/new.txt = %q; want it written", got)
-	}
+	return reqs
 }

@@ -2,14 +2,10 @@ package runner
 
 import (
 	"bytes"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestConfinedCannotReadMCHome: under approval = "auto", through serve
@@ -33,29 +29,7 @@ func TestConfinedCannotReadMCHome(t *testing.T) {
 		`python3 -c "import sys; print(open(sys.argv[1]).read())" ` + filepath.Join(s.root, "mclink", "notes.md"),
 		"cat ~/plain.txt && ls -a ~ && ls " + mc,
 	}
-	var answers []http.HandlerFunc
-	for i, c := range cmds {
-		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), "shell", map[string]any{"command": c}))
-	}
-	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
-	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-		ch.Shutdown()
-		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-	}
-	r := ch.Turn(ch.Create().SessionID, "read MC_HOME")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
-	reqs := llm.recorded()
-	if len(reqs) != len(cmds)+1 {
-		t.Fatalf("%d model requests; want %d", len(reqs), len(cmds)+1)
-	}
+	reqs := s.confinedShells(t, "read MC_HOME", cmds)
 	for i, req := range reqs {
 		if bytes.Contains(req.Body, []byte(canary)) {
 			t.Errorf("model request %d carries MC_HOME's canary", i)
