@@ -181,8 +181,14 @@ func (c *checker) hg1(prog string, args []field, depth int, expanded map[string]
 			}
 		case k == "-R" || longOpt(k, "--repository", 5) || k == "--cwd":
 			dir = c.dirOf(dir, val())
-		case strings.HasPrefix(t, "-R") && len(t) > 2:
-			dir = c.dirOf(dir, lit(t[2:]))
+		case isOption(a) && !strings.HasPrefix(t, "--") && strings.IndexByte(t, 'R') > 0:
+			// a cluster of Mercurial's short global options (-qyvR):
+			// -R takes the rest, or the next word
+			if v := t[strings.IndexByte(t, 'R')+1:]; v != "" {
+				dir = c.dirOf(dir, lit(v))
+			} else {
+				dir = c.dirOf(dir, nextArg(args, &i))
+			}
 		case cmd < 0 && (longOpt(k, "--encoding", 5) || longOpt(k, "--encodingmode", 11) || longOpt(k, "--color", 4) || longOpt(k, "--pager", 4)):
 			val()
 		case cmd < 0 && !isOption(a):
