@@ -36,20 +36,35 @@ func validMode(m string) bool {
 	return slices.ContainsFunc(modes, func(x struct{ id, name, desc string }) bool { return x.id == m })
 }
 
+// autoUnconfined describes the Auto mode where no OS sandbox confines the
+// commands run without asking (status's sandbox unavailable or off):
+// shell commands then ask, unless the person opted out.
+const autoUnconfined = "Edits do not ask; no OS sandbox here, so shell commands ask (unless [tools] unsandboxed_auto = true); the protections still apply"
+
+// modeDesc is mode m's description given what confines commands run
+// without asking (runner.Selection's Sandbox).
+func modeDesc(m struct{ id, name, desc string }, sandbox string) string {
+	if m.id == ModeAuto && (sandbox == runner.SandboxUnavailable || sandbox == runner.SandboxOff) {
+		return autoUnconfined
+	}
+	return m.desc
+}
+
 // modeState is the legacy modes object, in sync with the mode option.
-func modeState(current string) obj {
+func modeState(current, sandbox string) obj {
 	avail := make([]obj, len(modes))
 	for i, m := range modes {
-		avail[i] = obj{"id": m.id, "name": m.name, "description": m.desc}
+		avail[i] = obj{"id": m.id, "name": m.name, "description": modeDesc(m, sandbox)}
 	}
 	return obj{"currentModeId": current, "availableModes": avail}
 }
 
 // optionsLocked is the complete config option list; s.mu is held.
 func (s *session) optionsLocked() []obj {
+	sandbox := s.rt.Selection().Sandbox
 	modeOpts := make([]obj, len(modes))
 	for i, m := range modes {
-		modeOpts[i] = obj{"value": m.id, "name": m.name, "description": m.desc}
+		modeOpts[i] = obj{"value": m.id, "name": m.name, "description": modeDesc(m, sandbox)}
 	}
 	model := s.modelLocked()
 	var models []obj

@@ -309,7 +309,7 @@ func (s *session) stateResult(withID bool) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]any{
-		"modes":         modeState(s.mode),
+		"modes":         modeState(s.mode, s.rt.Selection().Sandbox),
 		"configOptions": s.optionsLocked(),
 	}
 	if withID {
