@@ -373,7 +373,8 @@ func (c *checker) hgCommand(prog, canon string, rest []field) {
 
 // hgReads reports whether a Mercurial or Sapling command only reads the
 // repository: a reading command, and bookmarks and branch without
-// arguments, config without --edit, resolve --list, shelve --list,
+// arguments, config reading one name or all (not --edit, nor Sapling's
+// NAME VALUE or --delete), resolve --list, shelve --list,
 // --patch or --stat, phase without a phase to set.
 func hgReads(canon string, rest []field) bool {
 	if !hgClient.reads[canon] {
@@ -384,7 +385,11 @@ func hgReads(canon string, rest []field) bool {
 	case "bookmarks", "branch":
 		return len(rest) == 0
 	case "config":
-		return !any(func(a field) bool { return longOpt(a.text, "--edit", 3) || shortHas(a, 'e', "T") || !a.known() })
+		// Sapling's config [--local|--user] NAME VALUE sets a value and
+		// --delete removes one; --edit opens an editor on a file.
+		return len(operands(rest)) <= 1 && !any(func(a field) bool {
+			return longOpt(a.text, "--edit", 3) || longOpt(a.text, "--delete", 4) || shortHas(a, 'e', "T") || shortHas(a, 'd', "T") || !a.known()
+		})
 	case "resolve":
 		return any(func(a field) bool { return longOpt(a.text, "--list", 3) || shortHas(a, 'l', "tIX") })
 	case "shelve":

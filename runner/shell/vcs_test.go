@@ -67,7 +67,7 @@ func TestVCSWritesUnderSandbox(t *testing.T) {
 	for _, cmd := range []string{
 		"hg commit -m x", "hg ci -m x", "hg com -m x", "hg add .", "hg up tip", "hg update default", "hg checkout x",
 		"hg pull", "hg push", "hg push -r . --new-branch", "hg merge", "hg rebase -d main", "hg histedit", "hg amend",
-		"hg bookmark x", "hg bookmarks -d x", "hg branch feature", "hg config --edit", "hg config -e", "hg shelve",
+		"hg bookmark x", "hg bookmarks -d x", "hg branch feature", "hg config --edit", "hg config -e", "hg shelve", "sl config --local ui.username x", "sl config --user ui.x y", "sl config --delete ui.x", "sl config -d ui.x", "sl config ui.x y", "hg config --ed",
 		"hg resolve -m", "hg phase --public .", "hg phase -d .", "hg tag v1", "hg init", "hg clone u d", "hg graft x",
 		"hg some-extension-command", "hg verify", "chg commit -m x", "/usr/bin/hg commit -m x", "sudo hg commit",
 		"sl commit -m x", "sl goto main", "sl amend", "sl hide x", "sl push --to main",
