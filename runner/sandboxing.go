@@ -15,7 +15,7 @@ import (
 // nil where there is none (mode off, no Landlock, or the executable cannot
 // be found to act as the launcher).
 type confinement struct {
-	wrap func(cmd *exec.Cmd, gitWritable, network bool) error
+	wrap func(cmd *exec.Cmd, vcsWritable, network bool) error
 	// network is when confined shell commands get the network:
 	// [tools.sandbox] network = true opens it for all; where the launcher
 	// cannot close it every command asks; otherwise only a call that
@@ -36,7 +36,8 @@ type confinement struct {
 // (st, from sandbox.Probe), how commands run under auto, and logs it:
 // "sandbox: ..." (docs/configuration.md, [tools.sandbox]). Confined
 // commands write only below sandbox.Defaults, and never the workspace's
-// .git, .magi-code or .claude, nor mcHome (sandbox.Protect), and read no
+// version control metadata (.git, .hg, .jj...: runner/protected), .magi-code
+// or .claude, nor mcHome (sandbox.Protect), and read no
 // file of mcHome (Policy.Unreadable).
 func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
 	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode, s.Network), hookNetwork: s.Network}
@@ -58,7 +59,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 	}
 	logf("sandbox: %s", c.text)
 	roots := append([]string(nil), s.WritableRoots...)
-	c.wrap = func(cmd *exec.Cmd, gitWritable, network bool) error {
+	c.wrap = func(cmd *exec.Cmd, vcsWritable, network bool) error {
 		// Go's build cache and npm's: the confined command's own
 		// (sandbox.OwnCaches), never the person's, whose entries their next
 		// unconfined build or install trusts. Landlock grants only a
@@ -73,7 +74,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		}
 		p := sandbox.Policy{
 			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),
-			Protected:  sandbox.Protect(cmd.Dir, mcHome, gitWritable),
+			Protected:  sandbox.Protect(cmd.Dir, mcHome, vcsWritable),
 			Unreadable: []string{mcHome},
 			Network:    network,
 		}
@@ -96,7 +97,7 @@ func (c confinement) when(approval string) func(*exec.Cmd, bool, bool) error {
 }
 
 // hooks returns the wrapper of hook commands under approval: confined
-// under "auto", with .git read-only and the network of the settings (a
+// under "auto", with version control metadata read-only and the network of the settings (a
 // hook cannot ask for it: closed by default; where the launcher cannot
 // close it, a hook that did not get it fails to start).
 func (c confinement) hooks(approval string) func(*exec.Cmd) error {

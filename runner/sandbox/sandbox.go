@@ -32,7 +32,7 @@ type Policy struct {
 	// Missing ones are skipped.
 	Writable []string `json:"writable"`
 	// Protected are absolute paths that stay read-only although a writable
-	// directory holds them (the workspace's .git, MC_HOME): the launcher
+	// directory holds them (version control metadata, MC_HOME): the launcher
 	// grants such a directory entry by entry instead (see grants).
 	// Missing ones are skipped.
 	Protected []string `json:"protected,omitempty"`
