@@ -256,6 +256,7 @@ func TestVCSAliases(t *testing.T) {
 		{"jj JJ_CONFIG file", map[string]string{"c.toml": jjPush}, []string{"JJ_CONFIG=ROOT/c.toml"}, "jj p", ReasonRemoteHistory},
 		{"jj JJ_CONFIG dir", map[string]string{"cd/x.toml": jjPush}, []string{"JJ_CONFIG=ROOT/none.toml:ROOT/cd"}, "jj p", ReasonRemoteHistory},
 		{"jj repository", map[string]string{"ws/sub/.jj/repo/config.toml": jjPush}, nil, "cd sub && jj p", ReasonRemoteHistory},
+		{"jj repository above", map[string]string{"ws/sub/.jj/repo/config.toml": jjPush, "ws/sub/deep/x": ""}, nil, "cd sub/deep && jj p", ReasonRemoteHistory},
 		{"jj repository -R", map[string]string{"ws/sub/.jj/repo/config.toml": jjPush}, nil, "jj -R sub p", ReasonRemoteHistory},
 		{"jj repository config-id", map[string]string{"ws/sub/.jj/repo/config-id": id, "home/.config/jj/repos/" + id + "/config.toml": jjPush}, nil, "jj -R sub p", ReasonRemoteHistory},
 		{"jj workspace config", map[string]string{"ws/sub/.jj/workspace-config.toml": jjPush}, nil, "jj -R sub p", ReasonRemoteHistory},

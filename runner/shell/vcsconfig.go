@@ -214,6 +214,16 @@ func (r *vcsReader) hgParse(src, dir string, depth int) {
 	}
 }
 
+// upward calls found with dir and each directory above it, up to the
+// root, until it reports that it found the repository there.
+func upward(dir string, found func(d string) bool) {
+	for d := filepath.Clean(dir); !found(d); d = filepath.Dir(d) {
+		if d == "/" || d == "." {
+			return
+		}
+	}
+}
+
 // expandHome expands a leading ~ and $VAR (the checker's known
 // variables; another stays as written) in an included path, and makes it
 // absolute against dir.
@@ -268,7 +278,7 @@ func (c *checker) hgConfig(dir string, cli []vcsSetting, files []string) vcsConf
 		filepath.Join(xdg, "hg", "hgrc"), filepath.Join(xdg, "sapling", "sapling.conf"), filepath.Join(home, ".slconfig")} {
 		r.hgFile(f, 0)
 	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+	upward(dir, func(d string) bool {
 		found := false
 		for _, meta := range []string{".hg", ".sl", filepath.Join(".git", "sl")} {
 			if fi, err := os.Stat(filepath.Join(d, meta)); err == nil && fi.IsDir() {
@@ -289,12 +299,9 @@ func (c *checker) hgConfig(dir string, cli []vcsSetting, files []string) vcsConf
 				filepath.Join(d, ".sl", "config"), filepath.Join(d, ".git", "sl", "config")} {
 				r.hgFile(f, 0)
 			}
-			break
 		}
-		if d == "/" || d == "." {
-			break
-		}
-	}
+		return found
+	})
 	for _, f := range files {
 		r.hgFile(f, 0)
 	}
@@ -334,35 +341,34 @@ func (c *checker) jjConfig(dir string, cli []vcsSetting, files []string) vcsConf
 	for _, f := range r.dir(filepath.Join(xdg, "jj", "conf.d"), ".toml") {
 		r.jjFile(f)
 	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+	upward(dir, func(d string) bool {
 		jj := filepath.Join(d, ".jj")
-		if fi, err := os.Stat(jj); err == nil && fi.IsDir() {
-			repo := filepath.Join(jj, "repo")
-			if fi, err := os.Stat(repo); err == nil && !fi.IsDir() {
-				if b, err := readSmall(repo); err == nil {
-					if p := strings.TrimSpace(string(b)); p != "" {
-						if !filepath.IsAbs(p) {
-							p = filepath.Join(jj, p)
-						}
-						repo = p
+		fi, err := os.Stat(jj)
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+		repo := filepath.Join(jj, "repo")
+		if fi, err := os.Stat(repo); err == nil && !fi.IsDir() {
+			if b, err := readSmall(repo); err == nil {
+				if p := strings.TrimSpace(string(b)); p != "" {
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(jj, p)
 					}
+					repo = p
 				}
 			}
-			r.jjFile(filepath.Join(repo, "config.toml"))
-			r.jjFile(filepath.Join(jj, "workspace-config.toml"))
-			for _, id := range []struct{ file, root string }{{filepath.Join(repo, "config-id"), "repos"}, {filepath.Join(jj, "workspace-config-id"), "workspaces"}} {
-				if b, err := readSmall(id.file); err == nil {
-					if v := strings.TrimSpace(string(b)); v != "" && !strings.ContainsAny(v, `/\`) && v != ".." {
-						r.jjFile(filepath.Join(xdg, "jj", id.root, v, "config.toml"))
-					}
+		}
+		r.jjFile(filepath.Join(repo, "config.toml"))
+		r.jjFile(filepath.Join(jj, "workspace-config.toml"))
+		for _, id := range []struct{ file, root string }{{filepath.Join(repo, "config-id"), "repos"}, {filepath.Join(jj, "workspace-config-id"), "workspaces"}} {
+			if b, err := readSmall(id.file); err == nil {
+				if v := strings.TrimSpace(string(b)); v != "" && !strings.ContainsAny(v, `/\`) && v != ".." {
+					r.jjFile(filepath.Join(xdg, "jj", id.root, v, "config.toml"))
 				}
 			}
-			break
 		}
-		if d == "/" || d == "." {
-			break
-		}
-	}
+		return true
+	})
 	for _, f := range files {
 		r.jjFile(f)
 	}
