@@ -381,7 +381,8 @@ func FuzzHgConfig(f *testing.F) {
 }
 
 // TestConfigFIFOs: a configuration path that names a FIFO (an include, a
-// --configfile, jj's config-id, Mercurial's sharedpath, git's include) is
+// --configfile, jj's config-id and conf.d, Mercurial's sharedpath, git's
+// include) is
 // never waited on: the check goes on, and an alias it could hold asks.
 func TestConfigFIFOs(t *testing.T) {
 	root, at := vcsLayout(t, map[string]string{
@@ -390,7 +391,10 @@ func TestConfigFIFOs(t *testing.T) {
 	})
 	home := filepath.Join(root, "home")
 	ostest.Fifo(t, filepath.Join(home, "fifo"))
-	for _, p := range []string{"ws/sub/.jj/repo/config-id", "ws/.hg/sharedpath"} {
+	for _, p := range []string{"ws/sub/.jj/repo/config-id", "ws/.hg/sharedpath", "home/.config/jj/conf.d"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		ostest.Fifo(t, filepath.Join(root, p))
 	}
 	checkCases(t, at, []vcsCase{
@@ -398,7 +402,7 @@ func TestConfigFIFOs(t *testing.T) {
 		{"hg log", ReasonOpaque},
 		{"hg --configfile ~/fifo log", ReasonOpaque},
 		{"jj --config-file ~/fifo p", ReasonOpaque},
-		{"jj -R sub p", ""},
+		{"jj -R sub p", ReasonOpaque}, // conf.d, a FIFO, is not a directory
 		{"jj -R sub log --ignore-working-copy", ""},
 	})
 	at.Env = append(at.Env, "HGRCPATH="+filepath.Join(home, "nothing"))

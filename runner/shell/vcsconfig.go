@@ -113,9 +113,14 @@ func (r *vcsReader) read(p string) ([]byte, bool) {
 // Each counts as a visit when it is read; more names than the visits
 // left make the configuration unsure.
 func (r *vcsReader) dir(dir, ext string) []string {
-	f, err := os.Open(dir)
+	f, err := os.OpenFile(dir, openFlags, 0) // a FIFO there does not block
 	if err != nil {
 		r.unsure = r.unsure || !os.IsNotExist(err)
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		f.Close()
+		r.unsure = true
 		return nil
 	}
 	names, err := f.Readdirnames(maxGitConfigFiles + 1)
