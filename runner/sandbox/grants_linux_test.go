@@ -177,7 +177,8 @@ func TestVCSMetadataReadOnly(t *testing.T) {
 	}
 	ws := filepath.Join(ostest.OutsideTemp(t), "ws")
 	files := []string{".hg/hgrc", "sub/.jj/repo/config.toml", "sub/src/a.go", ".sl/config", "p/.pijul/config",
-		"d/_darcs/prefs/defaults", "b/.bzr/branch/branch.conf", "f/.fslckout", "top.txt"}
+		"d/_darcs/prefs/defaults", "b/.bzr/branch/branch.conf", "f/.fslckout", "remote/origin.git/HEAD",
+		"remote/origin.git/objects/x", "remote/origin.git/refs/heads/main", "remote/origin.git/hooks/README", "top.txt"}
 	for _, f := range files {
 		p := filepath.Join(ws, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -186,6 +187,9 @@ func TestVCSMetadataReadOnly(t *testing.T) {
 		if err := os.WriteFile(p, []byte("orig\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "remote/origin.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	run := func(vcsWritable bool, script string) bool {
 		cmd := exec.Command("/bin/sh", "-c", script)
@@ -205,6 +209,8 @@ func TestVCSMetadataReadOnly(t *testing.T) {
 		"mv sub sub2", "echo x >> .sl/config", "mv .sl sl", "echo x >> p/.pijul/config", "mv p/.pijul p/pj",
 		"echo x >> d/_darcs/prefs/defaults", "echo x >> b/.bzr/branch/branch.conf", "echo x >> f/.fslckout",
 		"mv f/.fslckout f/old", "rm f/.fslckout", "touch f/.fslckout-journal",
+		// a bare repository (a fixture's remote): its hooks run at a push to it
+		"echo x > remote/origin.git/hooks/post-receive", "echo x >> remote/origin.git/HEAD", "mv remote/origin.git remote/o",
 		// the top directory holds metadata: nothing is created beside it
 		"mkdir .jj", "touch .fslckout",
 		`python3 -c "import os; os.rename('.hg', 'h')"`,
@@ -218,8 +224,14 @@ func TestVCSMetadataReadOnly(t *testing.T) {
 			t.Errorf("%q failed", script)
 		}
 	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "remote/origin.git/HEAD")); string(data) != "ref: refs/heads/main\n" {
+		t.Errorf("the bare repository's HEAD = %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "remote/origin.git/hooks/post-receive")); err == nil {
+		t.Error("a hook was planted in the bare repository")
+	}
 	for _, f := range files[:len(files)-1] {
-		if f == "sub/src/a.go" {
+		if f == "sub/src/a.go" || strings.HasPrefix(f, "remote/") {
 			continue
 		}
 		if data, err := os.ReadFile(filepath.Join(ws, f)); string(data) != "orig\n" {

@@ -1,10 +1,15 @@
 package sandbox
 
 import (
+	"encoding/hex"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/magi-code/magi-code/runner/protected"
 )
@@ -79,8 +84,10 @@ func cachedVCSDirs(cwd string) []string {
 // a submodule or worktree at its repository, or Fossil's checkout
 // database): a nested repository's hooks and configuration run
 // unconfined at the person's next command there, as the workspace's own
-// do. The walk follows no symbolic link, does not descend into metadata,
-// and skips node_modules (package managers keep no repository there).
+// do. A bare repository below cwd (objects, refs and HEAD, as git tells
+// one) is protected whole: its hooks run when the person pushes to it. The
+// walk follows no symbolic link, does not descend into metadata, and skips
+// node_modules (package managers keep no repository there).
 // Past max entries the rest of the tree is not searched.
 func VCSDirs(cwd string, max int) []string {
 	var out []string
@@ -106,8 +113,37 @@ func VCSDirs(cwd string, max int) []string {
 			}
 		case name == "node_modules" && d.IsDir():
 			return fs.SkipDir
+		case name == "HEAD" && d.Type().IsRegular() && filepath.Dir(p) != cwd && bareRepository(filepath.Dir(p)):
+			// A bare repository (a test fixture's remote, origin.git): its
+			// hooks run when the person pushes to it.
+			out = append(out, filepath.Dir(p))
+			return fs.SkipDir // the rest of its directory
 		}
 		return nil
 	})
 	return out
+}
+
+// bareRepository reports whether dir is a git repository without a work
+// tree, as git itself tells one: objects and refs directories, and a HEAD
+// that holds a symbolic ref or an object name.
+func bareRepository(dir string) bool {
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "HEAD"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 128)
+	n, _ := io.ReadFull(f, b)
+	head := strings.TrimSpace(string(b[:n]))
+	if strings.HasPrefix(head, "ref: refs/") {
+		return true
+	}
+	_, err = hex.DecodeString(head)
+	return err == nil && (len(head) == 40 || len(head) == 64)
 }

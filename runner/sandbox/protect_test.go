@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/runner/protected"
@@ -23,6 +24,27 @@ func TestVCSDirs(t *testing.T) {
 		"d/_darcs/prefs", "b/.bzr/branch", "x.hg", ".jjx"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Bare repositories, as git tells one, and look-alikes.
+	for name, head := range map[string]string{"origin.git": "ref: refs/heads/main\n", "bare2": strings.Repeat("a", 40) + "\n",
+		"nohead": "", "badhead": "hello\n", "norefs": "ref: refs/heads/main\n"} {
+		subs := []string{"objects", "refs", "hooks"}
+		switch name {
+		case "norefs":
+			subs = subs[:1]
+		case "origin.git", "bare2":
+			subs = append(subs, "objects/.jj") // not descended into: no .jj found there
+		}
+		for _, d := range subs {
+			if err := os.MkdirAll(filepath.Join(ws, name, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name != "nohead" {
+			if err := os.WriteFile(filepath.Join(ws, name, "HEAD"), []byte(head), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	for _, f := range []string{"sub.git", ".hgignore", ".hgtags", "f/.fslckout", "w/_FOSSIL_"} {
@@ -53,8 +75,8 @@ func TestVCSDirs(t *testing.T) {
 		want = append(want, filepath.Join(ws, name))
 	}
 	top := len(want)
-	for _, p := range []string{"a/b/inner/.git", "b/.bzr", "c/.git", "d/_darcs", "f/.fslckout", "hg/.hg", "jj/.git", "jj/.jj",
-		"mod/.git", "p/.pijul", "sapling/.sl", "src/deep/er/still/r/.git", "w/_FOSSIL_"} {
+	for _, p := range []string{"a/b/inner/.git", "b/.bzr", "bare2", "c/.git", "d/_darcs", "f/.fslckout", "hg/.hg", "jj/.git", "jj/.jj",
+		"mod/.git", "origin.git", "p/.pijul", "sapling/.sl", "src/deep/er/still/r/.git", "w/_FOSSIL_"} {
 		want = append(want, filepath.Join(ws, p))
 	}
 	if !slices.Equal(got, want) {
