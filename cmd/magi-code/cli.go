@@ -101,11 +101,13 @@ func cli(l launch) int {
 			fmt.Printf("removed %s idle for %s or more\n", plural(len(removed), "session"), plural(days, "day"))
 		}
 	case modeMCPApprove:
-		if err := config.Approve(env, l.name); err != nil {
+		bound, err := config.Approve(env, l.name)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "magi-code: mcp approve:", err)
 			return 1
 		}
 		fmt.Printf("approved MCP server %s for this workspace\n", l.name)
+		fmt.Print(config.BindingText(bound))
 	}
 	return 0
 }

@@ -242,6 +242,33 @@ func MCPText(list []MCPServer) string {
 			target = strings.Join(append([]string{m.Command}, m.Args...), " ")
 		}
 		fmt.Fprintf(&b, "mcp %s  enabled=%t approved=%t source=%s  %s\n", m.Name, m.Enabled, m.Approved, m.Source, target)
+		if m.Changed != "" {
+			fmt.Fprintf(&b, "  not approved: %s; run `magi-code mcp approve %s` again\n", m.Changed, m.Name)
+		}
+	}
+	return b.String()
+}
+
+// BindingText says what an approval bound: each file whose contents it
+// binds (or, for a symlink leading out of the writable directories, where
+// it leads), and each directory it cannot bind.
+func BindingText(bound Binding) string {
+	var b strings.Builder
+	if len(bound.Files) == 0 {
+		b.WriteString("bound no file of the workspace: the approval covers the definition alone\n")
+	}
+	for _, f := range bound.Files {
+		switch {
+		case f.SHA256 == "":
+			fmt.Fprintf(&b, "bound %s as a link to %s\n", f.Path, f.Target)
+		case f.Target != "":
+			fmt.Fprintf(&b, "bound %s (%s) sha256:%s\n", f.Path, f.Target, f.SHA256)
+		default:
+			fmt.Fprintf(&b, "bound %s sha256:%s\n", f.Path, f.SHA256)
+		}
+	}
+	for _, d := range bound.Unbound {
+		fmt.Fprintf(&b, "not bound: %s is a directory; what the server runs from it may change without a new approval\n", d)
 	}
 	return b.String()
 }

@@ -226,7 +226,7 @@ func loadSettingsAt(env *Env, home, cwd string, writeBack bool) (*settingsState,
 	if err != nil {
 		env.logf("config: MCP approvals ignored: %v", err)
 	}
-	st.servers = servers(s, st.global, st.project, store)
+	st.servers = servers(s, st.global, st.project, store, newBinder(s, cwd, env))
 	return st, nil
 }
 
@@ -346,6 +346,9 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) pr
 				return protocol.CodeMCPUnavailable
 			}
 			snap.MCPServers = append(snap.MCPServers, m)
+		case m.Changed != "":
+			env.logf("config: MCP server %s is not approved: %s; run `magi-code mcp approve %s` again", m.Name, m.Changed, m.Name)
+			snap.MCPUnapproved = append(snap.MCPUnapproved, m)
 		default:
 			env.logf("config: MCP server %s is not approved; run `magi-code mcp approve %s`", m.Name, m.Name)
 			snap.MCPUnapproved = append(snap.MCPUnapproved, m)

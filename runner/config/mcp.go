@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,13 @@ type MCPServer struct {
 	// when the project file has a [mcp_servers.NAME] table for it.
 	Source   string
 	Digest   string // hex SHA-256 of the defining file and the definition
-	Approved bool   // global file, or a recorded approval of Digest
+	Approved bool   // global file, or a recorded approval of Digest whose files are unchanged
+	// Changed, for a project server with a recorded approval of Digest,
+	// says in words which file of the workspace it names differs from what
+	// the approval bound (contents, presence, where its links lead:
+	// binder.bind), or why the files could not be checked: the server is
+	// then not approved. "" otherwise. It names a path: for people only.
+	Changed string
 	// BearerTokenEnv and EnvHeaders name the variables of an HTTP server's
 	// headers (settings); Headers holds their values, resolved by Load only
 	// for the servers it admits. Headers are secrets: never printed, logged
@@ -81,6 +88,11 @@ type approvalStore struct {
 type approvalRecord struct {
 	Digest     string `json:"digest"`
 	ApprovedAt string `json:"approved_at"`
+	// Files are the files of the workspace the definition names, with
+	// their digests at approval (BoundFile); none in a record written
+	// before files were bound, which therefore approves only a server
+	// that names none.
+	Files []BoundFile `json:"files,omitempty"`
 }
 
 const approvalsFile = "mcp-approvals.json"
@@ -104,20 +116,22 @@ func readApprovals(home string) (approvalStore, error) {
 	return st, nil
 }
 
-func (st approvalStore) approved(name, digest string) bool {
+// record is the approval of server name's definition digest, if any.
+func (st approvalStore) record(name, digest string) (approvalRecord, bool) {
 	for _, r := range st.Servers[name] {
 		if r.Digest == digest {
-			return true
+			return r, true
 		}
 	}
-	return false
+	return approvalRecord{}, false
 }
 
 // servers lists the effective MCP servers sorted by name, each with its
 // source, digest and approval. docs/protocol.md, initialize: "Global approval of the canonical
 // definition source remains mandatory; project enabled=true cannot approve
-// itself." A server the project file touches at all is project-defined.
-func servers(s *Settings, global, project *layer, store approvalStore) []MCPServer {
+// itself." A server the project file touches at all is project-defined,
+// and its approval holds only while the files b binds are unchanged.
+func servers(s *Settings, global, project *layer, store approvalStore, b binder) []MCPServer {
 	out := make([]MCPServer, 0, len(s.MCPServers))
 	for name, def := range s.MCPServers {
 		m := MCPServer{
@@ -137,11 +151,31 @@ func servers(s *Settings, global, project *layer, store approvalStore) []MCPServ
 			m.Source, file = SourceProject, project.path
 		}
 		m.Digest = digest(file, def)
-		m.Approved = m.Source == SourceGlobal || store.approved(name, m.Digest)
+		m.Approved = m.Source == SourceGlobal
+		if rec, ok := store.record(name, m.Digest); ok && !m.Approved {
+			m.Approved, m.Changed = approvedFiles(rec, m, b)
+		}
 		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// approvedFiles checks an approval record of m's definition against the
+// files m names now: approved, or the first path that changed (with the
+// reason when the binding failed).
+func approvedFiles(rec approvalRecord, m MCPServer, b binder) (bool, string) {
+	if m.Command == "" {
+		return true, ""
+	}
+	now, err := b.bind(m.Command, m.Args, m.Cwd)
+	if err != nil {
+		return false, err.Error()
+	}
+	if p := changedFile(rec.Files, now.Files); p != "" {
+		return false, p + " changed since it was approved"
+	}
+	return true, ""
 }
 
 // ErrUnknownServer: Approve was asked for a server the effective settings
@@ -151,13 +185,15 @@ var ErrUnknownServer = errors.New("no MCP server of that name in the effective s
 // Approve records in $MC_HOME/mcp-approvals.json the approval of server name
 // as the effective settings for env.Cwd define it (docs/protocol.md, Choices: "records in the
 // global storage the approval of server NAME as the effective settings for
-// that cwd define it"). A server defined only by the global file needs no
-// record and Approve returns nil without writing. It is for the terminal
-// CLI: errors may name paths and are meant for a person.
-func Approve(env Env, name string) error {
+// that cwd define it"), with the digests of the files of the workspace it
+// names (binder.bind), which it returns. A server defined only by the
+// global file needs no record and Approve returns a zero Binding without
+// writing. It is for the terminal CLI: errors may name paths and are meant
+// for a person.
+func Approve(env Env, name string) (Binding, error) {
 	st, err := loadSettings(&env, false)
 	if err != nil {
-		return err
+		return Binding{}, err
 	}
 	var target *MCPServer
 	for i := range st.servers {
@@ -166,31 +202,37 @@ func Approve(env Env, name string) error {
 		}
 	}
 	if target == nil {
-		return ErrUnknownServer
+		return Binding{}, ErrUnknownServer
 	}
 	if target.Source == SourceGlobal {
-		return nil
+		return Binding{}, nil
+	}
+	var bound Binding
+	if target.Command != "" {
+		if bound, err = newBinder(st.settings, st.cwd, &env).bind(target.Command, target.Args, target.Cwd); err != nil {
+			return Binding{}, fmt.Errorf("cannot bind the files it runs: %w", err)
+		}
 	}
 	if err := os.MkdirAll(st.home, 0o700); err != nil {
-		return err
+		return Binding{}, err
 	}
 	store, err := readApprovals(st.home)
 	if err != nil {
-		return err
+		return Binding{}, err
 	}
-	if store.approved(name, target.Digest) {
-		return nil
-	}
-	recs := append(store.Servers[name], approvalRecord{Digest: target.Digest, ApprovedAt: env.now().UTC().Format(time.RFC3339)})
+	// One record per definition: approving it again replaces the files it
+	// binds, so contents approved before are not approved any more.
+	recs := slices.DeleteFunc(slices.Clone(store.Servers[name]), func(r approvalRecord) bool { return r.Digest == target.Digest })
+	recs = append(recs, approvalRecord{Digest: target.Digest, ApprovedAt: env.now().UTC().Format(time.RFC3339), Files: bound.Files})
 	if len(recs) > MaxApprovalsPerName {
 		recs = recs[len(recs)-MaxApprovalsPerName:]
 	}
 	store.Servers[name] = recs
 	data, err := json.MarshalIndent(store, "", "  ")
 	if err != nil {
-		return err
+		return Binding{}, err
 	}
-	return WriteAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
+	return bound, WriteAtomic(filepath.Join(st.home, approvalsFile), append(data, '\n'), 0o600)
 }
 
 // resolveHeaders sets m.Headers: http_headers as written, then the values

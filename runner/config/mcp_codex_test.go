@@ -151,7 +151,7 @@ func TestMCPCodexKeysApproval(t *testing.T) {
 			w := newWorld(t)
 			w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
 			w.write(t, "cwd/.magi-code/settings.toml", base, 0o644)
-			if err := Approve(w.env(), "p"); err != nil {
+			if _, err := Approve(w.env(), "p"); err != nil {
 				t.Fatal(err)
 			}
 			w.write(t, "cwd/.magi-code/settings.toml", base+tc.change, 0o644)

@@ -62,7 +62,7 @@ enabled = true
 	// global file defines.
 	check("initial", []string{"global", "web"}, []string{"proj", "reenabled"})
 
-	if err := Approve(w.env(), "proj"); err != nil {
+	if _, err := Approve(w.env(), "proj"); err != nil {
 		t.Fatal(err)
 	}
 	check("proj approved", []string{"global", "proj", "web"}, []string{"reenabled"})
@@ -70,7 +70,7 @@ enabled = true
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("approvals file mode %v, %v; want 0600", st.Mode().Perm(), err)
 	}
-	if err := Approve(w.env(), "reenabled"); err != nil {
+	if _, err := Approve(w.env(), "reenabled"); err != nil {
 		t.Fatal(err)
 	}
 	check("both approved", []string{"global", "proj", "reenabled", "web"}, nil)
@@ -92,16 +92,16 @@ enabled = true
 	check("global changed", nil, []string{"proj", "reenabled"})
 
 	// Approvals stored with loose permissions are ignored.
-	if err := Approve(w.env(), "proj"); err != nil {
+	if _, err := Approve(w.env(), "proj"); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(w.path("home/mcp-approvals.json"), 0o644)
 	check("loose approvals", nil, []string{"proj", "reenabled"})
-	if err := Approve(w.env(), "proj"); err == nil {
+	if _, err := Approve(w.env(), "proj"); err == nil {
 		t.Errorf("Approve with a loose approvals file succeeded")
 	}
 
-	if err := Approve(w.env(), "nosuch"); !errors.Is(err, ErrUnknownServer) {
+	if _, err := Approve(w.env(), "nosuch"); !errors.Is(err, ErrUnknownServer) {
 		t.Errorf("Approve(nosuch) = %v; want ErrUnknownServer", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestMCPApprovalIsPerDefiningFile(t *testing.T) {
 	def := "[mcp_servers.s]\ncommand = \"/bin/s\"\n"
 	w.write(t, "cwd/.magi-code/settings.toml", def, 0o644)
 	w.write(t, "other/.magi-code/settings.toml", def, 0o644)
-	if err := Approve(w.env(), "s"); err != nil {
+	if _, err := Approve(w.env(), "s"); err != nil {
 		t.Fatal(err)
 	}
 	env := w.env()
