@@ -9,8 +9,13 @@
 package protected
 
 import (
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // VCS are the names of version control metadata, a directory or a file,
@@ -54,4 +59,30 @@ var ProjectConfig = []string{".magi-code", ".claude"}
 // do, so .HG is .hg there.
 func IsVCS(name string) bool {
 	return slices.ContainsFunc(VCS, func(v string) bool { return strings.EqualFold(v, name) })
+}
+
+// BareRepository reports whether dir is a git repository without a work
+// tree, as git itself tells one: objects and refs directories, and a HEAD
+// that holds a symbolic ref or an object name. Such a directory, whatever
+// its name (a test fixture's origin.git), is metadata too: its hooks run
+// when the person pushes to it.
+func BareRepository(dir string) bool {
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "HEAD"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 128)
+	n, _ := io.ReadFull(f, b)
+	head := strings.TrimSpace(string(b[:n]))
+	if strings.HasPrefix(head, "ref: refs/") {
+		return true
+	}
+	_, err = hex.DecodeString(head)
+	return err == nil && (len(head) == 40 || len(head) == 64)
 }

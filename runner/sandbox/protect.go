@@ -1,15 +1,10 @@
 package sandbox
 
 import (
-	"encoding/hex"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/magi-code/magi-code/runner/protected"
 )
@@ -113,7 +108,7 @@ func VCSDirs(cwd string, max int) []string {
 			}
 		case name == "node_modules" && d.IsDir():
 			return fs.SkipDir
-		case name == "HEAD" && d.Type().IsRegular() && filepath.Dir(p) != cwd && bareRepository(filepath.Dir(p)):
+		case name == "HEAD" && d.Type().IsRegular() && filepath.Dir(p) != cwd && protected.BareRepository(filepath.Dir(p)):
 			// A bare repository (a test fixture's remote, origin.git): its
 			// hooks run when the person pushes to it.
 			out = append(out, filepath.Dir(p))
@@ -122,28 +117,4 @@ func VCSDirs(cwd string, max int) []string {
 		return nil
 	})
 	return out
-}
-
-// bareRepository reports whether dir is a git repository without a work
-// tree, as git itself tells one: objects and refs directories, and a HEAD
-// that holds a symbolic ref or an object name.
-func bareRepository(dir string) bool {
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "HEAD"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, 128)
-	n, _ := io.ReadFull(f, b)
-	head := strings.TrimSpace(string(b[:n]))
-	if strings.HasPrefix(head, "ref: refs/") {
-		return true
-	}
-	_, err = hex.DecodeString(head)
-	return err == nil && (len(head) == 40 || len(head) == 64)
 }

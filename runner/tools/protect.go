@@ -52,7 +52,8 @@ import (
 //     is version control metadata (protected.VCS: .git, the .git file of a
 //     worktree or submodule, Mercurial's and Sapling's .hg and .sl, jj's
 //     .jj, Fossil's checkout database...), in the path as given or as
-//     resolved, unless Options.AllowGitInternals. Reading it is allowed.
+//     resolved, or that lies in a bare repository below cwd, unless
+//     Options.AllowGitInternals. Reading it is allowed.
 //   - write_file and edit_file refuse a target with a ".magi-code" or
 //     ".claude" path component (protected.ProjectConfig: project settings,
 //     skills and agent profiles, which the next child or session loads as
@@ -214,7 +215,7 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 			return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
 		})
 	}
-	if !o.AllowGitInternals && in(protected.VCS) {
+	if !o.AllowGitInternals && (in(protected.VCS) || inBareRepository(cwd, real)) {
 		return "", RefusedGitInternals, ""
 	}
 	if !o.AllowProjectConfig && in(protected.ProjectConfig) {
@@ -224,6 +225,18 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 		return "", RefusedOutsideCwd, ""
 	}
 	return real, "", ""
+}
+
+// inBareRepository reports whether real lies in a bare repository below
+// cwd (protected.BareRepository: a test fixture's origin.git, whose hooks
+// run when the person pushes to it).
+func inBareRepository(cwd, real string) bool {
+	for d := filepath.Dir(real); d != cwd && within(cwd, d); d = filepath.Dir(d) {
+		if protected.BareRepository(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // readCheck is what the read tools decided about a path before opening it.
