@@ -83,13 +83,17 @@ func TestEverySpelling(t *testing.T) {
 		{"find . -fprint /dev/sda", ReasonDisk}, {"find . -fprint0 /dev/sdb", ReasonDisk}, {"find . -fls /dev/nvme0n1", ReasonDisk},
 		{"find . -fprintf /dev/sda %p", ReasonDisk}, {"find . -fprint list.txt", ""}, {"find . -fprint /dev/null", ""},
 		{"find -files0-from list.txt -name '*.o' -delete", out}, {"find -files0-from list.txt -print", ""},
+		{"find -files0-from /dev/sdb -print", ""},
 		// find -regextype: the extended family is read as Go's syntax, the
 		// basic family and unknown types narrow nothing.
 		{"find . -regextype posix-basic -regex '.\\+' -delete", ws}, {"find . -regextype sed -regex 'a.*' -delete", ws},
 		{`find . -regextype "$T" -regex 'a.*' -delete`, ws}, {"find . -regextype egrep -regex 'a.+' -delete", ""},
 		{"find . -regextype posix-extended -regex '(.*)' -delete", ws}, {"find . -regextype awk -regex '.*' -delete", ws},
 		{"find . -regextype emacs -regex '\\(.*\\)' -delete", ws}, {"find . -regextype findutils-default -regex '\\(.*\\)' -delete", ws},
-		{"find . -regextype emacs -regex '.*\\.o' -delete", ""}, {"find . -regex '.*\\\\(*' -delete", ""},
+		{"find . -regextype emacs -regex '.*\\.o' -delete", ""}, {"find . -regextype findutils-default -regex '.*\\.o' -delete", ""},
+		{"find . -regextype posix-extended -regex '.*[.]o' -delete", ""}, {"find . -regextype posix-egrep -regex '.*[.]o' -delete", ""},
+		{"find . -regextype awk -regex '.*[.]o' -delete", ""}, {"find . -regextype posix-awk -regex '.*[.]o' -delete", ""},
+		{"find . -regextype gnu-awk -regex '.*[.]o' -delete", ""}, {"find . -regextype egrep -regex '.*[.]o' -delete", ""}, {"find . -regex '.*\\\\(*' -delete", ""},
 		// find: each deleting program an -exec runs over a whole start.
 		{"find ~/canary -exec shred -u {} +", out}, {"find . -exec shred -u {} ;", ws}, {"find ~/canary -exec rimraf {} +", out},
 		{"find . -name '*.tmp' -exec shred -u {} +", ""},
