@@ -148,6 +148,10 @@ func TestEverySpelling(t *testing.T) {
 		{`find . "${V#x}" -name '*.o' -delete`, ws}, {"find . -name '*.o' -exec rm -rf ${V:-x} +", out},
 		{"chmod -R 777 ${V:-.}", perm}, {"mv ${V#x} /tmp/x", out}, {"rsync -a --delete src/ ${V:-x}/", out},
 		{"echo ${V%/*}", ""}, {`rm -f "${V%/*}"`, ""}, {`ls "${V:-.}"`, ""},
+		// $PWD after an unknown cd, "$@" and "$*" with parameters, and the
+		// empty "$@" of a script given none.
+		{`cd "$D"; rm -rf "$PWD"`, out}, {`f() { rm -rf "$@"; }; f ~/canary`, out}, {`f() { rm -rf "$*"; }; f ~/canary`, out},
+		{`sh -c 'rm -rf "$@"' sh ~/canary`, out}, {`sh -c 'rm -rf build "$@" "$*"'`, ""}, {`rm -rf build "$@"`, ""},
 	} {
 		got, why := Destructive(tc.cmd, at)
 		if got != (tc.want != "") || why != tc.want {
