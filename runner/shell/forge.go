@@ -7,7 +7,8 @@ import (
 
 // Clients other than git that rewrite or delete a remote repository's
 // history, which git's own rules (git.go) do not see: hub, a wrapper that
-// runs git (and deletes repositories); and the forges' command-line
+// runs git (and deletes repositories, and sends API requests as gh api
+// does); and the forges' command-line
 // clients, gh and glab: repo delete, and
 // their api command where its request deletes something, changes a ref,
 // or is a GraphQL mutation that deletes or moves refs or repositories;
@@ -28,10 +29,27 @@ func (c *checker) forge(name string, rest []field) {
 			c.flag(ReasonRemoteHistory)
 			return
 		}
+		if i := hubCommand(rest); i < len(rest) && rest[i].text == "api" {
+			c.forgeCLI(rest[i:], "XfFH") // hub api: gh's request options; its -t takes no argument
+			return
+		}
 		c.git(rest)
 	case "gh", "glab":
-		c.forgeCLI(rest)
+		c.forgeCLI(rest, "XfFHpqt")
 	}
+}
+
+// hubCommand is the index of hub's command word: past git's global
+// options, -C and -c with their argument.
+func hubCommand(args []field) int {
+	i := 0
+	for i < len(args) && isOption(args[i]) {
+		if args[i].text == "-C" || args[i].text == "-c" {
+			i++
+		}
+		i++
+	}
+	return i
 }
 
 // hasWord reports whether a known argument is exactly w.
@@ -54,9 +72,10 @@ func hasPrefixWord(args []field, p string) bool {
 	return false
 }
 
-// forgeCLI checks gh and glab: repo delete; api with its method (-X,
-// --method; POST when fields are given, else GET), endpoint and fields.
-func (c *checker) forgeCLI(rest []field) {
+// forgeCLI checks gh and glab (and hub api): repo delete; api with its
+// method (-X, --method; POST when fields are given, else GET), endpoint
+// and fields. withArg are the short options that take an argument.
+func (c *checker) forgeCLI(rest []field, withArg string) {
 	ops := operands(rest)
 	if len(ops) >= 2 && ops[0].text == "repo" && (ops[1].text == "delete" || !ops[1].known()) {
 		c.flag(ReasonRemoteHistory)
@@ -111,11 +130,11 @@ func (c *checker) forgeCLI(rest []field) {
 				texts = append(texts, nextArg(args, &i))
 			}
 		case t[1] != '-':
-			// A cluster of short options (pflag's): -i takes no argument;
-			// -X, -f, -F, -H, -p, -q, -t take the rest of the word (after
-			// an =) or the next word.
+			// A cluster of short options (pflag's): those of withArg (-X,
+			// -f, -F, -H, and gh's -p, -q, -t) take the rest of the word
+			// (after an =) or the next word; -i and the others take none.
 			for j := 1; j < len(t); j++ {
-				if strings.IndexByte("XfFHpqt", t[j]) < 0 {
+				if strings.IndexByte(withArg, t[j]) < 0 {
 					continue
 				}
 				val := lit(strings.TrimPrefix(t[j+1:], "="))
@@ -216,5 +235,5 @@ func (c *checker) forgeAlias(ops, rest []field) {
 		c.flag(ReasonOpaque)
 		return
 	}
-	c.nest(func() { c.forgeCLI(words) })
+	c.nest(func() { c.forgeCLI(words, "XfFHpqt") })
 }

@@ -18,6 +18,11 @@ func TestForgeClients(t *testing.T) {
 		{"hub delete -y o/r", ReasonRemoteHistory},
 		{"command hub push --mirror", ReasonGitPush},
 		{"hub status", ""},
+		// hub api sends requests as gh api does; its -t takes no argument.
+		{"hub api -X DELETE repos/o/r/git/refs/heads/main", ReasonRemoteHistory},
+		{"hub api -tXDELETE repos/o/r", ReasonRemoteHistory}, {"hub -C ../x api --method=PATCH repos/o/r/git/refs/heads/main", ReasonRemoteHistory},
+		{"hub api repos/o/r/git/refs -F sha=x", ReasonRemoteHistory}, {"hub api -t repos/o/r/git/refs", ""},
+		{"hub -c core.pager=cat api -X DELETE repos/o/r", ReasonRemoteHistory}, {"hub api repos/o/r/pulls", ""},
 		// jj git push moves bookmarks however they were rewritten.
 		{"jj git push", ReasonRemoteHistory},
 		{"jj git push -b main", ReasonRemoteHistory},
