@@ -168,7 +168,7 @@ func approvedFiles(rec approvalRecord, m MCPServer, b binder) (bool, string) {
 	if m.Command == "" {
 		return true, ""
 	}
-	now, err := b.bind(m.Command, m.Args, m.Cwd)
+	now, err := b.bind(m.Command, m.Args, m.Env, m.Cwd)
 	if err != nil {
 		return false, err.Error()
 	}
@@ -209,7 +209,7 @@ func Approve(env Env, name string) (Binding, error) {
 	}
 	var bound Binding
 	if target.Command != "" {
-		if bound, err = newBinder(st.settings, st.cwd, &env).bind(target.Command, target.Args, target.Cwd); err != nil {
+		if bound, err = newBinder(st.settings, st.cwd, &env).bind(target.Command, target.Args, target.Env, target.Cwd); err != nil {
 			return Binding{}, fmt.Errorf("cannot bind the files it runs: %w", err)
 		}
 	}

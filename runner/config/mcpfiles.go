@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/magi-code/magi-code/runner/sandbox"
 	"github.com/magi-code/magi-code/runner/tools"
@@ -83,41 +85,60 @@ var (
 	errBindTooLarge = fmt.Errorf("is larger than %d MiB", MaxBoundFileBytes>>20)
 )
 
-// named lists the paths a definition names, absolute and clean, in order:
-// the command (relative to dir when it holds a slash, else through the
-// absolute entries of PATH, as exec finds it), then each argument, and the
-// value of each `-x=VALUE` or `--flag=VALUE` argument, relative to dir.
-func (b binder) named(command string, args []string, dir string) []string {
+// named lists the paths a definition names, absolute and clean: the
+// command (relative to dir when it holds a slash, else through the absolute
+// entries of PATH, as exec finds it), then each argument and each value of
+// env (in key order) as a whole, each word of one that holds several (a
+// shell's `-c` script, a search path: split at white space and at
+// ;&|()<>'"`,: ), and the VALUE of each such piece `NAME=VALUE` or
+// `--flag=VALUE`, all relative to dir. Naming more than a file is harmless:
+// only files inside the roots are bound.
+func (b binder) named(command string, args []string, env map[string]string, dir string) []string {
 	if dir == "" {
 		dir = b.dir
 	}
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return filepath.Clean(p)
-		}
-		return filepath.Join(dir, p)
-	}
 	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
 	switch {
 	case command == "":
 	case strings.Contains(command, "/"):
-		out = append(out, abs(command))
+		add(command)
 	default:
-		if p := lookPath(command, b.path); p != "" {
-			out = append(out, p)
-		}
+		add(lookPath(command, b.path))
 	}
-	for _, a := range args {
-		if a != "" {
-			out = append(out, abs(a))
+	pieces := func(s string) {
+		words := []string{s}
+		if f := strings.FieldsFunc(s, isWordBreak); len(f) != 1 || f[0] != s {
+			words = append(words, f...)
 		}
-		if strings.HasPrefix(a, "-") {
-			if _, v, ok := strings.Cut(a, "="); ok && v != "" {
-				out = append(out, abs(v))
+		for _, w := range words {
+			add(w)
+			if _, v, ok := strings.Cut(w, "="); ok {
+				add(v)
 			}
 		}
 	}
+	for _, a := range args {
+		pieces(a)
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		pieces(env[k])
+	}
 	return out
+}
+
+// isWordBreak: white space and the characters that end a word in a shell
+// command or separate a search path's entries.
+func isWordBreak(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune(";&|()<>'\"`,:", r)
 }
 
 // lookPath finds name as exec.LookPath does on Unix, in list's absolute
@@ -141,15 +162,15 @@ func (b binder) inside(p string) bool {
 	return slices.ContainsFunc(b.roots, func(r string) bool { return within(r, p) })
 }
 
-// bind computes the binding of a stdio server (command, args, cwd). A
+// bind computes the binding of a stdio server (command, args, env, cwd). A
 // path the definition names is bound when it, or where its symlinks lead,
 // lies inside the roots and is a regular file; a directory there is
 // Unbound; anything else (a missing file, a program of the system) is not
 // bound, so its appearing later changes the binding. Errors (too many
 // files, too large, unreadable) may name paths: for a person.
-func (b binder) bind(command string, args []string, dir string) (Binding, error) {
+func (b binder) bind(command string, args []string, env map[string]string, dir string) (Binding, error) {
 	var out Binding
-	for _, p := range b.named(command, args, dir) {
+	for _, p := range b.named(command, args, env, dir) {
 		lexical := b.inside(p)
 		target, err := canonical(p)
 		if err != nil {

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -89,6 +90,7 @@ func TestBindResolution(t *testing.T) {
 		name    string
 		command string
 		args    []string
+		env     map[string]string
 		dir     string
 		path    string
 		want    []BoundFile
@@ -110,6 +112,12 @@ func TestBindResolution(t *testing.T) {
 		{name: "flag then path", command: "node", args: []string{"--config", "x.json"}, want: []BoundFile{f("x.json")}},
 		{name: "same file twice", command: "sh", args: []string{"tools/mcp.sh", "./tools/../tools/mcp.sh"}, want: []BoundFile{f("tools/mcp.sh")}},
 		{name: "sorted by path", command: "./tools/mcp.sh", args: []string{"x.json", "bin/server"}, want: []BoundFile{f("bin/server"), f("tools/mcp.sh"), f("x.json")}},
+		{name: "a shell's -c script", command: "sh", args: []string{"-c", "cd pkg && exec sh tools/mcp.sh;node --config=x.json"},
+			want: []BoundFile{f("tools/mcp.sh"), f("x.json")}, unbound: []string{filepath.Join(ws, "pkg")}},
+		{name: "quoted word", command: "bash", args: []string{"-lc", "'./bin/server'"}, want: []BoundFile{f("bin/server")}},
+		{name: "file in an env value", command: "node", env: map[string]string{"NODE_OPTIONS": "--require ./x.json", "A": "FOO=tools/mcp.sh"},
+			want: []BoundFile{f("tools/mcp.sh"), f("x.json")}},
+		{name: "search path in env", command: "python3", env: map[string]string{"PYTHONPATH": "pkg:/usr/lib"}, unbound: []string{filepath.Join(ws, "pkg")}},
 		{name: "directory arg", command: "node", args: []string{"."}, unbound: []string{ws}},
 		{name: "python -m package directory", command: "python3", args: []string{"-m", "pkg"}, unbound: []string{filepath.Join(ws, "pkg")}},
 		{name: "--root=directory", command: "srv", args: []string{"--root=pkg"}, unbound: []string{filepath.Join(ws, "pkg")}},
@@ -138,7 +146,7 @@ func TestBindResolution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := b
 			b.path = tt.path
-			got, err := b.bind(tt.command, tt.args, tt.dir)
+			got, err := b.bind(tt.command, tt.args, tt.env, tt.dir)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("bind = %+v, %v; want %v", got, err, tt.err)
@@ -315,4 +323,74 @@ func TestApproveRefusesWhatItCannotBind(t *testing.T) {
 	if _, err := os.Stat(w.path("home/mcp-approvals.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused approval wrote the store: %v", err)
 	}
+}
+
+// TestMCPApprovalBindsEnvFiles: a file named by a value of the server's
+// env (NODE_OPTIONS=--require ./pre.js) is bound like an argument.
+func TestMCPApprovalBindsEnvFiles(t *testing.T) {
+	w := newWorld(t)
+	w.write(t, "home/settings.toml", fixtureGlobal, 0o644)
+	w.write(t, "cwd/.magi-code/settings.toml", "[mcp_servers.e]\ncommand = \"/bin/true\"\nenv = {NODE_OPTIONS = \"--require ./tools/pre.js\"}\n", 0o644)
+	w.write(t, "cwd/tools/pre.js", "1", 0o644)
+	b, err := Approve(w.env(), "e")
+	if err != nil || len(b.Files) != 1 || b.Files[0].Path != w.path("cwd/tools/pre.js") {
+		t.Fatalf("Approve = %+v, %v", b, err)
+	}
+	for _, step := range []struct {
+		text    string
+		started bool
+	}{{"1", true}, {"2", false}} {
+		w.write(t, "cwd/tools/pre.js", step.text, 0o644)
+		snap, code := w.load(t)
+		if code != "" || (len(snap.MCPServers) == 1) != step.started {
+			t.Errorf("pre.js %q: Load %q, started %q; want started %v", step.text, code, names(snap.MCPServers), step.started)
+		}
+	}
+}
+
+// FuzzBindNamed: whatever a definition holds, every path it names is
+// absolute and clean, each argument as a whole is among them, and the
+// binding of a workspace holding one script binds only files inside it
+// (or links there), hashed exactly when they resolve inside.
+func FuzzBindNamed(f *testing.F) {
+	for _, s := range []string{"tools/mcp.sh", "--config=./tools/mcp.sh", "cd a && sh 'tools/mcp.sh'", "../x", "", "=", "-=", "a:b,c;d|e", "/", "..", "x\x00y", "--a=b=c", " \t"} {
+		f.Add("sh", s, "NODE_OPTIONS", s)
+	}
+	ws := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "tools"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "tools", "mcp.sh"), []byte("echo"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	b := binder{roots: []string{ws}, dir: ws}
+	f.Fuzz(func(t *testing.T, command, arg, key, value string) {
+		env := map[string]string{key: value}
+		named := b.named(command, []string{arg}, env, "")
+		for _, p := range named {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				t.Fatalf("named %q: not absolute and clean", p)
+			}
+		}
+		whole := filepath.Join(ws, arg)
+		if filepath.IsAbs(arg) {
+			whole = filepath.Clean(arg)
+		}
+		if arg != "" && !slices.Contains(named, whole) {
+			t.Fatalf("named %q lacks the argument %q", named, arg)
+		}
+		got, err := b.bind(command, []string{arg}, env, "")
+		if err != nil {
+			t.Fatalf("bind: %v", err)
+		}
+		for _, bf := range got.Files {
+			canon := cmp.Or(bf.Target, bf.Path)
+			if !b.inside(bf.Path) && !b.inside(canon) {
+				t.Fatalf("bound %+v outside %s", bf, ws)
+			}
+			if (bf.SHA256 != "") != b.inside(canon) {
+				t.Fatalf("bound %+v: hashed %v, inside %v", bf, bf.SHA256 != "", b.inside(canon))
+			}
+		}
+	})
 }
