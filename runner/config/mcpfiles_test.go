@@ -394,3 +394,23 @@ func FuzzBindNamed(f *testing.F) {
 		}
 	})
 }
+
+// TestBindingText: mcp approve says each file it bound, how, and each
+// directory it could not bind.
+func TestBindingText(t *testing.T) {
+	if got, want := BindingText(Binding{}), "bound no file of the workspace: the approval covers the definition alone\n"; got != want {
+		t.Errorf("empty binding: %q; want %q", got, want)
+	}
+	got := BindingText(Binding{Files: []BoundFile{
+		{Path: "/w/a.sh", SHA256: "aa"},
+		{Path: "/w/l.sh", Target: "/w/t.sh", SHA256: "bb"},
+		{Path: "/w/py", Target: "/usr/bin/python3"},
+	}, Unbound: []string{"/w/pkg"}})
+	want := "bound /w/a.sh sha256:aa\n" +
+		"bound /w/l.sh (/w/t.sh) sha256:bb\n" +
+		"bound /w/py as a link to /usr/bin/python3\n" +
+		"not bound: /w/pkg is a directory; what the server runs from it may change without a new approval\n"
+	if got != want {
+		t.Errorf("BindingText = %q\nwant %q", got, want)
+	}
+}
