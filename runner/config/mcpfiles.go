@@ -91,7 +91,8 @@ var (
 // env (in key order) as a whole, each word of one that holds several (a
 // shell's `-c` script, a search path: split at white space and at
 // ;&|()<>'"`,: ), and the VALUE of each such piece `NAME=VALUE` or
-// `--flag=VALUE`, all relative to dir. Naming more than a file is harmless:
+// `--flag=VALUE`, all relative to dir; for `-m MOD`, MOD's first component
+// as a file MOD.py and as a directory. Naming more than a file is harmless:
 // only files inside the roots are bound.
 func (b binder) named(command string, args []string, env map[string]string, dir string) []string {
 	if dir == "" {
@@ -126,8 +127,18 @@ func (b binder) named(command string, args []string, env map[string]string, dir 
 			}
 		}
 	}
-	for _, a := range args {
+	for i, a := range args {
 		pieces(a)
+		// Python's -m MOD (or -mMOD) runs MOD.py, or the package directory
+		// MOD, of its first component, found first in the working directory.
+		mod, ok := strings.CutPrefix(a, "-m")
+		if ok && mod == "" && i+1 < len(args) {
+			mod = args[i+1]
+		}
+		if top, _, _ := strings.Cut(mod, "."); ok && top != "" && !strings.HasPrefix(top, "-") {
+			add(top + ".py")
+			add(top)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		pieces(env[k])
