@@ -156,7 +156,7 @@ func (o Options) probe() sandbox.Status {
 	if o.Sandbox != nil {
 		return *o.Sandbox
 	}
-	return sandbox.Probe()
+	return sandbox.ProbeWithMounts()
 }
 
 // Runtime is what the turns of a child need, built once from the admitted

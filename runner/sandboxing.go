@@ -77,6 +77,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 			Protected:  sandbox.Protect(cmd.Dir, mcHome, vcsWritable),
 			Unreadable: []string{mcHome},
 			Network:    network,
+			Mounts:     st.Mounts,
 		}
 		return p.Wrap(cmd, self)
 	}

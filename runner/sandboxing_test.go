@@ -25,7 +25,7 @@ import (
 // which. Where the kernel has no Landlock nothing is confined and the log
 // says so.
 func TestShellConfinedUnderAuto(t *testing.T) {
-	st := sandbox.Probe()
+	st := sandbox.ProbeWithMounts()
 	// outside is writable to this test but to no confined command: not the
 	// workspace, a temp directory or the package directory (a clone may be
 	// below /tmp).
@@ -224,6 +224,55 @@ func TestCodeModeNetworkAsks(t *testing.T) {
 		res := runCode.Run(context.Background(), json.RawMessage(`{"code":"try { return tools.shell(`+tc.call+`) } catch (e) { return e.message }"}`))
 		if !strings.Contains(res.Text, tc.want) {
 			t.Errorf("tools.shell(%s): %q; want %q", tc.call, res.Text, tc.want)
+		}
+	}
+}
+
+// TestConfinementMounts: the startup probe's answer (injected) decides how
+// version control metadata stays read-only: with a mount namespace, a
+// confined command creates entries at the top of a git workspace and
+// still cannot write .git; with the probe's "none", the per-entry grants
+// of before (no new top-level entry); the log says which.
+func TestConfinementMounts(t *testing.T) {
+	st := sandbox.ProbeWithMounts()
+	if !st.Available || st.Mounts == "" {
+		t.Skip("no sandbox or no mount namespace here")
+	}
+	for _, mounts := range []string{st.Mounts, ""} {
+		ws := filepath.Join(ostest.OutsideTemp(t), "ws")
+		if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite}, false, filepath.Join(t.TempDir(), "mc"),
+			sandbox.Status{Available: true, ABI: st.ABI, NetworkClosable: st.NetworkClosable, Mounts: mounts},
+			func(f string, a ...any) { fmt.Fprintf(&log, f, a...) })
+		want := "by per-entry grants: new files at the repository's top level are refused"
+		if mounts != "" {
+			want = ".git protected by read-only mounts"
+		}
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("mounts %q: log %q; want it to say %q", mounts, log.String(), want)
+		}
+		run := func(script string) bool {
+			cmd := exec.Command("/bin/sh", "-c", script)
+			cmd.Dir = ws
+			if err := c.wrap(cmd, false, false); err != nil {
+				t.Fatal(err)
+			}
+			return cmd.Run() == nil
+		}
+		if got := run("mkdir bin && echo ok > bin/x && echo t > top.txt"); got != (mounts != "") {
+			t.Errorf("mounts %q: creating at the top: %v; want %v", mounts, got, mounts != "")
+		}
+		if run("echo x >> .git/config") || run("mv .git g") {
+			t.Errorf("mounts %q: .git was written or moved", mounts)
+		}
+		if data, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(data) != "[core]\n" {
+			t.Errorf("mounts %q: .git/config = %q", mounts, data)
 		}
 	}
 }

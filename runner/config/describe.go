@@ -70,7 +70,7 @@ func Describe(env Env) (Description, error) {
 	for i := range d.Skills {
 		d.Skills[i].Path = displayPath(d.Skills[i].Path, env.Home)
 	}
-	d.Sandbox = sandbox.Probe().Text(st.settings.Tools.Sandbox.Mode, st.settings.Tools.Sandbox.Network)
+	d.Sandbox = sandbox.ProbeWithMounts().Text(st.settings.Tools.Sandbox.Mode, st.settings.Tools.Sandbox.Network)
 	for _, m := range st.servers {
 		d.MCP = append(d.MCP, masked(m))
 	}

@@ -94,8 +94,8 @@ func TestSandboxSettings(t *testing.T) {
 // this machine, or that nothing does, and honours mode = "off".
 func TestDescribeSandbox(t *testing.T) {
 	for _, tc := range []struct{ settings, want string }{
-		{fixtureGlobal, sandbox.Probe().Text("workspace-write", false)},
-		{fixtureGlobal + "[tools.sandbox]\nnetwork = true\n", sandbox.Probe().Text("workspace-write", true)},
+		{fixtureGlobal, sandbox.ProbeWithMounts().Text("workspace-write", false)},
+		{fixtureGlobal + "[tools.sandbox]\nnetwork = true\n", sandbox.ProbeWithMounts().Text("workspace-write", true)},
 		{fixtureGlobal + "[tools.sandbox]\nmode = \"off\"\n", "off (settings); the destructive-command guard stands alone"},
 	} {
 		w := newWorld(t)

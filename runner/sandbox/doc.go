@@ -10,6 +10,12 @@
 // default) it opens no socket of any family, UNIX ones included: a seccomp
 // filter the launcher installs refuses them (netfilter_linux.go), with
 // Landlock's TCP rules as a second layer; socketpair stays allowed.
+// Protected paths in the writable directories (version control metadata,
+// project settings, MC_HOME: Protect) stay read-only: where the kernel
+// lets the launcher have a mount namespace of its own (ProbeMounts), as
+// read-only mounts over themselves, the directories granted whole
+// (mounts_linux.go); elsewhere by granting the directories that hold them
+// entry by entry (grants_linux.go).
 //
 // Landlock restricts the calling process and everything it starts, for
 // good. So the serve process never restricts itself: Policy.Wrap rewrites a

@@ -26,3 +26,22 @@ func lockThread() {}
 
 // NotDumpable does nothing here: no PR_SET_DUMPABLE outside Linux.
 func NotDumpable() error { return nil }
+
+func inNamespace(*exec.Cmd, string) {}
+
+func mountNS() uint64 { return 0 }
+
+func makePrivate() error { return errors.New("unsupported") }
+
+func mountProtected(_, protected []string, _ func(string) error) []string { return protected }
+
+func bindReadOnly(string) error { return errors.New("unsupported") }
+
+func mountProbe() int { return 1 }
+
+// ProbeMounts reports no mount namespace here.
+func ProbeMounts(string) string { return "" }
+
+// idOf is p's identity where the platform has one (os.SameFile's data is
+// not comparable): none here, so a cached walk is always current.
+func idOf(string) fileID { return fileID{1, 1} }

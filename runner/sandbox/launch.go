@@ -18,10 +18,13 @@ func init() { Main() }
 // Main runs the launcher when os.Args[1] is LauncherArg and never returns
 // then; otherwise it returns at once. This package's init calls it.
 func Main() {
-	if len(os.Args) < 2 || os.Args[1] != LauncherArg {
-		return
+	switch {
+	case len(os.Args) < 2:
+	case os.Args[1] == LauncherArg:
+		os.Exit(launch(os.Args[2:], os.Stderr))
+	case os.Args[1] == MountProbeArg:
+		os.Exit(mountProbe())
 	}
-	os.Exit(launch(os.Args[2:], os.Stderr))
 }
 
 // launch restricts this process under the policy args[0] and execs args[1:].
@@ -36,9 +39,15 @@ func launch(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "magi-code sandbox: bad policy")
 		return LauncherFailed
 	}
-	// Privileges go first: Landlock then restricts a process that can no
-	// longer lift anything it sets.
+	// Mounts first, while the launcher may still make them (in a mount
+	// namespace of its own only); then privileges: Landlock then restricts
+	// a process that can no longer lift anything it sets, nor mount.
 	lockThread()
+	// Where the mounts cannot be made private, none is made: the grants
+	// then carve as without a namespace.
+	if p.Mounts != "" && p.HostNS != 0 && mountNS() != p.HostNS && makePrivate() == nil {
+		p.Protected = mountProtected(p.Writable, p.Protected, bindReadOnly)
+	}
 	if err := dropPrivileges(); err != nil {
 		fmt.Fprintln(stderr, "magi-code sandbox: cannot drop privileges:", err)
 		return LauncherFailed

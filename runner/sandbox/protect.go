@@ -42,23 +42,38 @@ const (
 
 // vcsDirsOf caches VCSDirs per workspace for the life of the process: the
 // walk of a large tree takes seconds, and nested repositories seldom come
-// and go (one cloned during the session is found at the next start).
+// and go (one cloned during the session is found at the next start). Each
+// walk keeps the identity of what it found below the top: when one of them
+// is gone or another file, the workspace is walked again, so a directory
+// renamed with a repository in it (which read-only mounts, unlike per-entry
+// grants, do not prevent) has that repository protected where it went.
 var vcsDirsOf struct {
 	sync.Mutex
-	m map[string][]string
+	m map[string]vcsWalk
 }
 
-// cachedVCSDirs is VCSDirs(cwd, maxWalk), walked once per cwd.
+// vcsWalk is one cached walk: its paths, and the identities of the nested
+// ones (those past the fixed top-level names) as the walk found them.
+type vcsWalk struct {
+	dirs   []string
+	nested []fileID
+}
+
+// fileID is a file's device and inode; zero when it cannot be examined.
+type fileID struct{ dev, ino uint64 }
+
+// cachedVCSDirs is VCSDirs(cwd, maxWalk), walked once per cwd, and again
+// when a nested path it found moved.
 func cachedVCSDirs(cwd string) []string {
 	vcsDirsOf.Lock()
 	defer vcsDirsOf.Unlock()
-	if dirs, ok := vcsDirsOf.m[cwd]; ok {
-		return dirs
+	if w, ok := vcsDirsOf.m[cwd]; ok && w.current() {
+		return w.dirs
 	}
 	if vcsDirsOf.m == nil {
-		vcsDirsOf.m = map[string][]string{}
+		vcsDirsOf.m = map[string]vcsWalk{}
 	}
-	if len(vcsDirsOf.m) >= maxVCSDirsCached {
+	if _, ok := vcsDirsOf.m[cwd]; !ok && len(vcsDirsOf.m) >= maxVCSDirsCached {
 		// A long-lived process (an editor's sessions over many projects)
 		// keeps a bounded number of walks: any one is dropped and walked
 		// again when its workspace comes back.
@@ -68,8 +83,23 @@ func cachedVCSDirs(cwd string) []string {
 		}
 	}
 	dirs := VCSDirs(cwd, maxWalk)
-	vcsDirsOf.m[cwd] = dirs
+	w := vcsWalk{dirs: dirs}
+	for _, p := range dirs[len(protected.VCS):] {
+		w.nested = append(w.nested, idOf(p))
+	}
+	vcsDirsOf.m[cwd] = w
 	return dirs
+}
+
+// current reports whether every nested path of w is still the file the
+// walk found.
+func (w vcsWalk) current() bool {
+	for i, p := range w.dirs[len(protected.VCS):] {
+		if id := idOf(p); id == (fileID{}) || id != w.nested[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // VCSDirs returns the version control metadata of the workspace cwd:
@@ -118,3 +148,4 @@ func VCSDirs(cwd string, max int) []string {
 	})
 	return out
 }
+

@@ -22,6 +22,21 @@ const (
 // and execs argv[3:], with the Policy encoded as JSON in argv[2].
 const LauncherArg = "__sandbox-exec"
 
+// Mounts modes of Policy.Mounts and Status.Mounts: how the launcher gets a
+// mount namespace of its own, or "" (no mounts: per-entry grants).
+const (
+	// MountsNS: a new mount namespace (root with CAP_SYS_ADMIN).
+	MountsNS = "ns"
+	// MountsUserNS: a new user namespace mapping only the caller's own
+	// user and group (setgroups denied), and a mount namespace it owns.
+	MountsUserNS = "userns"
+)
+
+// MountProbeArg is argv[1] of the probe ProbeMounts starts: the
+// executable makes the mounts of the launcher on its own directory, checks
+// it is read-only, and exits 0.
+const MountProbeArg = "__sandbox-mount-probe"
+
 // LauncherFailed is the launcher's exit status when it cannot confine the
 // command (the command never runs).
 const LauncherFailed = 126
@@ -32,10 +47,18 @@ type Policy struct {
 	// Missing ones are skipped.
 	Writable []string `json:"writable"`
 	// Protected are absolute paths that stay read-only although a writable
-	// directory holds them (version control metadata, MC_HOME): the launcher
-	// grants such a directory entry by entry instead (see grants).
-	// Missing ones are skipped.
+	// directory holds them (version control metadata, MC_HOME): with
+	// Mounts, the launcher mounts each read-only over itself
+	// (mountProtected); without, or where a mount fails, it grants such a
+	// directory entry by entry instead (see grants). Missing ones are
+	// skipped.
 	Protected []string `json:"protected,omitempty"`
+	// Mounts is how the launcher starts in a mount namespace of its own
+	// (MountsNS, MountsUserNS: ProbeMounts's answer), or "" for none.
+	Mounts string `json:"mounts,omitempty"`
+	// HostNS is the mount namespace of the process that wrapped the
+	// command (Wrap sets it): the launcher mounts nothing in it.
+	HostNS uint64 `json:"host_ns,omitempty"`
 	// Unreadable are absolute paths whose files the command cannot read
 	// (MC_HOME: the stored provider credentials, every project's sessions
 	// and logs). Everything else stays readable; names may still be
@@ -56,6 +79,24 @@ type Status struct {
 	// NetworkClosable says the launcher can close the network (its filter
 	// is written for this architecture: NetworkClosable()).
 	NetworkClosable bool
+	// Mounts is ProbeMounts's answer, when asked: how version control
+	// metadata is kept read-only (read-only mounts, or per-entry grants
+	// when "").
+	Mounts string
+}
+
+// ProbeWithMounts is Probe, with ProbeMounts's answer in Mounts where
+// the sandbox is available and this executable can be found to act as
+// the launcher: what the agent decides once at startup, and config show
+// says.
+func ProbeWithMounts() Status {
+	st := Probe()
+	if st.Available {
+		if self, err := Self(); err == nil {
+			st.Mounts = ProbeMounts(self)
+		}
+	}
+	return st
 }
 
 // Text is the one-line description for `config show` and the diagnostic
@@ -68,6 +109,11 @@ func (s Status) Text(mode string, network bool) string {
 		return "unavailable: " + s.Reason + "; the destructive-command guard stands alone"
 	}
 	text := "workspace-write under approval = auto (Landlock ABI " + itoa(s.ABI) + "); "
+	if s.Mounts != "" {
+		text += ".git protected by read-only mounts; "
+	} else {
+		text += ".git protected by per-entry grants: new files at the repository's top level are refused; "
+	}
 	switch {
 	case network:
 		return text + "network open (settings)"
@@ -190,7 +236,8 @@ func ownCache(name, cwd string, env []string) string {
 }
 
 // Wrap rewrites cmd, not yet started, to run through the launcher of the
-// executable self under p. cmd.Path must be absolute. The command starts in
+// executable self under p. cmd.Path must be absolute. With p.Mounts, the
+// launcher starts in a mount namespace of its own (nsAttr). The command starts in
 // a session of its own, without a controlling terminal: through the
 // terminal it shares with the person (/dev/tty), a confined command could
 // push input (TIOCSTI) that an unconfined shell or app then reads as typed.
@@ -200,6 +247,11 @@ func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	if !filepath.IsAbs(cmd.Path) || !filepath.IsAbs(self) {
 		return errors.New("sandbox: command and launcher must be absolute paths")
 	}
+	if p.Mounts != "" {
+		if p.HostNS = mountNS(); p.HostNS == 0 {
+			p.Mounts = ""
+		}
+	}
 	spec, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -207,6 +259,7 @@ func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	args := append([]string{self, LauncherArg, string(spec), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = self, args
 	newSession(cmd)
+	inNamespace(cmd, p.Mounts)
 	return nil
 }
 

@@ -253,6 +253,16 @@ func BenchmarkUnconfined(b *testing.B) {
 // open by the settings, closed unless asked for, or not closable here.
 func TestStatusText(t *testing.T) {
 	st := Status{Available: true, ABI: 6, NetworkClosable: true}
+	// How version control metadata stays read-only: by the mounts where
+	// the launcher has a namespace, else by per-entry grants.
+	if got := st.Text(ModeWorkspaceWrite, false); !strings.Contains(got, "; .git protected by per-entry grants: new files at the repository's top level are refused; ") {
+		t.Errorf("without mounts: %q", got)
+	}
+	for _, m := range []string{MountsNS, MountsUserNS} {
+		if got := (Status{Available: true, ABI: 6, NetworkClosable: true, Mounts: m}).Text(ModeWorkspaceWrite, false); !strings.Contains(got, "; .git protected by read-only mounts; ") {
+			t.Errorf("with mounts %s: %q", m, got)
+		}
+	}
 	for _, tc := range []struct {
 		st      Status
 		network bool

@@ -1,0 +1,215 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/magi-code/magi-code/internal/ostest"
+)
+
+// requireMounts skips where the launcher can have no mount namespace, and
+// returns the mode it uses.
+func requireMounts(t *testing.T) string {
+	t.Helper()
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := ProbeMounts(self)
+	switch {
+	case mode == "" && hasCap(unix.CAP_SYS_ADMIN):
+		// Root with CAP_SYS_ADMIN can always have a mount namespace: a
+		// failed probe is a failed mount.
+		t.Fatal("the mount probe failed with CAP_SYS_ADMIN")
+	case mode == "":
+		t.Skip("no mount namespace for the launcher here")
+	}
+	t.Logf("uid %d: mounts by %s", os.Getuid(), mode)
+	return mode
+}
+
+// mountsWorkspace makes a workspace outside the temp directory with a
+// .git (config, hooks), a nested repository sub/.git, a bare repository
+// sub/origin.git, a submodule's .git file and an ordinary file, and
+// returns it with the files whose bytes must not change.
+func mountsWorkspace(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	ws := filepath.Join(ostest.OutsideTemp(t), "ws")
+	files := map[string]string{
+		".git/config": "[core]\n", ".git/hooks/pre-commit.sample": "#!/bin/sh\n", ".git/HEAD": "ref: refs/heads/main\n",
+		"sub/.git/config": "[core]\n", "sub/origin.git/HEAD": "ref: refs/heads/main\n", "sub/origin.git/config": "[core]\nbare = true\n",
+		"sub/origin.git/hooks/x": "#!/bin/sh\n", "mod/.git": "gitdir: ../.git/modules/mod\n",
+	}
+	for f, data := range files {
+		p := filepath.Join(ws, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{".git/objects", ".git/refs", "sub/origin.git/objects", "sub/origin.git/refs/heads", "src"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "top.txt"), []byte("orig\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws, files
+}
+
+// runIn runs script with sh through the launcher in ws under p; it
+// reports whether it succeeded, and its output.
+func runIn(t *testing.T, ws string, p Policy, script string) (bool, string) {
+	t.Helper()
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + ws}
+	if err := p.Wrap(cmd, self); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	return err == nil, string(out)
+}
+
+// attacks on the metadata: each must fail, under mounts and without.
+var attacks = []string{
+	"echo x >> .git/config", "printf '[core]\\nfsmonitor = touch pwned\\n' > .git/config", "mv .git .git2", "rm -rf .git",
+	"ln -sf /x .git/hooks/pre-commit", "touch .git/hooks/post-checkout", "mv .git/config .git/old", "rm .git/HEAD",
+	"umount .git", "umount -l .git", "mount --bind src .git", "mount -t tmpfs none .git", "mount -o remount,rw .git",
+	`python3 -c "import os; os.rename('.git', 'g')"`, `python3 -c "import shutil; shutil.rmtree('.git')"`,
+	"ln .git/config hard && echo x >> hard",
+	"echo x >> sub/.git/config", "mv sub/.git sub/g", "rm -rf sub/.git", "rm -rf sub",
+	"echo x >> sub/origin.git/hooks/x", "echo x > sub/origin.git/hooks/post-receive", "mv sub/origin.git sub/o", "rm -rf sub/origin.git",
+	"echo 'gitdir: /x' > mod/.git", "mv mod/.git mod/g", "rm mod/.git",
+	"mv sub sub2 && echo x >> sub2/.git/config", "mv sub sub2; echo x >> sub2/origin.git/hooks/x",
+}
+
+// TestMetadataMounts: with the launcher in a mount namespace of its own,
+// the workspace's top directory is granted whole (new entries are made,
+// renamed and removed there), while .git, a nested repository's .git, a
+// bare repository and a submodule's .git file stay read-only and cannot
+// be renamed, removed, unmounted or mounted over; their bytes do not
+// change. Without the mounts (the fallback), the top directory takes no
+// new entry, as before. The host's mount table is the same after.
+func TestMetadataMounts(t *testing.T) {
+	mode := requireMounts(t)
+	for _, tc := range []struct {
+		name   string
+		mounts string
+	}{{"mounts", mode}, {"fallback", ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, files := mountsWorkspace(t)
+			policy := func() Policy {
+				return Policy{Writable: []string{ws}, Protected: Protect(ws, "", false), Mounts: tc.mounts}
+			}
+			before, err := os.ReadFile("/proc/self/mountinfo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			const topLevel = "touch newfile && mkdir bin && mv newfile bin/ && echo ok > bin/x && cat bin/x && rm -r bin && mkdir .venv && rmdir .venv"
+			ok, out := runIn(t, ws, policy(), topLevel)
+			if ok != (tc.mounts != "") {
+				t.Errorf("%q: ok=%v %q; want ok=%v", topLevel, ok, out, tc.mounts != "")
+			}
+			// The command runs as the caller, holding no capability, in
+			// either namespace.
+			if ok, out := runIn(t, ws, policy(), "id -u; grep CapEff /proc/self/status"); !ok || out != strconv.Itoa(os.Getuid())+"\nCapEff:\t0000000000000000\n" {
+				t.Errorf("identity of a confined command: ok=%v %q", ok, out)
+			}
+			// Its mounts propagate nowhere (made private before the binds):
+			// no mount of its namespace is shared with or a slave of another.
+			if ok, out := runIn(t, ws, policy(), "grep -E ' (shared|master):' /proc/self/mountinfo; true"); !ok || out != "" {
+				t.Errorf("a confined command's mounts propagate: ok=%v %q", ok, out)
+			}
+			for _, script := range attacks {
+				if ok, out := runIn(t, ws, policy(), script); ok {
+					t.Errorf("%q succeeded: %q", script, out)
+				}
+				if _, err := os.Lstat(filepath.Join(ws, "sub2")); err == nil {
+					// Renamed away (mounts allow it): the next command's walk
+					// must find the repository where it went.
+					if ok, out := runIn(t, ws, policy(), "echo x >> sub2/.git/config || exit 1; echo x >> sub2/origin.git/hooks/x"); ok {
+						t.Errorf("after %q, the renamed repository was written: %q", script, out)
+					}
+					for f, data := range files {
+						f = filepath.Join("sub2", filepath.Clean(f)[len("sub"):])
+						if got, err := os.ReadFile(filepath.Join(ws, f)); len(got) > 0 && string(got) != data {
+							t.Fatalf("after %q, %s = %q, %v", script, f, got, err)
+						}
+					}
+					if ok, out := runIn(t, ws, policy(), "mv sub2 sub"); !ok && tc.mounts != "" {
+						t.Fatalf("moving sub back: %q", out)
+					}
+				}
+				for f, data := range files {
+					if got, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(got) != data {
+						t.Fatalf("after %q, %s = %q, %v", script, f, got, err)
+					}
+				}
+			}
+			after, err := os.ReadFile("/proc/self/mountinfo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(before) != string(after) {
+				t.Errorf("the host's mount table changed:\n%s\nafter:\n%s", before, after)
+			}
+			if _, err := os.Lstat(filepath.Join(ws, "pwned")); err == nil {
+				t.Error("pwned exists")
+			}
+		})
+	}
+}
+
+// TestMountProtected: what the launcher mounts and what it leaves to the
+// grants, with the mount injected: a missing path is left out; a path
+// that is a symbolic link, one whose mount fails, one no writable
+// directory holds, and one that is or holds a writable directory stay.
+func TestMountProtected(t *testing.T) {
+	root := ostest.OutsideTemp(t)
+	ws := filepath.Join(root, "ws")
+	for _, d := range []string{"ws/.git", "ws/sub/.hg", "ws/fail/.git", "elsewhere/.git", "ws/.jj/inner", "ws/real.git"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real.git", filepath.Join(ws, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "file.git"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var bound []string
+	bind := func(p string) error {
+		if filepath.Base(filepath.Dir(p)) == "fail" {
+			return errors.New("planted")
+		}
+		bound = append(bound, p)
+		return nil
+	}
+	j := func(p string) string { return filepath.Join(root, p) }
+	writable := []string{ws, j("ws/.jj/inner")}
+	protected := []string{j("ws/.git"), j("ws/.hg"), j("ws/sub/.hg"), j("ws/fail/.git"), j("elsewhere/.git"), j("ws/linked"), j("ws/file.git"), j("ws/.jj")}
+	left := mountProtected(writable, protected, bind)
+	if want := []string{j("ws/.git"), j("ws/sub/.hg"), j("ws/file.git")}; !slices.Equal(bound, want) {
+		t.Errorf("mounted %q; want %q", bound, want)
+	}
+	if want := []string{j("ws/fail/.git"), j("elsewhere/.git"), j("ws/linked"), j("ws/.jj")}; !slices.Equal(left, want) {
+		t.Errorf("left to the grants %q; want %q", left, want)
+	}
+}
