@@ -31,13 +31,13 @@ func inNamespace(*exec.Cmd, string) {}
 
 func mountNS() uint64 { return 0 }
 
-func makePrivate() error { return errors.New("unsupported") }
+func enterNamespace(string, int, int) error { return errors.New("unsupported") }
 
 func mountProtected(_, protected []string, _ func(string) error) []string { return protected }
 
 func bindReadOnly(string) error { return errors.New("unsupported") }
 
-func mountProbe() int { return 1 }
+func mountProbe([]string) int { return 1 }
 
 // ProbeMounts reports no mount namespace here.
 func ProbeMounts(string) string { return "" }

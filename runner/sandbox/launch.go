@@ -23,7 +23,7 @@ func Main() {
 	case os.Args[1] == LauncherArg:
 		os.Exit(launch(os.Args[2:], os.Stderr))
 	case os.Args[1] == MountProbeArg:
-		os.Exit(mountProbe())
+		os.Exit(mountProbe(os.Args[2:]))
 	}
 }
 
@@ -43,9 +43,9 @@ func launch(args []string, stderr io.Writer) int {
 	// namespace of its own only); then privileges: Landlock then restricts
 	// a process that can no longer lift anything it sets, nor mount.
 	lockThread()
-	// Where the mounts cannot be made private, none is made: the grants
-	// then carve as without a namespace.
-	if p.Mounts != "" && p.HostNS != 0 && mountNS() != p.HostNS && makePrivate() == nil {
+	// Where the ids cannot be mapped or the mounts made private, none is
+	// made: the grants then carve as without a namespace.
+	if p.Mounts != "" && p.HostNS != 0 && mountNS() != p.HostNS && enterNamespace(p.Mounts, p.UID, p.GID) == nil {
 		p.Protected = mountProtected(p.Writable, p.Protected, bindReadOnly)
 	}
 	if err := dropPrivileges(); err != nil {

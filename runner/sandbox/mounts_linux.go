@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -37,7 +38,7 @@ func ProbeMounts(self string) string {
 		if mode == MountsNS && !hasCap(unix.CAP_SYS_ADMIN) {
 			continue
 		}
-		cmd := exec.Command(self, MountProbeArg)
+		cmd := exec.Command(self, MountProbeArg, mode, strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()))
 		cmd.Dir = filepath.Dir(self)
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		nsAttr(cmd.SysProcAttr, mode)
@@ -48,11 +49,17 @@ func ProbeMounts(self string) string {
 	return ""
 }
 
-// mountProbe is the probe's child: the launcher's namespace setup and one
+// mountProbe is the probe's child, given its mode and the caller's user
+// and group ids: the launcher's namespace setup (enterNamespace) and one
 // read-only bind of its working directory, which must then be read-only.
-func mountProbe() int {
+func mountProbe(args []string) int {
+	if len(args) != 3 {
+		return 1
+	}
+	uid, err1 := strconv.Atoi(args[1])
+	gid, err2 := strconv.Atoi(args[2])
 	dir, err := os.Getwd()
-	if err != nil || makePrivate() != nil || bindReadOnly(dir) != nil {
+	if err != nil || err1 != nil || err2 != nil || enterNamespace(args[0], uid, gid) != nil || bindReadOnly(dir) != nil {
 		return 1
 	}
 	var st unix.Statfs_t
@@ -64,20 +71,38 @@ func mountProbe() int {
 
 // nsAttr sets attr to start the launcher in a mount namespace of its own
 // by mode (MountsNS or MountsUserNS; nothing for ""). In a user namespace
-// the launcher runs as the caller's own user and group and keeps
-// CAP_SYS_ADMIN there across its exec (an ambient capability), which it
-// needs to mount and then drops with every other (dropPrivileges).
+// the launcher keeps CAP_SYS_ADMIN there across its exec (an ambient
+// capability), which it needs to map its ids and mount, and then drops
+// with every other (dropPrivileges). The launcher maps its ids itself
+// (enterNamespace): the agent, not dumpable, cannot write the maps of the
+// child it starts (its /proc files belong to root).
 func nsAttr(attr *syscall.SysProcAttr, mode string) {
 	switch mode {
 	case MountsNS:
 		attr.Cloneflags |= syscall.CLONE_NEWNS
 	case MountsUserNS:
 		attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
+}
+
+// enterNamespace readies the launcher's namespace of mode: in a user
+// namespace it maps the caller's own user and group ids (uid, gid; the
+// kernel accepts no other from an unprivileged caller), setgroups denied,
+// so the command runs as the person; then it makes its mounts private.
+func enterNamespace(mode string, uid, gid int) error {
+	if mode == MountsUserNS {
+		for _, w := range []struct{ file, data string }{
+			{"/proc/self/setgroups", "deny"},
+			{"/proc/self/gid_map", strconv.Itoa(gid) + " " + strconv.Itoa(gid) + " 1\n"},
+			{"/proc/self/uid_map", strconv.Itoa(uid) + " " + strconv.Itoa(uid) + " 1\n"},
+		} {
+			if err := os.WriteFile(w.file, []byte(w.data), 0); err != nil {
+				return err
+			}
+		}
+	}
+	return makePrivate()
 }
 
 // hasCap reports whether this process holds capability c in its effective

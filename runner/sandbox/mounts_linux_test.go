@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -23,12 +24,21 @@ func requireMounts(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As the agent is: not dumpable, so its children's /proc files (their
+	// id maps) are not its to write.
+	if err := NotDumpable(); err != nil {
+		t.Fatal(err)
+	}
 	mode := ProbeMounts(self)
 	switch {
 	case mode == "" && hasCap(unix.CAP_SYS_ADMIN):
 		// Root with CAP_SYS_ADMIN can always have a mount namespace: a
 		// failed probe is a failed mount.
 		t.Fatal("the mount probe failed with CAP_SYS_ADMIN")
+	case mode == "" && exec.Command("unshare", "--user", "--map-current-user", "--mount", "--propagation", "private", "true").Run() == nil:
+		// util-linux's unshare gets a user and mount namespace here, and
+		// changes propagation in it: the launcher's probe must too.
+		t.Fatal("the mount probe failed where unshare --user --mount works")
 	case mode == "":
 		t.Skip("no mount namespace for the launcher here")
 	}
@@ -130,6 +140,13 @@ func TestMetadataMounts(t *testing.T) {
 			// either namespace.
 			if ok, out := runIn(t, ws, policy(), "id -u; grep CapEff /proc/self/status"); !ok || out != strconv.Itoa(os.Getuid())+"\nCapEff:\t0000000000000000\n" {
 				t.Errorf("identity of a confined command: ok=%v %q", ok, out)
+			}
+			// In a user namespace, only the caller's own ids are mapped.
+			if tc.mounts == MountsUserNS {
+				want := strconv.Itoa(os.Getuid()) + " " + strconv.Itoa(os.Getuid()) + " 1"
+				if ok, out := runIn(t, ws, policy(), "cat /proc/self/uid_map"); !ok || strings.Join(strings.Fields(out), " ") != want {
+					t.Errorf("uid_map of a confined command: ok=%v %q; want %q", ok, out, want)
+				}
 			}
 			// Its mounts propagate nowhere (made private before the binds):
 			// no mount of its namespace is shared with or a slave of another.

@@ -59,6 +59,10 @@ type Policy struct {
 	// HostNS is the mount namespace of the process that wrapped the
 	// command (Wrap sets it): the launcher mounts nothing in it.
 	HostNS uint64 `json:"host_ns,omitempty"`
+	// UID and GID are the caller's ids, which the launcher maps in a user
+	// namespace of its own (MountsUserNS; Wrap sets them).
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
 	// Unreadable are absolute paths whose files the command cannot read
 	// (MC_HOME: the stored provider credentials, every project's sessions
 	// and logs). Everything else stays readable; names may still be
@@ -251,6 +255,7 @@ func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 		if p.HostNS = mountNS(); p.HostNS == 0 {
 			p.Mounts = ""
 		}
+		p.UID, p.GID = os.Getuid(), os.Getgid()
 	}
 	spec, err := json.Marshal(p)
 	if err != nil {
