@@ -148,4 +148,3 @@ func VCSDirs(cwd string, max int) []string {
 	})
 	return out
 }
-
