@@ -134,6 +134,15 @@ func TestForgeClients(t *testing.T) {
 			t.Errorf("Destructive(%q) = %v, %q; want %q", tc.cmd, got, reason, tc.want)
 		}
 	}
+	// Under the OS sandbox the forges' clients write no version control
+	// metadata: their commands are not Mercurial's.
+	sandboxed := at
+	sandboxed.GitReadOnly = true
+	for _, cmd := range []string{"gh pr list", "glab mr list", "gh pr view 1", "gh api repos/o/r/pulls"} {
+		if got, reason := Destructive(cmd, sandboxed); got {
+			t.Errorf("under the sandbox, Destructive(%q) = %v, %q; want no question", cmd, got, reason)
+		}
+	}
 }
 
 // TestGitDashedCommands: git-SUB (git's exec path holds every command so,
