@@ -131,6 +131,9 @@ func TestMetadataMounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if os.Getenv("SANDBOX_SHARED_NS") != "" && !strings.Contains(string(before), " shared:") {
+				t.Fatal("TestMountsPropagateNowhere's namespace has no shared mount")
+			}
 			const topLevel = "touch newfile && mkdir bin && mv newfile bin/ && echo ok > bin/x && cat bin/x && rm -r bin && mkdir .venv && rmdir .venv"
 			ok, out := runIn(t, ws, policy(), topLevel)
 			if ok != (tc.mounts != "") {
@@ -149,9 +152,10 @@ func TestMetadataMounts(t *testing.T) {
 				}
 			}
 			// Its mounts propagate nowhere (made private before the binds):
-			// no mount of its namespace is shared with or a slave of another.
-			if ok, out := runIn(t, ws, policy(), "grep -E ' (shared|master):' /proc/self/mountinfo; true"); !ok || out != "" {
-				t.Errorf("a confined command's mounts propagate: ok=%v %q", ok, out)
+			// no mount of its namespace is shared with or a slave of another
+			// (without a namespace of its own, it sees the host's).
+			if ok, out := runIn(t, ws, policy(), "grep -E ' (shared|master):' /proc/self/mountinfo; true"); tc.mounts != "" && (!ok || out != "") {
+				t.Fatalf("a confined command's mounts propagate: ok=%v %q", ok, out)
 			}
 			for _, script := range attacks {
 				if ok, out := runIn(t, ws, policy(), script); ok {
@@ -228,5 +232,78 @@ func TestMountProtected(t *testing.T) {
 	}
 	if want := []string{j("ws/fail/.git"), j("elsewhere/.git"), j("ws/linked"), j("ws/.jj")}; !slices.Equal(left, want) {
 		t.Errorf("left to the grants %q; want %q", left, want)
+	}
+}
+
+// TestMountsPropagateNowhere runs TestMetadataMounts again in a mount
+// namespace whose mounts are shared (as on systemd hosts, where / is
+// shared): the launcher's read-only binds must not propagate back to it,
+// which they would without makePrivate. Root only (util-linux unshare
+// makes the namespace); TestMetadataMounts reads the table before and
+// after.
+func TestMountsPropagateNowhere(t *testing.T) {
+	requireLandlock(t)
+	if !hasCap(unix.CAP_SYS_ADMIN) {
+		t.Skip("needs CAP_SYS_ADMIN to make a namespace with shared mounts")
+	}
+	if os.Getenv("SANDBOX_SHARED_NS") != "" {
+		t.Skip("already in the shared namespace")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare")
+	}
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(unshare, "--mount", "--propagation", "shared", self, "-test.run", "^TestMetadataMounts$", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "SANDBOX_SHARED_NS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("TestMetadataMounts with shared mounts: %v\n%s", err, out)
+	}
+	// The inner run must have found shared mounts to be a test at all.
+	if !strings.Contains(string(out), "PASS") {
+		t.Fatalf("inner run: %s", out)
+	}
+}
+
+// BenchmarkLaunchMounts is BenchmarkLaunch in a git workspace, with the
+// read-only mounts (as the agent runs where it has them) and with
+// per-entry grants: the cost the namespace and the mounts add.
+func BenchmarkLaunchMounts(b *testing.B) {
+	if st := Probe(); !st.Available {
+		b.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+	self, err := Self()
+	if err != nil {
+		b.Fatal(err)
+	}
+	mode := ProbeMounts(self)
+	ws := filepath.Join(ostest.OutsideTemp(b), "ws")
+	for _, d := range []string{".git/hooks", "src"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, m := range []string{mode, ""} {
+		name := "mounts-" + m
+		if m == "" {
+			name = "grants"
+		}
+		b.Run(name, func(b *testing.B) {
+			p := Policy{Writable: []string{ws}, Protected: Protect(ws, "", false), Mounts: m, Network: true}
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				cmd.Dir = ws
+				if err := p.Wrap(cmd, self); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
