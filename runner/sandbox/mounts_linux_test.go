@@ -107,6 +107,10 @@ var attacks = []string{
 	"echo x >> sub/origin.git/hooks/x", "echo x > sub/origin.git/hooks/post-receive", "mv sub/origin.git sub/o", "rm -rf sub/origin.git",
 	"echo 'gitdir: /x' > mod/.git", "mv mod/.git mod/g", "rm mod/.git",
 	"mv sub sub2 && echo x >> sub2/.git/config", "mv sub sub2; echo x >> sub2/origin.git/hooks/x",
+	// a user and mount namespace of the command's own, where it would
+	// hold CAP_SYS_ADMIN
+	"unshare -Urm sh -c 'umount -l .git; mount -o remount,rw .git; echo x >> .git/config'",
+	"unshare -Urm sh -c 'mount --bind src .git && echo x > .git/config'",
 }
 
 // TestMetadataMounts: with the launcher in a mount namespace of its own,
@@ -194,6 +198,37 @@ func TestMetadataMounts(t *testing.T) {
 				t.Error("pwned exists")
 			}
 		})
+	}
+}
+
+// TestMetadataMountsLinkedGit: a .git that is a symbolic link (to a git
+// directory kept elsewhere in the workspace) is not mounted over but
+// carved as without mounts: the link cannot be replaced by a directory of
+// the command's, nor its target written.
+func TestMetadataMountsLinkedGit(t *testing.T) {
+	mode := requireMounts(t)
+	ws := filepath.Join(ostest.OutsideTemp(t), "ws")
+	if err := os.MkdirAll(filepath.Join(ws, "gitdir", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "gitdir", "config"), []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("gitdir", filepath.Join(ws, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: []string{ws}, Protected: Protect(ws, "", false), Mounts: mode}
+	for _, script := range []string{"rm .git && mkdir .git && echo evil > .git/config", "mv .git g && ln -s /x .git",
+		"echo x >> .git/config", "echo x >> gitdir/config", "mv gitdir g"} {
+		if ok, out := runIn(t, ws, p, script); ok {
+			t.Errorf("%q succeeded: %q", script, out)
+		}
+	}
+	if target, err := os.Readlink(filepath.Join(ws, ".git")); err != nil || target != "gitdir" {
+		t.Errorf(".git now %q, %v", target, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "gitdir", "config")); string(data) != "[core]\n" {
+		t.Errorf("gitdir/config = %q", data)
 	}
 }
 
