@@ -9,7 +9,9 @@
 // (docs/configuration.md, [tools.sandbox]). With Network false (the
 // default) it opens no socket of any family, UNIX ones included: a seccomp
 // filter the launcher installs refuses them (netfilter_linux.go), with
-// Landlock's TCP rules as a second layer; socketpair stays allowed.
+// Landlock's TCP rules as a second layer; socketpair stays allowed for
+// UNIX stream and seqpacket pairs (a datagram pair's sendto names any
+// bound address).
 // Protected paths in the writable directories (version control metadata,
 // project settings, MC_HOME: Protect) stay read-only: where the kernel
 // lets the launcher have a mount namespace of its own (ProbeMounts), as

@@ -17,10 +17,16 @@ import (
 // for every family, AF_INET, AF_INET6, AF_NETLINK and AF_UNIX alike (a
 // UNIX socket with a path or an abstract name reaches daemons that act
 // unconfined for the caller: an ssh agent, a tmux server, docker.sock).
-// socketpair(2) stays allowed: a pair connects only the processes that
-// hold it (a pipe with messages: node's child IPC, Python's
-// multiprocessing). connect, bind, listen and accept are refused too, for
-// a socket the command might have inherited.
+// socketpair(2) stays allowed for AF_UNIX with SOCK_STREAM or
+// SOCK_SEQPACKET: such a pair connects only the processes that hold it (a
+// pipe with messages: node's child IPC, Python's multiprocessing), as the
+// kernel ignores or refuses a destination address given to sendto or
+// sendmsg on them. Every other pair is refused: a SOCK_DGRAM pair sends to
+// any address named in sendto or sendmsg (a bound UNIX datagram socket
+// outside the sandbox: journald's, syslog's /dev/log, systemd's notify
+// socket), and another family's pair (TIPC's) is a network socket.
+// connect, bind, listen and accept are refused too, for a socket the
+// command might have inherited.
 //
 // Around those calls, the routes by which a filter keyed on system call
 // numbers is walked past are closed:
@@ -41,6 +47,7 @@ import (
 const (
 	seccompNr   = 0
 	seccompArch = 4
+	seccompArgs = 16 // args[6], 64 bits each; amd64 and arm64 are little-endian: an int argument is the low word, first
 )
 
 // Return values of the filter.
@@ -58,13 +65,14 @@ type netABI struct {
 	arch uint32   // its AUDIT_ARCH value
 	x32  bool     // numbers with x32Bit are another ABI (amd64)
 	deny []uint32 // the calls refused with EPERM
+	pair uint32   // socketpair's number: allowed for AF_UNIX stream and seqpacket pairs only
 }
 
 // netFilter assembles the program for a: check the architecture (kill on
-// any other), refuse x32 numbers where a has them, refuse a.deny, allow
-// the rest.
+// any other), refuse x32 numbers where a has them, allow socketpair for
+// AF_UNIX stream and seqpacket pairs only, refuse a.deny, allow the rest.
 func netFilter(a netABI) ([]bpf.RawInstruction, error) {
-	if a.arch == 0 || len(a.deny) == 0 || len(a.deny) > 200 {
+	if a.arch == 0 || a.pair == 0 || len(a.deny) == 0 || len(a.deny) > 200 {
 		return nil, errors.New("no filter for this architecture")
 	}
 	prog := []bpf.Instruction{
@@ -73,13 +81,27 @@ func netFilter(a netABI) ([]bpf.RawInstruction, error) {
 		bpf.RetConstant{Val: retKill},
 		bpf.LoadAbsolute{Off: seccompNr, Size: 4},
 	}
+	// socketpair(domain, type, ...): the kernel reads both as int (the
+	// low word) and type's low four bits as the type, the rest as flags.
+	pair := []bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: a.pair, SkipTrue: 8}, // not socketpair: on to the deny checks
+		bpf.LoadAbsolute{Off: seccompArgs, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.AF_UNIX, SkipTrue: 5},
+		bpf.LoadAbsolute{Off: seccompArgs + 8, Size: 4},
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SOCK_SEQPACKET, SkipTrue: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retEPERM},
+	}
 	// Every check jumps, on a match, to the last instruction (the
 	// refusal), past the checks after it and the allow.
 	checks := len(a.deny)
 	if a.x32 {
 		checks++
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipTrue: uint8(checks)})
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipTrue: uint8(len(pair) + checks)})
 	}
+	prog = append(prog, pair...)
 	for i, nr := range a.deny {
 		rest := len(a.deny) - 1 - i
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(rest + 1)})

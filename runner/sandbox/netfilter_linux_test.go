@@ -23,10 +23,12 @@ import (
 )
 
 // verdict runs the network filter of a over one seccomp_data in the BPF
-// VM. The kernel's loads read seccomp_data's words in the machine's byte
-// order, the VM's in network order: the data is written big-endian so the
-// VM reads the values the kernel would.
-func verdict(t *testing.T, a netABI, arch, nr uint32) uint32 {
+// VM, with args as the low words of the call's first arguments. The
+// kernel's loads read seccomp_data's words in the machine's byte order,
+// the VM's in network order: the data is written big-endian so the VM
+// reads the values the kernel would (on amd64 and arm64, little-endian,
+// the low word of an argument is its first).
+func verdict(t *testing.T, a netABI, arch, nr uint32, args ...uint32) uint32 {
 	t.Helper()
 	raw, err := netFilter(a)
 	if err != nil {
@@ -43,6 +45,10 @@ func verdict(t *testing.T, a netABI, arch, nr uint32) uint32 {
 	data := make([]byte, 64) // nr, arch, instruction_pointer, args[6]
 	binary.BigEndian.PutUint32(data[seccompNr:], nr)
 	binary.BigEndian.PutUint32(data[seccompArch:], arch)
+	for i, v := range args {
+		binary.BigEndian.PutUint32(data[seccompArgs+8*i:], v)
+		binary.BigEndian.PutUint32(data[seccompArgs+8*i+4:], 0xdeadbeef) // the high word, which the kernel ignores for an int
+	}
 	v, err := vm.Run(data)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +78,11 @@ func TestNetFilterVerdicts(t *testing.T) {
 		unix.SYS_PIDFD_GETFD: "pidfd_getfd",
 	}
 	for nr := uint32(0); nr < 1024; nr++ {
-		got := verdict(t, a, a.arch, nr)
+		var args []uint32
+		if nr == unix.SYS_SOCKETPAIR {
+			args = []uint32{unix.AF_UNIX, unix.SOCK_STREAM}
+		}
+		got := verdict(t, a, a.arch, nr, args...)
 		name, deny := refused[nr]
 		switch {
 		case deny && got != retEPERM:
@@ -81,9 +91,36 @@ func TestNetFilterVerdicts(t *testing.T) {
 			t.Errorf("native call %d: verdict %#x, want allow", nr, got)
 		}
 	}
-	for _, nr := range []uint32{unix.SYS_SOCKETPAIR, unix.SYS_READ, unix.SYS_EXECVE, unix.SYS_SENDMSG, unix.SYS_RECVMSG} {
-		if got := verdict(t, a, a.arch, nr); got != retAllow {
+	for _, nr := range []uint32{unix.SYS_READ, unix.SYS_EXECVE, unix.SYS_SENDMSG, unix.SYS_RECVMSG, unix.SYS_SENDTO} {
+		if got := verdict(t, a, a.arch, nr, unix.AF_UNIX, unix.SOCK_DGRAM); got != retAllow {
 			t.Errorf("call %d: verdict %#x, want allow", nr, got)
+		}
+	}
+	// socketpair: AF_UNIX stream and seqpacket pairs (with their flags)
+	// connect only their holders; a datagram pair sends to any bound
+	// address named in sendto, another family's pair is a network socket.
+	for _, tc := range []struct {
+		domain, typ uint32
+		want        uint32
+	}{
+		{unix.AF_UNIX, unix.SOCK_STREAM, retAllow},
+		{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK, retAllow},
+		{unix.AF_UNIX, unix.SOCK_SEQPACKET, retAllow},
+		{unix.AF_UNIX, unix.SOCK_SEQPACKET | unix.SOCK_CLOEXEC, retAllow},
+		{unix.AF_UNIX, unix.SOCK_DGRAM, retEPERM},
+		{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, retEPERM},
+		{unix.AF_UNIX, unix.SOCK_RAW, retEPERM},
+		{unix.AF_UNIX, unix.SOCK_RDM, retEPERM},
+		{unix.AF_UNIX, 0, retEPERM},
+		{unix.AF_UNIX, unix.SOCK_STREAM | 0x10, retAllow}, // an unknown flag: the kernel says EINVAL
+		{unix.AF_TIPC, unix.SOCK_STREAM, retEPERM},
+		{unix.AF_TIPC, unix.SOCK_SEQPACKET, retEPERM},
+		{unix.AF_INET, unix.SOCK_STREAM, retEPERM},
+		{unix.AF_UNIX | 0x100, unix.SOCK_STREAM, retEPERM},
+		{0, unix.SOCK_STREAM, retEPERM},
+	} {
+		if got := verdict(t, a, a.arch, unix.SYS_SOCKETPAIR, tc.domain, tc.typ); got != tc.want {
+			t.Errorf("socketpair(%d, %#x): verdict %#x, want %#x", tc.domain, tc.typ, got, tc.want)
 		}
 	}
 	// Another architecture's calls: i386's socketcall (102) and socket
@@ -109,6 +146,9 @@ func TestNetFilterVerdicts(t *testing.T) {
 func TestNetFilterRefusesEmpty(t *testing.T) {
 	if _, err := netFilter(netABI{}); err == nil {
 		t.Error("a filter was assembled without an architecture")
+	}
+	if _, err := netFilter(netABI{arch: nativeNet.arch, x32: nativeNet.x32, deny: nativeNet.deny}); err == nil {
+		t.Error("a filter was assembled without socketpair's number (it would allow every pair)")
 	}
 }
 
@@ -156,6 +196,13 @@ func netProbe(op, arg string) int {
 			return probeOther
 		}
 		return probeDone
+	case "dgram":
+		// A datagram pair's sendto names a UNIX socket bound outside.
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return refused(err)
+		}
+		return refused(unix.Sendto(fds[0], []byte("ping"), 0, &unix.SockaddrUnix{Name: arg}))
 	case "io_uring":
 		var params [120]byte // struct io_uring_params
 		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
@@ -183,7 +230,8 @@ func netProbe(op, arg string) int {
 // TestNetworkClosed runs this test binary as a confined command that
 // tries each route out, with the network closed and open: TCP to a
 // listener of the test on 127.0.0.1, a UNIX socket with a path and an
-// abstract one, both served by the test from outside the sandbox,
+// abstract one, both served by the test from outside the sandbox, a
+// datagram socketpair's sendto to a UNIX datagram socket bound outside,
 // io_uring, an x32 socket call (amd64). Closed, each is refused (EPERM or
 // EACCES: the sandbox, not a failure elsewhere); open, each works, except
 // the abstract socket where Landlock (ABI 6 and later) scopes it either
@@ -223,6 +271,15 @@ func TestNetworkClosed(t *testing.T) {
 	if err := os.Chmod(sock, 0o777); err != nil {
 		t.Fatal(err)
 	}
+	dgram := filepath.Join(filepath.Dir(sock), "journal.sock")
+	dc, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dgram, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dc.Close() })
+	if err := os.Chmod(dgram, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	abstract := "@magi-code-test-" + strconv.Itoa(os.Getpid())
 	if ln, err = net.Listen("unix", abstract); err != nil {
 		t.Fatal(err)
@@ -239,6 +296,7 @@ func TestNetworkClosed(t *testing.T) {
 	}{
 		{"tcp", tcp.Addr().String(), probeDone},
 		{"unix", sock, probeDone},
+		{"dgram", dgram, probeDone},
 		{"unix", abstract, map[bool]int{true: probeRefused, false: probeDone}[abi >= 6]},
 		{"io_uring", ioUring, probeDone},
 		{"x32", "", probeAbsent},
