@@ -151,12 +151,14 @@ type MCPServer struct {
 	Headers map[string]string
 }
 
-// probe is the machine's OS sandbox: Options.Sandbox, or sandbox.Probe.
+// probe is the machine's OS sandbox: Options.Sandbox, or
+// sandbox.LazyMounts (its mount probe waits for the first confined
+// command, so that the child answers its first request without it).
 func (o Options) probe() sandbox.Status {
 	if o.Sandbox != nil {
 		return *o.Sandbox
 	}
-	return sandbox.ProbeWithMounts()
+	return sandbox.LazyMounts()
 }
 
 // Runtime is what the turns of a child need, built once from the admitted

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/sandbox"
@@ -58,6 +59,15 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		return c
 	}
 	logf("sandbox: %s", c.text)
+	mounts := func() string { return st.Mounts }
+	if st.MountsLater != nil {
+		// Decided by the first confined command, and logged then.
+		mounts = sync.OnceValue(func() string {
+			m := st.MountsLater()
+			logf("sandbox: %s", sandbox.MountsText(m))
+			return m
+		})
+	}
 	roots := append([]string(nil), s.WritableRoots...)
 	c.wrap = func(cmd *exec.Cmd, vcsWritable, network bool) error {
 		// Go's build cache and npm's: the confined command's own
@@ -77,7 +87,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 			Protected:  sandbox.Protect(cmd.Dir, mcHome, vcsWritable),
 			Unreadable: []string{mcHome},
 			Network:    network,
-			Mounts:     st.Mounts,
+			Mounts:     mounts(),
 		}
 		return p.Wrap(cmd, self)
 	}

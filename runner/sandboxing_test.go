@@ -64,12 +64,17 @@ func TestShellConfinedUnderAuto(t *testing.T) {
 				t.Fatal(code)
 			}
 			defer rt.Close(t.Context())
-			wantLog := "sandbox: " + st.Text(tc.mode, true)
+			// How .git is kept read-only is logged by the first confined
+			// command, which runs the mount probe.
+			wantLog := "sandbox: " + sandbox.LazyMounts().Text(tc.mode, true)
 			if !strings.Contains(logs.String(), wantLog) {
 				t.Errorf("log %q; want %q", logs.String(), wantLog)
 			}
 			direct, _ := rt.tools.Get("shell")
 			res := direct.Run(context.Background(), json.RawMessage(`{"command":"exit 3"}`))
+			if tc.direct && st.Available && !strings.Contains(logs.String(), "sandbox: "+sandbox.MountsText(st.Mounts)) {
+				t.Errorf("log %q; want the first confined command to log %q", logs.String(), sandbox.MountsText(st.Mounts))
+			}
 			if got := strings.Contains(res.Summary, tools.SandboxSummary); got != (tc.direct && st.Available) {
 				t.Errorf("direct shell summary %q; confined %v, want %v", res.Summary, got, tc.direct && st.Available)
 			}
@@ -274,5 +279,43 @@ func TestConfinementMounts(t *testing.T) {
 		if data, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(data) != "[core]\n" {
 			t.Errorf("mounts %q: .git/config = %q", mounts, data)
 		}
+	}
+}
+
+// TestMountsProbedAtFirstCommand: the mount probe (which starts processes)
+// does not run when the runtime is built, so the child answers its first
+// request without waiting for it; the first confined command runs it,
+// once, uses its answer and logs it.
+func TestMountsProbedAtFirstCommand(t *testing.T) {
+	st := sandbox.Probe()
+	if !st.Available {
+		t.Skip("no sandbox here")
+	}
+	calls := 0
+	st.MountsLater = func() string { calls++; return sandbox.MountsNS }
+	var log strings.Builder
+	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite}, false, filepath.Join(t.TempDir(), "mc"), st,
+		func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) })
+	if calls != 0 {
+		t.Fatalf("the mount probe ran %d times before any command", calls)
+	}
+	if strings.Contains(log.String(), ".git protected") {
+		t.Errorf("startup log %q names a .git protection not decided yet", log.String())
+	}
+	for i := range 2 {
+		cmd := exec.Command("/bin/true")
+		cmd.Dir = t.TempDir()
+		if err := c.wrap(cmd, false, false); err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 {
+			t.Fatalf("command %d: the mount probe ran %d times; want once", i, calls)
+		}
+		if !strings.Contains(strings.Join(cmd.Args, " "), `"mounts":"ns"`) {
+			t.Errorf("command %d: launcher args %q lack the probe's mounts mode", i, cmd.Args)
+		}
+	}
+	if n := strings.Count(log.String(), sandbox.MountsText(sandbox.MountsNS)); n != 1 {
+		t.Errorf("log %q says the probe's answer %d times; want once", log.String(), n)
 	}
 }

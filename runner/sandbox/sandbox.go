@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Modes of [tools.sandbox] mode.
@@ -87,6 +88,34 @@ type Status struct {
 	// metadata is kept read-only (read-only mounts, or per-entry grants
 	// when "").
 	Mounts string
+	// MountsLater, when set, stands for Mounts until a command first needs
+	// it: it returns ProbeMounts's answer, starting the probe's processes
+	// at its first call only (LazyMounts), so that starting the agent
+	// does not wait for them. Text then leaves the choice unsaid.
+	MountsLater func() string
+}
+
+// LazyMounts is Probe, with MountsLater set where the sandbox is
+// available and this executable can be found to act as the launcher:
+// what the agent decides at startup, and the first confined command
+// completes.
+func LazyMounts() Status {
+	st := Probe()
+	if st.Available {
+		if self, err := Self(); err == nil {
+			st.MountsLater = sync.OnceValue(func() string { return ProbeMounts(self) })
+		}
+	}
+	return st
+}
+
+// MountsText is what Text says of how version control metadata is kept
+// read-only, given the launcher's mounts mode.
+func MountsText(mounts string) string {
+	if mounts != "" {
+		return ".git protected by read-only mounts"
+	}
+	return ".git protected by per-entry grants: new files at the repository's top level are refused"
 }
 
 // ProbeWithMounts is Probe, with ProbeMounts's answer in Mounts where
@@ -94,11 +123,9 @@ type Status struct {
 // the launcher: what the agent decides once at startup, and config show
 // says.
 func ProbeWithMounts() Status {
-	st := Probe()
-	if st.Available {
-		if self, err := Self(); err == nil {
-			st.Mounts = ProbeMounts(self)
-		}
+	st := LazyMounts()
+	if st.MountsLater != nil {
+		st.Mounts, st.MountsLater = st.MountsLater(), nil
 	}
 	return st
 }
@@ -113,10 +140,8 @@ func (s Status) Text(mode string, network bool) string {
 		return "unavailable: " + s.Reason + "; the destructive-command guard stands alone"
 	}
 	text := "workspace-write under approval = auto (Landlock ABI " + itoa(s.ABI) + "); "
-	if s.Mounts != "" {
-		text += ".git protected by read-only mounts; "
-	} else {
-		text += ".git protected by per-entry grants: new files at the repository's top level are refused; "
+	if s.MountsLater == nil {
+		text += MountsText(s.Mounts) + "; "
 	}
 	switch {
 	case network:
