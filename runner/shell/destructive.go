@@ -84,15 +84,17 @@ type checker struct {
 	expanding     map[string]bool // aliases being expanded
 	depth, steps  int
 	globs         int
-	linked        bool               // an ln ran: a path may now lead anywhere
-	perEntry      bool               // find runs the command for every entry below a start: each rm is recursive
-	gitReadOnly   bool               // Place.GitReadOnly
-	gitWrites     bool               // a git command writes .git (ReasonGitWrite)
-	vcsWrites     bool               // another version control command writes its metadata (ReasonVCSWrite)
-	gitFiles      map[string]gitFile // git configuration files read, by path
-	vcsFiles      map[string][]byte  // other clients' configuration files read, by path (nil: missing)
-	gitBytes      int                // bytes of configuration read from disk (maxGitConfigBytes)
-	placeEnv      map[string]string  // the variables of Place.Env that locate configuration (vcsEnv)
+	linked        bool                // an ln ran: a path may now lead anywhere
+	perEntry      bool                // find runs the command for every entry below a start: each rm is recursive
+	gitReadOnly   bool                // Place.GitReadOnly
+	gitWrites     bool                // a git command writes .git (ReasonGitWrite)
+	vcsWrites     bool                // another version control command writes its metadata (ReasonVCSWrite)
+	gitFiles      map[string]gitFile  // git configuration files read, by path
+	vcsFiles      map[string][]byte   // other clients' configuration files read, by path (nil: missing)
+	gitBytes      int                 // bytes of configuration read from disk (maxGitConfigBytes)
+	placeEnv      map[string]string   // the variables of Place.Env that locate configuration (vcsEnv)
+	assigned      map[string][]string // the values the scripts give each variable, for arithmetic (arith.go)
+	arithAll      bool                // a script may assign a name it computes: no variable is safe in arithmetic
 	why           Reason
 }
 
@@ -249,6 +251,12 @@ func (c *checker) forget(node syntax.Node) {
 			}
 		case *syntax.SglQuoted:
 			drop(n.Value)
+		case *syntax.Assign:
+			c.recordAssign(n)
+		case *syntax.ForClause:
+			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				c.assign(wi.Name.Value, unk)
+			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				break
@@ -256,6 +264,7 @@ func (c *checker) forget(node syntax.Node) {
 			name := plainWord(n.Args[0])
 			if name == "" || rewriters[filepath.Base(name)] {
 				all = true
+				c.arithAll = c.arithAll || (name != "set" && name != "shift") // those assign no named variable
 			}
 			if assigners[filepath.Base(name)] {
 				for _, a := range n.Args[1:] {
@@ -263,13 +272,16 @@ func (c *checker) forget(node syntax.Node) {
 					drop(w)
 					all = all || w == ""
 				}
+				c.arithAssigners(filepath.Base(name), n.Args[1:])
 			}
 		case *syntax.DeclClause:
 			for _, a := range n.Args {
 				if a.Naked && a.Name == nil {
 					w := plainWord(a.Value)
 					drop(w)
-					all = all || w == "" || strings.HasPrefix(w, "-") && strings.Contains(w, "n") // a computed name, or a nameref
+					computed := w == "" || strings.HasPrefix(w, "-") && strings.Contains(w, "n") // a computed name, or a nameref
+					all = all || computed
+					c.arithAll = c.arithAll || computed
 				}
 			}
 		}

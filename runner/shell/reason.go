@@ -30,6 +30,11 @@ const (
 	// ReasonOpaque: the command runs a command whose text is not known
 	// before it runs (sh -c "$X", eval "$X", a script piped into a shell).
 	ReasonOpaque Reason = "runs a command that cannot be checked"
+	// ReasonArithmetic: arithmetic ($((X)), ((X)), let, [[ X -eq 0 ]],
+	// a subscript, declare -i...) on a variable whose value the check
+	// cannot see: bash runs the command substitutions of an array
+	// subscript in that value.
+	ReasonArithmetic Reason = "arithmetic on a value the check cannot see (bash runs command substitutions in array subscripts)"
 	// ReasonTooDeep: nesting (sh -c in sh -c, $( ) in $( ), functions)
 	// beyond what the check follows.
 	ReasonTooDeep Reason = "command nested too deeply to check"
@@ -74,7 +79,7 @@ const (
 func Reasons() []Reason {
 	return []Reason{
 		ReasonDeleteOutside, ReasonDeleteWorkspace, ReasonDeleteGit, ReasonPermOutside,
-		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonTooDeep,
+		ReasonPermWorkspace, ReasonInterpreter, ReasonUnparsable, ReasonOpaque, ReasonArithmetic, ReasonTooDeep,
 		ReasonGitPush, ReasonRemoteHistory, ReasonGitReset, ReasonGitDiscard, ReasonGitWrite, ReasonVCSWrite, ReasonVCSHistory, ReasonDisk, ReasonKillAll, ReasonShutdown, ReasonForkBomb,
 	}
 }

@@ -1,0 +1,129 @@
+package shell
+
+import "testing"
+
+// TestArithmetic: bash evaluates a variable's value as arithmetic wherever
+// arithmetic happens, and an array subscript in that value runs command
+// substitutions (X='a[$(cmd)]'; echo $((X)) runs cmd, checked with bash
+// 5.2). Each context that evaluates a value the check cannot see asks;
+// values it can see stay unasked.
+func TestArithmetic(t *testing.T) {
+	_, at := newLayout(t)
+	const x = `X='a[$(rm -f ~/canary/f)]'; `
+	tests := []struct {
+		cmd  string
+		want Reason
+	}{
+		// The contexts, on a value the script gives.
+		{x + `echo $((X))`, ReasonArithmetic},
+		{x + `echo $(($X))`, ReasonArithmetic},
+		{x + `echo "$((X+1))"`, ReasonArithmetic},
+		{x + `echo $[X]`, ReasonArithmetic},
+		{x + `((X))`, ReasonArithmetic},
+		{x + `(( y = X ))`, ReasonArithmetic},
+		{x + `let X`, ReasonArithmetic},
+		{x + `let y=X+1`, ReasonArithmetic},
+		{x + `for ((i=X; i<1; i++)); do :; done`, ReasonArithmetic},
+		{x + `for ((i=0; i<X; i++)); do :; done`, ReasonArithmetic},
+		{x + `for ((i=0; i<1; i+=X)); do :; done`, ReasonArithmetic},
+		{x + `[[ $X -eq 0 ]]`, ReasonArithmetic},
+		{x + `[[ "$X" -ne 0 ]]`, ReasonArithmetic},
+		{x + `[[ X -lt 0 ]]`, ReasonArithmetic},
+		{x + `[[ 0 -le $X ]]`, ReasonArithmetic},
+		{x + `[[ 0 -gt X ]]`, ReasonArithmetic},
+		{x + `[[ 0 -ge X ]]`, ReasonArithmetic},
+		{x + `declare -i y=X`, ReasonArithmetic},
+		{x + `declare -i y; y=$X`, ReasonArithmetic},
+		{x + `typeset -i y="$X"`, ReasonArithmetic},
+		{x + `f() { local -i y=$X; }; f`, ReasonArithmetic},
+		{x + `declare -ai y=(X)`, ReasonArithmetic},
+		{x + `a=(1 2); echo ${a[X]}`, ReasonArithmetic},
+		{x + `a=(1 2); echo "${a[$X]}"`, ReasonArithmetic},
+		{x + `a=(1 2); echo ${#a[X]}`, ReasonArithmetic},
+		{x + `a=(1 2); echo ${a[0]:X}`, ReasonArithmetic},
+		{x + `a[X]=1`, ReasonArithmetic},
+		{x + `a=([X]=1)`, ReasonArithmetic},
+		{x + `V=abc; echo ${V:X:1}`, ReasonArithmetic},
+		{x + `V=abc; echo ${V:0:X}`, ReasonArithmetic},
+		{x + `a=(1); echo $((a[a[X]]))`, ReasonArithmetic},
+		{x + `echo $(( $((X)) + 1 ))`, ReasonArithmetic},
+		// A chain of names, and $NAME values.
+		{x + `Y=X; echo $((Y))`, ReasonArithmetic},
+		{x + `Y=$X; echo $((Y+1))`, ReasonArithmetic},
+		{x + `Y=X+1; echo $((Y))`, ReasonArithmetic},
+		// Values from data: the repository's files.
+		{`read X < f; echo $((X))`, ReasonArithmetic},
+		{`read -r X Y < f; echo $((Y))`, ReasonArithmetic},
+		{`read < f; echo $((REPLY))`, ReasonArithmetic},
+		{`mapfile -t L < f; echo $((L[0]))`, ReasonArithmetic},
+		{`readarray L < f; echo $((L))`, ReasonArithmetic},
+		{`printf -v X %s "$(cat f)"; echo $((X))`, ReasonArithmetic},
+		{`printf -vX %s "$(cat f)"; echo $((X))`, ReasonArithmetic},
+		{`getopts a: o; echo $((OPTARG))`, ReasonArithmetic},
+		{`for X in $(cat f); do echo $((X)); done`, ReasonArithmetic},
+		{`for X in *; do [[ $X -gt 1 ]]; done`, ReasonArithmetic},
+		{`X=$(cat f); echo $((X))`, ReasonArithmetic},
+		{"X=`cat f`; echo $((X))", ReasonArithmetic},
+		{`X="$(cat f)"1; echo $((X))`, ReasonArithmetic},
+		{`X=$A$B; echo $((X))`, ReasonArithmetic},
+		{`echo $(( $(cat f) ))`, ReasonArithmetic},
+		{`echo $(( $(cat f) + 1 ))`, ReasonArithmetic},
+		{`echo $(( ${X:-0} ))`, ReasonArithmetic},
+		{`echo $(( ${!X} ))`, ReasonArithmetic},
+		{`[[ $(cat f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))`, ReasonArithmetic},
+		{`declare -i y; read y < f`, ReasonArithmetic},
+		{`wait -p X; echo $((X))`, ReasonArithmetic},
+		{`f() { echo $(($1)); }; f "$(cat f)"`, ReasonArithmetic},
+		{`f() { echo $((X)); }`, ""},
+		{`f() { echo $(($1)); }; f 'a[$(rm -f ~/canary/f)]'`, ReasonArithmetic},
+		{x + `f() { echo $(($1+1)); }; f X`, ReasonArithmetic},
+		{x + `f() { echo $(($@)); }; f 1 X`, ReasonArithmetic},
+		{`f() { echo $(($1)); }`, ReasonArithmetic}, // called from anywhere: unknown arguments
+		{`read 'L[0]' < f; echo $((L))`, ReasonArithmetic},
+		{x + `declare -i "y"; y=$X`, ReasonArithmetic},
+		{`A=B; B='A+a[$(rm -f ~/canary/f)]'; echo $((A))`, ReasonArithmetic},
+		// Names computed or aliased: nothing is safe.
+		{`declare -n X=Y; echo $((X))`, ReasonArithmetic},
+		{`read "$n"; echo $((X))`, ReasonArithmetic},
+		{`source ./env.sh; echo $((X))`, ReasonArithmetic},
+		{`printf "$o" X a; echo $((X))`, ReasonArithmetic},
+		{`printf -\v X %s "$(cat f)"; echo $((X))`, ReasonArithmetic},
+		{`declare "$o" y=1`, ReasonArithmetic},
+		// A literal subscript holding a command substitution: the command
+		// is checked.
+		{`echo $(( a[$(rm -rf ~/canary)] ))`, ReasonDeleteOutside},
+		{`(( a[$(rm -rf ~/canary)] ))`, ReasonDeleteOutside},
+		{`a[$(rm -rf ~/canary)]=1`, ReasonDeleteOutside},
+		{`echo ${a[$(rm -rf ~/canary)]}`, ReasonDeleteOutside},
+		{`[[ a[$(rm -rf ~/canary)] -eq 1 ]]`, ReasonDeleteOutside},
+		{`[[ 'a[$(rm -rf ~/canary)]' -eq 1 ]]`, ReasonArithmetic},
+		{`let 'a[$(rm -rf ~/canary)]'`, ReasonArithmetic},
+		// What stays unasked.
+		{`for ((i=0;i<3;i++)); do echo $((i*2)); done`, ""},
+		{`n=3; echo $((n+1))`, ""},
+		{`n=3; m=n; echo $((m*2))`, ""},
+		{`n=m; m=n; echo $((n))`, ""}, // bash stops the loop with an error
+		{`source ./env.sh; echo $((0x1f + 10 + 16#ff))`, ""},
+		{`n=0x1f; k=16#ff; echo $((n+k))`, ""},
+		{`i=0; i=$((i+1)); echo $((i))`, ""},
+		{`echo $((RANDOM%5))`, ""},
+		{`echo $(( $# + $? ))`, ""},
+		{`a=(1 2 3); echo ${a[1]} ${#a[@]} ${a[@]:1} $((a[2]+1))`, ""},
+		{`V=abcdef; echo ${V:1:2}`, ""},
+		{`declare -i n=4; n+=1`, ""},
+		{`let i=1 j=i+2`, ""},
+		{`[[ $# -eq 0 ]] && echo none`, ""},
+		{`n=5; [[ $n -gt 3 ]]`, ""},
+		{`set -e; n=3; echo $((n+1))`, ""},
+		{`X=$(cat f); [[ $X == 0 ]]`, ""},
+		{`read X < f; [ "$X" -eq 0 ]`, ""},
+		{`read X < f; test "$X" -eq 0`, ""},
+		{`f() { echo $(($1*2)); }; f 3`, ""},
+		{`printf '%d\n' 3; n=2; echo $((n))`, ""},
+	}
+	for _, tt := range tests {
+		if _, why := Destructive(tt.cmd, at); why != tt.want {
+			t.Errorf("Destructive(%q) = %q, want %q", tt.cmd, why, tt.want)
+		}
+	}
+}
