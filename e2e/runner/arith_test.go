@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/magi-code/magi-code/client"
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/ostest"
+	"github.com/magi-code/magi-code/protocol"
+	guard "github.com/magi-code/magi-code/runner/shell"
+)
+
+// TestArithmeticAsksUnderAuto: through serve --stdio (the fixture
+// provider's script) under approval = "auto" with no OS sandbox (mode =
+// "off", unsandboxed_auto = true: only the guard rail stands), arithmetic
+// on a value bash would run command substitutions from asks, whether the
+// value is the command's own (X='a[$(rm -f CANARY)]'; echo $((X))) or
+// read from a repository file by bash (the tool's /bin/sh may be dash,
+// which does not evaluate values; the guard rail reads every line as
+// bash); denied, neither runs and the canary, outside the temp
+// directory, remains. Arithmetic on a literal runs unasked.
+func TestArithmeticAsksUnderAuto(t *testing.T) {
+	t.Parallel()
+	root := ostest.OutsideTemp(t)
+	home, wsDir, canary := filepath.Join(root, "home"), filepath.Join(root, "proj"), filepath.Join(root, "canary")
+	for _, d := range []string{home, wsDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, content := range map[string]string{canary: "keep\n", filepath.Join(wsDir, "count.txt"): "a[$(rm -f " + canary + ")]\n"} {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asks := []string{
+		"X='a[$(rm -f " + clienttest.Quote(canary) + ")]'; echo $((X))",
+		"bash -c 'read -r n < count.txt; [[ $n -gt 0 ]] && echo many'",
+	}
+	runs := []string{"n=3; echo $((n+3)) > out.txt"}
+	var script struct {
+		Responses []map[string]any `json:"responses"`
+	}
+	for _, c := range append(append([]string(nil), asks...), runs...) {
+		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": c}}}}})
+	}
+	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
+	b, err := json.Marshal(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(root, "script.json")
+	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := &clienttest.Workspace{Home: filepath.Join(root, "mchome"), Cwd: wsDir}
+	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
+		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\nunsandboxed_auto = true\n\n[tools.sandbox]\nmode = \"off\"\n")
+	ch := startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}})
+	sid := ch.Create().SessionID
+	runID, adm := ch.StartTurn(sid, "count")
+	var evs []client.Event
+	for range asks {
+		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
+		var req clienttest.ApprovalRequested
+		if err := ev.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(req.Summary, string(guard.ReasonArithmetic)) {
+			t.Errorf("approval summary %q; want %q", req.Summary, guard.ReasonArithmetic)
+		}
+		ch.Answer(sid, runID, req.ApprovalID, false)
+	}
+	r := ch.Finish(sid, runID, adm, evs)
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != len(asks) {
+		t.Errorf("%d approval requests; want %d", n, len(asks))
+	}
+	ch.Shutdown()
+	if got := readFile(t, canary); got != "keep\n" {
+		t.Errorf("canary = %q; want it kept", got)
+	}
+	if got := readFile(t, filepath.Join(wsDir, "out.txt")); got != "6\n" {
+		t.Errorf("out.txt = %q; want the literal arithmetic to have run unasked (activities %+v)", got, r.Activities)
+	}
+}
