@@ -179,7 +179,7 @@ func isWordByte(ch byte) bool {
 // that found it (arithNode).
 func (c *checker) arithWord(w *syntax.Word) {
 	if w != nil && !c.arithParts(w.Parts) {
-		c.flag(ReasonArithmetic)
+		c.arithAsks = true
 	}
 }
 
@@ -256,6 +256,7 @@ var arithOps = map[syntax.BinTestOperator]bool{
 // for ((...)), subscripts of ${a[i]} and a[i]=, ${V:X:Y}, the operands of
 // [[ -eq ]] and its kin, and the variables declare -i makes arithmetic.
 func (c *checker) arithNode(n syntax.Node) {
+	c.nameNode(n)
 	switch n := n.(type) {
 	case *syntax.ArithmExp:
 		c.arithExpr(n.X)
@@ -270,7 +271,7 @@ func (c *checker) arithNode(n syntax.Node) {
 		c.arithExpr(n.Cond)
 		c.arithExpr(n.Post)
 	case *syntax.ParamExp:
-		if w, ok := n.Index.(*syntax.Word); !ok || (w.Lit() != "@" && w.Lit() != "*") {
+		if n.Index != nil && !isAll(n.Index) {
 			c.arithExpr(n.Index)
 		}
 		if n.Slice != nil {
@@ -305,21 +306,21 @@ func (c *checker) arithNode(n syntax.Node) {
 				name = plainWord(a.Value)
 			}
 			if isName(name) && !c.arithName(name, map[string]bool{}) {
-				c.flag(ReasonArithmetic)
+				c.arithAsks = true
 			}
 		}
 	}
 }
 
-// integerDecl reports whether a declare, local or typeset may give the
-// integer attribute (-i, or an option word the check cannot read).
+// integerDecl reports whether a declare, local or typeset gives the
+// integer attribute.
 func integerDecl(d *syntax.DeclClause) bool {
 	for _, a := range d.Args {
 		if !a.Naked || a.Name != nil {
 			continue
 		}
 		w := plainWord(a.Value)
-		if w == "" || strings.HasPrefix(w, "-") && strings.Contains(w, "i") {
+		if strings.HasPrefix(w, "-") && strings.Contains(w, "i") { // an unknown word asks (nameNode)
 			return true
 		}
 	}
@@ -377,4 +378,121 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 		n, _, _ = strings.Cut(n, "[")
 		c.assign(n, unk)
 	}
+}
+
+// A variable's name is evaluated too where a command takes one: read,
+// printf -v, unset, test -v, [[ -v ]], declare/local/typeset NAME=...,
+// ${!X} (the name X holds) and a nameref's target. The subscript of such a
+// name is arithmetic, and bash expands it first: read 'a[$(cmd)]' runs
+// cmd. A name the check cannot see, or whose subscript holds an expansion
+// or a name that is not safe, asks.
+
+// nameField checks a name a command is given (name, or name=value when
+// assign is set).
+func (c *checker) nameField(f field, assign bool) {
+	if !f.known() {
+		c.arithAsks = true
+		return
+	}
+	t := f.text
+	if assign {
+		t, _, _ = strings.Cut(t, "=")
+	}
+	if _, sub, ok := strings.Cut(t, "["); ok && !c.arithText(sub, map[string]bool{}) {
+		c.arithAsks = true
+	}
+}
+
+// readArgOpts are the options of read that take an argument (the last of
+// a cluster: read -rp PROMPT).
+const readArgOpts = "adinNptu"
+
+// nameArgs checks the names the builtins that take variable names are
+// given.
+func (c *checker) nameArgs(name string, args []field) {
+	switch name {
+	case "read":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case isOption(a): // a name cannot start with -: after --, bash refuses it before reading
+				if strings.IndexByte(readArgOpts, a.text[len(a.text)-1]) >= 0 {
+					if a.text[len(a.text)-1] == 'a' && i+1 < len(args) {
+						c.nameField(args[i+1], false)
+					}
+					i++
+				}
+			default:
+				c.nameField(a, false)
+			}
+		}
+	case "printf":
+		for i, a := range args {
+			switch {
+			case a.text == "-v" && i+1 < len(args):
+				c.nameField(args[i+1], false)
+			case strings.HasPrefix(a.text, "-v") && len(a.text) > 2:
+				c.nameField(field{text: a.text[2:]}, false)
+			}
+		}
+	case "unset":
+		for _, a := range args {
+			if shortFlag(a, 'f') {
+				return // functions
+			}
+		}
+		for _, a := range operands(args) {
+			c.nameField(a, false)
+		}
+	case "test", "[":
+		for i, a := range args {
+			if a.text == "-v" && i+1 < len(args) {
+				c.nameField(args[i+1], false)
+			}
+		}
+	}
+}
+
+// nameNode checks the names of the nodes a walk meets: [[ -v NAME ]],
+// declare NAME=..., ${!X}, declare -n R=TARGET.
+func (c *checker) nameNode(n syntax.Node) {
+	word := func(w *syntax.Word, assign bool) {
+		var f field
+		c.parts(&f, w.Parts, false)
+		c.nameField(f, assign)
+	}
+	switch n := n.(type) {
+	case *syntax.UnaryTest:
+		if w, ok := n.X.(*syntax.Word); ok && n.Op == syntax.TsVarSet {
+			word(w, false)
+		}
+	case *syntax.ParamExp:
+		if n.Excl && n.Names == 0 && n.Param != nil && (n.Index == nil || !isAll(n.Index)) {
+			if !c.arithName(n.Param.Value, map[string]bool{}) {
+				c.arithAsks = true
+			}
+		}
+	case *syntax.DeclClause:
+		if n.Variant.Value == "export" || n.Variant.Value == "readonly" {
+			return // they take no subscript
+		}
+		nameref := false
+		for _, a := range n.Args {
+			if a.Naked && a.Name == nil {
+				if w := plainWord(a.Value); strings.HasPrefix(w, "-") {
+					nameref = nameref || strings.Contains(w, "n")
+					continue
+				}
+				word(a.Value, true)
+			} else if nameref && a.Name != nil && a.Value != nil {
+				word(a.Value, false) // the target's name
+			}
+		}
+	}
+}
+
+// isAll reports whether a subscript is @ or *.
+func isAll(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	return ok && (w.Lit() == "@" || w.Lit() == "*")
 }

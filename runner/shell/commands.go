@@ -47,6 +47,7 @@ func (c *checker) run(args []field, in input) {
 
 // named checks the command name (a base name) with its arguments.
 func (c *checker) named(name string, rest []field, in input) {
+	c.nameArgs(name, rest)
 	if strings.HasPrefix(name, "mkfs.") {
 		name = "mkfs"
 	}

@@ -59,6 +59,8 @@ func Check(command string, at Place) Verdict {
 	c.uncalled()
 	switch {
 	case c.why != "":
+	case c.arithAsks: // any other reason says more: it is named first
+		c.why = ReasonArithmetic
 	case c.gitWrites:
 		c.why = ReasonGitWrite // the weakest reasons: any other is named first
 	case c.vcsWrites:
@@ -95,6 +97,7 @@ type checker struct {
 	placeEnv      map[string]string   // the variables of Place.Env that locate configuration (vcsEnv)
 	assigned      map[string][]string // the values the scripts give each variable, for arithmetic (arith.go)
 	arithAll      bool                // a script may assign a name it computes: no variable is safe in arithmetic
+	arithAsks     bool                // arithmetic on a value the check cannot see (ReasonArithmetic)
 	why           Reason
 }
 

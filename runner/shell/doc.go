@@ -13,7 +13,9 @@
 // destructive.go walks statements, commands.go follows the commands that
 // run other commands, rules.go holds the rules and paths.go places paths;
 // git.go and gitconfig.go read git as git does, vcs.go and vcsconfig.go
-// the other version control clients (Mercurial, Sapling, jj...).
+// the other version control clients (Mercurial, Sapling, jj...), arith.go
+// the values bash evaluates as arithmetic and the names whose subscripts
+// it evaluates.
 //
 // It is a guard rail, not a sandbox: script files, data one command writes
 // and another runs, and what an interpreter program does beyond the names

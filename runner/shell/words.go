@@ -208,19 +208,11 @@ func (c *checker) cmdSubstValue(cs *syntax.CmdSubst) string {
 // meets are checked too (arith.go). A prompt expansion (${X@P})
 // runs the command substitutions its value holds: it asks.
 func (c *checker) substs(node syntax.Node) {
-	var ariths []syntax.Node // checked after the commands, whose reasons say more
-	defer func() {
-		for _, n := range ariths {
-			if c.why == "" {
-				c.arithNode(n)
-			}
-		}
-	}()
 	syntax.Walk(node, func(n syntax.Node) bool {
 		if c.why != "" {
 			return false
 		}
-		ariths = append(ariths, n)
+		c.arithNode(n)
 		switch n := n.(type) {
 		case *syntax.ParamExp:
 			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && n.Exp.Word.Lit() == "P" {
