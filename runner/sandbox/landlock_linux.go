@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -53,8 +54,12 @@ func restrict(p Policy) error {
 	// Read and execute everywhere, or, with paths that must not be read
 	// (MC_HOME), everywhere around them: directories may still be listed
 	// everywhere (ReadDir on /), files read only through the grants.
+	// /dev is unreadable but for the devices granted below: the others
+	// carry what other processes and the person read and type (the
+	// person's terminals in the host's /dev/pts, the console and virtual
+	// terminals, which a confined root opens), or the machine itself.
 	rules := []landlock.Rule{landlock.RODirs("/")}
-	if rdirs, rfiles, ok := readGrants(p.Unreadable); ok {
+	if rdirs, rfiles, ok := readGrants(append(slices.Clone(p.Unreadable), "/dev")); ok {
 		rules = []landlock.Rule{
 			landlock.PathAccess(llsyscall.AccessFSReadDir, "/"),
 			landlock.RODirs(rdirs...).IgnoreIfMissing(),
@@ -63,8 +68,13 @@ func restrict(p Policy) error {
 	}
 	rules = append(rules,
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	)
+	if p.ownPTYs {
+		// The command's own terminals (script, expect, Python's pty):
+		// only where /dev/pts holds nothing else (privatePTYs).
+		rules = append(rules, landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing())
+	}
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...).IgnoreIfMissing())
 	}

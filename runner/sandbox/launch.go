@@ -47,6 +47,7 @@ func launch(args []string, stderr io.Writer) int {
 	// made: the grants then carve as without a namespace.
 	if p.Mounts != "" && p.HostNS != 0 && mountNS() != p.HostNS && enterNamespace(p.Mounts, p.UID, p.GID) == nil {
 		p.Protected = mountProtected(p.Writable, p.Protected, bindReadOnly)
+		p.ownPTYs = privatePTYs() == nil
 	}
 	if err := dropPrivileges(); err != nil {
 		fmt.Fprintln(stderr, "magi-code sandbox: cannot drop privileges:", err)

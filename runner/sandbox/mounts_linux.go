@@ -105,6 +105,17 @@ func enterNamespace(mode string, uid, gid int) error {
 	return makePrivate()
 }
 
+// privatePTYs mounts a devpts instance of the command's own on /dev/pts,
+// in the launcher's mount namespace: /dev/ptmx then allocates terminals
+// there (Linux 4.7 and later look up the pts directory beside it), and the
+// host's, where the person's own terminals and Mission Control's are, are
+// not there to open: a confined command could read the keystrokes typed
+// into them and draw on their screens. Where it fails, /dev/pts is not
+// granted at all.
+func privatePTYs() error {
+	return unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+}
+
 // hasCap reports whether this process holds capability c in its effective
 // set.
 func hasCap(c int) bool {

@@ -342,3 +342,60 @@ func BenchmarkLaunchMounts(b *testing.B) {
 		})
 	}
 }
+
+// TestOtherTerminals: a terminal outside the sandbox (one the test
+// holds, as the person's shell or Mission Control holds theirs) can be
+// neither written nor read by a confined command, under mounts (a devpts
+// of the command's own on /dev/pts) or without (/dev/pts not granted);
+// under mounts the command still opens terminals of its own.
+func TestOtherTerminals(t *testing.T) {
+	mode := requireMounts(t)
+	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Skip("no terminals here:", err)
+	}
+	defer unix.Close(master)
+	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := "/dev/pts/" + strconv.Itoa(n)
+	// The other end stays open, as a terminal in use does.
+	slave, err := os.OpenFile(pts, os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slave.Close()
+	ws, _ := mountsWorkspace(t)
+	for _, m := range []string{mode, ""} {
+		p := Policy{Writable: []string{ws}, Protected: Protect(ws, "", false), Mounts: m}
+		for _, script := range []string{"echo pwned > " + pts, "printf pwned >> " + pts, "exec 3<>" + pts + " && echo pwned >&3"} {
+			if ok, out := runIn(t, ws, p, script); ok {
+				t.Errorf("mounts %q: %s succeeded (%q)", m, script, out)
+			}
+		}
+		// Opened without blocking, for reading: a terminal outside, the
+		// console and the virtual terminals (which a confined root, the
+		// owner of these, opens by their modes alone).
+		for _, dev := range []string{pts, "/dev/console", "/dev/tty0", "/dev/tty1", "/dev/vcs"} {
+			if _, err := os.Stat(dev); err != nil {
+				continue
+			}
+			script := `python3 -c "import os; os.open('` + dev + `', os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)"`
+			if ok, _ := runIn(t, ws, p, script); ok {
+				t.Errorf("mounts %q: %s opened for reading", m, dev)
+			}
+		}
+		buf := make([]byte, 64)
+		if k, err := unix.Read(master, buf); err == nil && k > 0 {
+			t.Errorf("mounts %q: the terminal outside received %q", m, buf[:k])
+		}
+	}
+	own := `python3 -c "import os; m, s = os.openpty(); os.write(s, b'ok\n'); print(os.read(m, 8))"`
+	if ok, out := runIn(t, ws, Policy{Writable: []string{ws}, Protected: Protect(ws, "", false), Mounts: mode}, own); !ok {
+		t.Errorf("under mounts, a terminal of the command's own failed: %q", out)
+	}
+}

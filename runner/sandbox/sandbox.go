@@ -72,6 +72,11 @@ type Policy struct {
 	// Network leaves the network open: without it the command can open
 	// no socket (socketpair excepted), of any family.
 	Network bool `json:"network"`
+	// ownPTYs is the launcher's own: /dev/pts is a devpts instance of the
+	// command's own (privatePTYs), so it may open the terminals there.
+	// Without, /dev/pts is the host's, where every terminal of the
+	// person's is, and is not granted.
+	ownPTYs bool
 }
 
 // Status says whether this machine offers the sandbox.
