@@ -69,8 +69,10 @@ func (t *shell) Request(args json.RawMessage) string {
 
 // Run runs the command in its own process group with a minimal environment.
 // On timeout or ctx end the whole group gets SIGKILL; after the shell
-// exits, the group is killed too, so background children never outlive the
-// call. Run returns only after the shell was reaped and output drained.
+// exits, the group is killed too, so background children in it do not
+// outlive the call (one that leaves the group, by setsid, does:
+// docs/configuration.md says so). Run returns only after the shell was
+// reaped and output drained.
 func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	var a shellArgs
 	if err := decode(args, &a); err != nil || a.Command == "" {
