@@ -136,7 +136,7 @@ mutate-edge: $(GREMLINS)
 # `make caseplant FILES="runner/shell/git.go"`. Not part of make test; one
 # go test per plant (about 2 s each for runner/shell). The report goes to
 # .mutate/caseplant.log; figures in docs/testing.md.
-CASEPLANT_FILES ?= $(addprefix runner/shell/,rules.go paths.go destructive.go commands.go forge.go git.go gitconfig.go words.go vcs.go vcsconfig.go) $(addprefix runner/tools/,files.go grep.go protect.go)
+CASEPLANT_FILES ?= $(addprefix runner/shell/,rules.go paths.go destructive.go commands.go forge.go git.go gitconfig.go words.go vcs.go vcsconfig.go arith.go) $(addprefix runner/tools/,files.go grep.go protect.go)
 FILES ?= $(CASEPLANT_FILES)
 .PHONY: caseplant
 caseplant:

@@ -363,7 +363,7 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 			case w == "--":
 				return
 			default:
-				if v, ok := constText(a.Parts); i == 0 && (!ok || strings.HasPrefix(v, "-")) { // may be the option
+				if v, ok := constText(a.Parts); i == 0 && (!ok || w == "" && strings.HasPrefix(v, "-")) { // may be the option, unseen or spelled -\v
 					c.arithAll = true
 				}
 				continue

@@ -73,6 +73,8 @@ func TestArithmetic(t *testing.T) {
 		{`[[ $(cat f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))`, ReasonArithmetic},
 		{`declare -i y; read y < f`, ReasonArithmetic},
 		{`wait -p X; echo $((X))`, ReasonArithmetic},
+		{`wait -n -p X; echo $((X))`, ReasonArithmetic},
+		{`wait -n -pX; echo $((X))`, ReasonArithmetic},
 		{`f() { echo $(($1)); }; f "$(cat f)"`, ReasonArithmetic},
 		{`f() { echo $((X)); }`, ""},
 		{`f() { echo $(($1)); }; f 'a[$(rm -f ~/canary/f)]'`, ReasonArithmetic},
@@ -140,6 +142,13 @@ func TestArithmetic(t *testing.T) {
 		{`for ((i=0;i<3;i++)); do echo $((i*2)); done`, ""},
 		{`n=3; echo $((n+1))`, ""},
 		{`n=3; m=n; echo $((m*2))`, ""},
+		{`n="3"; echo $((n+1))`, ""},
+		{`[[ '3' -eq "$#" ]]`, ""},
+		{`n=5; [[ "$n" -gt 3 ]]`, ""},
+		{`echo $(( $((2)) * 3 ))`, ""},
+		{`printf -- '%d' 3; n=1; echo $((n))`, ""},
+		{`wait -n; n=1; echo $((n))`, ""},
+		{x + `read -p'a[X]:' n < f`, ""}, // an attached prompt is not a name
 		{`n=m; m=n; echo $((n))`, ""}, // bash stops the loop with an error
 		{`source ./env.sh; echo $((0x1f + 10 + 16#ff))`, ""},
 		{`n=0x1f; k=16#ff; echo $((n+k))`, ""},
