@@ -149,7 +149,7 @@ func TestArithmetic(t *testing.T) {
 		{`printf -- '%d' 3; n=1; echo $((n))`, ""},
 		{`wait -n; n=1; echo $((n))`, ""},
 		{x + `read -p'a[X]:' n < f`, ""}, // an attached prompt is not a name
-		{`n=m; m=n; echo $((n))`, ""}, // bash stops the loop with an error
+		{`n=m; m=n; echo $((n))`, ""},    // bash stops the loop with an error
 		{`source ./env.sh; echo $((0x1f + 10 + 16#ff))`, ""},
 		{`n=0x1f; k=16#ff; echo $((n+k))`, ""},
 		{`i=0; i=$((i+1)); echo $((i))`, ""},
