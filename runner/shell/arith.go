@@ -390,13 +390,13 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 // nameField checks a name a command is given (name, or name=value when
 // assign is set).
 func (c *checker) nameField(f field, assign bool) {
-	if !f.known() {
-		c.arithAsks = true
-		return
-	}
 	t := f.text
 	if assign {
 		t, _, _ = strings.Cut(t, "=")
+	}
+	if strings.Contains(t, unk) {
+		c.arithAsks = true
+		return
 	}
 	if _, sub, ok := strings.Cut(t, "["); ok && !c.arithText(sub, map[string]bool{}) {
 		c.arithAsks = true
@@ -443,6 +443,23 @@ func (c *checker) nameArgs(name string, args []field) {
 		}
 		for _, a := range operands(args) {
 			c.nameField(a, false)
+		}
+	case "let": // let reached through a word the parser does not read as let (builtin let, \let)
+		for _, a := range args {
+			if !c.arithText(a.text, map[string]bool{}) {
+				c.arithAsks = true
+			}
+		}
+	case "declare", "typeset", "local": // reached the same way: command declare...
+		integer := false
+		for _, a := range args {
+			integer = integer || shortFlag(a, 'i') // an unseen word asks: nameField
+		}
+		for _, a := range operands(args) {
+			c.nameField(a, true)
+			if _, v, ok := strings.Cut(a.text, "="); ok && integer && !c.arithText(v, map[string]bool{}) {
+				c.arithAsks = true
+			}
 		}
 	case "test", "[":
 		for i, a := range args {

@@ -124,6 +124,21 @@ func TestArithmetic(t *testing.T) {
 		{`declare 'a[$(rm -f ~/canary/f)]=1'`, ReasonArithmetic},
 		{`f() { local 'a[$(rm -f ~/canary/f)]=1'; }; f`, ReasonArithmetic},
 		{x + `typeset "$X=1"`, ReasonArithmetic},
+		// Reached through a wrapper or a quoted name, which the parser
+		// does not read as let or declare; an environment env gives.
+		{x + `builtin let X`, ReasonArithmetic},
+		{x + `command let y=X+1`, ReasonArithmetic},
+		{x + `\let X`, ReasonArithmetic},
+		{x + `"let" X`, ReasonArithmetic},
+		{`command let "$(cat f)"`, ReasonArithmetic},
+		{x + `command declare -i y="$X"`, ReasonArithmetic},
+		{x + `builtin typeset -i y=X`, ReasonArithmetic},
+		{x + `command declare "$o" y=X`, ReasonArithmetic},
+		{`command declare 'a[$(rm -f ~/canary/f)]=1'`, ReasonArithmetic},
+		{`env X='a[$(rm -f ~/canary/f)]' bash -c 'echo $((X))'`, ReasonArithmetic},
+		{`env X="$(cat f)" bash -c '[[ $X -eq 0 ]]'`, ReasonArithmetic},
+		{`env N=3 bash -c 'echo $((N+1))'`, ""},
+		{`command let 1+2; builtin declare -i k=3; command declare x=$(cat f); declare y="$(cat f)"`, ""},
 		// Another reason, when there is one, is named first.
 		{`read "$X" < f; rm -rf ~/canary`, ReasonDeleteOutside},
 		// What stays unasked.

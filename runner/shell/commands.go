@@ -396,6 +396,8 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		in = input{}
 	case "env":
 		for len(rest) > 0 && strings.Contains(rest[0].text, "=") && !strings.HasPrefix(rest[0].text, "=") {
+			k, v, _ := strings.Cut(rest[0].text, "=")
+			c.assign(k, v)  // the command's environment, for arithmetic (arith.go)
 			rest = rest[1:] // NAME=value
 		}
 	}
