@@ -3,6 +3,8 @@ package runner
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,7 +41,8 @@ type confinement struct {
 // commands write only below sandbox.Defaults, and never the workspace's
 // version control metadata (.git, .hg, .jj...: runner/protected), .magi-code
 // or .claude, nor mcHome (sandbox.Protect), and read no
-// file of mcHome (Policy.Unreadable).
+// file of mcHome (Policy.Unreadable), nor, without the network, the
+// person's credential files (homeCredentials).
 func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sandbox.Status, logf func(string, ...any)) confinement {
 	c := confinement{unsandboxedAuto: unsandboxedAuto, text: st.Text(s.Mode, s.Network), hookNetwork: s.Network}
 	switch {
@@ -82,16 +85,51 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
+		unreadable := []string{mcHome}
+		if !network {
+			unreadable = append(unreadable, homeCredentials(cmd.Env)...)
+		}
 		p := sandbox.Policy{
 			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),
 			Protected:  sandbox.Protect(cmd.Dir, mcHome, vcsWritable),
-			Unreadable: []string{mcHome},
+			Unreadable: unreadable,
 			Network:    network,
 			Mounts:     mounts(),
 		}
 		return p.Wrap(cmd, self)
 	}
 	return c
+}
+
+// homeCredentials lists the person's credential files and directories
+// (tools.HomeCredentials, from the file tools' tables) in the home of
+// the command's environment (env's last HOME) and in this process's home,
+// when they differ. A confined command without the network cannot read
+// them; one given the network (asked for, or [tools.sandbox] network =
+// true) can, since git over ssh, gh and aws need them to reach it.
+func homeCredentials(env []string) []string {
+	var homes []string
+	for _, kv := range slices.Backward(env) {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			homes = append(homes, h)
+			break
+		}
+	}
+	if h, err := os.UserHomeDir(); err == nil && !slices.Contains(homes, h) {
+		homes = append(homes, h)
+	}
+	var out []string
+	for _, h := range homes {
+		if !filepath.IsAbs(h) {
+			continue
+		}
+		for _, p := range tools.HomeCredentials(filepath.Clean(h)) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // Confined reports whether commands run under auto are in the OS sandbox.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -454,6 +456,69 @@ var (
 	// envTemplates are .env.* suffixes that hold examples, not secrets.
 	envTemplates = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true}
 )
+
+// HomeCredentials lists, from the tables above, the credential files and
+// directories of a person whose home is home that exist: each of
+// credentialDirs and credentialFiles in home, and each of credentialNames
+// and credentialFiles in home, in a hidden directory directly in home
+// (~/.cargo/credentials.toml, ~/.gem/credentials, ~/.codex/auth.json,
+// ~/.cache/huggingface/token) and in a directory directly in ~/.config
+// (a link to a directory counts: the sandbox protects where it leads)
+// (~/.config/git/credentials, ~/.config/containers/auth.json). A directory
+// with more than maxHomeEntries entries is not looked into. credentialExts
+// and the .env.* names are not places and are not listed. The OS sandbox
+// keeps these unreadable to a confined command without the network
+// (runner's confinement, sandbox.Policy.Unreadable).
+func HomeCredentials(home string) []string {
+	var out []string
+	add := func(p string) {
+		if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, d := range credentialDirs {
+		add(filepath.Join(append([]string{home}, d...)...))
+	}
+	names := slices.Sorted(maps.Keys(credentialNames))
+	bases := append([]string{home}, children(home, true)...)
+	bases = append(bases, children(filepath.Join(home, ".config"), false)...)
+	for _, b := range bases {
+		for _, f := range credentialFiles {
+			add(filepath.Join(append([]string{b}, f...)...))
+		}
+		for _, n := range names {
+			add(filepath.Join(b, n))
+		}
+	}
+	return out
+}
+
+// maxHomeEntries bounds the entries HomeCredentials reads from one
+// directory.
+const maxHomeEntries = 4096
+
+// children returns the entries directly in dir (directories, or links
+// that may lead to one: joining a name to anything else finds nothing),
+// only the hidden ones if hidden; none if dir has more than
+// maxHomeEntries entries or cannot be read.
+func children(dir string, hidden bool) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(maxHomeEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) || len(entries) > maxHomeEntries {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !hidden || strings.HasPrefix(e.Name(), ".") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
 
 // credentialPath reports whether the clean absolute path p is a credential
 // file: under MCHome (settings, MCP approvals, auth), under one of

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -437,5 +438,75 @@ func TestCredentialPath(t *testing.T) {
 		if got := o.credentialPath(tc.path); got != tc.want {
 			t.Errorf("credentialPath(%q) = %v; want %v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestHomeCredentials: the places the OS sandbox keeps unreadable come
+// from the same tables as the file tools' refusals, where they exist:
+// every directory of credentialDirs and file of credentialFiles in home,
+// every name of credentialNames in home, in a hidden directory of home and
+// in a directory of ~/.config; the file tools refuse each of them. Missing
+// ones, other files, and directories that are not hidden are not listed.
+func TestHomeCredentials(t *testing.T) {
+	home := t.TempDir()
+	mk := func(rel string, dir bool) string {
+		t.Helper()
+		p := filepath.Join(home, rel)
+		if dir {
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var want []string
+	for _, d := range credentialDirs {
+		want = append(want, mk(filepath.Join(d...), true))
+	}
+	for _, f := range credentialFiles {
+		want = append(want, mk(filepath.Join(f...), false), mk(filepath.Join(append([]string{".cache"}, f...)...), false))
+	}
+	for n := range credentialNames {
+		want = append(want, mk(n, false), mk(filepath.Join(".tool", n), false), mk(filepath.Join(".config", "tool", n), false))
+	}
+	// Spelled out, so that an emptied table fails too.
+	want = append(want, mk(".git-credentials", false), mk(".cargo/credentials.toml", false), mk(".config/git/credentials", false),
+		mk(".cache/huggingface/token", false), mk(".ssh", true), mk(".kube/config", false))
+	// A hidden directory that is a link (a dotfile manager's): where it
+	// leads holds the credentials.
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, ".netrc"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(home, ".linked")); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, filepath.Join(home, ".linked", ".netrc"))
+	notWant := []string{mk(".gitconfig", false), mk("work/credentials", false), mk(".tool/config.toml", false),
+		mk(".a/b/credentials", false), filepath.Join(home, ".tool", "missing", ".netrc")}
+	got := HomeCredentials(home)
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("HomeCredentials lacks %s", w)
+		}
+	}
+	o := Options{}
+	for _, p := range got {
+		if slices.Contains(notWant, p) {
+			t.Errorf("HomeCredentials lists %s", p)
+		}
+		if !o.credentialRead(p, true) {
+			t.Errorf("HomeCredentials lists %s, which the file tools read", p)
+		}
+	}
+	if got := HomeCredentials(filepath.Join(home, "missing")); len(got) != 0 {
+		t.Errorf("HomeCredentials of a missing home: %q", got)
 	}
 }
