@@ -45,3 +45,54 @@ func TestConfinedCannotReadMCHome(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedCannotReadCredentials: under approval = "auto", through
+// serve --stdio, a confined shell command without the network cannot read
+// the person's credential files (the file tools' list: ~/.aws, ~/.ssh,
+// ~/.git-credentials, ~/.cargo/credentials.toml...), by path, through a
+// workspace link or from a script; no fake secret reaches a model request.
+// ~/.gitconfig stays readable, and ~/.ssh's names stay listable. Nothing
+// asks.
+func TestConfinedCannotReadCredentials(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	fakes := map[string]string{
+		".aws/credentials": "aws_secret_access_key = AWS-FAKE-SECRET-" + s.key,
+		".ssh/id_ed25519":  "SSH-FAKE-SECRET-" + s.key,
+		".git-credentials": "https://u:GIT-FAKE-SECRET-" + s.key + "@example.com",
+		".gitconfig":       "[user]\n\tname = GITCONFIG-READABLE\n",
+	}
+	for rel, content := range fakes {
+		p := filepath.Join(s.home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmds := []string{
+		"cat $HOME/.aws/credentials",
+		"cat ~/.ssh/id_ed25519",
+		`python3 -c "import os; print(open(os.path.expanduser('~/.git-credentials')).read())"`,
+		"cat cargo",
+		"cat ~/.gitconfig && ls ~/.ssh",
+	}
+	reqs := s.confinedShells(t, "read credentials", cmds)
+	for i, req := range reqs {
+		for _, secret := range append([]string{"FAKE-SECRET", "CARGO-CANARY"}, s.secrets...) {
+			if bytes.Contains(req.Body, []byte(secret)) {
+				t.Errorf("model request %d carries %q", i, secret)
+			}
+		}
+		if i > 0 && i < len(cmds) && !strings.Contains(lastToolResult(t, req.Body), "Permission denied") {
+			t.Errorf("command %q: %q; want Permission denied", cmds[i-1], lastToolResult(t, req.Body))
+		}
+	}
+	last := lastToolResult(t, reqs[len(cmds)].Body)
+	for _, want := range []string{"GITCONFIG-READABLE", "id_ed25519"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("%q lacks %q", last, want)
+		}
+	}
+}
