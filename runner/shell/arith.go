@@ -110,6 +110,9 @@ func (c *checker) recordAssign(a *syntax.Assign) {
 	if a.Name == nil || a.Naked {
 		return
 	}
+	if a.Append { // X+=b: the text joins what X held (a + b is the name ab)
+		c.appended[a.Name.Value] = true
+	}
 	if a.Array != nil {
 		for _, e := range a.Array.Elems {
 			c.assign(a.Name.Value, assignValue(e.Value))
@@ -124,6 +127,9 @@ func (c *checker) recordAssign(a *syntax.Assign) {
 // with an error).
 func (c *checker) arithName(name string, seen map[string]bool) bool {
 	if c.arithAll || implicit[name] {
+		return false
+	}
+	if c.appended[name] && !c.integers[name] { // an integer's += adds
 		return false
 	}
 	vals, ok := c.assigned[name]
@@ -308,6 +314,22 @@ func (c *checker) arithNode(n syntax.Node) {
 			if isName(name) && !c.arithName(name, map[string]bool{}) {
 				c.arithAsks = true
 			}
+		}
+	}
+}
+
+// recordIntegers notes the names a declare -i gives the integer
+// attribute: their += adds.
+func (c *checker) recordIntegers(d *syntax.DeclClause) {
+	if !integerDecl(d) {
+		return
+	}
+	for _, a := range d.Args {
+		switch {
+		case a.Name != nil:
+			c.integers[a.Name.Value] = true
+		case a.Naked:
+			c.integers[plainWord(a.Value)] = true
 		}
 	}
 }

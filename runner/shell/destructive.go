@@ -98,6 +98,8 @@ type checker struct {
 	assigned      map[string][]string // the values the scripts give each variable, for arithmetic (arith.go)
 	arithAll      bool                // a script may assign a name it computes: no variable is safe in arithmetic
 	arithAsks     bool                // arithmetic on a value the check cannot see (ReasonArithmetic)
+	appended      map[string]bool     // variables the scripts append to (X+=...)
+	integers      map[string]bool     // variables a declare -i makes integers
 	why           Reason
 }
 
@@ -110,7 +112,7 @@ type function struct {
 func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
-		aliases: map[string]string{}, expanding: map[string]bool{},
+		aliases: map[string]string{}, expanding: map[string]bool{}, appended: map[string]bool{}, integers: map[string]bool{},
 		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -278,6 +280,7 @@ func (c *checker) forget(node syntax.Node) {
 				c.arithAssigners(filepath.Base(name), n.Args[1:])
 			}
 		case *syntax.DeclClause:
+			c.recordIntegers(n)
 			for _, a := range n.Args {
 				if a.Naked && a.Name == nil {
 					w := plainWord(a.Value)
