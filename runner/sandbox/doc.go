@@ -11,7 +11,8 @@
 // filter the launcher installs refuses them (netfilter_linux.go), with
 // Landlock's TCP rules as a second layer; socketpair stays allowed for
 // UNIX stream and seqpacket pairs (a datagram pair's sendto names any
-// bound address).
+// bound address). The kernel keyring is closed whether or not the
+// network is open.
 // Protected paths in the writable directories (version control metadata,
 // project settings, MC_HOME: Protect) stay read-only: where the kernel
 // lets the launcher have a mount namespace of its own (ProbeMounts), as

@@ -101,10 +101,18 @@ func restrict(p Policy) error {
 		return err
 	}
 	if p.Network {
+		// The keyring stays closed (netfilter_linux.go) where the filter
+		// is written for the architecture.
+		if !NetworkClosable() {
+			return nil
+		}
+		if err := closeNetwork(true); err != nil {
+			return fmt.Errorf("cannot close the keyring: %w", err)
+		}
 		return nil
 	}
 	// The network filter closes every socket on every ABI (netfilter_linux.go).
-	if err := closeNetwork(); err != nil {
+	if err := closeNetwork(false); err != nil {
 		return fmt.Errorf("cannot close the network: %w", err)
 	}
 	return nil

@@ -12,3 +12,10 @@ var netCalls = []uint32{
 	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
 	unix.SYS_PIDFD_GETFD,
 }
+
+// keyCalls are the kernel keyring's calls, refused whether or not the
+// network is open: a confined command would otherwise read the keys the
+// person's unconfined processes keep in the user and session keyrings
+// (Kerberos tickets, credential helpers' secrets), which Landlock does not
+// cover.
+var keyCalls = []uint32{unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL}

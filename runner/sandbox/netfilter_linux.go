@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -66,14 +67,22 @@ type netABI struct {
 	x32  bool     // numbers with x32Bit are another ABI (amd64)
 	deny []uint32 // the calls refused with EPERM
 	pair uint32   // socketpair's number: allowed for AF_UNIX stream and seqpacket pairs only
+	keys []uint32 // the keyring's calls, refused with the network open too
 }
 
 // netFilter assembles the program for a: check the architecture (kill on
 // any other), refuse x32 numbers where a has them, allow socketpair for
 // AF_UNIX stream and seqpacket pairs only, refuse a.deny, allow the rest.
-func netFilter(a netABI) ([]bpf.RawInstruction, error) {
-	if a.arch == 0 || a.pair == 0 || len(a.deny) == 0 || len(a.deny) > 200 {
+//
+// With open, the filter of a command that has the network: the
+// architecture checks and a.keys only.
+func netFilter(a netABI, open bool) ([]bpf.RawInstruction, error) {
+	if a.arch == 0 || a.pair == 0 || len(a.deny) == 0 || len(a.keys) == 0 || len(a.deny)+len(a.keys) > 200 {
 		return nil, errors.New("no filter for this architecture")
+	}
+	deny := append(slices.Clone(a.keys), a.deny...)
+	if open {
+		deny = a.keys
 	}
 	prog := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: seccompArch, Size: 4},
@@ -94,16 +103,19 @@ func netFilter(a netABI) ([]bpf.RawInstruction, error) {
 		bpf.RetConstant{Val: retAllow},
 		bpf.RetConstant{Val: retEPERM},
 	}
+	if open {
+		pair = nil
+	}
 	// Every check jumps, on a match, to the last instruction (the
 	// refusal), past the checks after it and the allow.
-	checks := len(a.deny)
+	checks := len(deny)
 	if a.x32 {
 		checks++
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipTrue: uint8(len(pair) + checks)})
 	}
 	prog = append(prog, pair...)
-	for i, nr := range a.deny {
-		rest := len(a.deny) - 1 - i
+	for i, nr := range deny {
+		rest := len(deny) - 1 - i
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(rest + 1)})
 	}
 	prog = append(prog, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retEPERM})
@@ -116,9 +128,10 @@ func netFilter(a netABI) ([]bpf.RawInstruction, error) {
 func NetworkClosable() bool { return nativeNet.arch != 0 }
 
 // closeNetwork installs the network filter in this process, all threads
-// (TSYNC). no_new_privs must be set already.
-func closeNetwork() error {
-	raw, err := netFilter(nativeNet)
+// (TSYNC); with open, the filter of a command that has the network.
+// no_new_privs must be set already.
+func closeNetwork(open bool) error {
+	raw, err := netFilter(nativeNet, open)
 	if err != nil {
 		return err
 	}

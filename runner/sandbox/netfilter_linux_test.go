@@ -30,7 +30,14 @@ import (
 // the low word of an argument is its first).
 func verdict(t *testing.T, a netABI, arch, nr uint32, args ...uint32) uint32 {
 	t.Helper()
-	raw, err := netFilter(a)
+	return verdictOf(t, a, false, arch, nr, args...)
+}
+
+// verdictOf is verdict of the closed filter, or with open of the filter
+// of a command that has the network.
+func verdictOf(t *testing.T, a netABI, open bool, arch, nr uint32, args ...uint32) uint32 {
+	t.Helper()
+	raw, err := netFilter(a, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +83,7 @@ func TestNetFilterVerdicts(t *testing.T) {
 		unix.SYS_ACCEPT: "accept", unix.SYS_ACCEPT4: "accept4",
 		unix.SYS_IO_URING_SETUP: "io_uring_setup", unix.SYS_IO_URING_ENTER: "io_uring_enter", unix.SYS_IO_URING_REGISTER: "io_uring_register",
 		unix.SYS_PIDFD_GETFD: "pidfd_getfd",
+		unix.SYS_KEYCTL:      "keyctl", unix.SYS_ADD_KEY: "add_key", unix.SYS_REQUEST_KEY: "request_key",
 	}
 	for nr := uint32(0); nr < 1024; nr++ {
 		var args []uint32
@@ -123,6 +131,28 @@ func TestNetFilterVerdicts(t *testing.T) {
 			t.Errorf("socketpair(%d, %#x): verdict %#x, want %#x", tc.domain, tc.typ, got, tc.want)
 		}
 	}
+	// With the network open: the keyring's calls alone are refused, the
+	// architecture still checked.
+	keys := map[uint32]bool{unix.SYS_KEYCTL: true, unix.SYS_ADD_KEY: true, unix.SYS_REQUEST_KEY: true}
+	for nr := uint32(0); nr < 1024; nr++ {
+		want := uint32(retAllow)
+		if keys[nr] {
+			want = retEPERM
+		}
+		if got := verdictOf(t, a, true, a.arch, nr, unix.AF_UNIX, unix.SOCK_DGRAM); got != want {
+			t.Errorf("network open, call %d: verdict %#x, want %#x", nr, got, want)
+		}
+	}
+	if a.x32 {
+		for _, nr := range []uint32{unix.SYS_SOCKET, unix.SYS_KEYCTL, unix.SYS_READ, 0x3fffffff} {
+			if got := verdictOf(t, a, true, a.arch, nr|x32Bit); got != retEPERM {
+				t.Errorf("network open, x32 call %#x: verdict %#x, want EPERM", nr|x32Bit, got)
+			}
+		}
+	}
+	if got := verdictOf(t, a, true, unix.AUDIT_ARCH_I386, 102); got != retKill {
+		t.Errorf("network open, i386 socketcall: verdict %#x, want kill", got)
+	}
 	// Another architecture's calls: i386's socketcall (102) and socket
 	// (359), arm's socket (281), anything at all.
 	for _, foreign := range []uint32{unix.AUDIT_ARCH_I386, unix.AUDIT_ARCH_ARM, unix.AUDIT_ARCH_X86_64 ^ unix.AUDIT_ARCH_AARCH64 ^ a.arch, 0} {
@@ -144,11 +174,14 @@ func TestNetFilterVerdicts(t *testing.T) {
 // TestNetFilterRefusesEmpty: no architecture facts, no filter (the
 // launcher then refuses the command rather than run it with the network).
 func TestNetFilterRefusesEmpty(t *testing.T) {
-	if _, err := netFilter(netABI{}); err == nil {
+	if _, err := netFilter(netABI{}, false); err == nil {
 		t.Error("a filter was assembled without an architecture")
 	}
-	if _, err := netFilter(netABI{arch: nativeNet.arch, x32: nativeNet.x32, deny: nativeNet.deny}); err == nil {
+	if _, err := netFilter(netABI{arch: nativeNet.arch, x32: nativeNet.x32, deny: nativeNet.deny, keys: nativeNet.keys}, false); err == nil {
 		t.Error("a filter was assembled without socketpair's number (it would allow every pair)")
+	}
+	if _, err := netFilter(netABI{arch: nativeNet.arch, x32: nativeNet.x32, deny: nativeNet.deny, pair: nativeNet.pair}, true); err == nil {
+		t.Error("a filter was assembled without the keyring's calls")
 	}
 }
 
@@ -203,6 +236,15 @@ func netProbe(op, arg string) int {
 			return refused(err)
 		}
 		return refused(unix.Sendto(fds[0], []byte("ping"), 0, &unix.SockaddrUnix{Name: arg}))
+	case "keyring":
+		// A key the person's unconfined process keeps in the user keyring.
+		id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", arg, 0)
+		if err != nil {
+			return refused(err)
+		}
+		buf := make([]byte, 64)
+		_, err = unix.KeyctlBuffer(unix.KEYCTL_READ, id, buf, 0)
+		return refused(err)
 	case "io_uring":
 		var params [120]byte // struct io_uring_params
 		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
@@ -280,6 +322,12 @@ func TestNetworkClosed(t *testing.T) {
 	if err := os.Chmod(dgram, 0o777); err != nil {
 		t.Fatal(err)
 	}
+	key := "magi-code-test-" + strconv.Itoa(os.Getpid())
+	keyring := "keyring"
+	if _, err := unix.AddKey("user", key, []byte("canary"), unix.KEY_SPEC_USER_KEYRING); err != nil {
+		t.Logf("no user keyring here (%v): the keyring's refusal is shown by TestNetFilterVerdicts only", err)
+		keyring = ""
+	}
 	abstract := "@magi-code-test-" + strconv.Itoa(os.Getpid())
 	if ln, err = net.Listen("unix", abstract); err != nil {
 		t.Fatal(err)
@@ -297,11 +345,12 @@ func TestNetworkClosed(t *testing.T) {
 		{"tcp", tcp.Addr().String(), probeDone},
 		{"unix", sock, probeDone},
 		{"dgram", dgram, probeDone},
+		{keyring, key, probeRefused},
 		{"unix", abstract, map[bool]int{true: probeRefused, false: probeDone}[abi >= 6]},
 		{"io_uring", ioUring, probeDone},
-		{"x32", "", probeAbsent},
+		{"x32", "", probeRefused}, // the keyring's filter refuses x32 numbers too
 	} {
-		if tc.op == "x32" && runtime.GOARCH != "amd64" {
+		if tc.op == "" || tc.op == "x32" && runtime.GOARCH != "amd64" {
 			continue
 		}
 		for _, network := range []bool{false, true} {
