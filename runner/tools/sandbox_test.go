@@ -190,3 +190,76 @@ func TestMercurialUnderSandbox(t *testing.T) {
 		t.Errorf(".hg/hgrc = %q", data)
 	}
 }
+
+// TestShellSetsAsideNewProtectedNames: a confined command that creates a
+// protected name (version control metadata, project configuration) at the
+// workspace's top where there was none finds it moved aside when it ends,
+// and its result says so; one that existed before, one created by a
+// command approved to write metadata, one created in a subdirectory, and
+// any created without the sandbox (under ask) stay.
+func TestShellSetsAsideNewProtectedNames(t *testing.T) {
+	nop := func(*exec.Cmd, bool, bool) error { return nil }
+	for _, tc := range []struct {
+		name, cmd string
+		sandbox   bool
+		pre       []string // made before the command
+		aside     []string // moved aside after it
+		stay      []string // still in place after it
+	}{
+		{"claude hooks", `mkdir .claude && echo '{"hooks":{}}' > .claude/settings.json`, true, nil, []string{".claude"}, nil},
+		{"magi-code skills", `mkdir -p .magi-code/skills/k && echo x > .magi-code/skills/k/SKILL.md`, true, nil, []string{".magi-code"}, nil},
+		{"new hg beside nothing", `mkdir -p .hg && echo '[hooks]' > .hg/hgrc`, true, nil, []string{".hg"}, nil},
+		{"a link named .git", `ln -s /nonexistent .git`, true, nil, []string{".git"}, nil},
+		{"a file named .jj", `echo x > .jj`, true, nil, []string{".jj"}, nil},
+		{"existing .claude", `echo x > .claude/notes`, true, []string{".claude"}, nil, []string{".claude/notes"}},
+		{"subdirectory", `mkdir -p sub/.claude`, true, nil, nil, []string{"sub/.claude"}},
+		{"under ask", `mkdir .claude`, false, nil, nil, []string{".claude"}},
+		{"approved metadata write", `mkdir .git && echo x > .git/config; git commit -m x || true`, true, nil, nil, []string{".git/config"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			for _, p := range tc.pre {
+				if err := os.MkdirAll(filepath.Join(ws, p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws}, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}
+			if tc.sandbox {
+				o.Sandbox = nop
+			}
+			sh, _ := Builtin(o).Get("shell")
+			args, _ := json.Marshal(map[string]string{"command": tc.cmd})
+			res := sh.Run(context.Background(), args)
+			for _, name := range tc.aside {
+				if _, err := os.Lstat(filepath.Join(ws, name)); err == nil {
+					t.Errorf("%s is still in place after the command", name)
+				}
+				if _, err := os.Lstat(filepath.Join(ws, name+".refused-by-sandbox")); err != nil {
+					t.Errorf("%s was not moved to %s.refused-by-sandbox: %v", name, name, err)
+				}
+				if !strings.Contains(res.Text, "[refused: the command created "+name+" ") {
+					t.Errorf("result %q does not say %s was refused", res.Text, name)
+				}
+			}
+			for _, p := range tc.stay {
+				if _, err := os.Lstat(filepath.Join(ws, p)); err != nil {
+					t.Errorf("%s was moved: %v (result %q)", p, err, res.Text)
+				}
+			}
+			if len(tc.aside) == 0 && strings.Contains(res.Text, "[refused: the command created") {
+				t.Errorf("result %q says something was refused", res.Text)
+			}
+		})
+	}
+	// A second refusal of the same name takes the next free name.
+	ws := t.TempDir()
+	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin"}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
+	args, _ := json.Marshal(map[string]string{"command": "mkdir .claude"})
+	sh.Run(context.Background(), args)
+	sh.Run(context.Background(), args)
+	for _, p := range []string{".claude.refused-by-sandbox", ".claude.refused-by-sandbox-2"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

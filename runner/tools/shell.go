@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/magi-code/magi-code/runner/protected"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
@@ -98,14 +102,22 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// Should the group kill not end the shell, exec kills it directly
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
+	// missing are the protected names the workspace's top lacks when a
+	// confined command starts without writable metadata: one it creates
+	// there is moved aside when it ends (setAside).
+	var missing []string
 	if t.o.Sandbox != nil {
 		// A version control command that writes its metadata (.git,
 		// .hg, .jj...) runs only after the person approved it
 		// (ForceApproval asks: WritesMetadata comes with a reason): it
 		// may then write the metadata, and nothing more.
-		if err := t.o.Sandbox(cmd, t.check(a.Command).WritesMetadata, t.networkOpen(a.Network)); err != nil {
+		vcsWritable := t.check(a.Command).WritesMetadata
+		if err := t.o.Sandbox(cmd, vcsWritable, t.networkOpen(a.Network)); err != nil {
 			pw.Close()
 			return errResult(t.Name(), "cannot start in the sandbox")
+		}
+		if !vcsWritable {
+			missing = missingProtected(t.o.Cwd)
 		}
 	}
 	if err := cmd.Start(); err != nil {
@@ -135,6 +147,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	drainTimer.Stop()
 
 	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
+	if note := setAside(t.o.Cwd, missing); note != "" {
+		text = bound(text+note, t.o.MaxOutput, note)
+	}
 	var outcome string
 	var exitErr *exec.ExitError
 	switch {
@@ -171,6 +186,54 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		res.Text = "[no output]"
 	}
 	return res
+}
+
+// missingProtected lists the protected names (version control metadata,
+// project configuration: runner/protected) that dir lacks.
+func missingProtected(dir string) []string {
+	var missing []string
+	for _, name := range slices.Concat(protected.VCS, protected.ProjectConfig) {
+		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// setAside moves each of the names missing from dir before a confined
+// command that now exists there to NAME.refused-by-sandbox (or that name
+// with a number), and says so in a line for the command's result; "" when
+// there was none. Where the sandbox protects metadata with read-only
+// mounts, the workspace's top is writable and a name missing at launch
+// cannot be mounted over, so a confined command could create a .git with
+// hooks, a .claude/settings.json whose hooks Claude Code runs, or a
+// .magi-code with skills the next session loads: that is refused here,
+// after the fact, as the per-entry grants refuse it at once. A rename
+// moves a link itself, never its target. A process of the command that
+// left its group (setsid) and creates one later is not seen
+// (docs/configuration.md says so).
+func setAside(dir string, missing []string) string {
+	var note strings.Builder
+	for _, name := range missing {
+		from := filepath.Join(dir, name)
+		if _, err := os.Lstat(from); err != nil {
+			continue
+		}
+		to := from + ".refused-by-sandbox"
+		for n := 2; n <= 100; n++ {
+			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			to = from + ".refused-by-sandbox-" + strconv.Itoa(n)
+		}
+		_, taken := os.Lstat(to)
+		if taken == nil || os.Rename(from, to) != nil {
+			note.WriteString("\n[refused: the command created " + name + " (version control metadata or project configuration) and it could not be moved aside; remove it]")
+			continue
+		}
+		note.WriteString("\n[refused: the command created " + name + " (version control metadata or project configuration, which runs outside the sandbox); moved to " + filepath.Base(to) + "]")
+	}
+	return note.String()
 }
 
 // exitStatus is how a waited command ended: its exit code (-1 when it did
