@@ -13,7 +13,8 @@ import (
 // at the top of a git workspace a confined shell command makes a
 // directory, a file in it and a new file (what npm install, go build -o
 // bin/x or a venv need) where the sandbox has read-only mounts, while
-// .git/config keeps its bytes and .git stays in place; where it has none
+// .git/config keeps its bytes and .git stays in place, and a .claude it
+// creates is moved aside when it ends; where it has none
 // (per-entry grants), the top level takes no new entry, as before.
 // Nothing asks. The scratch root is outside /tmp and TMPDIR.
 func TestTopLevelUnderAuto(t *testing.T) {
@@ -34,6 +35,7 @@ func TestTopLevelUnderAuto(t *testing.T) {
 		`mkdir bin && echo ok > bin/x && cat > top.txt`,
 		`printf '[core]\n\tfsmonitor = touch ~/pwned\n' >> .git/config`,
 		`python3 -c "import os; os.rename('.git', '.git2')"`,
+		`mkdir .claude && echo '{"hooks":{}}' > .claude/settings.json`,
 	})
 	mounts := sandbox.ProbeWithMounts().Mounts != ""
 	t.Logf("uid %d: read-only mounts %v", os.Getuid(), mounts)
@@ -47,5 +49,13 @@ func TestTopLevelUnderAuto(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(s.ws, ".git2")); err == nil {
 		t.Error(".git was moved")
+	}
+	// A .claude created where there was none: refused at once by per-entry
+	// grants, moved aside after the command under read-only mounts.
+	if _, err := os.Lstat(filepath.Join(s.ws, ".claude")); err == nil {
+		t.Error("a confined command created .claude at the top, and it stayed")
+	}
+	if _, err := os.Stat(filepath.Join(s.ws, ".claude.refused-by-sandbox", "settings.json")); (err == nil) != mounts {
+		t.Errorf("with read-only mounts %v: .claude.refused-by-sandbox/settings.json: %v", mounts, err)
 	}
 }
