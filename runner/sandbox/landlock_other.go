@@ -37,6 +37,8 @@ func mountProtected(_, protected []string, _ func(string) error) []string { retu
 
 func bindReadOnly(string) error { return errors.New("unsupported") }
 
+func privatePTYs() error { return errors.New("unsupported") }
+
 func mountProbe([]string) int { return 1 }
 
 // ProbeMounts reports no mount namespace here.
