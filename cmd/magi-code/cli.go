@@ -51,7 +51,9 @@ func cli(l launch) int {
 			fmt.Fprintln(os.Stderr, "magi-code: config show:", err)
 			return 1
 		}
-		fmt.Print(d.Text())
+		// Paths, skill names and instructions come from the workspace: shown,
+		// never obeyed by the terminal (human.Printable).
+		fmt.Print(human.Printable(d.Text()))
 		if d.Readiness != "" {
 			fmt.Printf("# that is: %s\n", human.Readiness(string(d.Readiness)))
 		}
@@ -74,7 +76,7 @@ func cli(l launch) int {
 			fmt.Println("no MCP servers configured; [mcp_servers.NAME] in settings.toml adds one")
 			break
 		}
-		fmt.Print(config.MCPText(list))
+		fmt.Print(human.Printable(config.MCPText(list)))
 	case modeSessionsList:
 		list, err := runner.ListSessions(env)
 		var sessions []human.Session
@@ -107,7 +109,8 @@ func cli(l launch) int {
 			return 1
 		}
 		fmt.Printf("approved MCP server %s for this workspace\n", l.name)
-		fmt.Print(config.BindingText(bound))
+		// The files bound, and where a link leads, are the workspace's.
+		fmt.Print(human.Printable(config.BindingText(bound)))
 	}
 	return 0
 }

@@ -85,3 +85,34 @@ func TestSchemaCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIWorkspaceTextIsShownNotObeyed: what mcp approve, mcp list and
+// config show print of the workspace (a bound script's name, where a link
+// leads) reaches the terminal with its control characters made visible:
+// a repository cannot retitle the window or clear the screen through them.
+func TestCLIWorkspaceTextIsShownNotObeyed(t *testing.T) {
+	bin := clienttest.Binary(t)
+	ws := clienttest.NewWorkspace(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n")
+	const evil = "x\x1b]0;pwned\x07\x1b[2J"
+	ws.WriteFile(t, filepath.Join(ws.Cwd, "tools", "mcp.sh"), "#!/bin/sh\n")
+	if err := os.Symlink("mcp.sh", filepath.Join(ws.Cwd, "tools", evil)); err != nil {
+		t.Fatal(err)
+	}
+	ws.WriteFile(t, filepath.Join(ws.Cwd, ".magi-code", "settings.toml"),
+		"[mcp_servers.proj]\ncommand = \"/bin/sh\"\nargs = [\"tools/"+strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`).Replace(evil)+"\"]\n")
+	for _, args := range [][]string{{"mcp", "approve", "proj"}, {"mcp", "list"}, {"config", "show"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = ws.Cwd
+		cmd.Env = ws.Env()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if args[1] == "approve" && !strings.Contains(string(out), "pwned") {
+			t.Fatalf("%v does not name the bound file:\n%q", args, out)
+		}
+		if strings.ContainsAny(string(out), "\x1b\x07") {
+			t.Errorf("%v wrote control characters from the workspace:\n%q", args, out)
+		}
+	}
+}
