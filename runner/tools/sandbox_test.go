@@ -217,7 +217,7 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		{"approved metadata write", `mkdir .git && echo x > .git/config; git commit -m x || true`, true, nil, nil, []string{".git/config"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := t.TempDir()
+			ws := ostest.OutsideTemp(t)
 			for _, p := range tc.pre {
 				if err := os.MkdirAll(filepath.Join(ws, p), 0o755); err != nil {
 					t.Fatal(err)
@@ -252,7 +252,7 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		})
 	}
 	// A second refusal of the same name takes the next free name.
-	ws := t.TempDir()
+	ws := ostest.OutsideTemp(t)
 	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin"}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
 	args, _ := json.Marshal(map[string]string{"command": "mkdir .claude"})
 	sh.Run(context.Background(), args)
