@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
@@ -63,18 +62,7 @@ func TestArithmeticAsksUnderAuto(t *testing.T) {
 	ch := startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}})
 	sid := ch.Create().SessionID
 	runID, adm := ch.StartTurn(sid, "count")
-	var evs []client.Event
-	for range asks {
-		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
-		var req clienttest.ApprovalRequested
-		if err := ev.Decode(&req); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(req.Summary, string(guard.ReasonArithmetic)) {
-			t.Errorf("approval summary %q; want %q", req.Summary, guard.ReasonArithmetic)
-		}
-		ch.Answer(sid, runID, req.ApprovalID, false)
-	}
+	evs := denyAsks(t, ch, sid, runID, len(asks), guard.ReasonArithmetic)
 	r := ch.Finish(sid, runID, adm, evs)
 	r.WantOutcome(t, "completed", "")
 	if n := r.Count(protocol.EventApprovalRequested); n != len(asks) {

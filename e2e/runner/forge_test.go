@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,18 +76,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	ch := startChild(t, ws, client.Options{Env: env})
 	sid := ch.Create().SessionID
 	runID, adm := ch.StartTurn(sid, "rewrite the remote")
-	var evs []client.Event
-	for range asks {
-		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
-		var req clienttest.ApprovalRequested
-		if err := ev.Decode(&req); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(req.Summary, string(guard.ReasonRemoteHistory)) && !strings.Contains(req.Summary, string(guard.ReasonGitPush)) {
-			t.Errorf("approval summary %q; want a remote-history reason", req.Summary)
-		}
-		ch.Answer(sid, runID, req.ApprovalID, false)
-	}
+	evs := denyAsks(t, ch, sid, runID, len(asks), guard.ReasonRemoteHistory, guard.ReasonGitPush)
 	r := ch.Finish(sid, runID, adm, evs)
 	r.WantOutcome(t, "completed", "")
 	if n := r.Count(protocol.EventApprovalRequested); n != len(asks) {
@@ -96,4 +86,24 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	if got, want := readFile(t, ranLog), strings.Join(runs, "\n")+"\n"; got != want {
 		t.Errorf("the clients ran:\n%s\nwant only:\n%s", got, want)
 	}
+}
+
+// denyAsks waits for n approval requests of the run, checks that each
+// summary gives one of reasons, and denies each; it returns the events
+// seen on the way, for ch.Finish.
+func denyAsks(t *testing.T, ch *child, sid, runID string, n int, reasons ...guard.Reason) []client.Event {
+	t.Helper()
+	var evs []client.Event
+	for range n {
+		ev := ch.UntilNamed(&evs, runID, protocol.EventApprovalRequested)
+		var req clienttest.ApprovalRequested
+		if err := ev.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(reasons, func(r guard.Reason) bool { return strings.Contains(req.Summary, string(r)) }) {
+			t.Errorf("approval summary %q; want one of %q", req.Summary, reasons)
+		}
+		ch.Answer(sid, runID, req.ApprovalID, false)
+	}
+	return evs
 }
