@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,9 @@ func TestKeptAliveConnectionDropped(t *testing.T) {
 // one call, three requests, the waits the server asked for and the
 // backoff; a 400 is not retried.
 func TestRetryStatuses(t *testing.T) {
-	var n int
+	// The count is taken before the answer is written: the client may send
+	// its next request as soon as it has read this one's reply.
+	var n atomic.Int32
 	answers := []http.HandlerFunc{
 		func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3")
@@ -58,7 +61,7 @@ func TestRetryStatuses(t *testing.T) {
 			http.Error(w, `{"error":{"message":"bad","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		},
 	}
-	srv := startHandler(t, func(w http.ResponseWriter, r *http.Request) { answers[n](w, r); n++ })
+	srv := startHandler(t, func(w http.ResponseWriter, r *http.Request) { answers[n.Add(1)-1](w, r) })
 	var sleeps providertest.Sleeps
 	p := provider.Retrying(New(Config{BaseURL: srv + "/v1"}), provider.RetryPolicy{Sleep: sleeps.Sleep, Jitter: func() float64 { return 0 }})
 	var got []provider.StreamEvent
@@ -72,7 +75,7 @@ func TestRetryStatuses(t *testing.T) {
 		t.Fatalf("waits %v; want %v", w, want)
 	}
 	err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.StreamEvent) error { return nil })
-	if provider.ReasonOf(err) != provider.ReasonBadRequest || n != 4 || len(sleeps.Waits()) != 2 {
-		t.Fatalf("400: %v after %d requests and %d waits; want bad_request, 4 and 2", err, n, len(sleeps.Waits()))
+	if provider.ReasonOf(err) != provider.ReasonBadRequest || n.Load() != 4 || len(sleeps.Waits()) != 2 {
+		t.Fatalf("400: %v after %d requests and %d waits; want bad_request, 4 and 2", err, n.Load(), len(sleeps.Waits()))
 	}
 }
