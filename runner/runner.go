@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/magi-code/magi-code/history"
 	"github.com/magi-code/magi-code/protocol"
@@ -172,12 +173,26 @@ type Runtime struct {
 	clientFailed []string
 	// provider is built once per child: the fixture's script is consumed
 	// across the turns of the child (each call consumes the next response).
-	provider  Provider
+	provider Provider
+	// tools and hooks are the settings' approval mode's (its kit); kits
+	// builds, once each, those of a turn that runs under the other mode
+	// (Turn.Approval: ACP's mode option), since what confines a command
+	// depends on the mode it runs under (kitFor).
 	tools     *tools.Set
 	hooks     agent.Hooks // nil without configured hooks
-	sandbox   string      // Selection.Sandbox, as the runtime confines commands
+	kits      map[string]func() kit
+	sandbox   string // Selection.Sandbox, as the runtime confines commands
 	system    []string
 	subagents []agent.Subagent
+}
+
+// kit is what a turn's tools and hooks are under one approval mode: the
+// shell, Code Mode's shell and hooks confined by the OS sandbox under
+// "auto" (and asking where none confines them), the read tools asking
+// outside the workspace under "ask" and refusing there under "auto".
+type kit struct {
+	tools *tools.Set
+	hooks agent.Hooks // nil without configured hooks
 }
 
 // New builds the runtime of an admitted snapshot: the provider (no
@@ -224,26 +239,51 @@ func New(ctx context.Context, a *Admitted, opts Options) (*Runtime, protocol.Cod
 		rt.client, rt.clientFailed = m, append(left, failed...)
 	}
 	conf := newConfinement(snap.Settings.Tools.Sandbox, snap.Settings.Tools.UnsandboxedAuto, snap.Home, opts.probe(), opts.Logf)
-	rt.tools = newToolbox(snap, rt.mcp, rt.client, conf, opts.Logf)
 	rt.sandbox = sandboxState(snap.Settings.Tools.Sandbox.Mode, sandbox.Status{Available: conf.Confined()})
-	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
-		// The primary agent profile's tools list is what the model is
-		// offered, exactly: the task tool too only when listed. Subagent
-		// grants and the ceilings they record come from this set.
-		rt.tools = onlyTools(rt.tools, snap.Agent.Tools)
-		if !slices.Contains(snap.Agent.Tools, agent.TaskToolName) {
-			rt.subagents = nil
+	if snap.Agent != nil && len(snap.Agent.Tools) > 0 && !slices.Contains(snap.Agent.Tools, agent.TaskToolName) {
+		rt.subagents = nil
+	}
+	build := func(s *config.Snapshot) kit { return rt.newKit(s, conf, opts) }
+	k := build(snap)
+	rt.tools, rt.hooks = k.tools, k.hooks
+	rt.kits = map[string]func() kit{}
+	for _, mode := range []string{agent.ApprovalAsk, agent.ApprovalAuto} {
+		if mode != snap.Settings.Tools.Approval {
+			rt.kits[mode] = sync.OnceValue(func() kit { return build(withApproval(snap, mode)) })
 		}
 	}
 	// The skills are listed only where the model can load them.
 	_, skills := rt.tools.Get(SkillToolName)
 	rt.system = systemContext(snap, skills)
+	return rt, ""
+}
+
+// newKit builds the tools and hooks of snap's approval mode over the
+// runtime's MCP servers, confined by conf.
+func (rt *Runtime) newKit(snap *config.Snapshot, conf confinement, opts Options) kit {
+	k := kit{tools: newToolbox(snap, rt.mcp, rt.client, conf, opts.Logf)}
+	if snap.Agent != nil && len(snap.Agent.Tools) > 0 {
+		// The primary agent profile's tools list is what the model is
+		// offered, exactly: the task tool too only when listed. Subagent
+		// grants and the ceilings they record come from this set.
+		k.tools = onlyTools(k.tools, snap.Agent.Tools)
+	}
 	if len(snap.Settings.Hooks) > 0 {
 		// Only when configured: a nil *hooks.Runner in the interface would
 		// not be a nil Hooks.
-		rt.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.hooks(snap.Settings.Tools.Approval))
+		k.hooks = hooks.New(snap.Settings.Hooks, snap.Cwd, opts.Invocation, opts.Logf).Sandboxed(conf.hooks(snap.Settings.Tools.Approval))
 	}
-	return rt, ""
+	return k
+}
+
+// kitFor is the kit of a turn run under approval: the settings' own, or,
+// for the other mode, one built for it (once): a runtime built for "ask"
+// runs no command unconfined and unasked when a turn runs under "auto".
+func (rt *Runtime) kitFor(approval string) kit {
+	if build, ok := rt.kits[approval]; ok {
+		return build()
+	}
+	return kit{tools: rt.tools, hooks: rt.hooks}
 }
 
 // withApproval is snap with the approval mode chosen for this runtime

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -376,5 +377,75 @@ func TestConfinedCredentialsUnreadable(t *testing.T) {
 	}
 	if out := cat(".gitconfig", false); !strings.Contains(out, "PLAIN") {
 		t.Errorf("cat ~/.gitconfig printed %q; want it readable", out)
+	}
+}
+
+// TestTurnApprovalConfines: a turn that runs under another approval mode
+// than the settings' (Turn.Approval: ACP's mode option) gets the tools of
+// that mode. Under "auto" on a runtime the settings built for "ask", the
+// shell runs in the OS sandbox (it cannot write outside the workspace) or,
+// where no sandbox confines it, asks; under "ask" on a runtime built for
+// "auto", a read outside the workspace asks instead of being refused.
+func TestTurnApprovalConfines(t *testing.T) {
+	outside := ostest.OutsideTemp(t)
+	for _, tc := range []struct {
+		name, settings, turn string
+		machine              *sandbox.Status // nil: this machine's
+		wantConfined         bool            // the shell cannot write outside
+		wantShellAsks        bool            // an ordinary command asks
+		wantReadAsks         bool            // a read outside asks (else refused)
+	}{
+		{"ask settings, auto turn", "ask", "auto", nil, true, false, false},
+		{"ask settings, auto turn, no sandbox", "ask", "auto", &sandbox.Status{Reason: "test"}, false, true, false},
+		{"auto settings, ask turn", "auto", "ask", nil, false, false, true},
+		{"auto settings, auto turn", "auto", "", nil, true, false, false},
+		{"ask settings, ask turn", "ask", "", nil, false, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := sandbox.ProbeWithMounts()
+			if tc.machine != nil {
+				st = *tc.machine
+			}
+			if tc.wantConfined && !st.Available {
+				t.Skipf("no OS sandbox here: %s", st.Reason)
+			}
+			snap := &config.Snapshot{Provider: "fixture", Model: "fixture-model", Cwd: t.TempDir(), Home: t.TempDir()}
+			snap.Settings.Tools.Approval = tc.settings
+			snap.Settings.Tools.CodeMode.Approval = "ask"
+			snap.Settings.Tools.Sandbox = config.Sandbox{Mode: "workspace-write", Network: true}
+			rt, code := New(t.Context(), &Admitted{snap: snap}, Options{Sandbox: &st})
+			if code != "" {
+				t.Fatal(code)
+			}
+			defer rt.Close(t.Context())
+			cfg := rt.config(Turn{Approval: tc.turn})
+			if want := cmp.Or(tc.turn, tc.settings); cfg.Approval != want {
+				t.Fatalf("approval %q; want %q", cfg.Approval, want)
+			}
+			sh, _ := cfg.Tools.Get("shell")
+			f := filepath.Join(outside, strings.ReplaceAll(tc.name, " ", "_"))
+			args := json.RawMessage(`{"command":"echo x > ` + f + `"}`)
+			asks, _ := sh.(interface {
+				ForceApproval(json.RawMessage) (bool, string)
+			}).ForceApproval(args)
+			if asks != tc.wantShellAsks {
+				t.Errorf("shell asks %v; want %v", asks, tc.wantShellAsks)
+			}
+			sh.Run(t.Context(), args)
+			if _, err := os.Stat(f); (err == nil) == tc.wantConfined {
+				t.Errorf("the shell wrote outside the workspace: %v; confined %v", err == nil, tc.wantConfined)
+			}
+			rf, _ := cfg.Tools.Get("read_file")
+			read := json.RawMessage(`{"path":"` + f + `"}`)
+			if asks, _ := rf.(interface {
+				ForceApproval(json.RawMessage) (bool, string)
+			}).ForceApproval(read); asks != tc.wantReadAsks {
+				t.Errorf("read outside asks %v; want %v", asks, tc.wantReadAsks)
+			}
+			// The same mode again is the same kit: built once.
+			if again := rt.config(Turn{Approval: tc.turn}); again.Tools != cfg.Tools {
+				t.Error("a second turn under the same mode got another tool set")
+			}
+		})
 	}
 }

@@ -87,14 +87,16 @@ func CompactCommand(prompt string) (instructions string, ok bool) {
 // config is the agent configuration of a turn.
 func (rt *Runtime) config(t Turn) agent.Config {
 	model := rt.TurnModel(t.Model)
+	approval := cmp.Or(t.Approval, rt.snap.Settings.Tools.Approval)
+	k := rt.kitFor(approval)
 	return agent.Config{
 		Provider:      rt.provider,
 		Model:         model,
 		Thinking:      t.Thinking,
 		System:        slices.Clip(rt.system),
-		Tools:         rt.tools,
-		Hooks:         rt.hooks,
-		Approval:      cmp.Or(t.Approval, rt.snap.Settings.Tools.Approval),
+		Tools:         k.tools,
+		Hooks:         k.hooks,
+		Approval:      approval,
 		Approver:      t.Approver,
 		Grants:        t.Grants,
 		NewID:         t.NewID,

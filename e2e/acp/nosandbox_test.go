@@ -4,10 +4,12 @@ package acp
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
@@ -76,5 +78,58 @@ func TestAutoModeSaysNoSandbox(t *testing.T) {
 			}
 		}
 		a.wantExit(0)
+	}
+}
+
+// TestAutoModeConfines drives `magi-code acp` whose settings keep the
+// default approval (ask) and switches the session to the Auto mode: its
+// shell commands and hooks then run as under approval = "auto". Where the
+// OS sandbox is, they run in it: the command's write outside the
+// workspace and into .git and the stop hook's write outside all fail,
+// unasked; where none is (mode = "off"), the command
+// asks and, rejected, changes nothing. The canaries are outside the temp
+// directory, which the sandbox keeps writable.
+func TestAutoModeConfines(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		wantAsk     bool
+	}{{"sandbox", "", false}, {"no sandbox", "[tools.sandbox]\nmode = \"off\"\n", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.wantAsk && !sandbox.Probe().Available {
+				t.Skip("no OS sandbox on this machine")
+			}
+			outside := ostest.OutsideTemp(t)
+			out, hooked := filepath.Join(outside, "by-command"), filepath.Join(outside, "by-hook")
+			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "ask", Responses: [][]clienttest.Step{response(text("replaced below: the canaries are made first"))}, Extra: tc.extra + "\n[[hooks]]\nevent = \"stop\"\ncommand = " + clienttest.Quote("echo x > "+hooked) + "\n"})
+			clienttest.WriteScript(t, ws.ScriptPath(), response(shell("echo x > "+out+"; mkdir -p .git && echo x > .git/planted")), response(text("done")))
+			a := start(t, ws)
+			a.initialize()
+			sid := a.newSession()
+			if r, _ := a.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "mode", "value": "auto"}); r.Error != nil {
+				t.Fatalf("set mode: %s", r.raw)
+			}
+			asked := 0
+			resp, _ := a.until(a.prompt(sid, "go"), func(f frame) {
+				if f.Method == "session/request_permission" {
+					asked++
+					a.respond(f.ID, selected("reject_once"))
+				}
+			})
+			if stopReason(t, resp) != "end_turn" {
+				t.Fatalf("prompt: %s", resp.raw)
+			}
+			if (asked == 1) != tc.wantAsk || asked > 1 {
+				t.Errorf("asked %d times; want a question %v", asked, tc.wantAsk)
+			}
+			for _, p := range []string{out, hooked, filepath.Join(ws.Cwd, ".git", "planted")} {
+				if p == hooked && tc.wantAsk {
+					continue // a hook cannot ask: without a sandbox it runs as the person's command
+				}
+				if clienttest.FileExists(p) {
+					t.Errorf("%s was written under the Auto mode", p)
+				}
+			}
+			a.wantExit(0)
+		})
 	}
 }
