@@ -381,6 +381,7 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 				a = args[i+1]
 			case strings.HasPrefix(w, opt) && len(w) > len(opt):
 				c.assign(strings.TrimPrefix(w, opt), unk)
+				c.envData(strings.TrimPrefix(w, opt))
 				continue
 			case w == "--":
 				return
@@ -399,6 +400,9 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 		n, _, _ := strings.Cut(w, "=")
 		n, _, _ = strings.Cut(n, "[")
 		c.assign(n, unk)
+		if name != "unset" && !isOption(lit(w)) {
+			c.envData(n)
+		}
 	}
 }
 

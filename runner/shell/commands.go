@@ -85,12 +85,16 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.rm(append([]field{lit("-r")}, rest...))
 	case "ln":
 		c.linked = true
+		c.wroteAll(rest)
+	case "tee", "cp", "install", "truncate":
+		c.wroteAll(rest)
 	case "rsync":
 		c.rsync(rest)
 	case "cmake":
 		c.cmake(rest)
 	case "mv":
 		c.mv(rest)
+		c.wroteAll(rest)
 	case "tar", "bsdtar", "gtar":
 		c.tar(rest)
 	case "source", ".":
@@ -149,6 +153,15 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "su", "runuser", "script":
 		c.su(name, rest)
+	}
+}
+
+// wroteAll notes every operand of a command that writes files (tee, cp,
+// mv, ln, install, truncate) as a path it may write: sources included,
+// which only asks more.
+func (c *checker) wroteAll(rest []field) {
+	for _, a := range operands(rest) {
+		c.wrote(a)
 	}
 }
 
@@ -395,9 +408,13 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		rest = append(rest, field{text: unk, split: true})
 		in = input{}
 	case "env":
+		if len(rest) > 0 && rest[0].text == "-" { // env - COMMAND: -i
+			rest = rest[1:]
+		}
 		for len(rest) > 0 && strings.Contains(rest[0].text, "=") && !strings.HasPrefix(rest[0].text, "=") {
 			k, v, _ := strings.Cut(rest[0].text, "=")
-			c.assign(k, v)  // the command's environment, for arithmetic (arith.go)
+			c.assign(k, v) // the command's environment, for arithmetic (arith.go)
+			c.envVar(k, v, !strings.Contains(v, unk))
 			rest = rest[1:] // NAME=value
 		}
 	}

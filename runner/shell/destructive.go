@@ -91,6 +91,8 @@ type checker struct {
 	gitReadOnly   bool                // Place.GitReadOnly
 	gitWrites     bool                // a git command writes .git (ReasonGitWrite)
 	vcsWrites     bool                // another version control command writes its metadata (ReasonVCSWrite)
+	gitSet        bool                // a git command of the script may have changed git's configuration (gitSetsConfig)
+	written       map[string]bool     // paths the script may write (redirections, tee, cp...): configuration read from them is unsure
 	gitFiles      map[string]gitFile  // git configuration files read, by path
 	vcsFiles      map[string][]byte   // other clients' configuration files read, by path (nil: missing)
 	gitBytes      int                 // bytes of configuration read from disk (maxGitConfigBytes)
@@ -113,7 +115,7 @@ func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
 		aliases: map[string]string{}, expanding: map[string]bool{}, appended: map[string]bool{}, integers: map[string]bool{},
-		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
+		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, written: map[string]bool{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		if slices.Contains(vcsEnv, k) {
@@ -249,6 +251,15 @@ func (c *checker) forget(node syntax.Node) {
 			expansions[n.Param] = true
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
 				drop(n.Param.Value)
+				c.envData(n.Param.Value)
+			}
+		case *syntax.BinaryArithm: // let X=1, ((X+=1)): a number, assigned
+			if w, ok := n.X.(*syntax.Word); ok && arithAssignOp(n.Op) {
+				c.envData(w.Lit())
+			}
+		case *syntax.UnaryArithm: // ((X++))
+			if w, ok := n.X.(*syntax.Word); ok && (n.Op == syntax.Inc || n.Op == syntax.Dec) {
+				c.envData(w.Lit())
 			}
 		case *syntax.Lit:
 			if !expansions[n] {
@@ -261,6 +272,7 @@ func (c *checker) forget(node syntax.Node) {
 		case *syntax.ForClause:
 			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 				c.assign(wi.Name.Value, unk)
+				c.envData(wi.Name.Value)
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
@@ -349,6 +361,7 @@ func (c *checker) stmt(st *syntax.Stmt) {
 				if device(c.abs(f)) {
 					c.flag(ReasonDisk)
 				}
+				c.wrote(f)
 			}
 		}
 	}
@@ -417,6 +430,29 @@ func (c *checker) stmt(st *syntax.Stmt) {
 	}
 }
 
+// wrote notes a path the script may write; an unknown one (or an unknown
+// directory) may be any path.
+func (c *checker) wrote(f field) {
+	p := c.abs(f)
+	if p == "" || strings.Contains(p, unk) {
+		p = "/" // anything
+	}
+	c.written[p] = true
+}
+
+// mayWrite reports whether the script may write path p (or a directory
+// above it, which a copy or a move may replace).
+func (c *checker) mayWrite(p string) bool {
+	for d := filepath.Clean(p); ; d = filepath.Dir(d) {
+		if c.written[d] {
+			return true
+		}
+		if d == "/" || d == "." {
+			return false
+		}
+	}
+}
+
 // runVars are variables whose value a program runs as a shell command
 // (a pager, an editor, git's ssh or diff program, bash's PROMPT_COMMAND).
 var runVars = map[string]bool{
@@ -443,7 +479,7 @@ var loadVars = map[string]bool{
 // runVars value holds is checked; a loadVars value asks.
 func (c *checker) commandVars(assigns []*syntax.Assign) {
 	for _, a := range assigns {
-		if a.Name == nil || c.why != "" {
+		if a.Name == nil {
 			continue
 		}
 		var val string
@@ -452,15 +488,51 @@ func (c *checker) commandVars(assigns []*syntax.Assign) {
 			val = plainWord(a.Value)
 			known = val != "" || len(a.Value.Parts) == 0
 		}
-		switch {
-		case runVars[a.Name.Value] && !known:
-			c.flag(ReasonOpaque)
-		case runVars[a.Name.Value]:
-			c.nested(val, nil, false)
-		case loadVars[a.Name.Value] && (val != "" || !known):
-			c.flag(ReasonOpaque)
-		}
+		c.envVar(a.Name.Value, val, known)
 	}
+}
+
+// envVar checks one variable given to a command's environment, by an
+// assignment or by env NAME=VALUE: the command a runVars value holds is
+// checked; a loadVars value asks.
+func (c *checker) envVar(name, val string, known bool) {
+	switch {
+	case c.why != "":
+	case runVars[name] && !known:
+		c.flag(ReasonOpaque)
+	case runVars[name]:
+		c.nested(val, nil, false)
+	case loadVar(name) && (val != "" || !known):
+		c.flag(ReasonOpaque)
+	}
+}
+
+// loadVar reports whether a variable makes a program load what the check
+// does not read: loadVars, and each of git's GIT_CONFIG_KEY_n and
+// GIT_CONFIG_VALUE_n (GIT_CONFIG_NOSYSTEM only leaves a file out).
+func loadVar(name string) bool {
+	return loadVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") && name != "GIT_CONFIG_NOSYSTEM"
+}
+
+// envData notes a variable the script assigns from data or arithmetic
+// (read, mapfile, getopts, printf -v, for NAME in, ${NAME:=...}, let,
+// ((NAME=...))): when a program runs (runVars) or loads (loadVar) what it
+// holds, the command asks, since its value is not seen.
+func (c *checker) envData(name string) {
+	if runVars[name] || loadVar(name) {
+		c.flag(ReasonOpaque)
+	}
+}
+
+// arithAssignOp reports whether an arithmetic operator assigns its left
+// operand.
+func arithAssignOp(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+		syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+		return true
+	}
+	return false
 }
 
 func (c *checker) ifClause(ic *syntax.IfClause) {
@@ -689,6 +761,10 @@ func (c *checker) scriptWithArgs(src string, extra []field) {
 		for _, r := range last.Redirs {
 			c.substs(r)
 		}
+		for _, a := range ce.Assigns {
+			c.substs(a)
+		}
+		c.commandVars(ce.Assigns)
 		c.run(append(c.words(ce.Args), extra...), c.stdin(last))
 	})
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -82,6 +83,8 @@ func (c *checker) git1(args []field, aliases int) {
 		g := conf()
 		v, ok := g.alias(name)
 		switch {
+		case g.unsure:
+			c.flag(ReasonOpaque) // an alias that could not be read, or changed
 		case ok && strings.HasPrefix(v, "!"):
 			c.flag(ReasonOpaque) // a shell command of the configuration's
 		case ok && aliases >= maxGitAliases:
@@ -94,17 +97,36 @@ func (c *checker) git1(args []field, aliases int) {
 			}
 			expanded := append(append(append([]field(nil), args[:i]...), words...), rest...)
 			c.git1(expanded, aliases+1)
-		case g.unsure:
-			c.flag(ReasonOpaque) // an alias that could not be read
 		default:
-			c.gitWrite(name, rest) // an external git-NAME program
+			c.gitCommand(name, rest, dir, work, conf) // an external git-NAME program
 		}
 		return
 	}
+	c.gitCommand(name, rest, dir, work, conf)
+}
+
+// gitCommand checks git subcommand name (a built-in command, or a git-NAME
+// program: send-email, filter-branch, http-push...) with its arguments;
+// dir is where it runs ("" when the repository is not known), work its
+// work tree. The commands the configuration runs (gitConf.runs) and those
+// its options name (gitRunOpts) are checked first.
+func (c *checker) gitCommand(name string, rest []field, dir, work string, conf func() gitConf) {
+	c.gitConfRuns(conf())
+	c.gitRunOpts(name, rest)
+	c.gitSetsConfig(name, rest)
 	c.gitWrite(name, rest)
 	switch name {
-	case "push", "send-pack":
+	case "push", "send-pack", "http-push":
 		c.gitPush(rest, conf)
+	case "receive-pack":
+		// Run by hand, it updates a repository's refs as the commands on
+		// its stdin say, fast-forward or not.
+		c.flag(ReasonGitPush)
+	case "for-each-repo":
+		// git -C REPO ARGS... for each repository a setting lists.
+		if args := gitForEachRepoArgs(rest); len(args) > 0 {
+			c.git1(append([]field{lit("-C"), unknown}, args...), maxGitAliases)
+		}
 	case "reset":
 		for _, a := range rest {
 			if longOpt(a.text, "--hard", 3) || (!a.known() && a.split) {
@@ -186,21 +208,21 @@ func (c *checker) gitOption(v field, cli *[]gitSetting) bool {
 	switch {
 	case strings.HasPrefix(k, "alias.") && strings.HasPrefix(cmd, "!"):
 		c.nested(cmd[1:], nil, false)
-	case gitRunKey(k):
-		c.nested(strings.TrimPrefix(cmd, "!"), nil, false)
 	case k == "core.hookspath" || k == "include.path" || strings.HasPrefix(k, "includeif."):
 		c.flag(ReasonOpaque) // hooks or configuration from files not read here
+	default:
+		c.gitSettingRuns(k, cmd)
 	}
 	return c.why == ""
 }
 
-// gitPush: git push (and send-pack) asks when it may overwrite or delete
-// remote history: a forcing option in any spelling git accepts (every
-// unambiguous abbreviation of a long option, and the ambiguous ones
-// too), a +refspec or :refspec, an operand that may start with either,
-// or a configuration that forces a plain push (gitConf.forcesPush), or
-// one that could not be read. --receive-pack and --exec run a command
-// (locally for a local remote): it is checked.
+// gitPush: git push (and send-pack, http-push) asks when it may overwrite
+// or delete remote history: a forcing option in any spelling git accepts
+// (every unambiguous abbreviation of a long option, and the ambiguous
+// ones too; http-push's -D), refspecs read from stdin (send-pack
+// --stdin), a +refspec or :refspec, an operand that may start with
+// either, or a configuration that forces a plain push
+// (gitConf.forcesPush), or one that could not be read.
 func (c *checker) gitPush(rest []field, conf func() gitConf) {
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -209,8 +231,8 @@ func (c *checker) gitPush(rest []field, conf func() gitConf) {
 		case !a.known() && a.split:
 			c.flag(ReasonGitPush) // may be --force
 		case longOpt(t, "--force", 3), longOpt(t, "--force-with-lease", 3), longOpt(t, "--force-if-includes", 3),
-			longOpt(t, "--mirror", 3), longOpt(t, "--delete", 3), longOpt(t, "--prune", 3),
-			shortFlag(a, 'f'), shortFlag(a, 'd'):
+			longOpt(t, "--mirror", 3), longOpt(t, "--delete", 3), longOpt(t, "--prune", 3), longOpt(t, "--stdin", 4),
+			shortFlag(a, 'f'), shortFlag(a, 'd'), shortFlag(a, 'D'):
 			c.flag(ReasonGitPush)
 		case longOpt(t, "--recurse-submodules", 5):
 			// on-demand and only push each submodule with its own
@@ -219,11 +241,8 @@ func (c *checker) gitPush(rest []field, conf func() gitConf) {
 				c.flag(ReasonGitPush)
 			}
 		case longOpt(t, "--receive-pack", 5), longOpt(t, "--exec", 3):
-			if _, v, eq := strings.Cut(t, "="); eq {
-				c.nested(v, nil, false)
-			} else if i+1 < len(rest) {
-				i++
-				c.nested(rest[i].text, nil, false)
+			if _, _, eq := strings.Cut(t, "="); !eq {
+				i++ // its command, checked by gitRunOpts
 			}
 		}
 	}
@@ -238,6 +257,230 @@ func (c *checker) gitPush(rest []field, conf func() gitConf) {
 	if g := conf(); g.unsure || g.forcesPush() {
 		c.flag(ReasonGitPush)
 	}
+}
+
+// gitConfRuns checks the commands that configuration files (not -c,
+// which gitOption checks) give git to run: a pager, an editor, a tool's
+// command, a filter... (gitRunKey, gitRunValue). The repository's own
+// .git/config is one of them.
+func (c *checker) gitConfRuns(g gitConf) {
+	for _, s := range g.settings[:g.files] {
+		if c.why != "" {
+			return
+		}
+		c.gitSettingRuns(s.key, s.value)
+	}
+}
+
+// gitSettingRuns checks one setting that makes git run a command: the
+// command is checked (a leading "!" says "with the shell"); one that
+// allows the ext:: transport, whose URLs are commands, asks.
+func (c *checker) gitSettingRuns(k, v string) {
+	switch {
+	case gitRunKey(k):
+		c.nested(strings.TrimPrefix(v, "!"), nil, false)
+	case strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update") && strings.HasPrefix(v, "!"):
+		c.nested(v[1:], nil, false) // git submodule update runs it
+	case (k == "protocol.ext.allow" || k == "protocol.allow") && strings.ToLower(v) != "never":
+		c.flag(ReasonOpaque) // ext::COMMAND remotes
+	}
+}
+
+// gitConfigWriters are the git commands that may change the configuration
+// a later git command of the same script reads: config (but its reading
+// forms), remote add --mirror..., clone -c and init (a new repository),
+// submodule, worktree and maintenance register.
+var gitConfigWriters = map[string]bool{
+	"config": true, "remote": true, "clone": true, "init": true, "submodule": true,
+	"worktree": true, "maintenance": true,
+}
+
+// gitSetsConfig checks a git command that may change git's configuration:
+// a setting it writes that makes git run a command is checked now, and
+// git's configuration is unsure for the rest of the script (checked as
+// the files are before it runs, a later git p or git push could be read
+// without the alias or the forcing refspec it just set).
+func (c *checker) gitSetsConfig(name string, rest []field) {
+	if !gitConfigWriters[name] || gitReads(name, rest) {
+		return
+	}
+	c.gitSet = true
+	var ops []field
+	for i := 0; i < len(rest); i++ {
+		a, t := rest[i], rest[i].text
+		switch {
+		case name == "clone" && (t == "-c" || longOpt(t, "--config", 4) && !strings.Contains(t, "=")) && i+1 < len(rest):
+			i++
+			c.gitSetting(rest[i])
+		case name == "clone" && longOpt(t, "--config", 4):
+			_, v, _ := strings.Cut(t, "=")
+			c.gitSetting(field{text: v, glob: a.glob})
+		case name == "clone" && strings.HasPrefix(t, "-c"):
+			c.gitSetting(field{text: t[2:], glob: a.glob})
+		case name == "config" && slices.Contains([]string{"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}, t):
+			i++ // an option's argument
+		case !isOption(a):
+			ops = append(ops, a)
+		}
+	}
+	if name != "config" {
+		return
+	}
+	if len(ops) > 0 && slices.Contains([]string{"set", "unset", "get", "list", "rename-section", "remove-section", "edit"}, ops[0].text) {
+		ops = ops[1:]
+	}
+	if len(ops) >= 2 {
+		c.gitSetting(field{text: ops[0].text + "=" + ops[1].text, glob: ops[1].glob})
+	}
+}
+
+// gitSetting checks a setting NAME=VALUE a command writes (git config,
+// clone -c): an alias of a shell command or a setting that makes git run
+// a command (gitSettingRuns) is checked as the command it runs.
+func (c *checker) gitSetting(v field) {
+	if !v.known() {
+		c.flag(ReasonOpaque)
+		return
+	}
+	k, val, _ := strings.Cut(v.text, "=")
+	k = strings.ToLower(k)
+	if strings.HasPrefix(k, "alias.") && strings.HasPrefix(val, "!") {
+		c.nested(val[1:], nil, false)
+		return
+	}
+	c.gitSettingRuns(k, val)
+}
+
+// cmdOpt is a long option whose value git runs as a command, with the
+// length of its shortest abbreviation that no other option of the
+// command shares.
+type cmdOpt struct {
+	long string
+	min  int
+}
+
+// gitCmdOpts are, by subcommand, the options whose value git runs as a
+// command (with the shell, or on the remote side, which for a local
+// remote is this machine): the long ones (the value after "=" or in the
+// next word), the short letters (the rest of the cluster or the next
+// word) and those whose value is only ever attached (grep -O[PAGER]).
+var gitCmdOpts = map[string]struct {
+	long            []cmdOpt
+	short, attached string
+}{
+	"push":          {long: []cmdOpt{{"--receive-pack", 5}, {"--exec", 3}}},
+	"send-pack":     {long: []cmdOpt{{"--receive-pack", 3}, {"--exec", 3}}},
+	"fetch":         {long: []cmdOpt{{"--upload-pack", 4}}},
+	"pull":          {long: []cmdOpt{{"--upload-pack", 4}}},
+	"fetch-pack":    {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}},
+	"clone":         {long: []cmdOpt{{"--upload-pack", 3}}, short: "u"},
+	"ls-remote":     {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}},
+	"archive":       {long: []cmdOpt{{"--exec", 3}}},
+	"rebase":        {long: []cmdOpt{{"--exec", 4}}, short: "x"},
+	"difftool":      {long: []cmdOpt{{"--extcmd", 3}}, short: "x"},
+	"grep":          {long: []cmdOpt{{"--open-files-in-pager", 4}}, attached: "O"},
+	"instaweb":      {long: []cmdOpt{{"--httpd", 3}, {"--browser", 3}}},
+	"send-email":    {long: []cmdOpt{{"--to-cmd", 4}, {"--cc-cmd", 4}, {"--header-cmd", 4}, {"--sendmail-cmd", 4}, {"--smtp-server", 7}}},
+	"filter-branch": {long: []cmdOpt{{"--env-filter", 12}, {"--tree-filter", 13}, {"--index-filter", 14}, {"--parent-filter", 15}, {"--msg-filter", 12}, {"--commit-filter", 15}, {"--tag-name-filter", 17}, {"--setup", 7}}},
+}
+
+// gitRunOpts checks the commands git subcommand name runs: those its
+// options name (gitCmdOpts), submodule foreach's and bisect run's
+// command, and every word of a short cluster after its command letter.
+func (c *checker) gitRunOpts(name string, rest []field) {
+	opts := gitCmdOpts[name]
+	for i := 0; i < len(rest) && c.why == ""; i++ {
+		a := rest[i]
+		t := a.text
+		if t == "--" {
+			break
+		}
+		if !isOption(a) {
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			for _, o := range opts.long {
+				if !longOpt(t, o.long, o.min) {
+					continue
+				}
+				if _, v, eq := strings.Cut(t, "="); eq {
+					c.nested(v, nil, false)
+				} else if i+1 < len(rest) {
+					i++
+					c.nested(rest[i].text, nil, false)
+				}
+			}
+			continue
+		}
+		if k := strings.IndexAny(t[1:], opts.attached); k >= 0 {
+			c.nested(t[k+2:], nil, false)
+		} else if k := strings.IndexAny(t[1:], opts.short); k >= 0 {
+			if v := t[k+2:]; v != "" {
+				c.nested(v, nil, false)
+			} else if i+1 < len(rest) {
+				i++
+				c.nested(rest[i].text, nil, false)
+			}
+		}
+	}
+	ops := operands(rest)
+	if len(ops) == 0 {
+		return
+	}
+	switch {
+	case name == "submodule" && ops[0].text == "foreach":
+		// git runs the first word with the shell, the others as its
+		// arguments ("$@").
+		switch cmd := gitAfter(rest, ops[0]); {
+		case len(cmd) > 0 && !cmd[0].known():
+			c.flag(ReasonOpaque)
+		case len(cmd) > 0:
+			c.nest(func() { c.subshell(func() { c.scriptWithArgs(cmd[0].text, cmd[1:]) }) })
+		}
+	case name == "bisect" && ops[0].text == "run":
+		c.run(gitAfter(rest, ops[0]), input{})
+	case name == "submodule" || name == "bisect":
+		if !ops[0].known() {
+			c.flag(ReasonOpaque) // may be foreach or run
+		}
+	}
+}
+
+// gitAfter is what follows word w in rest, its own options skipped (those
+// of submodule foreach: --quiet, --recursive) and one "--".
+func gitAfter(rest []field, w field) []field {
+	for i := range rest {
+		if rest[i] != w {
+			continue
+		}
+		after := rest[i+1:]
+		for len(after) > 0 && isOption(after[0]) {
+			after = after[1:]
+		}
+		if len(after) > 0 && after[0].text == "--" {
+			after = after[1:]
+		}
+		return after
+	}
+	return nil
+}
+
+// gitForEachRepoArgs are the git arguments git for-each-repo runs in each
+// repository: what follows its own options (--config=KEY, --config KEY,
+// --keep-going) and one "--".
+func gitForEachRepoArgs(rest []field) []field {
+	for i := 0; i < len(rest); i++ {
+		switch t := rest[i].text; {
+		case t == "--":
+			return rest[i+1:]
+		case longOpt(t, "--config", 3) && !strings.Contains(t, "="):
+			i++
+		case isOption(rest[i]) && strings.HasPrefix(t, "--"):
+		default:
+			return rest[i:]
+		}
+	}
+	return nil
 }
 
 // gitCheckout: git checkout discards uncommitted changes with -f, --ours,

@@ -26,8 +26,9 @@ type gitSetting struct{ key, value string }
 // repository's owner, or a confined command before the sandbox made .git
 // read-only, controls), the global and the system files.
 type gitConf struct {
-	settings []gitSetting
-	unsure   bool // some of it could not be read: anything it sets is possible
+	settings []gitSetting // in git's order: the files (system, global, the repository's), then -c; the last one wins
+	files    int          // the first files settings are the files' ones
+	unsure   bool         // some of it could not be read: anything it sets is possible
 }
 
 // alias returns the value of alias.name (the last one wins, as in git).
@@ -75,9 +76,10 @@ func gitFalse(v string) bool {
 }
 
 // gitConfig is the configuration git reads when run in dir (gitDir when
-// --git-dir names one): the -c settings, then the repository's config
-// (found by walking up from dir as git does), the global files below HOME
-// and XDG_CONFIG_HOME, and /etc/gitconfig. Files are read once per check.
+// --git-dir names one), in git's order, where the last value of a setting
+// wins: /etc/gitconfig, the global files below XDG_CONFIG_HOME and HOME,
+// the repository's config (found by walking up from dir as git does) and
+// config.worktree, then the -c settings. Files are read once per check.
 func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 	g := gitConf{settings: append([]gitSetting(nil), cli...)}
 	home, okHome := c.vars["HOME"]
@@ -85,7 +87,11 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 		g.unsure = true
 		return g
 	}
-	var files []string
+	xdg := filepath.Join(home, ".config")
+	if v, ok := c.vars["XDG_CONFIG_HOME"]; ok {
+		xdg = v
+	}
+	files := []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
 	if repo := findGitDir(dir, gitDir); repo != "" {
 		common := repo
 		if b, err := readSmall(filepath.Join(repo, "commondir")); err == nil {
@@ -97,17 +103,13 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 		}
 		files = append(files, filepath.Join(common, "config"), filepath.Join(repo, "config.worktree"))
 	}
-	xdg := filepath.Join(home, ".config")
-	if v, ok := c.vars["XDG_CONFIG_HOME"]; ok {
-		xdg = v
-	}
-	files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), "/etc/gitconfig")
-	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes}
+	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes, written: c.mayWrite}
 	for _, f := range files {
 		r.file(f, 0)
 	}
-	g.settings = append(g.settings, r.settings...)
-	g.unsure = g.unsure || r.unsure
+	g.settings = append(r.settings, g.settings...)
+	g.files = len(r.settings)
+	g.unsure = r.unsure || c.gitSet
 	return g
 }
 
@@ -183,6 +185,7 @@ type gitReader struct {
 	unsure   bool
 	cache    map[string]gitFile
 	read     *int
+	written  func(string) bool // the script may write this path before git reads it
 }
 
 // gitFile is one configuration file as read: its settings and its size.
@@ -201,7 +204,7 @@ func (r *gitReader) file(p string, depth int) {
 		return
 	}
 	r.files++
-	if r.files > maxGitConfigFiles {
+	if r.files > maxGitConfigFiles || r.written != nil && r.written(p) {
 		r.unsure = true
 		return
 	}

@@ -571,14 +571,24 @@ func device(p string) bool {
 // or filter driver, a credential helper, the fsmonitor hook.
 func gitRunKey(k string) bool {
 	switch k {
-	case "core.pager", "core.editor", "sequence.editor", "core.sshcommand", "core.fsmonitor",
+	case "core.pager", "core.editor", "sequence.editor", "core.fsmonitor",
 		"core.askpass", "diff.external", "credential.helper", "gpg.program", "core.gitproxy",
-		"uploadpack.packobjectshook", "web.browser":
+		"uploadpack.packobjectshook", "web.browser", "interactive.difffilter", "imap.tunnel",
+		"sendemail.smtpserver", "instaweb.httpd", "instaweb.browser":
 		return true
 	}
-	for _, suffix := range []string{".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".receivepack", ".uploadpack", ".helper"} {
+	// command and cmd: core.sshCommand, core.alternateRefsCommand,
+	// gpg.ssh.defaultKeyCommand, diff.<driver>.command, trailer.<key>.cmd,
+	// man.<tool>.cmd, browser.<tool>.cmd, difftool.<tool>.cmd,
+	// mergetool.<tool>.cmd, sendemail.toCmd, ccCmd, headerCmd, sendmailCmd.
+	for _, suffix := range []string{".textconv", "command", "cmd", ".driver", ".clean", ".smudge", ".process", ".program", ".receivepack", ".uploadpack", ".helper"} {
 		if strings.HasSuffix(k, suffix) {
 			return true
+		}
+	}
+	for _, tool := range []string{"man.", "browser.", "difftool.", "mergetool."} {
+		if strings.HasPrefix(k, tool) && strings.HasSuffix(k, ".path") {
+			return true // the tool's program
 		}
 	}
 	return strings.HasPrefix(k, "pager.")

@@ -68,7 +68,7 @@ type vcsReader struct {
 // bounds or when it cannot be read (the configuration is then unsure).
 func (r *vcsReader) read(p string) ([]byte, bool) {
 	r.files++
-	if r.files > maxGitConfigFiles {
+	if r.files > maxGitConfigFiles || r.c.mayWrite(p) { // past the bound, or the script may change it first
 		r.unsure = true
 		return nil, false
 	}

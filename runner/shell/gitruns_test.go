@@ -1,0 +1,210 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// gitRunsLayout is gitLayout with repositories whose configuration files
+// make git run a command or push by force: a pager, a tool's command,
+// the ext:: transport allowed, an alias the repository sets over the
+// person's global one of the same name, a setting included from a file
+// in the workspace.
+func gitRunsLayout(t *testing.T) (layout, Place) {
+	t.Helper()
+	l, at := gitLayout(t)
+	files := map[string]string{
+		filepath.Join(l.ws, "pager/.git/config"):    "[core]\n\tpager = git push -f origin main\n",
+		filepath.Join(l.ws, "tool/.git/config"):     "[difftool \"x\"]\n\tcmd = git push --force origin main\n",
+		filepath.Join(l.ws, "trailer/.git/config"):  "[trailer \"t\"]\n\tcmd = rm -rf ~/canary\n",
+		filepath.Join(l.ws, "update/.git/config"):   "[submodule \"s\"]\n\tupdate = !git push --mirror\n",
+		filepath.Join(l.ws, "ext/.git/config"):      "[protocol \"ext\"]\n\tallow = always\n",
+		filepath.Join(l.ws, "local/.git/config"):    "[alias]\n\tlg = push --force\n",
+		filepath.Join(l.ws, "included/.git/config"): "[include]\n\tpath = ../git.inc\n",
+		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
+		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n",
+	}
+	for p, content := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l, at
+}
+
+// TestGitRunsAndConfigures: every way git's command line, its
+// configuration files, a setting the same line writes, or a variable
+// assigned from data gets git to push by force (or to run a command that
+// does) asks; checked with and without the sandbox's read-only .git,
+// since a command that only reads .git asks for nothing else.
+func TestGitRunsAndConfigures(t *testing.T) {
+	_, at := gitRunsLayout(t)
+	ro := at
+	ro.GitReadOnly = true
+	for _, tc := range []struct {
+		cmd  string
+		want Reason
+	}{
+		// -c wins over the files, the repository's file over the global
+		// ones (git's order; the last value wins).
+		{"git -c alias.st='push -f' st origin main", ReasonGitPush},
+		{"git -c alias.safe='push --mirror' safe", ReasonGitPush},
+		{"git -C local lg", ReasonGitPush},
+		{"git -C included send", ReasonGitPush},
+		// Options whose value git runs as a command, in each spelling.
+		{"git grep -O'git push -f origin main #' x", ReasonGitPush},
+		{"git grep -iO'git push -f origin main #' x", ReasonGitPush},
+		{"git grep --open-files-in-pager='git push -f' x", ReasonGitPush},
+		{"git grep --open='git push -f' x", ReasonGitPush},
+		{"git ls-remote --upload-pack='git push -f origin main; git-upload-pack' .", ReasonGitPush},
+		{"git ls-remote --upl 'git push -f origin main; git-upload-pack' .", ReasonGitPush},
+		{"git ls-remote --exec='git push -f' .", ReasonGitPush},
+		{"git fetch --upload-pack 'git push -f' .", ReasonGitPush},
+		{"git pull --upload-pack='git push -f' .", ReasonGitPush},
+		{"git fetch-pack --exec='git push -f' .", ReasonGitPush},
+		{"git clone -u 'git push -f' . d", ReasonGitPush},
+		{"git clone -u'git push -f' . d", ReasonGitPush},
+		{"git clone --upload-pack='git push -f' . d", ReasonGitPush},
+		{"git archive --remote=. --exec='git push -f; git-upload-archive' HEAD", ReasonGitPush},
+		{"git push --receive-pack='git push -f' ../r", ReasonGitPush},
+		{"git send-pack --rec='git push -f' ../r main", ReasonGitPush},
+		{"git rebase -x 'git push -f origin main' main", ReasonGitPush},
+		{"git rebase -ix 'git push -f origin main' main", ReasonGitPush},
+		{"git rebase --exec='git push -f' main", ReasonGitPush},
+		{"git rebase --exe 'git push -f' main", ReasonGitPush},
+		{"git difftool -x 'git push -f'", ReasonGitPush},
+		{"git difftool --extcmd='git push -f'", ReasonGitPush},
+		{"git submodule foreach 'git push -f'", ReasonGitPush},
+		{"git submodule foreach git push -f origin main", ReasonGitPush},
+		{"git submodule foreach --recursive -- git push --force", ReasonGitPush},
+		{"git submodule --quiet foreach 'git push --mirror'", ReasonGitPush},
+		{`git submodule "$S" 'git push -f'`, ReasonOpaque},
+		{`git submodule foreach "$C"`, ReasonOpaque},
+		{"git bisect run git push -f", ReasonGitPush},
+		{`git bisect "$B" git push -f`, ReasonOpaque},
+		{"git for-each-repo --config=maintenance.repo push origin main", ReasonGitPush},
+		{"git for-each-repo --config maintenance.repo -- push origin main", ReasonGitPush},
+		{"git send-email --to-cmd='git push -f' x.patch", ReasonGitPush},
+		{"git send-email --smtp-server='git push -f' x.patch", ReasonGitPush},
+		{"git filter-branch --tree-filter 'git push -f' HEAD", ReasonGitPush},
+		{"git instaweb --httpd='git push -f'", ReasonGitPush},
+		// Pushes that send-pack, http-push and receive-pack make.
+		{"printf '+HEAD:refs/heads/main\\n' | git send-pack --stdin ../r", ReasonGitPush},
+		{"git http-push --force https://h/r.git main", ReasonGitPush},
+		{"git http-push -D https://h/r.git main", ReasonGitPush},
+		{"git http-push https://h/r.git +main", ReasonGitPush},
+		{"git receive-pack ../r.git", ReasonGitPush},
+		// Settings that make git run a command: -c, and the files.
+		{"git -c man.viewer=x -c man.x.cmd='git push -f origin main' help -m push", ReasonGitPush},
+		{"git -c browser.x.cmd='git push -f' help -w push", ReasonGitPush},
+		{"git -c man.x.path='rm -rf ~/canary' help -m push", ReasonDeleteOutside},
+		{"git -c difftool.x.cmd='git push -f origin main' difftool -t x", ReasonGitPush},
+		{"git -c mergetool.x.cmd='git push -f' mergetool -t x", ReasonGitPush},
+		{"git -c interactive.diffFilter='git push -f' add -p", ReasonGitPush},
+		{"git -c trailer.x.cmd='git push -f' commit --trailer x=y", ReasonGitPush},
+		{"git -c sendemail.tocmd='git push -f' send-email x.patch", ReasonGitPush},
+		{"git -c sendemail.smtpServer='git push -f' send-email x.patch", ReasonGitPush},
+		{"git -c core.alternateRefsCommand='git push -f' fetch .", ReasonGitPush},
+		{"git -c gpg.ssh.defaultKeyCommand='git push -f' commit -S -m x", ReasonGitPush},
+		{"git -c imap.tunnel='git push -f' imap-send", ReasonGitPush},
+		{"git -c submodule.x.update='!git push -f origin main' submodule update", ReasonGitPush},
+		{"git -c protocol.ext.allow=always ls-remote 'ext::sh -c git% push% -f'", ReasonOpaque},
+		{"git -c protocol.allow=user ls-remote x", ReasonOpaque},
+		{"git -C pager log", ReasonGitPush},
+		{"git -C tool status", ReasonGitPush},
+		{"git -C trailer status", ReasonDeleteOutside},
+		{"git -C update submodule update", ReasonGitPush},
+		{"git -C ext status", ReasonOpaque},
+		// What the same line writes into the configuration before git
+		// reads it: checked as it is written, then unsure.
+		{"git config alias.p 'push -f' && git p origin main", ReasonOpaque},
+		{"git config alias.st 'push -f' && git st origin main", ReasonOpaque},
+		{"git config --global alias.p 'push -f'; git p", ReasonOpaque},
+		{"git config set alias.p 'push -f' && git p", ReasonOpaque},
+		{"git config remote.origin.push +refs/heads/main:refs/heads/main && git push origin", ReasonGitPush},
+		{"git config remote.origin.mirror true && git push origin", ReasonGitPush},
+		{"git remote add --mirror=push m ../r && git push m", ReasonGitPush},
+		{"git init d && cd d && git config alias.p 'push -f' && git p", ReasonOpaque},
+		{"git clone -c remote.origin.push=+refs/heads/*:refs/heads/* ../r d && git -C d push", ReasonGitPush},
+		{"git clone --config alias.x='!git push -f' ../r d", ReasonGitPush},
+		{"git clone -calias.x='!git push -f' ../r d", ReasonGitPush},
+		{"git clone --config=core.pager='git push -f' ../r d", ReasonGitPush},
+		{"git config core.pager 'git push -f origin main'", ReasonGitPush},
+		{"git config --file x.cfg core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config alias.x '!git push --mirror'", ReasonGitPush},
+		{"git config alias.x \"$V\"", ReasonOpaque},
+		{"printf '[alias]\\n\\tp = push -f\\n' >> .git/config; git p origin main", ReasonOpaque},
+		{"printf '[remote \"origin\"]\\n\\tpush = +main:main\\n' >> .git/config; git push origin", ReasonGitPush},
+		{"echo x | tee -a .git/config; git push origin", ReasonGitPush},
+		{"cp evil.cfg .git/config && git push", ReasonGitPush},
+		{"mv evil .git && git push", ReasonGitPush},
+		{"echo '[alias] send = push -f' > included/git.inc; git -C included send", ReasonOpaque},
+		{`echo x > "$F"; git push`, ReasonGitPush},
+		// Variables that load git configuration, given by env or assigned
+		// from data or arithmetic.
+		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p origin main", ReasonOpaque},
+		{"env GIT_CONFIG_GLOBAL=x.cfg git p origin main", ReasonOpaque},
+		{"env -S 'GIT_CONFIG_GLOBAL=x.cfg git p origin main'", ReasonOpaque},
+		{"env PAGER='rm -rf ~/canary' git log", ReasonDeleteOutside},
+		{"alias g='GIT_CONFIG_GLOBAL=x.cfg git'; g p", ReasonOpaque},
+		{"export GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f'; git p", ReasonOpaque},
+		{"read -r GIT_CONFIG_GLOBAL <<< x.cfg; export GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
+		{"read -a GIT_CONFIG_COUNT <<< 1; git p", ReasonOpaque},
+		{"printf -v GIT_CONFIG_GLOBAL x.cfg; export GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
+		{"printf -vGIT_CONFIG_GLOBAL x.cfg; git p", ReasonOpaque},
+		{"mapfile -t GIT_CONFIG_GLOBAL <<< x.cfg; git p", ReasonOpaque},
+		{"readarray GIT_CONFIG_PARAMETERS < f; git p", ReasonOpaque},
+		{"getopts x GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
+		{"wait -p GIT_CONFIG_COUNT; git p", ReasonOpaque},
+		{": ${GIT_CONFIG_GLOBAL:=x.cfg}; export GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
+		{": ${GIT_CONFIG_GLOBAL=x.cfg}; git p", ReasonOpaque},
+		{"for GIT_CONFIG_GLOBAL in x.cfg; do export GIT_CONFIG_GLOBAL; git p; done", ReasonOpaque},
+		{"select GIT_CONFIG_GLOBAL in x.cfg; do break; done; git p", ReasonOpaque},
+		{"let GIT_CONFIG_COUNT=1; git p", ReasonOpaque},
+		{"(( GIT_CONFIG_COUNT=1 )); git p", ReasonOpaque},
+		{"(( GIT_CONFIG_COUNT+=1 )); git p", ReasonOpaque},
+		{"(( GIT_CONFIG_COUNT++ )); git p", ReasonOpaque},
+		{"(( --GIT_CONFIG_COUNT )); git p", ReasonOpaque},
+		{"command export GIT_CONFIG_GLOBAL=x.cfg; git p", ReasonOpaque},
+		{"read -r PAGER < f; git log", ReasonOpaque},
+		// env - (env -i) still runs its command.
+		{"env - git push -f", ReasonGitPush},
+		{"env - PAGER='rm -rf ~/canary' git log", ReasonDeleteOutside},
+	} {
+		for _, p := range []Place{at, ro} {
+			if got, why := Destructive(tc.cmd, p); !got || why != tc.want {
+				t.Errorf("GitReadOnly %v: Destructive(%q) = %v, %q; want true, %q", p.GitReadOnly, tc.cmd, got, why, tc.want)
+			}
+		}
+	}
+}
+
+// TestGitRunsAllowed: the ordinary forms of the same commands, and
+// settings that run nothing, do not ask (without the sandbox).
+func TestGitRunsAllowed(t *testing.T) {
+	_, at := gitRunsLayout(t)
+	for _, cmd := range []string{
+		"git grep -e foo", "git grep -O foo", "git grep -Oless foo", "git grep -n -i foo",
+		"git fetch origin", "git pull --rebase", "git clone ../r d", "git clone -q ../r d",
+		"git ls-remote origin", "git archive -o x.tar HEAD", "git rebase main", "git rebase -i main",
+		"git submodule update --init", "git submodule status", "git bisect start", "git bisect good",
+		"git difftool --tool=vimdiff", "git send-pack ../r main", "git send-pack --all ../r",
+		"git help push", "git -C local log", "git -C included status",
+		"git -c core.pager=less log", "git -c protocol.ext.allow=never fetch",
+		"git config user.name x && git commit -m x", "git config --get user.name && git st",
+		"git config -l; git push origin main", "git remote -v && git push origin main",
+		"git add . && git commit -m x && git push origin main",
+		"echo x > notes.txt && git push origin main", "git log > log.txt; git push",
+		"env GIT_CONFIG_NOSYSTEM=1 git push", "unset GIT_DIR; git status", "export PAGER=less; git log",
+		"env -u PAGER git log", "read -r name; echo $name", "for f in *.go; do git add $f; done",
+		"(( n = 1 )); git status",
+	} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
+		}
+	}
+}
