@@ -45,6 +45,24 @@ func (c *checker) run(args []field, in input) {
 	c.named(filepath.Base(name.text), args[1:], in)
 }
 
+// runProgram checks a command a wrapper runs (command, exec, env, sudo,
+// xargs...): a program, never the shell's function or alias of that name
+// (command git inside a function named git runs git).
+func (c *checker) runProgram(args []field, in input) {
+	if len(args) == 0 || !args[0].known() {
+		c.run(args, in)
+		return
+	}
+	if c.why != "" {
+		return
+	}
+	if !c.step() {
+		c.flag(ReasonTooDeep)
+		return
+	}
+	c.named(filepath.Base(args[0].text), args[1:], in)
+}
+
 // named checks the command name (a base name) with its arguments.
 func (c *checker) named(name string, rest []field, in input) {
 	c.nameArgs(name, rest)
@@ -230,7 +248,7 @@ func (c *checker) su(name string, rest []field) {
 		}
 	}
 	if runs {
-		c.run(ops, input{})
+		c.runProgram(ops, input{})
 	}
 }
 
@@ -433,7 +451,7 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		})
 	}
 	if len(split) == 0 {
-		c.run(rest, in)
+		c.runProgram(rest, in)
 	}
 }
 

@@ -122,7 +122,14 @@ func (c *checker) forgeCLI(rest []field, withArg string) {
 			} else {
 				method = nextArg(args, &i).text
 			}
-		case k == "--field" || k == "--raw-field" || k == "--input" || k == "--form":
+		case k == "--input":
+			// The request body, read from a file or stdin: not seen.
+			fields = true
+			if !eq {
+				nextArg(args, &i)
+			}
+			texts = append(texts, unknown)
+		case k == "--field" || k == "--raw-field" || k == "--form":
 			fields = true
 			if eq {
 				texts = append(texts, lit(v))
@@ -181,10 +188,28 @@ func (c *checker) forgeCLI(rest []field, withArg string) {
 	case "DELETE":
 		c.flag(ReasonRemoteHistory)
 	case "PATCH", "PUT", "POST":
-		if e := strings.ToLower(endpoint.text); strings.Contains(e, "git/refs") || strings.Contains(e, "/branches") {
+		e := strings.ToLower(endpoint.text)
+		if strings.Contains(e, "git/refs") || strings.Contains(e, "/branches") ||
+			strings.Contains(e, "/commits") && forgeForces(texts) {
 			c.flag(ReasonRemoteHistory)
 		}
 	}
+}
+
+// forgeForces reports whether a request's fields may ask to overwrite a
+// branch (GitLab's create-commit force=true resets the branch to the new
+// commit): a force field that is not false, or a field or body not seen.
+func forgeForces(texts []field) bool {
+	for _, f := range texts {
+		if !f.known() {
+			return true
+		}
+		k, v, _ := strings.Cut(f.text, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "force") && !gitFalse(strings.TrimSpace(v)) {
+			return true
+		}
+	}
+	return false
 }
 
 // slicesIndexText is the index of the first known argument exactly s.

@@ -438,7 +438,7 @@ func (c *checker) gitRunOpts(name string, rest []field) {
 			c.nest(func() { c.subshell(func() { c.scriptWithArgs(cmd[0].text, cmd[1:]) }) })
 		}
 	case name == "bisect" && ops[0].text == "run":
-		c.run(gitAfter(rest, ops[0]), input{})
+		c.runProgram(gitAfter(rest, ops[0]), input{})
 	case name == "submodule" || name == "bisect":
 		if !ops[0].known() {
 			c.flag(ReasonOpaque) // may be foreach or run

@@ -208,3 +208,50 @@ func TestGitRunsAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappersRunPrograms: a wrapper (command, exec, env, sudo, xargs,
+// find -exec, runuser, jj util exec, git bisect run) runs a program, never
+// the shell's function of that name: a function that hides the program
+// (or calls it, as git() { command git "$@"; } does) changes nothing of
+// what the program does. And the forges' API requests whose body is not
+// seen, or which ask to force a branch, ask.
+func TestWrappersRunPrograms(t *testing.T) {
+	_, at := gitRunsLayout(t)
+	for _, tc := range []struct {
+		cmd  string
+		want Reason
+	}{
+		{`git() { command git "$@"; }; git push -f origin main`, ReasonOpaque},
+		{"git() { :; }; command git push -f origin main", ReasonGitPush},
+		{"git() { :; }; exec git push -f origin main", ReasonGitPush},
+		{"git() { :; }; env git push --force", ReasonGitPush},
+		{"git() { :; }; sudo git push --mirror", ReasonGitPush},
+		{"git() { :; }; echo x | xargs git push -f", ReasonGitPush},
+		{"git() { :; }; find . -maxdepth 0 -exec git push -f \\;", ReasonGitPush},
+		{"git() { :; }; command git bisect run git push -f", ReasonGitPush},
+		{"rm() { :; }; command rm -rf ~/canary", ReasonDeleteOutside},
+		{"rm() { :; }; runuser -u nobody rm -rf ~/canary", ReasonDeleteOutside},
+		{"rm() { :; }; jj util exec -- rm -rf ~/canary", ReasonDeleteOutside},
+		{"alias git=true; command git push -f", ReasonGitPush},
+		{"gh api graphql --input q.json", ReasonRemoteHistory},
+		{"gh api graphql --input=- < q.json", ReasonRemoteHistory},
+		{"glab api -X POST projects/1/repository/commits -f branch=main -f force=true", ReasonRemoteHistory},
+		{"glab api projects/1/repository/commits -F force=1 -f branch=main", ReasonRemoteHistory},
+		{"glab api --method POST projects/1/repository/commits --input body.json", ReasonRemoteHistory},
+		{"gh api repos/o/r/git/refs/heads/main -X PATCH --field force=true --field sha=x", ReasonRemoteHistory},
+	} {
+		if got, why := Destructive(tc.cmd, at); !got || why != tc.want {
+			t.Errorf("Destructive(%q) = %v, %q; want true, %q", tc.cmd, got, why, tc.want)
+		}
+	}
+	for _, cmd := range []string{
+		"git() { :; }; git push -f", // the function runs, not git
+		"glab api -X POST projects/1/repository/commits -f branch=main -f commit_message=x -f force=false",
+		"gh api -X PUT repos/o/r/contents/x -f message=m -f content=Y", "gh api graphql -f query='query { viewer { login } }'",
+		"command git status", "env git log", "sudo git fetch",
+	} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
+		}
+	}
+}

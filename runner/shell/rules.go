@@ -336,7 +336,7 @@ func (c *checker) find(args []field) {
 			c.nest(func() {
 				saved := c.perEntry
 				c.perEntry = saved || w != inside
-				c.run(sub, input{})
+				c.runProgram(sub, input{})
 				c.perEntry = saved
 			})
 		}

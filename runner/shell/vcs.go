@@ -541,7 +541,7 @@ func (c *checker) jj1(args []field, depth int) {
 		if len(cmd) > 0 && cmd[0].text == "--" {
 			cmd = cmd[1:]
 		}
-		c.run(cmd, input{})
+		c.runProgram(cmd, input{})
 		return
 	case sub == "util" && second.text == "gc", (sub == "operation" || sub == "op") && second.text == "abandon":
 		c.flag(ReasonVCSHistory) // unreachable commits, or the operation log jj undoes with
