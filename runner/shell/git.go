@@ -132,6 +132,11 @@ func (c *checker) gitCommand(name string, rest []field, dir, work string, conf f
 			if longOpt(a.text, "--hard", 3) || (!a.known() && a.split) {
 				c.flag(ReasonGitReset)
 			}
+			// --merge resets files whose staged changes match the
+			// worktree (--keep keeps every local change: it stops first).
+			if longOpt(a.text, "--merge", 4) {
+				c.flag(ReasonGitDiscard)
+			}
 		}
 	case "checkout":
 		c.gitCheckout(rest)
@@ -174,6 +179,10 @@ func (c *checker) gitCommand(name string, rest []field, dir, work string, conf f
 				}
 			}
 		}
+	case "apply", "checkout-index", "read-tree", "mv", "merge", "rebase", "am", "cherry-pick", "revert", "submodule":
+		if gitDiscards(name, rest) {
+			c.flag(ReasonGitDiscard)
+		}
 	case "rm":
 		recursive, force, cached := false, false, false
 		for _, a := range rest {
@@ -190,6 +199,63 @@ func (c *checker) gitCommand(name string, rest []field, dir, work string, conf f
 			c.flag(ReasonGitDiscard) // files with uncommitted changes
 		}
 	}
+}
+
+// gitDiscards reports whether git name (apply, checkout-index,
+// read-tree, mv, merge, rebase, am, cherry-pick, revert, submodule) with
+// the arguments rest overwrites uncommitted changes: apply -R of a patch to
+// the worktree (the reverse of "git diff" is the committed content),
+// checkout-index -f, read-tree --reset with -u, mv -f over an existing
+// file, --abort and --skip of a merge, rebase, am, cherry-pick or revert
+// in progress (they reset the worktree, and a conflict's resolution with
+// it), submodule update -f and deinit -f. Long options in any
+// abbreviation, short ones in any cluster; a word that may be several
+// unknown arguments counts as the option.
+func gitDiscards(name string, rest []field) bool {
+	// find reports an option before "--": long in any abbreviation of at
+	// least min bytes, short in any cluster (up to an option of withArg,
+	// whose value the rest is); maybe also counts a word that may be
+	// several unknown arguments.
+	find := func(maybe bool, short byte, withArg, long string, min int) bool {
+		for _, a := range rest {
+			switch {
+			case a.text == "--":
+				return false
+			case maybe && !a.known() && a.split,
+				long != "" && strings.HasPrefix(a.text, "--") && longOpt(a.text, long, min),
+				short != 0 && shortHas(a, short, withArg):
+				return true
+			}
+		}
+		return false
+	}
+	has := func(short byte, long string, min int) bool { return find(true, short, "", long, min) }
+	surely := func(long string, min int) bool { return find(false, 0, "", long, min) }
+	switch name {
+	case "apply":
+		// --cached writes the index only; --check, --stat, --numstat and
+		// --summary write nothing unless --apply is given too.
+		if !find(true, 'R', "pC", "--reverse", 5) || surely("--cached", 4) {
+			return false
+		}
+		dry := surely("--check", 4) || surely("--stat", 4) || surely("--numstat", 4) || surely("--summary", 4)
+		return !dry || has(0, "--apply", 4)
+	case "checkout-index", "mv":
+		return has('f', "--force", 3)
+	case "read-tree":
+		return has('u', "", 0) && has(0, "--reset", 5)
+	case "merge":
+		return has(0, "--abort", 4)
+	case "rebase", "am", "cherry-pick", "revert":
+		return has(0, "--abort", 4) || has(0, "--skip", 3)
+	case "submodule":
+		ops := operands(rest)
+		if len(ops) == 0 || (ops[0].known() && ops[0].text != "update" && ops[0].text != "deinit") {
+			return false
+		}
+		return has('f', "--force", 3)
+	}
+	return false
 }
 
 // gitOption checks one -c NAME=VALUE; false when the check stops there.
@@ -363,24 +429,31 @@ type cmdOpt struct {
 // command (with the shell, or on the remote side, which for a local
 // remote is this machine): the long ones (the value after "=" or in the
 // next word), the short letters (the rest of the cluster or the next
-// word) and those whose value is only ever attached (grep -O[PAGER]).
+// word) and those whose value is only ever attached (grep -O[PAGER]);
+// withArg are the short letters that take the rest of a cluster as their
+// value (the letters after one are not options); appends says git adds
+// words after the command (the repository's path,
+// the matching files, the files to compare, a patch's name), which a
+// command such as "git checkout" turns into a discard of those files.
 var gitCmdOpts = map[string]struct {
 	long            []cmdOpt
 	short, attached string
+	withArg         string
+	appends         bool
 }{
-	"push":          {long: []cmdOpt{{"--receive-pack", 5}, {"--exec", 3}}},
-	"send-pack":     {long: []cmdOpt{{"--receive-pack", 3}, {"--exec", 3}}},
-	"fetch":         {long: []cmdOpt{{"--upload-pack", 4}}},
-	"pull":          {long: []cmdOpt{{"--upload-pack", 4}}},
-	"fetch-pack":    {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}},
-	"clone":         {long: []cmdOpt{{"--upload-pack", 3}}, short: "u"},
-	"ls-remote":     {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}},
-	"archive":       {long: []cmdOpt{{"--exec", 3}}},
-	"rebase":        {long: []cmdOpt{{"--exec", 4}}, short: "x"},
-	"difftool":      {long: []cmdOpt{{"--extcmd", 3}}, short: "x"},
-	"grep":          {long: []cmdOpt{{"--open-files-in-pager", 4}}, attached: "O"},
+	"push":          {long: []cmdOpt{{"--receive-pack", 5}, {"--exec", 3}}, appends: true},
+	"send-pack":     {long: []cmdOpt{{"--receive-pack", 3}, {"--exec", 3}}, appends: true},
+	"fetch":         {long: []cmdOpt{{"--upload-pack", 4}}, appends: true},
+	"pull":          {long: []cmdOpt{{"--upload-pack", 4}}, appends: true},
+	"fetch-pack":    {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}, appends: true},
+	"clone":         {long: []cmdOpt{{"--upload-pack", 3}}, short: "u", withArg: "obcju", appends: true},
+	"ls-remote":     {long: []cmdOpt{{"--upload-pack", 3}, {"--exec", 3}}, appends: true},
+	"archive":       {long: []cmdOpt{{"--exec", 3}}, appends: true},
+	"rebase":        {long: []cmdOpt{{"--exec", 4}}, short: "x", withArg: "sSXCx"},
+	"difftool":      {long: []cmdOpt{{"--extcmd", 3}}, short: "x", withArg: "tx", appends: true},
+	"grep":          {long: []cmdOpt{{"--open-files-in-pager", 4}}, attached: "O", withArg: "efABCmO", appends: true},
 	"instaweb":      {long: []cmdOpt{{"--httpd", 3}, {"--browser", 3}}},
-	"send-email":    {long: []cmdOpt{{"--to-cmd", 4}, {"--cc-cmd", 4}, {"--header-cmd", 4}, {"--sendmail-cmd", 4}, {"--smtp-server", 7}}},
+	"send-email":    {long: []cmdOpt{{"--to-cmd", 4}, {"--cc-cmd", 4}, {"--header-cmd", 4}, {"--sendmail-cmd", 4}, {"--smtp-server", 7}}, appends: true},
 	"filter-branch": {long: []cmdOpt{{"--env-filter", 12}, {"--tree-filter", 13}, {"--index-filter", 14}, {"--parent-filter", 15}, {"--msg-filter", 12}, {"--commit-filter", 15}, {"--tag-name-filter", 17}, {"--setup", 7}}},
 }
 
@@ -389,6 +462,16 @@ var gitCmdOpts = map[string]struct {
 // command, and every word of a short cluster after its command letter.
 func (c *checker) gitRunOpts(name string, rest []field) {
 	opts := gitCmdOpts[name]
+	run := func(cmd string) {
+		if cmd == "" {
+			return // grep -O alone: the pager
+		}
+		if opts.appends { // CMD "$@", the words git's own
+			c.nested(cmd+` "$@"`, []field{unknown, unknown}, false)
+		} else {
+			c.nested(cmd, nil, false)
+		}
+	}
 	for i := 0; i < len(rest) && c.why == ""; i++ {
 		a := rest[i]
 		t := a.text
@@ -404,22 +487,25 @@ func (c *checker) gitRunOpts(name string, rest []field) {
 					continue
 				}
 				if _, v, eq := strings.Cut(t, "="); eq {
-					c.nested(v, nil, false)
+					run(v)
 				} else if i+1 < len(rest) {
 					i++
-					c.nested(rest[i].text, nil, false)
+					run(rest[i].text)
 				}
 			}
 			continue
 		}
+		if k := strings.IndexAny(t[1:], opts.withArg); k >= 0 {
+			t = t[:k+2] // the rest is that option's value (clone -cNAME=VALUE)
+		}
 		if k := strings.IndexAny(t[1:], opts.attached); k >= 0 {
-			c.nested(t[k+2:], nil, false)
+			run(a.text[k+2:])
 		} else if k := strings.IndexAny(t[1:], opts.short); k >= 0 {
-			if v := t[k+2:]; v != "" {
-				c.nested(v, nil, false)
+			if v := a.text[k+2:]; v != "" {
+				run(v)
 			} else if i+1 < len(rest) {
 				i++
-				c.nested(rest[i].text, nil, false)
+				run(rest[i].text)
 			}
 		}
 	}

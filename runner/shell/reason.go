@@ -49,7 +49,9 @@ const (
 	ReasonGitReset Reason = "git reset --hard discards uncommitted changes"
 	// ReasonGitDiscard: a git command that discards uncommitted changes
 	// or untracked files (checkout of paths or -f, restore, clean,
-	// stash drop/clear, switch -f, rm -f, worktree remove -f).
+	// stash drop/clear, switch -f, rm -f, mv -f, worktree remove -f,
+	// reset --merge, apply -R, checkout-index -f, read-tree -u --reset,
+	// --abort/--skip of a merge or rebase, submodule update/deinit -f).
 	ReasonGitDiscard Reason = "git command that discards uncommitted changes"
 	// ReasonGitWrite: under the OS sandbox, which holds the workspace's
 	// .git read-only, a git command that writes it (commit, add,
