@@ -23,8 +23,13 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, "local/.git/config"):    "[alias]\n\tlg = push --force\n",
 		filepath.Join(l.ws, "included/.git/config"): "[include]\n\tpath = ../git.inc\n",
 		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
-		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n",
+		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n\tover = log\n",
 	}
+	global, err := os.ReadFile(filepath.Join(l.home, ".gitconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[filepath.Join(l.home, ".gitconfig")] = string(global) + "[alias]\n\tover = push --force\n"
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -55,6 +60,7 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git -c alias.safe='push --mirror' safe", ReasonGitPush},
 		{"git -C local lg", ReasonGitPush},
 		{"git -C included send", ReasonGitPush},
+		{"git over", ReasonGitPush}, // ~/.gitconfig is read after $XDG_CONFIG_HOME/git/config
 		// Options whose value git runs as a command, in each spelling.
 		{"git grep -O'git push -f origin main #' x", ReasonGitPush},
 		{"git grep -iO'git push -f origin main #' x", ReasonGitPush},
@@ -67,6 +73,7 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git pull --upload-pack='git push -f' .", ReasonGitPush},
 		{"git fetch-pack --exec='git push -f' .", ReasonGitPush},
 		{"git clone -u 'git push -f' . d", ReasonGitPush},
+		{"git clone -c core.pager='git push -f' ../r d", ReasonGitPush},
 		{"git clone -u'git push -f' . d", ReasonGitPush},
 		{"git clone --upload-pack='git push -f' . d", ReasonGitPush},
 		{"git archive --remote=. --exec='git push -f; git-upload-archive' HEAD", ReasonGitPush},
@@ -94,6 +101,7 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git instaweb --httpd='git push -f'", ReasonGitPush},
 		// Pushes that send-pack, http-push and receive-pack make.
 		{"printf '+HEAD:refs/heads/main\\n' | git send-pack --stdin ../r", ReasonGitPush},
+		{"git send-pack --stdin ../r < refs.txt", ReasonGitPush},
 		{"git http-push --force https://h/r.git main", ReasonGitPush},
 		{"git http-push -D https://h/r.git main", ReasonGitPush},
 		{"git http-push https://h/r.git +main", ReasonGitPush},
