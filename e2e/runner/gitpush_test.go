@@ -27,7 +27,10 @@ import (
 // (no sandbox, unsandboxed_auto = true), where every spelling ran
 // unasked before; and the OS sandbox with the global network = true,
 // where the spellings whose git command only reads .git (grep, ls-remote,
-// help, an alias of status) ran unasked.
+// help, an alias of status) ran unasked. The guard rail alone also asks
+// for a fetch into the remote's own repository (a local path) with a
+// +refspec, which rewrites its main with no push at all, and for a push
+// behind a shell function that runs git by "command".
 func TestGitForcePushSpellingsAsk(t *testing.T) {
 	t.Parallel()
 	spellings := []string{
@@ -41,6 +44,9 @@ func TestGitForcePushSpellingsAsk(t *testing.T) {
 		"git config alias.p 'push -f' && git p origin main",
 		"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push --force' git p origin main",
 		"read -r GIT_CONFIG_COUNT <<< 1; export GIT_CONFIG_COUNT GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f'; git p origin main",
+		// No push: the local remote's main rewritten in place.
+		"git -C ../srv/remote.git fetch ../proj +main:main",
+		`f() { command git "$@"; }; git() { f "$@"; }; git push --force origin main`,
 	}
 	for _, tc := range []struct {
 		name     string
@@ -82,7 +88,7 @@ func TestGitForcePushSpellingsAsk(t *testing.T) {
 			}
 			sid := ch.Create().SessionID
 			runID, adm := ch.StartTurn(sid, "push")
-			evs := denyAsks(t, ch, sid, runID, len(tc.forms), guard.ReasonGitPush, guard.ReasonOpaque)
+			evs := denyAsks(t, ch, sid, runID, len(tc.forms), guard.ReasonGitPush, guard.ReasonOpaque, guard.ReasonRemoteHistory)
 			run := ch.Finish(sid, runID, adm, evs)
 			run.WantOutcome(t, "completed", "")
 			if n := run.Count(protocol.EventApprovalRequested); n != len(tc.forms) {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -98,23 +99,32 @@ func (c *checker) git1(args []field, aliases int) {
 			expanded := append(append(append([]field(nil), args[:i]...), words...), rest...)
 			c.git1(expanded, aliases+1)
 		default:
-			c.gitCommand(name, rest, dir, work, conf) // an external git-NAME program
+			c.gitCommand(name, rest, cmp.Or(gitDir, dir), work, conf) // an external git-NAME program
 		}
 		return
 	}
-	c.gitCommand(name, rest, dir, work, conf)
+	c.gitCommand(name, rest, cmp.Or(gitDir, dir), work, conf)
 }
 
 // gitCommand checks git subcommand name (a built-in command, or a git-NAME
 // program: send-email, filter-branch, http-push...) with its arguments;
-// dir is where it runs ("" when the repository is not known), work its
-// work tree. The commands the configuration runs (gitConf.runs) and those
-// its options name (gitRunOpts) are checked first.
-func (c *checker) gitCommand(name string, rest []field, dir, work string, conf func() gitConf) {
+// repo is the repository it acts on (its --git-dir, else the directory it
+// runs in; "" when not known), work its work tree. The commands the
+// configuration runs (gitConfRuns) and those its options name
+// (gitRunOpts) are checked first.
+func (c *checker) gitCommand(name string, rest []field, repo, work string, conf func() gitConf) {
 	c.gitConfRuns(conf())
 	c.gitRunOpts(name, rest)
 	c.gitSetsConfig(name, rest)
 	c.gitWrite(name, rest)
+	defer func() {
+		// Another repository's history (a local remote such as
+		// ../origin.git, another project, or one whose path is not
+		// known), after the reasons below.
+		if gitRewritesRefs(name, rest) && (repo == "" || c.where(field{text: repo}, true) == outside) {
+			c.flag(ReasonRemoteHistory)
+		}
+	}()
 	switch name {
 	case "push", "send-pack", "http-push":
 		c.gitPush(rest, conf)
@@ -350,6 +360,72 @@ func (c *checker) gitSettingRuns(k, v string) {
 	case (k == "protocol.ext.allow" || k == "protocol.allow") && strings.ToLower(v) != "never":
 		c.flag(ReasonOpaque) // ext::COMMAND remotes
 	}
+}
+
+// gitRewritesRefs reports whether git command name may move a ref
+// backwards, delete one, or drop the objects or reflogs that keep
+// history: update-ref, symbolic-ref and replace (but their reading forms),
+// reset, rebase, filter-branch, commit --amend, checkout -B, switch -C,
+// branch and tag deleting, forcing or moving, a fetch or pull with a
+// +refspec (or one that may start with +), --force or --prune, reflog
+// expire or delete, prune, gc --prune, fast-import --force.
+func gitRewritesRefs(name string, rest []field) bool {
+	ops := operands(rest)
+	any := func(long []string, short string) bool {
+		for _, a := range rest {
+			if a.text == "--" {
+				return false
+			}
+			if !a.known() && a.split {
+				return true
+			}
+			if !isOption(a) {
+				continue
+			}
+			if strings.HasPrefix(a.text, "--") {
+				for _, l := range long {
+					if longOpt(a.text, l, 4) {
+						return true
+					}
+				}
+			} else if strings.ContainsAny(a.text[1:], short) {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case "update-ref", "reset", "rebase", "filter-branch", "prune":
+		return true
+	case "symbolic-ref":
+		return len(ops) >= 2 || any([]string{"--delete"}, "d")
+	case "replace":
+		return len(ops) > 0 && !any([]string{"--list"}, "l")
+	case "branch":
+		return any([]string{"--delete", "--force", "--move", "--copy"}, "dDfmMC")
+	case "tag":
+		return any([]string{"--delete", "--force"}, "df")
+	case "fetch", "pull":
+		for _, a := range ops {
+			if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, unk) {
+				return true
+			}
+		}
+		return any([]string{"--force", "--prune", "--prune-tags"}, "fpP")
+	case "reflog":
+		return len(ops) > 0 && (ops[0].text == "expire" || ops[0].text == "delete" || !ops[0].known())
+	case "gc":
+		return any([]string{"--prune"}, "")
+	case "commit":
+		return any([]string{"--amend"}, "")
+	case "checkout":
+		return any(nil, "B")
+	case "switch":
+		return any([]string{"--force-create"}, "C")
+	case "fast-import":
+		return any([]string{"--force"}, "")
+	}
+	return false
 }
 
 // gitConfigWriters are the git commands that may change the configuration

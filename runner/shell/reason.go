@@ -43,7 +43,9 @@ const (
 	// ReasonRemoteHistory: another client that rewrites or deletes a
 	// remote repository's history: jj git push, sl push --force, hub
 	// delete, gh/glab repo delete, and their api requests that delete or
-	// change refs.
+	// change refs; and a git command that moves or deletes refs of a
+	// repository outside the workspace (a local remote) or at an unknown
+	// path.
 	ReasonRemoteHistory Reason = "command that rewrites or deletes a remote repository's history"
 	// ReasonGitReset: git reset --hard.
 	ReasonGitReset Reason = "git reset --hard discards uncommitted changes"
