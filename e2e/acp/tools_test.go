@@ -163,10 +163,12 @@ func TestCancelMidPermission(t *testing.T) {
 // TestCancelMidTool: session/cancel while a command runs kills its whole
 // process group and answers cancelled.
 func TestCancelMidTool(t *testing.T) {
-	pidFile := "pids"
+	pidFile, tok := "pids", proctest.Token()
+	t.Cleanup(func() { proctest.KillWithArg(tok) })
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
-		response(shell("sleep 300 & echo $$ $! > " + pidFile + "; wait")),
+		response(shell("sleep " + tok + " & echo $$ $! > " + pidFile + "; wait")),
 	}})
+	var pids []int
 	a := start(t, ws)
 	a.initialize()
 	sid := a.newSession()
@@ -176,37 +178,37 @@ func TestCancelMidTool(t *testing.T) {
 				b, err := os.ReadFile(filepath.Join(ws.Cwd, pidFile))
 				return err == nil && strings.Count(string(b), " ") == 1
 			})
+			pids = commandPids(t, tok)
 			a.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
 		}
 	})
 	if stopReason(t, resp) != "cancelled" {
 		t.Fatalf("prompt: %s", resp.raw)
 	}
-	wantGone(t, ws)
+	proctest.WaitGone(t, pids...)
 	a.wantExit(0)
 }
 
-// wantGone checks that the processes the command wrote are gone.
-func wantGone(t *testing.T, ws *clienttest.Workspace) {
+// commandPids are the processes of the command marked with tok: its shell
+// and its background sleep at least. A command confined in a PID
+// namespace of its own counts its processes there, so the numbers it
+// writes do not name them here.
+func commandPids(t *testing.T, tok string) []int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(ws.Cwd, "pids"))
-	if err != nil {
-		t.Fatal(err)
+	pids := proctest.WithArg(tok)
+	if len(pids) < 2 {
+		t.Fatalf("the command's processes: %v; want its shell and its sleep", pids)
 	}
-	for _, f := range strings.Fields(string(b)) {
-		var pid int
-		if _, err := fmtSscan(f, &pid); err != nil {
-			t.Fatal(err)
-		}
-		clienttest.WaitFor(t, "process "+f+" gone", func() bool { return proctest.Gone(pid) })
-	}
+	return pids
 }
 
 // TestEOFMidTurn: stdin's end while a command runs kills it, releases the
 // session and exits 0; no process survives.
 func TestEOFMidTurn(t *testing.T) {
+	tok := proctest.Token()
+	t.Cleanup(func() { proctest.KillWithArg(tok) })
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
-		response(shell("sleep 300 & echo $$ $! > pids; wait")),
+		response(shell("sleep " + tok + " & echo $$ $! > pids; wait")),
 	}})
 	a := start(t, ws)
 	a.initialize()
@@ -216,8 +218,9 @@ func TestEOFMidTurn(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(ws.Cwd, "pids"))
 		return err == nil && strings.Count(string(b), " ") == 1
 	})
+	pids := commandPids(t, tok)
 	a.wantExit(0)
-	wantGone(t, ws)
+	proctest.WaitGone(t, pids...)
 }
 
 // TestGrantNotUnderReadOnly: a command granted with allow_always runs

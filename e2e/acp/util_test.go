@@ -2,11 +2,6 @@
 
 package acp
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
-func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }
+import "encoding/json"
 
 func jsonInto(raw []byte, v any) bool { return json.Unmarshal(raw, v) == nil }

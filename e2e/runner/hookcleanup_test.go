@@ -5,9 +5,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
@@ -16,40 +14,34 @@ import (
 	"github.com/magi-code/magi-code/protocol"
 )
 
-// hangingHook is a hook command that records its shell's pid (its process
-// group: hooks run in their own group) in pidFile, starts a background
-// grandchild and then hangs far longer than any test may wait.
-func hangingHook(pidFile string) string {
-	return "echo $$ > " + clienttest.Quote(pidFile) + "; sleep 600 & sleep 600"
+// hangingHook is a hook command that writes pidFile once it has started
+// its background grandchild, and then hangs far longer than any test may
+// wait. Its processes are marked with tok (proctest.Token): a hook
+// confined in a PID namespace of its own counts its processes there, so
+// what it could write of itself does not name them here.
+func hangingHook(pidFile, tok string) string {
+	return "sleep " + tok + " & echo $$ > " + clienttest.Quote(pidFile) + "; sleep " + tok
 }
 
-// readPidFile waits until the hook wrote its pid and returns it.
-func readPidFile(t *testing.T, path string) int {
+// hookStarted waits until the hook wrote pidFile and returns its processes
+// (at least its shell and the background sleep).
+func hookStarted(t *testing.T, path, tok string) []int {
 	t.Helper()
-	var pid int
-	clienttest.WaitFor(t, "hook pid in "+path, func() bool {
+	clienttest.WaitFor(t, "the hook in "+path, func() bool {
 		b, err := os.ReadFile(path)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil && pid > 0
+		return err == nil && strings.HasSuffix(string(b), "\n")
 	})
-	return pid
+	pids := proctest.WithArg(tok)
+	if len(pids) < 2 {
+		t.Fatalf("the hook's processes: %v; want its shell and background sleep at least", pids)
+	}
+	return pids
 }
 
-// killGroup is the test's own cleanup, for a failing run: the hook's group
-// must never outlive the test.
-func killGroup(t *testing.T, pidFile string) {
-	t.Cleanup(func() {
-		b, err := os.ReadFile(pidFile)
-		if err != nil {
-			return
-		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	})
+// killHook is the test's own cleanup, for a failing run: the hook's
+// processes must never outlive the test.
+func killHook(t *testing.T, tok string) {
+	t.Cleanup(func() { proctest.KillWithArg(tok) })
 }
 
 // TestHookCleanup: a hook still running at turn.cancel, shutdown or EOF is
@@ -83,18 +75,18 @@ func TestHookCleanup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			pidFile := filepath.Join(dir, "hook.pid")
-			killGroup(t, pidFile)
+			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.Token()
+			killHook(t, tok)
 			responses := [][]step{{text("the turn is done")}}
 			if tc.event != "stop" {
 				responses = [][]step{{shell("true")}, {text("after the tool")}}
 			}
 			settings := script(t, dir, responses...) + "\n[tools]\napproval = \"auto\"\n" +
-				hook(tc.event, "", hangingHook(pidFile))
+				hook(tc.event, "", hangingHook(pidFile, tok))
 			ch := newChild(t, settings, client.Options{})
 			sid := ch.Create().SessionID
 			runID, adm := ch.StartTurn(sid, "go")
-			pgid := readPidFile(t, pidFile)
+			pids := hookStarted(t, pidFile, tok)
 
 			switch tc.end {
 			case byCancel:
@@ -117,8 +109,8 @@ func TestHookCleanup(t *testing.T) {
 				}
 				ch.WantExit(0)
 			}
-			// Killed, not left to its 600 s: gone within proctest.Guard.
-			proctest.WaitGroupGone(t, pgid)
+			// Killed, not left to its sleep: gone within proctest.Guard.
+			proctest.WaitGone(t, pids...)
 		})
 	}
 }
@@ -133,10 +125,10 @@ func TestShutdownWhileStreamingWithStopHook(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			pidFile := filepath.Join(dir, "hook.pid")
-			killGroup(t, pidFile)
+			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.Token()
+			killHook(t, tok)
 			settings := script(t, dir, []step{text(strings.Repeat("streaming ", 100)), clienttest.SleepMs(600_000)}) +
-				hook("stop", "", hangingHook(pidFile))
+				hook("stop", "", hangingHook(pidFile, tok))
 			ch := newChild(t, settings, client.Options{})
 			sid := ch.Create().SessionID
 			runID, _ := ch.StartTurn(sid, "stream")
@@ -150,9 +142,8 @@ func TestShutdownWhileStreamingWithStopHook(t *testing.T) {
 				}
 				ch.WantExit(0)
 			}
-			if clienttest.FileExists(pidFile) {
-				pgid := readPidFile(t, pidFile)
-				t.Errorf("a cancelled turn started its stop hook (group %d, live members %v)", pgid, proctest.GroupLive(pgid))
+			if live := proctest.WithArg(tok); clienttest.FileExists(pidFile) || len(live) > 0 {
+				t.Errorf("a cancelled turn started its stop hook (live processes %v)", live)
 			}
 		})
 	}

@@ -4,16 +4,15 @@ package session
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/internal/proctest"
 	"github.com/magi-code/magi-code/protocol"
 )
 
@@ -78,24 +77,6 @@ func TestCancelDuringSleep(t *testing.T) {
 	}
 }
 
-// gone reports whether pid no longer runs: kill(pid, 0) fails with ESRCH,
-// or it is a zombie waiting for a reaper that is not ours.
-func gone(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, rerr := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if rerr != nil {
-		return errors.Is(rerr, os.ErrNotExist)
-	}
-	// Field 3, after the parenthesised command name.
-	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] == 'Z' || b[i+2] == 'X'
-	}
-	return false
-}
-
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
@@ -117,14 +98,23 @@ func TestCancelDuringShell(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	shellPid, bgPid := filepath.Join(dir, "shell.pid"), filepath.Join(dir, "bg.pid")
-	cmd := "echo $$ > " + shellPid + "; sleep 30 & echo $! > " + bgPid + "; sleep 30; echo done"
+	// The sleeps are marked: a confined command counts its processes in
+	// a PID namespace of its own, so the numbers it writes are its own;
+	// the files only say it has started its background sleep.
+	tok := proctest.Token()
+	cmd := "echo $$ > " + shellPid + "; sleep " + tok + " & echo $! > " + bgPid + "; sleep " + tok + "; echo done"
 	ws := newWorkspace(t, "auto", response(shell(cmd)), response(text("after the tool")))
 	ch := start(t, ws, client.Options{})
 	s := ch.Create()
 	runID, adm := ch.StartTurn(s.SessionID, "run it")
 	var evs []client.Event
 	ch.UntilNamed(&evs, runID, protocol.EventActivity)
-	pids := []int{readPid(t, shellPid), readPid(t, bgPid)}
+	readPid(t, shellPid)
+	readPid(t, bgPid)
+	pids := proctest.WithArg(tok)
+	if len(pids) < 2 {
+		t.Fatalf("the command's processes: %v; want its shell and background sleep at least", pids)
+	}
 	if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 		t.Fatalf("turn.cancel: %s", r.Error.Code)
 	}
@@ -132,9 +122,7 @@ func TestCancelDuringShell(t *testing.T) {
 	if run.Finished.Outcome != "cancelled" {
 		t.Fatalf("run.finished %s", run.Events[len(run.Events)-1].Data)
 	}
-	for _, pid := range pids {
-		clienttest.WaitFor(t, "process "+strconv.Itoa(pid)+" to end", func() bool { return gone(pid) })
-	}
+	proctest.WaitGone(t, pids...)
 	for _, ev := range run.Events {
 		if ev.Name == protocol.EventActivity {
 			var a clienttest.Activity

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -88,6 +89,10 @@ func WaitGroupGone(t testing.TB, pgid int) {
 
 func waitGroupGone(t testing.TB, guard time.Duration, pgid int) {
 	t.Helper()
+	if pgid <= 1 {
+		// kill(-1) would reach every process the test may signal.
+		t.Fatalf("process group %d: not a group a test started", pgid)
+	}
 	deadline := time.Now().Add(guard)
 	for {
 		live := GroupLive(pgid)
@@ -129,4 +134,44 @@ func stat(path string) (procStat, bool) {
 		return procStat{}, false
 	}
 	return procStat{state: f[0][0], pgrp: pgrp}, true
+}
+
+// tokens numbers Token's answers.
+var tokens atomic.Int64
+
+// Token returns a decimal number no other call in this test binary, nor a
+// concurrent test binary, returns: put into a command (`sleep TOKEN`, a
+// long sleep), it marks the command's processes, which WithArg then finds
+// by their command lines. A command confined in a PID namespace of its
+// own sees other process numbers than the test does, so what it reports
+// of itself (`echo $$`) does not name its processes here.
+func Token() string {
+	return "9" + strconv.Itoa(os.Getpid()) + "0" + strconv.FormatInt(tokens.Add(1), 10)
+}
+
+// WithArg lists the processes that still run (not zombies) and one of
+// whose command-line arguments contains s.
+func WithArg(s string) []int {
+	stats, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "stat"))
+	var live []int
+	for _, p := range stats {
+		dir := filepath.Dir(p)
+		b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		if st, ok := stat(p); ok && !st.zombie() {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// KillWithArg sends SIGKILL to every process WithArg(s) lists: a test's
+// cleanup for the processes it marked with a Token.
+func KillWithArg(s string) {
+	for _, pid := range WithArg(s) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }

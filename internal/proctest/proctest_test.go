@@ -217,3 +217,26 @@ func TestStat(t *testing.T) {
 		t.Error("stat of a missing file succeeded")
 	}
 }
+
+// WithArg finds a shell and its children by a Token in their command
+// lines, running ones only: not another token's, not this process, and
+// no zombie once they are killed.
+func TestWithArg(t *testing.T) {
+	tok, other := Token(), Token()
+	if tok == other {
+		t.Fatalf("Token repeated %s", tok)
+	}
+	cmd := start(t, true, "sh", "-c", "sleep "+tok+" & sleep "+tok+" & wait")
+	start(t, true, "sleep", other)
+	until(t, "three processes", func() bool { return len(WithArg(tok)) == 3 })
+	if got := WithArg(tok); !slices.Contains(got, cmd.Process.Pid) || slices.Contains(got, os.Getpid()) {
+		t.Fatalf("WithArg = %v; want the shell %d and its two sleeps", got, cmd.Process.Pid)
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "none", func() bool { return len(WithArg(tok)) == 0 })
+	if got := WithArg(other); len(got) != 1 {
+		t.Fatalf("WithArg(other) = %v; want the one sleep", got)
+	}
+}

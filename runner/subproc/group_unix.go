@@ -16,14 +16,20 @@ func OwnGroup(cmd *exec.Cmd) {
 	parentDeath(cmd.SysProcAttr)
 }
 
+// kill is syscall.Kill; the tests of what KillGroup must never signal
+// replace it.
+var kill = syscall.Kill
+
 // KillGroup sends SIGKILL to the process group led by pgid. A group that is
-// already gone is not an error; a pgid below 1 (no process was started) is
-// ignored, never taken as "our own group".
+// already gone is not an error; a pgid below 2 is ignored: 0 (no process
+// was started) is never taken as "our own group", nor 1 as "every process
+// we may signal", which is what kill(-1) means, and no group of ours is
+// led by init.
 func KillGroup(pgid int) error {
-	if pgid <= 0 {
+	if pgid <= 1 {
 		return nil
 	}
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+	if err := kill(-pgid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
 		return err
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"syscall"
 	"testing"
 )
 
@@ -43,10 +45,20 @@ func TestKillGroupReachesChildren(t *testing.T) {
 	}
 }
 
+// TestKillGroupIgnoresNoProcess: no group is led by 0, -1 or 1, and
+// KillGroup signals nothing for them: kill(0) would reach magi-code's own
+// group, kill(-1) every process it may signal (a pid 1 read from a
+// command in a PID namespace of its own, say).
 func TestKillGroupIgnoresNoProcess(t *testing.T) {
-	for _, pgid := range []int{0, -1} {
+	var sent []int
+	kill = func(pid int, _ syscall.Signal) error { sent = append(sent, pid); return nil }
+	t.Cleanup(func() { kill = syscall.Kill })
+	for _, pgid := range []int{0, -1, 1} {
 		if err := KillGroup(pgid); err != nil {
 			t.Errorf("KillGroup(%d) = %v; want nil", pgid, err)
 		}
+	}
+	if err := KillGroup(2); err != nil || !slices.Equal(sent, []int{-2}) {
+		t.Errorf("signalled %v (%v); want only group 2's", sent, err)
 	}
 }
