@@ -106,6 +106,8 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.wroteAll(rest)
 	case "tee", "cp", "install", "truncate":
 		c.wroteAll(rest)
+	case "parallel":
+		c.parallel(rest)
 	case "rsync":
 		c.rsync(rest)
 	case "cmake":
@@ -173,6 +175,59 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.su(name, rest)
 	}
 }
+
+// parallelLong are GNU parallel's long options that take the next word.
+var parallelLong = []string{"--jobs", "--arg-file", "--colsep", "--delimiter", "--env", "--joblog",
+	"--results", "--sshlogin", "--sshloginfile", "--tmpdir", "--workdir", "--basefile", "--return",
+	"--transferfile", "--timeout", "--retries", "--halt", "--delay", "--load", "--memfree", "--nice",
+	"--tagstring", "--max-args", "--max-replace-args", "--max-lines", "--max-chars", "--eof", "--block",
+	"--recstart", "--recend", "--termseq", "--limit", "--ssh", "--cat", "--fifo"}
+
+// parallel checks GNU parallel: the words after its options and before
+// ::: (or ::::) are a command line it runs with the shell, its
+// replacement strings ({}, {.}, {1}...) and, without them, its arguments
+// appended: the literal ones after :::, else unknown ones (:::: FILE,
+// stdin).
+func (c *checker) parallel(rest []field) {
+	i := 0
+	for ; i < len(rest) && isOption(rest[i]); i++ {
+		t := rest[i].text
+		long := strings.HasPrefix(t, "--") && !strings.Contains(t, "=") && slices.ContainsFunc(parallelLong, func(o string) bool { return longOpt(t, o, 4) })
+		if long || !strings.HasPrefix(t, "--") && strings.ContainsAny(t[len(t)-1:], "aCdEIjLnNPSs") {
+			i++ // its argument
+		}
+	}
+	if i < len(rest) && rest[i].text == "--" {
+		i++
+	}
+	var cmd, args []field
+	known := true
+	for j := i; j < len(rest); j++ {
+		if t := rest[j].text; strings.HasPrefix(t, ":::") {
+			for _, a := range rest[j+1:] {
+				if strings.HasPrefix(a.text, ":::") {
+					continue
+				}
+				known = known && a.known() && !strings.HasPrefix(t, "::::")
+				args = append(args, a)
+			}
+			break
+		}
+		cmd = append(cmd, rest[j])
+	}
+	if len(args) == 0 || !known {
+		args = []field{{text: unk, split: true}} // from stdin or a file
+	}
+	if len(cmd) == 0 {
+		c.flag(ReasonOpaque) // the commands are read from stdin
+		return
+	}
+	src := parallelRepl.ReplaceAllString(joinText(cmd), "x")
+	c.nest(func() { c.subshell(func() { c.scriptWithArgs(src, args) }) })
+}
+
+// parallelRepl matches GNU parallel's replacement strings.
+var parallelRepl = regexp.MustCompile(`\{[^{}\s]*\}`)
 
 // wroteAll notes every operand of a command that writes files (tee, cp,
 // mv, ln, install, truncate) as a path it may write: sources included,
@@ -285,7 +340,7 @@ var wrappers = map[string]string{
 	"taskset": "", "nsenter": "tSG", "unshare": "SGRw", "flock": "wEc", "strace": "eoOpPsSuIbXU",
 	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
-	"npx": "pc", "bunx": "p", "pnpx": "p",
+	"npx": "pc", "bunx": "p", "pnpx": "p", "pkexec": "",
 }
 
 // optionalArg are the wrappers' short options whose argument is optional

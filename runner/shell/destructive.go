@@ -92,6 +92,7 @@ type checker struct {
 	gitWrites     bool                // a git command writes .git (ReasonGitWrite)
 	vcsWrites     bool                // another version control command writes its metadata (ReasonVCSWrite)
 	gitSet        bool                // a git command of the script may have changed git's configuration (gitSetsConfig)
+	vcsSet        bool                // hg, sl or jj config may have changed their configuration
 	written       map[string]bool     // paths the script may write (redirections, tee, cp...): configuration read from them is unsure
 	gitFiles      map[string]gitFile  // git configuration files read, by path
 	vcsFiles      map[string][]byte   // other clients' configuration files read, by path (nil: missing)
@@ -283,7 +284,26 @@ func (c *checker) forget(node syntax.Node) {
 				all = true
 				c.arithAll = c.arithAll || (name != "set" && name != "shift") // those assign no named variable
 			}
-			if assigners[filepath.Base(name)] {
+			if base := filepath.Base(name); base == "printf" || base == "wait" {
+				// Only the word after -v (wait's -p) is a name; a format
+				// or a job is not, unless the first word may be the option.
+				opt := map[string]string{"printf": "-v", "wait": "-p"}[base]
+				if len(n.Args) > 1 {
+					w := plainWord(n.Args[1])
+					v, ok := constText(n.Args[1].Parts)
+					switch {
+					case w == opt && len(n.Args) > 2:
+						w = plainWord(n.Args[2])
+						drop(w)
+						all = all || w == ""
+					case strings.HasPrefix(w, opt):
+						drop(w[len(opt):])
+					case w == "" && (!ok || strings.HasPrefix(v, "-")):
+						all = true // may be the option, unseen or spelled -\v
+					}
+				}
+				c.arithAssigners(base, n.Args[1:])
+			} else if assigners[filepath.Base(name)] {
 				for _, a := range n.Args[1:] {
 					w := plainWord(a)
 					drop(w)

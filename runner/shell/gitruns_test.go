@@ -24,6 +24,7 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, "included/.git/config"): "[include]\n\tpath = ../git.inc\n",
 		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
 		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n\tover = log\n",
+		filepath.Join(l.ws, ".hg/hgrc"):             "[alias]\nst2 = status\n",
 	}
 	global, err := os.ReadFile(filepath.Join(l.home, ".gitconfig"))
 	if err != nil {
@@ -179,6 +180,15 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"(( --GIT_CONFIG_COUNT )); git p", ReasonOpaque},
 		{"command export GIT_CONFIG_GLOBAL=x.cfg; git p", ReasonOpaque},
 		{"read -r PAGER < f; git log", ReasonOpaque},
+		// printf assigns only after -v: HOME (where the global files are)
+		// then unknown, so is the configuration.
+		{"printf -v HOME /x; git push origin main", ReasonGitPush},
+		{"printf -vHOME /x; git push origin main", ReasonGitPush},
+		{"printf -\\v HOME /x; git push origin main", ReasonGitPush},
+		{`printf "$F" HOME /x; git push origin main`, ReasonGitPush},
+		{`printf -v "$N" /x; git push origin main`, ReasonGitPush},
+		{`printf -v "$N"; git push origin main`, ReasonGitPush},
+		{`printf -\v "$N" /x; git push origin main`, ReasonGitPush},
 		// Another repository's history: a local remote, another project,
 		// one whose path is not known.
 		{"git -C ../r.git fetch ../proj +HEAD:main", ReasonRemoteHistory},
@@ -241,7 +251,8 @@ func TestGitRunsAllowed(t *testing.T) {
 		"echo x > notes.txt && git push origin main", "git log > log.txt; git push",
 		"env GIT_CONFIG_NOSYSTEM=1 git push", "unset GIT_DIR; git status", "export PAGER=less; git log",
 		"env -u PAGER git log", "read -r name; echo $name", "for f in *.go; do git add $f; done",
-		"(( n = 1 )); git status",
+		"(( n = 1 )); git status", "printf 'x\\n' > notes.txt; git push origin main",
+		"printf '%s\\n' a b > f && git push origin main", "printf -v n '%d' 3; git push origin main",
 		"git update-ref refs/heads/x HEAD", "git branch -D x", "git tag -d v1", "git reset --soft HEAD~1",
 		"git fetch origin +main:main", "git -C $TMPDIR/x.git update-ref refs/heads/main HEAD",
 		"git -C ~/other.git branch", "git -C ~/other.git symbolic-ref HEAD", "git -C ~/other.git fetch origin",
@@ -278,6 +289,20 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"rm() { :; }; runuser -u nobody rm -rf ~/canary", ReasonDeleteOutside},
 		{"rm() { :; }; jj util exec -- rm -rf ~/canary", ReasonDeleteOutside},
 		{"alias git=true; command git push -f", ReasonGitPush},
+		{"pkexec git push -f", ReasonGitPush},
+		{"pkexec --user x git push --mirror", ReasonGitPush},
+		{"parallel git push -f ::: origin", ReasonGitPush},
+		{"parallel 'git push -f {}' ::: origin", ReasonGitPush},
+		{"parallel --gnu git push ::: -f", ReasonGitPush},
+		{"parallel -j 4 git push {} main ::: -f", ReasonGitPush},
+		{"parallel --jobs 2 -- git push {1} ::: --force", ReasonGitPush},
+		{"parallel -j4 'rm -rf {}' ::: ~/canary", ReasonDeleteOutside},
+		{"parallel rm -rf :::: list.txt", ReasonDeleteOutside},
+		{"ls | parallel", ReasonOpaque},
+		// jj and Mercurial read their configuration as the line leaves it.
+		{"jj config set --repo aliases.p '[\"git\", \"push\"]' && jj p", ReasonOpaque},
+		{"hg config --edit; hg pf", ReasonOpaque},
+		{"echo 'st2 = push --force' >> .hg/hgrc; hg st2", ReasonOpaque},
 		{"gh api graphql --input q.json", ReasonRemoteHistory},
 		{"gh api graphql --input=- < q.json", ReasonRemoteHistory},
 		{"glab api -X POST projects/1/repository/commits -f branch=main -f force=true", ReasonRemoteHistory},
@@ -293,7 +318,9 @@ func TestWrappersRunPrograms(t *testing.T) {
 		"git() { :; }; git push -f", // the function runs, not git
 		"glab api -X POST projects/1/repository/commits -f branch=main -f commit_message=x -f force=false",
 		"gh api -X PUT repos/o/r/contents/x -f message=m -f content=Y", "gh api graphql -f query='query { viewer { login } }'",
-		"command git status", "env git log", "sudo git fetch",
+		"command git status", "env git log", "sudo git fetch", "pkexec git status",
+		"parallel --jobs 2 echo ::: a b", "parallel gzip ::: a.txt b.txt", "ls | parallel gzip",
+		"jj config set --user ui.color never && jj --ignore-working-copy log", "hg st2",
 	} {
 		if got, why := Destructive(cmd, at); got {
 			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)

@@ -368,6 +368,7 @@ func (c *checker) hgCommand(prog, canon string, rest []field) {
 	}
 	if !hgReads(canon, rest) {
 		c.vcsWrite()
+		c.vcsSet = c.vcsSet || canon == "config" // the configuration a later command reads
 	}
 }
 
@@ -547,6 +548,9 @@ func (c *checker) jj1(args []field, depth int) {
 		c.flag(ReasonVCSHistory) // unreachable commits, or the operation log jj undoes with
 		c.vcsWrite()
 		return
+	}
+	if sub == "config" && (second.text == "set" || second.text == "unset" || second.text == "edit" || !second.known()) {
+		c.vcsSet = true // the configuration a later command reads
 	}
 	if help || sub == "help" || sub == "version" || sub == "config" && (second.text == "get" || second.text == "list" || second.text == "path") ||
 		sub == "util" && (second.text == "completion" || second.text == "config-schema" || second.text == "markdown-help") {

@@ -310,7 +310,7 @@ func (c *checker) hgConfig(dir string, cli []vcsSetting, files []string) vcsConf
 	for _, f := range files {
 		r.hgFile(f, 0)
 	}
-	return vcsConf{settings: append(r.settings, cli...), unsure: r.unsure}
+	return vcsConf{settings: append(r.settings, cli...), unsure: r.unsure || c.vcsSet}
 }
 
 // jjConfig is the configuration jj reads in dir (repo: -R's directory,
@@ -377,7 +377,7 @@ func (c *checker) jjConfig(dir string, cli []vcsSetting, files []string) vcsConf
 	for _, f := range files {
 		r.jjFile(f)
 	}
-	return vcsConf{settings: append(r.settings, cli...), unsure: r.unsure}
+	return vcsConf{settings: append(r.settings, cli...), unsure: r.unsure || c.vcsSet}
 }
 
 // jjFile reads one jj configuration file (TOML); one that does not parse
