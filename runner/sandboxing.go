@@ -10,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/runner/config"
 	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/tools"
 )
 
@@ -89,9 +90,15 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		if !network {
 			unreadable = append(unreadable, homeCredentials(cmd.Env)...)
 		}
+		protect := sandbox.Protect(cmd.Dir, mcHome, vcsWritable)
+		if !vcsWritable {
+			// git's hooks where core.hooksPath puts them (husky's .husky):
+			// metadata like .git/hooks, run by the person's next commit.
+			protect = append(protect, shell.GitHooksDirs(cmd.Dir, cmd.Env)...)
+		}
 		p := sandbox.Policy{
 			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),
-			Protected:  sandbox.Protect(cmd.Dir, mcHome, vcsWritable),
+			Protected:  protect,
 			Unreadable: unreadable,
 			Network:    network,
 			Mounts:     mounts(),

@@ -380,6 +380,59 @@ func TestConfinedCredentialsUnreadable(t *testing.T) {
 	}
 }
 
+// TestConfinedGitHooks: where core.hooksPath puts git's hooks in the
+// workspace (husky's .husky/_, whose scripts run .husky/NAME), a confined
+// command cannot change them, nor add one, by any program: the person's
+// next commit would run them unconfined, as it would .git/hooks. A
+// version control command the person approved (vcsWritable) writes them,
+// and the rest of the workspace stays writable.
+func TestConfinedGitHooks(t *testing.T) {
+	st := sandbox.Probe()
+	if !st.Available {
+		t.Skip("no sandbox here")
+	}
+	root := ostest.OutsideTemp(t)
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	for p, content := range map[string]string{
+		filepath.Join(ws, ".git", "config"):            "[core]\n\thooksPath = .husky/_\n",
+		filepath.Join(ws, ".husky", "pre-commit"):      "npm test\n",
+		filepath.Join(ws, ".husky", "_", "pre-commit"): "#!/bin/sh\n",
+		filepath.Join(home, ".gitconfig"):              "",
+		filepath.Join(ws, "src", "a.txt"):              "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite}, false, filepath.Join(t.TempDir(), "mc"), st, func(string, ...any) {})
+	if !c.Confined() {
+		t.Skip("the launcher (this executable) cannot be found")
+	}
+	run := func(script string, vcsWritable bool) {
+		t.Helper()
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir, cmd.Env = ws, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		if err := c.wrap(cmd, vcsWritable, false); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = cmd.CombinedOutput()
+	}
+	run(`echo evil >> .husky/pre-commit; echo evil >> .husky/_/pre-commit; echo evil > .husky/pre-push; `+
+		`mv .husky src/moved; echo ok > src/new.txt`, false)
+	for name, want := range map[string]string{".husky/pre-commit": "npm test\n", ".husky/_/pre-commit": "#!/bin/sh\n", ".husky/pre-push": "", "src/new.txt": "ok\n"} {
+		if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != want {
+			t.Errorf("after a confined command, %s = %q; want %q", name, b, want)
+		}
+	}
+	run(`echo npx lint-staged >> .husky/pre-commit`, true)
+	if b, _ := os.ReadFile(filepath.Join(ws, ".husky", "pre-commit")); string(b) != "npm test\nnpx lint-staged\n" {
+		t.Errorf("after an approved version control command, .husky/pre-commit = %q; want it written", b)
+	}
+}
+
 // TestTurnApprovalConfines: a turn that runs under another approval mode
 // than the settings' (Turn.Approval: ACP's mode option) gets the tools of
 // that mode. Under "auto" on a runtime the settings built for "ask", the

@@ -91,8 +91,24 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 	if v, ok := c.vars["XDG_CONFIG_HOME"]; ok {
 		xdg = v
 	}
+	repo, _ := findGitDir(dir, gitDir)
+	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes, written: c.mayWrite}
+	for _, f := range gitConfigFiles(home, xdg, repo) {
+		r.file(f, 0)
+	}
+	g.settings = append(r.settings, g.settings...)
+	g.files = len(r.settings)
+	g.unsure = r.unsure || c.gitSet
+	return g
+}
+
+// gitConfigFiles are the files git reads its configuration from, in its
+// order, for the git directory repo ("" outside any repository):
+// /etc/gitconfig, the global files below xdg and home, the repository's
+// config (in its common directory, for a worktree) and config.worktree.
+func gitConfigFiles(home, xdg, repo string) []string {
 	files := []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
-	if repo := findGitDir(dir, gitDir); repo != "" {
+	if repo != "" {
 		common := repo
 		if b, err := readSmall(filepath.Join(repo, "commondir")); err == nil {
 			if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) {
@@ -103,29 +119,83 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 		}
 		files = append(files, filepath.Join(common, "config"), filepath.Join(repo, "config.worktree"))
 	}
-	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes, written: c.mayWrite}
-	for _, f := range files {
+	return files
+}
+
+// GitHooksDirs returns where git keeps the hooks it runs for the
+// repository whose work tree holds dir, when core.hooksPath puts them
+// outside the git directory (which is protected as metadata anyway): that
+// directory, and the one holding it unless that is the work tree's top,
+// since a hook there may run its neighbours by a fixed relative path
+// (husky sets core.hooksPath = .husky/_, whose scripts run .husky/NAME).
+// Each is absolute and clean; a relative core.hooksPath is taken from the
+// work tree's top, as git runs hooks there, and "~/" from HOME. env gives
+// HOME and XDG_CONFIG_HOME (the last entry wins). The configuration is read
+// as the guard rail reads it (includes followed whatever their condition,
+// within the same bounds); none when dir is in no repository, HOME is not
+// absolute, or core.hooksPath is unset or empty.
+func GitHooksDirs(dir string, env []string) []string {
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	home, xdg := get("HOME"), get("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(home) || !filepath.IsAbs(dir) {
+		return nil
+	}
+	if !filepath.IsAbs(xdg) {
+		xdg = filepath.Join(home, ".config")
+	}
+	repo, top := findGitDir(dir, "")
+	if repo == "" {
+		return nil
+	}
+	read := 0
+	r := &gitReader{home: home, cache: map[string]gitFile{}, read: &read}
+	for _, f := range gitConfigFiles(home, xdg, repo) {
 		r.file(f, 0)
 	}
-	g.settings = append(r.settings, g.settings...)
-	g.files = len(r.settings)
-	g.unsure = r.unsure || c.gitSet
-	return g
+	hooks := ""
+	for _, s := range r.settings {
+		if s.key == "core.hookspath" {
+			hooks = s.value // the last one wins
+		}
+	}
+	switch { // an empty or unset one is the top: none, below
+	case strings.HasPrefix(hooks, "~/"):
+		hooks = filepath.Join(home, hooks[2:])
+	case !filepath.IsAbs(hooks):
+		hooks = filepath.Join(top, hooks)
+	}
+	hooks = filepath.Clean(hooks)
+	if within(hooks, filepath.Clean(top)) {
+		return nil // the whole work tree: not protected as hooks (see docs/configuration.md)
+	}
+	out := []string{hooks}
+	if parent := filepath.Dir(hooks); parent != filepath.Clean(top) && parent != hooks {
+		out = append(out, parent)
+	}
+	return out
 }
 
 // findGitDir is the git directory of a repository whose work tree holds
-// dir: gitDir when given, else the first dir/.git walking up (a directory,
-// or a file "gitdir: PATH" as in worktrees and submodules); "" outside
-// any repository.
-func findGitDir(dir, gitDir string) string {
+// dir, and that work tree's top: gitDir when given (top ""), else the
+// first dir/.git walking up (a directory, or a file "gitdir: PATH" as in
+// worktrees and submodules) and the directory holding it; "" outside any
+// repository.
+func findGitDir(dir, gitDir string) (repo, top string) {
 	if gitDir != "" {
-		return gitDir
+		return gitDir, ""
 	}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		p := filepath.Join(d, ".git")
 		if fi, err := os.Stat(p); err == nil {
 			if fi.IsDir() {
-				return p
+				return p, d
 			}
 			if b, err := readSmall(p); err == nil {
 				if v, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
@@ -133,12 +203,12 @@ func findGitDir(dir, gitDir string) string {
 					if !filepath.IsAbs(v) {
 						v = filepath.Join(d, v)
 					}
-					return v
+					return v, d
 				}
 			}
 		}
 		if d == "/" || d == "." {
-			return ""
+			return "", ""
 		}
 	}
 }

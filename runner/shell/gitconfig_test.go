@@ -198,3 +198,85 @@ func TestGitConfigReadBoundPerCheck(t *testing.T) {
 		t.Fatal("two configs over the bound together: git push does not ask")
 	}
 }
+
+// TestGitHooksDirs: the directories of git hooks that core.hooksPath puts
+// outside the git directory, read as git reads its configuration: the
+// repository's file wins over the global ones, a relative path is taken
+// from the work tree's top (also from a subdirectory, and from a worktree
+// whose .git is a file), "~/" from HOME, and the directory holding the
+// hooks is returned too unless it is the top. None without the setting,
+// outside a repository, or for a hooks path holding the whole work tree.
+func TestGitHooksDirs(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := func(name, config string) string {
+		d := filepath.Join(root, name)
+		write(filepath.Join(d, ".git", "config"), config)
+		if err := os.MkdirAll(filepath.Join(d, "sub", "deep"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	husky := ws("husky", "[core]\n\thooksPath = .husky/_\n")
+	top := ws("top", "[core]\n\thooksPath = .githooks\n")
+	deep := ws("deep", "[core]\n\thooksPath = tools/git/hooks\n")
+	tilde := ws("tilde", "[core]\n\thooksPath = ~/hooks\n")
+	override := ws("override", "[core]\n\thooksPath = mine\n")
+	plain := ws("plain", "[core]\n\tbare = false\n")
+	dot := ws("dot", "[core]\n\thooksPath = .\n")
+	above := ws("above", "[core]\n\thooksPath = ..\n")
+	included := ws("included", "[include]\n\tpath = extra.inc\n")
+	write(filepath.Join(included, ".git", "extra.inc"), "[Core]\n\tHooksPath = inc\n")
+	empty := ws("empty", "[core]\n\thooksPath = h\n[core]\n\thooksPath =\n")
+	// A worktree: its .git is a file naming a git directory elsewhere,
+	// whose common directory holds the configuration.
+	wt := filepath.Join(root, "wt")
+	if err := os.MkdirAll(filepath.Join(wt, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(husky, ".git", "worktrees", "wt")+"\n")
+	write(filepath.Join(husky, ".git", "worktrees", "wt", "commondir"), "../..\n")
+	write(filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = global-hooks\n")
+	nohome := filepath.Join(root, "nohome")
+	env := []string{"HOME=/elsewhere", "HOME=" + home}
+	for _, tc := range []struct {
+		dir  string
+		env  []string
+		want []string
+	}{
+		{husky, env, []string{filepath.Join(husky, ".husky/_"), filepath.Join(husky, ".husky")}},
+		{filepath.Join(husky, "sub", "deep"), env, []string{filepath.Join(husky, ".husky/_"), filepath.Join(husky, ".husky")}},
+		{top, env, []string{filepath.Join(top, ".githooks")}},
+		{deep, env, []string{filepath.Join(deep, "tools/git/hooks"), filepath.Join(deep, "tools/git")}},
+		{tilde, env, []string{filepath.Join(home, "hooks"), home}},
+		{override, env, []string{filepath.Join(override, "mine")}},
+		{plain, env, []string{filepath.Join(plain, "global-hooks")}},
+		{plain, []string{"HOME=" + nohome}, nil},
+		{plain, []string{"HOME=" + nohome, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}, nil},
+		{included, env, []string{filepath.Join(included, "inc")}},
+		{empty, env, nil},
+		{dot, env, nil},
+		{above, env, nil},
+		{wt, env, []string{filepath.Join(wt, ".husky/_"), filepath.Join(wt, ".husky")}},
+		{filepath.Join(wt, "sub"), env, []string{filepath.Join(wt, ".husky/_"), filepath.Join(wt, ".husky")}},
+		{root, env, nil},
+		{husky, []string{"HOME=relative"}, nil},
+	} {
+		if got := GitHooksDirs(tc.dir, tc.env); !slices.Equal(got, tc.want) {
+			t.Errorf("GitHooksDirs(%s, %q) = %q; want %q", tc.dir, tc.env, got, tc.want)
+		}
+	}
+	write(filepath.Join(home, "xdg", "git", "config"), "[core]\n\thooksPath = xdg-hooks\n")
+	if got, want := GitHooksDirs(plain, []string{"HOME=" + nohome, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}), []string{filepath.Join(plain, "xdg-hooks")}; !slices.Equal(got, want) {
+		t.Errorf("GitHooksDirs with XDG_CONFIG_HOME = %q; want %q", got, want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/magi-code/magi-code/runner/protected"
+	shellcheck "github.com/magi-code/magi-code/runner/shell"
 )
 
 // Protections are the runner's guard rails for the file tools. They
@@ -217,7 +218,7 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 			return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
 		})
 	}
-	if !o.AllowGitInternals && (in(protected.VCS) || inBareRepository(cwd, real)) {
+	if !o.AllowGitInternals && (in(protected.VCS) || inBareRepository(cwd, real) || o.inGitHooks(real)) {
 		return "", RefusedGitInternals, ""
 	}
 	if !o.AllowProjectConfig && in(protected.ProjectConfig) {
@@ -227,6 +228,20 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 		return "", RefusedOutsideCwd, ""
 	}
 	return real, "", ""
+}
+
+// inGitHooks reports whether real (a resolved path) lies in a directory
+// of git hooks that core.hooksPath puts outside the git directory
+// (shellcheck.GitHooksDirs of the resolved working directory: husky's
+// .husky), which the person's next commit runs: version control metadata
+// like .git/hooks. Letter case is ignored, as for the names of metadata.
+func (o Options) inGitHooks(real string) bool {
+	for _, d := range shellcheck.GitHooksDirs(o.cwdRealOrSelf(), o.Env) {
+		if within(strings.ToLower(realOrSelf(d)), strings.ToLower(real)) {
+			return true
+		}
+	}
+	return false
 }
 
 // inBareRepository reports whether real lies in a bare repository below

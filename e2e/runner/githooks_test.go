@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
+)
+
+// TestGitHooksReadOnlyUnderAuto: under approval = "auto", through serve
+// --stdio with the fixture provider, git's hooks where core.hooksPath puts
+// them in the workspace (husky's layout: .husky/_/pre-commit runs
+// .husky/pre-commit) are version control metadata: a confined shell
+// command cannot append to either or add a hook, write_file and edit_file
+// are refused there, and nothing asks; the rest of the workspace is
+// written. Afterwards the person's own, unconfined git commit runs the
+// hooks as they were: the canary (outside /tmp and TMPDIR) a planted line
+// would create is not there, and the commit's own hook ran.
+func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	s := newReadScene(t)
+	canary, ran := filepath.Join(s.root, "PWNED"), filepath.Join(s.root, "hook-ran")
+	gitEnv := []string{"HOME=" + s.home, "PATH=/usr/bin:/bin", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
+	git := func(args ...string) error {
+		cmd := exec.Command("git", append([]string{"-C", s.ws}, args...)...)
+		cmd.Env = gitEnv
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Logf("git %v: %s", args, out)
+		}
+		return err
+	}
+	if err := git("init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if err := git("config", "core.hooksPath", ".husky/_"); err != nil {
+		t.Fatal(err)
+	}
+	hook := "touch " + clienttest.Quote(ran) + "\n"
+	for name, content := range map[string]string{".husky/pre-commit": hook, ".husky/_/pre-commit": "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n", "src/keep.txt": "keep\n"} {
+		p := filepath.Join(s.ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant := "touch " + clienttest.Quote(canary)
+	calls := []map[string]any{
+		{"name": "shell", "arguments": map[string]any{"command": "echo " + clienttest.Quote(plant) + " >> .husky/pre-commit"}},
+		{"name": "shell", "arguments": map[string]any{"command": "printf '#!/bin/sh\\n" + plant + "\\n' > .husky/_/pre-commit"}},
+		{"name": "shell", "arguments": map[string]any{"command": "python3 -c \"open('.husky/_/commit-msg','w').write('#!/bin/sh\\n')\" || true"}},
+		{"name": "write_file", "arguments": map[string]any{"path": ".husky/pre-commit", "content": plant + "\n"}},
+		{"name": "edit_file", "arguments": map[string]any{"path": ".husky/pre-commit", "old": "touch", "new": plant + "; touch"}},
+		{"name": "shell", "arguments": map[string]any{"command": "echo ok > src/new.txt"}},
+	}
+	var script struct {
+		Responses []map[string]any `json:"responses"`
+	}
+	for _, c := range calls {
+		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": c}}})
+	}
+	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
+	b, err := json.Marshal(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(s.root, "script.json")
+	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch := s.start(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
+		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
+		ch.Shutdown()
+		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
+	}
+	r := ch.Turn(ch.Create().SessionID, "plant a hook")
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
+	if got := readFile(t, filepath.Join(s.ws, ".husky", "pre-commit")); got != hook {
+		t.Errorf(".husky/pre-commit became %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(s.ws, ".husky", "_", "commit-msg")); err == nil {
+		t.Error(".husky/_/commit-msg was added")
+	}
+	if got := readFile(t, filepath.Join(s.ws, "src", "new.txt")); got != "ok\n" {
+		t.Errorf("src/new.txt = %q; want it written", got)
+	}
+	// The person's next commit, unconfined, runs the hooks.
+	if err := git("commit", "-q", "--allow-empty", "-m", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("the pre-commit hook did not run on commit: %v", err)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("the commit ran a line a confined command planted in the hooks")
+	}
+}
