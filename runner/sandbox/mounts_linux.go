@@ -29,16 +29,13 @@ var errNotMountable = errors.New("not a directory or regular file")
 
 // ProbeMounts returns the mount namespace mode the launcher (the
 // executable self) can use here, trying MountsNS when this process holds
-// CAP_SYS_ADMIN, then MountsUserNS, each first with a PID namespace of
-// the command's own (MountsNSPID, MountsUserNSPID: mounting its /proc may
-// be refused where the host's /proc is partly hidden, as in many
-// containers); "" when none works (a container without CAP_SYS_ADMIN,
-// user namespaces disabled or restricted by AppArmor, mounts refused):
-// then per-entry grants. It starts at most four short processes, one
-// where the first works.
+// CAP_SYS_ADMIN, then MountsUserNS; "" when neither works (a container
+// without CAP_SYS_ADMIN, user namespaces disabled or restricted by
+// AppArmor, mounts refused): then per-entry grants. It starts at most two
+// short processes.
 func ProbeMounts(self string) string {
-	for _, mode := range []string{MountsNSPID, MountsNS, MountsUserNSPID, MountsUserNS} {
-		if !ownUsers(mode) && !hasCap(unix.CAP_SYS_ADMIN) {
+	for _, mode := range []string{MountsNS, MountsUserNS} {
+		if mode == MountsNS && !hasCap(unix.CAP_SYS_ADMIN) {
 			continue
 		}
 		cmd := exec.Command(self, MountProbeArg, mode, strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()))
@@ -54,9 +51,7 @@ func ProbeMounts(self string) string {
 
 // mountProbe is the probe's child, given its mode and the caller's user
 // and group ids: the launcher's namespace setup (enterNamespace) and one
-// read-only bind of its working directory, which must then be read-only;
-// with a PID namespace, /proc must then show it as the namespace's first
-// process.
+// read-only bind of its working directory, which must then be read-only.
 func mountProbe(args []string) int {
 	if len(args) != 3 {
 		return 1
@@ -71,50 +66,32 @@ func mountProbe(args []string) int {
 	if unix.Statfs(dir, &st) != nil || st.Flags&unix.ST_RDONLY == 0 {
 		return 1
 	}
-	if self, err := os.Readlink("/proc/self"); ownPIDs(args[0]) && (err != nil || self != "1") {
-		return 1
-	}
 	return 0
 }
 
 // nsAttr sets attr to start the launcher in a mount namespace of its own
-// by mode (nothing for ""), and a PID namespace of its own for
-// MountsNSPID and MountsUserNSPID: the launcher is its first process
-// (its init) and so is the command it execs, and when that ends the
-// kernel kills every process left in it. In a user namespace the launcher
-// keeps CAP_SYS_ADMIN there across its exec (an ambient capability), which
-// it needs to map its ids and mount, and then drops with every other
-// (dropPrivileges). The launcher maps its ids itself (enterNamespace): the
-// agent, not dumpable, cannot write the maps of the child it starts (its
-// /proc files belong to root).
+// by mode (MountsNS or MountsUserNS; nothing for ""). In a user namespace
+// the launcher keeps CAP_SYS_ADMIN there across its exec (an ambient
+// capability), which it needs to map its ids and mount, and then drops
+// with every other (dropPrivileges). The launcher maps its ids itself
+// (enterNamespace): the agent, not dumpable, cannot write the maps of the
+// child it starts (its /proc files belong to root).
 func nsAttr(attr *syscall.SysProcAttr, mode string) {
-	if mode == "" {
-		return
-	}
-	attr.Cloneflags |= syscall.CLONE_NEWNS
-	if ownUsers(mode) {
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
+	switch mode {
+	case MountsNS:
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+	case MountsUserNS:
+		attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
-	if ownPIDs(mode) {
-		attr.Cloneflags |= syscall.CLONE_NEWPID
-	}
 }
-
-// errNotInit: the launcher of a mode with a PID namespace is not its
-// first process.
-var errNotInit = errors.New("not the first process of a PID namespace")
 
 // enterNamespace readies the launcher's namespace of mode: in a user
 // namespace it maps the caller's own user and group ids (uid, gid; the
 // kernel accepts no other from an unprivileged caller), setgroups denied,
-// so the command runs as the person; then it makes its mounts private; in
-// a PID namespace of its own it then mounts the namespace's own /proc,
-// where only the command's processes are: the host's would name other
-// processes by the numbers the command's have (and Landlock's enforcement
-// on every thread of the launcher lists /proc/<pid>/task).
+// so the command runs as the person; then it makes its mounts private.
 func enterNamespace(mode string, uid, gid int) error {
-	if ownUsers(mode) {
+	if mode == MountsUserNS {
 		for _, w := range []struct{ file, data string }{
 			{"/proc/self/setgroups", "deny"},
 			{"/proc/self/gid_map", strconv.Itoa(gid) + " " + strconv.Itoa(gid) + " 1\n"},
@@ -125,16 +102,7 @@ func enterNamespace(mode string, uid, gid int) error {
 			}
 		}
 	}
-	if err := makePrivate(); err != nil {
-		return err
-	}
-	if !ownPIDs(mode) {
-		return nil
-	}
-	if os.Getpid() != 1 {
-		return errNotInit
-	}
-	return unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	return makePrivate()
 }
 
 // privatePTYs mounts a devpts instance of the command's own on /dev/pts,

@@ -31,24 +31,7 @@ const (
 	// MountsUserNS: a new user namespace mapping only the caller's own
 	// user and group (setgroups denied), and a mount namespace it owns.
 	MountsUserNS = "userns"
-	// MountsNSPID and MountsUserNSPID are MountsNS and MountsUserNS with
-	// a PID namespace of the command's own as well, and its own /proc:
-	// the command is its first process, and when the command ends the
-	// kernel kills every process left in it, one that left the command's
-	// process group (setsid, a double fork) included.
-	MountsNSPID     = MountsNS + pidSuffix
-	MountsUserNSPID = MountsUserNS + pidSuffix
 )
-
-const pidSuffix = "+pid"
-
-// ownPIDs reports whether the mounts mode gives the command a PID
-// namespace of its own.
-func ownPIDs(mode string) bool { return strings.HasSuffix(mode, pidSuffix) }
-
-// ownUsers reports whether the mounts mode starts the launcher in a user
-// namespace of its own.
-func ownUsers(mode string) bool { return strings.TrimSuffix(mode, pidSuffix) == MountsUserNS }
 
 // MountProbeArg is argv[1] of the probe ProbeMounts starts: the
 // executable makes the mounts of the launcher on its own directory, checks
@@ -72,15 +55,13 @@ type Policy struct {
 	// skipped.
 	Protected []string `json:"protected,omitempty"`
 	// Mounts is how the launcher starts in a mount namespace of its own
-	// (MountsNS, MountsUserNS, each maybe with a PID namespace:
-	// ProbeMounts's answer), or "" for none.
+	// (MountsNS, MountsUserNS: ProbeMounts's answer), or "" for none.
 	Mounts string `json:"mounts,omitempty"`
 	// HostNS is the mount namespace of the process that wrapped the
 	// command (Wrap sets it): the launcher mounts nothing in it.
 	HostNS uint64 `json:"host_ns,omitempty"`
 	// UID and GID are the caller's ids, which the launcher maps in a user
-	// namespace of its own (MountsUserNS, MountsUserNSPID; Wrap sets
-	// them).
+	// namespace of its own (MountsUserNS; Wrap sets them).
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
 	// Unreadable are absolute paths whose files the command cannot read
@@ -136,10 +117,7 @@ func LazyMounts() Status {
 // MountsText is what Text says of how version control metadata is kept
 // read-only, given the launcher's mounts mode.
 func MountsText(mounts string) string {
-	switch {
-	case ownPIDs(mounts):
-		return ".git protected by read-only mounts; no process outlives its command"
-	case mounts != "":
+	if mounts != "" {
 		return ".git protected by read-only mounts"
 	}
 	return ".git protected by per-entry grants: new files at the repository's top level are refused"
