@@ -30,7 +30,8 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range map[string]string{".hg/hgrc": "[alias]\npf = push --force\n", ".jj/repo/config.toml": "[aliases]\np = [\"git\", \"push\"]\n"} {
+	for name, content := range map[string]string{".hg/hgrc": "[alias]\npf = push --force\n", ".jj/repo/config.toml": "[aliases]\np = [\"git\", \"push\"]\n",
+		"../home/.config/gh/config.yml": "aliases:\n    rmref: api -X DELETE repos/o/r/git/refs/heads/main\n"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.ws, name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -58,6 +59,7 @@ func TestForgeClientsAskUnderAuto(t *testing.T) {
 		"hg pus -f",
 		"jj p --allow-new",
 		"gh repo delete o/r --yes",
+		"gh rmref", // an alias of the person's gh configuration
 		"gh repo sync me/fork --force",
 		"gh api -X DELETE repos/o/r/git/refs/heads/main",
 		"gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=0 -F force=true",

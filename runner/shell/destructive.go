@@ -71,7 +71,7 @@ func Check(command string, at Place) Verdict {
 
 // vcsEnv are the variables that locate a version control client's
 // configuration (vcsconfig.go).
-var vcsEnv = []string{"HGRCPATH", "SL_CONFIG_PATH", "JJ_CONFIG"}
+var vcsEnv = []string{"HGRCPATH", "SL_CONFIG_PATH", "JJ_CONFIG", "GH_CONFIG_DIR", "GLAB_CONFIG_DIR"}
 
 // checker walks a command line, tracking what a shell would know.
 type checker struct {
@@ -492,6 +492,7 @@ var loadVars = map[string]bool{
 	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
 	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_COMMON_DIR": true,
 	"XDG_CONFIG_HOME": true, "TAR_OPTIONS": true, "HGRCPATH": true, "SL_CONFIG_PATH": true, "JJ_CONFIG": true,
+	"GH_CONFIG_DIR": true, "GLAB_CONFIG_DIR": true,
 }
 
 // commandVars checks assignments (before a command, alone, or exported)

@@ -1,8 +1,11 @@
 package shell
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // Clients other than git that rewrite or delete a remote repository's
@@ -35,8 +38,94 @@ func (c *checker) forge(name string, rest []field) {
 		}
 		c.git(rest)
 	case "gh", "glab":
+		if ops := operands(rest); len(ops) > 0 && ops[0].known() && !forgeCommands[name][ops[0].text] {
+			c.forgeUserAlias(name, ops[0].text, restAfter(rest, ops[0]))
+			return
+		}
 		c.forgeCLI(rest, "XfFHpqt")
 	}
+}
+
+// forgeCommands are gh's and glab's own top-level commands (and help
+// topics); any other name is an alias from the client's configuration or
+// an extension (gh-NAME).
+var forgeCommands = map[string]map[string]bool{
+	"gh": wordSet(`accessibility actions agent-task alias api attestation auth browse cache co codespace cs
+		completion config copilot credits environment ext extension extensions exit-codes formatting gist
+		gpg-key help issue label licenses mintty org pr preview project release repo reference rs ruleset
+		run search secret ssh-key status variable version workflow`),
+	"glab": wordSet(`alias api attestation auth changelog check-update ci cluster completion config deploy-key
+		deploy-keys duo gpg-key help incident issue iteration job label milestone mr opentofu release repo
+		runner schedule securefile snippet ssh-key stack token update user variable version`),
+}
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// restAfter is what follows word w in rest.
+func restAfter(rest []field, w field) []field {
+	for i := range rest {
+		if rest[i] == w {
+			return rest[i+1:]
+		}
+	}
+	return nil
+}
+
+// forgeUserAlias checks gh NAME or glab NAME that is not one of the
+// client's commands: an alias from its configuration (gh's config.yml
+// "aliases", glab's aliases.yml, in GH_CONFIG_DIR or GLAB_CONFIG_DIR,
+// else $XDG_CONFIG_HOME or ~/.config) is checked as alias set checks it,
+// with the call's arguments after it; an extension or a configuration
+// that cannot be read asks.
+func (c *checker) forgeUserAlias(client, name string, args []field) {
+	home, okHome := c.vars["HOME"]
+	dir, file := c.env("GH_CONFIG_DIR"), "config.yml"
+	if client == "glab" {
+		dir, file = c.env("GLAB_CONFIG_DIR"), "aliases.yml"
+	}
+	if dir == "" {
+		xdg, ok := c.vars["XDG_CONFIG_HOME"]
+		if !ok && !okHome {
+			c.flag(ReasonOpaque)
+			return
+		}
+		if !ok {
+			xdg = filepath.Join(home, ".config")
+		}
+		dir = filepath.Join(xdg, map[string]string{"gh": "gh", "glab": "glab-cli"}[client])
+	}
+	r := &vcsReader{c: c}
+	b, ok := r.read(filepath.Join(dir, file))
+	var doc map[string]any
+	if !ok || b == nil || yaml.Unmarshal(b, &doc) != nil {
+		c.flag(ReasonOpaque) // unreadable, or no alias: an extension runs
+		return
+	}
+	aliases := doc
+	if client == "gh" {
+		aliases, _ = doc["aliases"].(map[string]any)
+	}
+	exp, ok := aliases[name].(string)
+	if !ok {
+		c.flag(ReasonOpaque) // an extension (gh-NAME), or no such command
+		return
+	}
+	if strings.HasPrefix(exp, "!") {
+		c.nested(exp[1:], nil, false) // its arguments: "$1"...
+		return
+	}
+	words, ok := splitGitWords(forgeAliasArg.ReplaceAllString(exp, unk))
+	if !ok {
+		c.flag(ReasonOpaque)
+		return
+	}
+	c.nest(func() { c.forgeCLI(append(words, args...), "XfFHpqt") })
 }
 
 // hubCommand is the index of hub's command word: past git's global

@@ -327,3 +327,54 @@ func TestWrappersRunPrograms(t *testing.T) {
 		}
 	}
 }
+
+// TestForgeAliasesFromConfig: gh and glab commands that are not the
+// client's own are read from its alias file (gh's config.yml, glab's
+// aliases.yml): an alias that deletes refs or the repository, or a shell
+// alias that force-pushes, asks; an extension, or an alias file that is
+// not read, asks; a harmless alias does not.
+func TestForgeAliasesFromConfig(t *testing.T) {
+	l, at := gitRunsLayout(t)
+	for p, content := range map[string]string{
+		filepath.Join(l.home, ".config/gh/config.yml"): "version: 1\naliases:\n    p: api -X DELETE repos/o/r/git/refs/heads/main\n" +
+			"    rd: repo delete\n    sh: '!git push -f origin main'\n    ok: pr list\n    del: api -X $1 repos/o/r/git/refs/heads/main\n    ref: api repos/o/r/git/refs/heads/main\n",
+		filepath.Join(l.home, ".config/glab-cli/aliases.yml"): "del: api -X DELETE projects/1/repository/branches/main\nmrs: mr list\n",
+		filepath.Join(l.ws, "ghdir/config.yml"):              "aliases:\n    p: pr list\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Reason
+	}{
+		{"gh p", ReasonRemoteHistory},
+		{"gh rd o/r --yes", ReasonRemoteHistory},
+		{"gh sh", ReasonGitPush},
+		{"gh del DELETE", ReasonRemoteHistory},
+		{"gh ref -X DELETE", ReasonRemoteHistory},
+		{"glab del", ReasonRemoteHistory},
+		{"gh nosuch", ReasonOpaque},
+		{"glab nosuch", ReasonOpaque},
+		{"GH_CONFIG_DIR=ghdir gh p", ReasonOpaque},
+		{"echo 'aliases: {p: pr list}' > ~/.config/gh/config.yml; gh p", ReasonOpaque},
+	} {
+		if got, why := Destructive(tc.cmd, at); !got || why != tc.want {
+			t.Errorf("Destructive(%q) = %v, %q; want true, %q", tc.cmd, got, why, tc.want)
+		}
+	}
+	for _, cmd := range []string{"gh ok", "glab mrs", "gh pr list", "gh api repos/o/r", "glab mr list", "gh co 12", "gh help", "gh ref"} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
+		}
+	}
+	ghdir := at
+	ghdir.Env = append(append([]string(nil), at.Env...), "GH_CONFIG_DIR="+filepath.Join(l.ws, "ghdir"))
+	if got, why := Destructive("gh p", ghdir); got {
+		t.Errorf("GH_CONFIG_DIR: Destructive(gh p) = true, %q; want false (its p is pr list)", why)
+	}
+}
