@@ -339,7 +339,7 @@ func TestForgeAliasesFromConfig(t *testing.T) {
 		filepath.Join(l.home, ".config/gh/config.yml"): "version: 1\naliases:\n    p: api -X DELETE repos/o/r/git/refs/heads/main\n" +
 			"    rd: repo delete\n    sh: '!git push -f origin main'\n    ok: pr list\n    del: api -X $1 repos/o/r/git/refs/heads/main\n    ref: api repos/o/r/git/refs/heads/main\n",
 		filepath.Join(l.home, ".config/glab-cli/aliases.yml"): "del: api -X DELETE projects/1/repository/branches/main\nmrs: mr list\n",
-		filepath.Join(l.ws, "ghdir/config.yml"):              "aliases:\n    p: pr list\n",
+		filepath.Join(l.ws, "ghdir/config.yml"):               "aliases:\n    p: pr list\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
