@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,7 +161,7 @@ func writeFileAt(real string, data []byte, create bool) string {
 	}
 	if linkCount(st) > 1 {
 		f.Close()
-		if err := replaceFile(real, data, st.Mode().Perm()); err != nil {
+		if err := replaceFile(real, bytes.NewReader(data), st.Mode().Perm()); err != nil {
 			return fsError(err)
 		}
 		return ""
@@ -173,6 +174,34 @@ func writeFileAt(real string, data []byte, create bool) string {
 		err = cerr
 	}
 	if err != nil {
+		return fsError(err)
+	}
+	return ""
+}
+
+// ownInode gives real (a path writeTarget resolved), when it is a regular
+// file with more than one hard link, an inode of its own holding the same
+// content (a copy beside it, renamed over it: replaceFile), before the
+// editor writes it: an editor may write in place, through every name of
+// the inode, one of which may lie outside the working directory (pnpm's
+// store). A missing file, or one with one link, is left as it is.
+func ownInode(real string) string {
+	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+		return "" // a new file, or one the editor refuses as it is
+	}
+	f, bad := openRegular(real)
+	if bad != "" {
+		return bad
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fsError(err)
+	}
+	if linkCount(st) < 2 {
+		return ""
+	}
+	if err := replaceFile(real, f, st.Mode().Perm()); err != nil {
 		return fsError(err)
 	}
 	return ""
@@ -300,6 +329,11 @@ func (t *writeFile) Run(ctx context.Context, args json.RawMessage) Result {
 	if bad != "" {
 		return errResult(t.Name(), bad)
 	}
+	if clientFS(ctx) != nil {
+		if bad := ownInode(p); bad != "" {
+			return fail(t.Name(), bad)
+		}
+	}
 	if ok, err := clientWrite(ctx, p, *a.Content); err != nil {
 		return errResult(t.Name(), clientFailed)
 	} else if !ok {
@@ -420,6 +454,11 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	at := strings.Index(content, a.Old)
 	edited := content[:at] + *a.New + content[at+len(a.Old):]
+	if clientFS(ctx) != nil {
+		if bad := ownInode(p); bad != "" {
+			return fail(t.Name(), bad)
+		}
+	}
 	if ok, err := clientWrite(ctx, p, edited); err != nil {
 		return errResult(t.Name(), clientFailed)
 	} else if !ok {

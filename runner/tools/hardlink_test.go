@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -108,10 +109,97 @@ func TestReplaceFileFailureLeavesNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(d, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := replaceFile(d, []byte("new"), 0o644); err == nil {
+	if err := replaceFile(d, strings.NewReader("new"), 0o644); err == nil {
 		t.Fatal("replaceFile over a non-empty directory succeeded")
 	}
 	if entries, _ := os.ReadDir(ws); len(entries) != 1 {
 		t.Errorf("%d entries left; want only d", len(entries))
+	}
+}
+
+// inPlaceEditor is a ClientFS that writes as an editor may: in place,
+// through whatever inode the path names (os.WriteFile truncates it).
+type inPlaceEditor struct{ writes int }
+
+func (e *inPlaceEditor) ReadTextFile(_ context.Context, p string) (string, error) {
+	b, err := os.ReadFile(p)
+	return string(b), err
+}
+
+func (e *inPlaceEditor) WriteTextFile(_ context.Context, p, content string) (bool, error) {
+	e.writes++
+	return true, os.WriteFile(p, []byte(content), 0o644)
+}
+
+// TestEditorWriteThroughHardLink: with an editor's file system (ACP), the
+// editor writes; a workspace file hard-linked outside first gets an inode
+// of its own with its old content and mode, so an editor writing in place
+// leaves the file outside as it was. A file with one link keeps its inode.
+func TestEditorWriteThroughHardLink(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, store := filepath.Join(root, "work"), filepath.Join(root, "store")
+	for _, d := range []string{ws, store} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"w.txt", "e.txt"} {
+		if err := os.WriteFile(filepath.Join(store, name), []byte("old content\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(store, name), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(store, name), filepath.Join(ws, name)); err != nil {
+			t.Skip("no hard links here:", err)
+		}
+	}
+	single := filepath.Join(ws, "single.txt")
+	if err := os.WriteFile(single, []byte("old content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ino := func(p string) uint64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	singleIno := ino(single)
+	editor := &inPlaceEditor{}
+	ctx := WithClientFS(context.Background(), editor)
+	b := Builtin(Options{Cwd: ws})
+	for _, call := range []struct{ tool, args string }{
+		{"write_file", `{"path":"w.txt","content":"new content\n"}`},
+		{"edit_file", `{"path":"e.txt","old":"old","new":"new"}`},
+		{"edit_file", `{"path":"single.txt","old":"old","new":"new"}`},
+	} {
+		tl, _ := b.Get(call.tool)
+		if res := tl.Run(ctx, json.RawMessage(call.args)); res.IsError {
+			t.Fatalf("%s %s = %+v", call.tool, call.args, res)
+		}
+	}
+	if editor.writes != 3 {
+		t.Errorf("the editor wrote %d times; want 3", editor.writes)
+	}
+	for _, name := range []string{"w.txt", "e.txt"} {
+		if got, _ := os.ReadFile(filepath.Join(store, name)); string(got) != "old content\n" {
+			t.Errorf("store/%s = %q; want it untouched", name, got)
+		}
+		if got, _ := os.ReadFile(filepath.Join(ws, name)); string(got) != "new content\n" {
+			t.Errorf("work/%s = %q; want the new content", name, got)
+		}
+		if fi, err := os.Stat(filepath.Join(ws, name)); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("work/%s mode %v (%v); want 0640 kept", name, fi.Mode().Perm(), err)
+		}
+	}
+	if ino(single) != singleIno {
+		t.Error("a file with one link got a new inode")
+	}
+	if entries, _ := os.ReadDir(ws); len(entries) != 3 {
+		t.Errorf("workspace entries %v; want no temporary file left", entries)
 	}
 }

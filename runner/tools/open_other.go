@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -37,12 +38,12 @@ func openDirResolved(real string) (*os.File, error) { return openDir(real) }
 // linkCount is 1 here: hard links are not counted on this platform.
 func linkCount(os.FileInfo) uint64 { return 1 }
 
-func replaceFile(real string, data []byte, perm os.FileMode) error {
+func replaceFile(real string, data io.Reader, perm os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".magi-tmp-")
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = io.Copy(f, data)
 	if err == nil {
 		err = f.Chmod(perm)
 	}

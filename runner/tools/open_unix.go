@@ -4,6 +4,7 @@ package tools
 
 import (
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,12 +99,12 @@ func linkCount(fi os.FileInfo) uint64 {
 }
 
 // replaceFile gives real (a resolved path to an existing file) the content
-// data through a new file: it is created beside real (mode perm, umask
+// read from data through a new file: it is created beside real (mode perm, umask
 // aside), written, and renamed over real, so the old file, and every other
 // hard link to it, is left as it was. The directory is opened as
 // openResolved opens it and the new file is made relative to it, so no
 // symlink swapped in is followed; a failed write leaves no new file.
-func replaceFile(real string, data []byte, perm os.FileMode) error {
+func replaceFile(real string, data io.Reader, perm os.FileMode) error {
 	dir, err := openDirResolved(filepath.Dir(real))
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func replaceFile(real string, data []byte, perm os.FileMode) error {
 		return &os.PathError{Op: "create", Path: real, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
+	_, err = io.Copy(f, data)
 	if err == nil {
 		err = f.Chmod(perm) // the umask may have narrowed the mode
 	}
