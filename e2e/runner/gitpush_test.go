@@ -47,6 +47,8 @@ func TestGitForcePushSpellingsAsk(t *testing.T) {
 		// No push: the local remote's main rewritten in place.
 		"git -C ../srv/remote.git fetch ../proj +main:main",
 		`f() { command git "$@"; }; git() { f "$@"; }; git push --force origin main`,
+		// A name that is no command, corrected by git to push.
+		"git -c help.autocorrect=1 psh -f origin main",
 	}
 	for _, tc := range []struct {
 		name     string

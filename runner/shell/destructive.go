@@ -70,8 +70,9 @@ func Check(command string, at Place) Verdict {
 }
 
 // vcsEnv are the variables that locate a version control client's
-// configuration (vcsconfig.go).
-var vcsEnv = []string{"HGRCPATH", "SL_CONFIG_PATH", "JJ_CONFIG", "GH_CONFIG_DIR", "GLAB_CONFIG_DIR"}
+// configuration (vcsconfig.go), and PATH, where git finds its git-NAME
+// programs.
+var vcsEnv = []string{"HGRCPATH", "SL_CONFIG_PATH", "JJ_CONFIG", "GH_CONFIG_DIR", "GLAB_CONFIG_DIR", "PATH"}
 
 // checker walks a command line, tracking what a shell would know.
 type checker struct {

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -98,12 +100,39 @@ func (c *checker) git1(args []field, aliases int) {
 			}
 			expanded := append(append(append([]field(nil), args[:i]...), words...), rest...)
 			c.git1(expanded, aliases+1)
+		case g.autocorrects() && !c.gitProgram(name):
+			// No such command: git runs the built-in command or alias
+			// closest to the name (git -c help.autocorrect=1 psh -f).
+			c.flag(ReasonOpaque)
 		default:
 			c.gitCommand(name, rest, cmp.Or(gitDir, dir), work, conf) // an external git-NAME program
 		}
 		return
 	}
 	c.gitCommand(name, rest, cmp.Or(gitDir, dir), work, conf)
+}
+
+// gitExecPaths are the directories where git installs its own programs
+// (git --exec-path), besides PATH, where git looks for git-NAME.
+var gitExecPaths = []string{"/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/libexec/git-core",
+	"/opt/homebrew/libexec/git-core", "/usr/local/lib/git-core"}
+
+// gitProgram reports whether a git-NAME program exists in git's exec path
+// or PATH (the tool's environment), which git runs before it would
+// correct the name.
+func (c *checker) gitProgram(name string) bool {
+	if strings.ContainsAny(name, "/"+unk) {
+		return false
+	}
+	for _, d := range append(slices.Clone(gitExecPaths), filepath.SplitList(c.env("PATH"))...) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(d, "git-"+name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // gitCommand checks git subcommand name (a built-in command, or a git-NAME

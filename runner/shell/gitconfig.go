@@ -43,6 +43,23 @@ func (g gitConf) alias(name string) (string, bool) {
 	return v, ok
 }
 
+// autocorrects reports whether help.autocorrect makes git run the command
+// closest to a name that is no command (a number other than 0, a negative
+// one, immediate, prompt: stdin may say yes).
+func (g gitConf) autocorrects() bool {
+	v := ""
+	for _, s := range g.settings {
+		if s.key == "help.autocorrect" {
+			v = strings.ToLower(strings.TrimSpace(s.value))
+		}
+	}
+	switch v {
+	case "", "0", "false", "no", "off", "never", "show":
+		return false
+	}
+	return true
+}
+
 // forcesPush reports whether a setting makes a plain git push overwrite or
 // delete remote history: a push refspec that forces (+) or deletes (:),
 // a mirroring remote, or pushing submodules (each with a configuration of

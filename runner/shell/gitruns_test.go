@@ -245,6 +245,7 @@ func TestGitRunsAllowed(t *testing.T) {
 		"git difftool --tool=vimdiff", "git send-pack ../r main", "git send-pack --all ../r",
 		"git help push", "git -C local log", "git -C included status",
 		"git -c core.pager=less log", "git -c protocol.ext.allow=never fetch",
+		"git -c submodule.x.update='!true' submodule update", "git -c alias.l='!ls' status",
 		"git config user.name x && git commit -m x", "git config --get user.name && git st",
 		"git config -l; git push origin main", "git remote -v && git push origin main",
 		"git add . && git commit -m x && git push origin main",
@@ -376,5 +377,48 @@ func TestForgeAliasesFromConfig(t *testing.T) {
 	ghdir.Env = append(append([]string(nil), at.Env...), "GH_CONFIG_DIR="+filepath.Join(l.ws, "ghdir"))
 	if got, why := Destructive("gh p", ghdir); got {
 		t.Errorf("GH_CONFIG_DIR: Destructive(gh p) = true, %q; want false (its p is pr list)", why)
+	}
+}
+
+// TestGitAutocorrect: with help.autocorrect on (-c, a file, or set by the
+// line), git runs the built-in command closest to a name that is no
+// command (git -c help.autocorrect=1 psh -f pushed by force on git 2.39):
+// such a name asks, unless a git-NAME program exists, which git runs
+// first.
+func TestGitAutocorrect(t *testing.T) {
+	l, at := gitRunsLayout(t)
+	bin := filepath.Join(l.home, "bin")
+	for p, content := range map[string]string{
+		filepath.Join(l.ws, "corrects/.git/config"): "[help]\n\tautocorrect = 1\n",
+		filepath.Join(bin, "git-tool"):              "#!/bin/sh\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at.Env = append(append([]string(nil), at.Env...), "PATH=/usr/bin:/bin:"+bin)
+	for _, cmd := range []string{
+		"git -c help.autocorrect=immediate pussh -f origin main",
+		"git -c help.autocorrect=1 psh -f origin main",
+		"git -c help.autocorrect=-1 psh -f origin main",
+		"git -c help.autocorrect=prompt psh -f origin main",
+		"git -c help.autocorrect=true psh -f origin main",
+		"git -C corrects psh -f origin main",
+		"git config help.autocorrect 1 && git psh -f origin main",
+	} {
+		if got, why := Destructive(cmd, at); !got || why != ReasonOpaque {
+			t.Errorf("Destructive(%q) = %v, %q; want true, %q", cmd, got, why, ReasonOpaque)
+		}
+	}
+	for _, cmd := range []string{
+		"git psh -f origin main", "git -c help.autocorrect=0 psh", "git -c help.autocorrect=never psh",
+		"git -c help.autocorrect=1 tool x", "git -C corrects tool x", "git -C corrects status",
+	} {
+		if got, why := Destructive(cmd, at); got {
+			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
+		}
 	}
 }
