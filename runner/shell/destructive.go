@@ -480,7 +480,7 @@ var runVars = map[string]bool{
 	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true,
 	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_SSH_COMMAND": true, "GIT_SSH": true,
 	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PROMPT_COMMAND": true,
-	"HGEDITOR": true, "HGMERGE": true, "JJ_EDITOR": true,
+	"HGEDITOR": true, "HGMERGE": true, "JJ_EDITOR": true, "GIT_PROXY_COMMAND": true,
 	"LESSOPEN": true, "LESSCLOSE": true, "BROWSER": true,
 }
 
@@ -494,6 +494,9 @@ var loadVars = map[string]bool{
 	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_COMMON_DIR": true,
 	"XDG_CONFIG_HOME": true, "TAR_OPTIONS": true, "HGRCPATH": true, "SL_CONFIG_PATH": true, "JJ_CONFIG": true,
 	"GH_CONFIG_DIR": true, "GLAB_CONFIG_DIR": true,
+	// git: the programs it runs (git-remote-https...), the hooks a new
+	// repository gets, transports that run commands (ext::).
+	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_ALLOW_PROTOCOL": true,
 }
 
 // commandVars checks assignments (before a command, alone, or exported)

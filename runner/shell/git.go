@@ -45,6 +45,9 @@ func (c *checker) git1(args []field, aliases int) {
 		case t == "--bare":
 			gitDir = dir
 			continue
+		case strings.HasPrefix(t, "--exec-path="):
+			c.flag(ReasonOpaque) // git's programs (git-remote-https...) from there
+			return
 		default:
 			continue
 		}

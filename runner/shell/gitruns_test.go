@@ -221,6 +221,14 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git -C ~/other.git fast-import --force < stream", ReasonRemoteHistory},
 		{`git -C "$R" update-ref refs/heads/main HEAD~1`, ReasonRemoteHistory},
 		{`git -C ~/other.git branch $F x`, ReasonRemoteHistory},
+		// Variables and options that make git run other programs or
+		// allow ext::.
+		{"GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c git% push% -f'", ReasonOpaque},
+		{"export GIT_ALLOW_PROTOCOL=ext:https; git fetch x", ReasonOpaque},
+		{"GIT_PROXY_COMMAND='git push -f origin main' git fetch git://h/r", ReasonGitPush},
+		{"GIT_EXEC_PATH=./bin git push origin main", ReasonOpaque},
+		{"git --exec-path=./bin push origin main", ReasonOpaque},
+		{"GIT_TEMPLATE_DIR=./tpl git clone ../r d", ReasonOpaque},
 		// env - (env -i) still runs its command.
 		{"env - git push -f", ReasonGitPush},
 		{"env - PAGER='rm -rf ~/canary' git log", ReasonDeleteOutside},
@@ -252,7 +260,7 @@ func TestGitRunsAllowed(t *testing.T) {
 		"echo x > notes.txt && git push origin main", "git log > log.txt; git push",
 		"env GIT_CONFIG_NOSYSTEM=1 git push", "unset GIT_DIR; git status", "export PAGER=less; git log",
 		"env -u PAGER git log", "read -r name; echo $name", "for f in *.go; do git add $f; done",
-		"(( n = 1 )); git status", "printf 'x\\n' > notes.txt; git push origin main",
+		"(( n = 1 )); git status", "git --exec-path", "git --exec-path status", "printf 'x\\n' > notes.txt; git push origin main",
 		"printf '%s\\n' a b > f && git push origin main", "printf -v n '%d' 3; git push origin main",
 		"git update-ref refs/heads/x HEAD", "git branch -D x", "git tag -d v1", "git reset --soft HEAD~1",
 		"git fetch origin +main:main", "git -C $TMPDIR/x.git update-ref refs/heads/main HEAD",
