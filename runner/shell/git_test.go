@@ -33,14 +33,7 @@ func gitLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.home, ".gitconfig.d/more"): "[alias]\n\tyolo = push -f\n\tci = commit\n",
 		filepath.Join(l.home, "cond.inc"):          "[Alias]\n\tFORCE = \"push\" \"--force\"\n",
 	}
-	for p, content := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, files, 0o644)
 	return l, at
 }
 

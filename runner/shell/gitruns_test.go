@@ -31,15 +31,22 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		t.Fatal(err)
 	}
 	files[filepath.Join(l.home, ".gitconfig")] = string(global) + "[alias]\n\tover = push --force\n"
+	writeFiles(t, files, 0o644)
+	return l, at
+}
+
+// writeFiles writes each file (an absolute path) with its content and mode,
+// making its directories.
+func writeFiles(t *testing.T, files map[string]string, mode os.FileMode) {
+	t.Helper()
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return l, at
 }
 
 // TestGitRunsAndConfigures: every way git's command line, its
@@ -282,10 +289,7 @@ func TestGitRunsAllowed(t *testing.T) {
 // seen, or which ask to force a branch, ask.
 func TestWrappersRunPrograms(t *testing.T) {
 	_, at := gitRunsLayout(t)
-	for _, tc := range []struct {
-		cmd  string
-		want Reason
-	}{
+	checkCases(t, at, []vcsCase{
 		{`git() { command git "$@"; }; git push -f origin main`, ReasonOpaque},
 		{"git() { :; }; command git push -f origin main", ReasonGitPush},
 		{"git() { :; }; exec git push -f origin main", ReasonGitPush},
@@ -318,23 +322,21 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"glab api projects/1/repository/commits -F force=1 -f branch=main", ReasonRemoteHistory},
 		{"glab api --method POST projects/1/repository/commits --input body.json", ReasonRemoteHistory},
 		{"gh api repos/o/r/git/refs/heads/main -X PATCH --field force=true --field sha=x", ReasonRemoteHistory},
-	} {
-		if got, why := Destructive(tc.cmd, at); !got || why != tc.want {
-			t.Errorf("Destructive(%q) = %v, %q; want true, %q", tc.cmd, got, why, tc.want)
-		}
-	}
-	for _, cmd := range []string{
-		"git() { :; }; git push -f", // the function runs, not git
-		"glab api -X POST projects/1/repository/commits -f branch=main -f commit_message=x -f force=false",
-		"gh api -X PUT repos/o/r/contents/x -f message=m -f content=Y", "gh api graphql -f query='query { viewer { login } }'",
-		"command git status", "env git log", "sudo git fetch", "pkexec git status",
-		"parallel --jobs 2 echo ::: a b", "parallel gzip ::: a.txt b.txt", "ls | parallel gzip",
-		"jj config set --user ui.color never && jj --ignore-working-copy log", "hg st2",
-	} {
-		if got, why := Destructive(cmd, at); got {
-			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
-		}
-	}
+		// Not asked.
+		{"git() { :; }; git push -f", ""}, // the function runs, not git
+		{"glab api -X POST projects/1/repository/commits -f branch=main -f commit_message=x -f force=false", ""},
+		{"gh api -X PUT repos/o/r/contents/x -f message=m -f content=Y", ""},
+		{"gh api graphql -f query='query { viewer { login } }'", ""},
+		{"command git status", ""},
+		{"env git log", ""},
+		{"sudo git fetch", ""},
+		{"pkexec git status", ""},
+		{"parallel --jobs 2 echo ::: a b", ""},
+		{"parallel gzip ::: a.txt b.txt", ""},
+		{"ls | parallel gzip", ""},
+		{"jj config set --user ui.color never && jj --ignore-working-copy log", ""},
+		{"hg st2", ""},
+	})
 }
 
 // TestForgeAliasesFromConfig: gh and glab commands that are not the
@@ -344,23 +346,13 @@ func TestWrappersRunPrograms(t *testing.T) {
 // not read, asks; a harmless alias does not.
 func TestForgeAliasesFromConfig(t *testing.T) {
 	l, at := gitRunsLayout(t)
-	for p, content := range map[string]string{
+	writeFiles(t, map[string]string{
 		filepath.Join(l.home, ".config/gh/config.yml"): "version: 1\naliases:\n    p: api -X DELETE repos/o/r/git/refs/heads/main\n" +
 			"    rd: repo delete\n    sh: '!git push -f origin main'\n    ok: pr list\n    del: api -X $1 repos/o/r/git/refs/heads/main\n    ref: api repos/o/r/git/refs/heads/main\n",
 		filepath.Join(l.home, ".config/glab-cli/aliases.yml"): "del: api -X DELETE projects/1/repository/branches/main\nmrs: mr list\n",
 		filepath.Join(l.ws, "ghdir/config.yml"):               "aliases:\n    p: pr list\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct {
-		cmd  string
-		want Reason
-	}{
+	}, 0o644)
+	checkCases(t, at, []vcsCase{
 		{"gh p", ReasonRemoteHistory},
 		{"gh rd o/r --yes", ReasonRemoteHistory},
 		{"gh sh", ReasonGitPush},
@@ -371,16 +363,15 @@ func TestForgeAliasesFromConfig(t *testing.T) {
 		{"glab nosuch", ReasonOpaque},
 		{"GH_CONFIG_DIR=ghdir gh p", ReasonOpaque},
 		{"echo 'aliases: {p: pr list}' > ~/.config/gh/config.yml; gh p", ReasonOpaque},
-	} {
-		if got, why := Destructive(tc.cmd, at); !got || why != tc.want {
-			t.Errorf("Destructive(%q) = %v, %q; want true, %q", tc.cmd, got, why, tc.want)
-		}
-	}
-	for _, cmd := range []string{"gh ok", "glab mrs", "gh pr list", "gh api repos/o/r", "glab mr list", "gh co 12", "gh help", "gh ref"} {
-		if got, why := Destructive(cmd, at); got {
-			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
-		}
-	}
+		{"gh ok", ""},
+		{"glab mrs", ""},
+		{"gh pr list", ""},
+		{"gh api repos/o/r", ""},
+		{"glab mr list", ""},
+		{"gh co 12", ""},
+		{"gh help", ""},
+		{"gh ref", ""},
+	})
 	ghdir := at
 	ghdir.Env = append(append([]string(nil), at.Env...), "GH_CONFIG_DIR="+filepath.Join(l.ws, "ghdir"))
 	if got, why := Destructive("gh p", ghdir); got {
@@ -396,37 +387,24 @@ func TestForgeAliasesFromConfig(t *testing.T) {
 func TestGitAutocorrect(t *testing.T) {
 	l, at := gitRunsLayout(t)
 	bin := filepath.Join(l.home, "bin")
-	for p, content := range map[string]string{
+	writeFiles(t, map[string]string{
 		filepath.Join(l.ws, "corrects/.git/config"): "[help]\n\tautocorrect = 1\n",
 		filepath.Join(bin, "git-tool"):              "#!/bin/sh\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}, 0o755)
 	at.Env = append(append([]string(nil), at.Env...), "PATH=/usr/bin:/bin:"+bin)
-	for _, cmd := range []string{
-		"git -c help.autocorrect=immediate pussh -f origin main",
-		"git -c help.autocorrect=1 psh -f origin main",
-		"git -c help.autocorrect=-1 psh -f origin main",
-		"git -c help.autocorrect=prompt psh -f origin main",
-		"git -c help.autocorrect=true psh -f origin main",
-		"git -C corrects psh -f origin main",
-		"git config help.autocorrect 1 && git psh -f origin main",
-	} {
-		if got, why := Destructive(cmd, at); !got || why != ReasonOpaque {
-			t.Errorf("Destructive(%q) = %v, %q; want true, %q", cmd, got, why, ReasonOpaque)
-		}
-	}
-	for _, cmd := range []string{
-		"git psh -f origin main", "git -c help.autocorrect=0 psh", "git -c help.autocorrect=never psh",
-		"git -c help.autocorrect=1 tool x", "git -C corrects tool x", "git -C corrects status",
-	} {
-		if got, why := Destructive(cmd, at); got {
-			t.Errorf("Destructive(%q) = true, %q; want false", cmd, why)
-		}
-	}
+	checkCases(t, at, []vcsCase{
+		{"git -c help.autocorrect=immediate pussh -f origin main", ReasonOpaque},
+		{"git -c help.autocorrect=1 psh -f origin main", ReasonOpaque},
+		{"git -c help.autocorrect=-1 psh -f origin main", ReasonOpaque},
+		{"git -c help.autocorrect=prompt psh -f origin main", ReasonOpaque},
+		{"git -c help.autocorrect=true psh -f origin main", ReasonOpaque},
+		{"git -C corrects psh -f origin main", ReasonOpaque},
+		{"git config help.autocorrect 1 && git psh -f origin main", ReasonOpaque},
+		{"git psh -f origin main", ""},
+		{"git -c help.autocorrect=0 psh", ""},
+		{"git -c help.autocorrect=never psh", ""},
+		{"git -c help.autocorrect=1 tool x", ""},
+		{"git -C corrects tool x", ""},
+		{"git -C corrects status", ""},
+	})
 }
