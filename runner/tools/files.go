@@ -254,9 +254,9 @@ func (t *readFile) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	if fs := clientFS(ctx); fs != nil {
 		// The editor's buffer, which may hold unsaved changes.
-		data, err := fs.ReadTextFile(ctx, real)
-		if err != nil {
-			return errResult(t.Name(), clientFailed)
+		data, stop := clientRead(ctx, fs, t.Name(), real)
+		if stop != nil {
+			return *stop
 		}
 		return readResult(data, t.o.MaxOutput)
 	}
@@ -421,9 +421,9 @@ func (t *editFile) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	var data []byte
 	if fs := clientFS(ctx); fs != nil {
-		text, err := fs.ReadTextFile(ctx, p)
-		if err != nil {
-			return errResult(t.Name(), clientFailed)
+		text, stop := clientRead(ctx, fs, t.Name(), p)
+		if stop != nil {
+			return *stop
 		}
 		data = []byte(text)
 	} else {

@@ -67,6 +67,9 @@ import (
 //   - write_file and edit_file never change a file another hard link
 //     names (writeFileAt): a target with more than one link is replaced by
 //     a new file renamed over it, so the other names keep the old content.
+//   - a client's file system (an ACP editor, clientfs.go), which follows
+//     symlinks, is handed only a resolved path the tools' own open of it
+//     holds at that moment.
 
 // Refusals: the text the model sees (Result.Text) when a protection stops a
 // call. Fixed strings, so they are safe on the wire.
@@ -96,9 +99,9 @@ func refused(tool, reason string) Result {
 
 // realPath resolves p (absolute) as the kernel would when creating it:
 // every existing component that is a symlink is replaced by its target,
-// dangling or not, and ".." applies to the resolved parent. Components past
-// the first missing one are joined lexically: they will be created as plain
-// directories, so lexical and physical agree there.
+// dangling or not, and ".." applies to the resolved parent. A missing
+// component stays as named: it will be created as a plain directory, so
+// lexical and physical agree there (resolveTrace).
 func realPath(p string) (string, error) {
 	real, _, err := resolveTrace(p)
 	return real, err
@@ -107,6 +110,13 @@ func realPath(p string) (string, error) {
 // resolveTrace is realPath that also reports whether the walk visited the
 // process file system on the way (procPath): a link to /proc/self/root/x
 // resolves to /x, but it was spelled through the agent's own /proc entry.
+//
+// A missing component is one the write will create, a plain directory:
+// the walk goes on through it (the names below it are missing too), and
+// after a ".." that leaves it resolves the existing components again.
+// "missing/../link" is the link's target, never the link itself, which
+// whoever opens it by name (an ACP client's editor) would follow wherever
+// it leads.
 func resolveTrace(p string) (real string, viaProc bool, err error) {
 	rest := strings.Split(p, "/")
 	cur := "/"
@@ -127,7 +137,8 @@ func resolveTrace(p string) (real string, viaProc bool, err error) {
 		}
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			return filepath.Join(append([]string{next}, rest...)...), viaProc, nil
+			cur = next
+			continue
 		}
 		if err != nil {
 			return "", viaProc, err
