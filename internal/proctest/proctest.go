@@ -4,6 +4,7 @@ package proctest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,22 +42,40 @@ func Gone(pid int) bool {
 // zombies). Without /proc it falls back to kill(-pgid, 0), which counts
 // zombies as members.
 func GroupLive(pgid int) []int {
-	stats, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "stat"))
-	if len(stats) == 0 {
+	live, ok := liveWhere(func(_ string, st procStat) bool { return st.pgrp == pgid })
+	if !ok {
 		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 			return nil
 		}
 		return []int{-pgid}
 	}
-	var live []int
+	return live
+}
+
+// SessionLive lists the members of session sid that still run (not
+// zombies): whatever was started on a terminal whose session leader was
+// sid and did not leave the session. Without /proc there is no way to ask
+// (kill(2) takes no session): nil, and ok false.
+func SessionLive(sid int) (live []int, ok bool) {
+	return liveWhere(func(_ string, st procStat) bool { return st.session == sid })
+}
+
+// liveWhere lists the running processes of /proc that match (given the
+// process's directory and stat); ok is false without /proc.
+func liveWhere(match func(dir string, st procStat) bool) (live []int, ok bool) {
+	stats, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "stat"))
+	if len(stats) == 0 {
+		return nil, false
+	}
 	for _, p := range stats {
+		dir := filepath.Dir(p)
 		st, ok := stat(p)
-		if ok && st.pgrp == pgid && !st.zombie() {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if ok && !st.zombie() && match(dir, st) {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
 			live = append(live, pid)
 		}
 	}
-	return live
+	return live, true
 }
 
 // WaitGone waits, at most Guard, until every pid is Gone, and fails t
@@ -89,33 +108,73 @@ func WaitGroupGone(t testing.TB, pgid int) {
 
 func waitGroupGone(t testing.TB, guard time.Duration, pgid int) {
 	t.Helper()
-	if pgid <= 1 {
+	if systemID(pgid) {
 		// kill(-1) would reach every process the test may signal.
 		t.Fatalf("process group %d: not a group a test started", pgid)
 	}
+	waitNoneLive(t, guard, fmt.Sprintf("process group %d", pgid), func() []int { return GroupLive(pgid) },
+		func([]int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+}
+
+// WaitSessionGone waits, at most Guard, until no member of session sid
+// runs, and fails t (killing the members) otherwise. Without /proc it
+// cannot tell, and returns.
+func WaitSessionGone(t testing.TB, sid int) {
+	t.Helper()
+	waitSessionGone(t, Guard, sid)
+}
+
+func waitSessionGone(t testing.TB, guard time.Duration, sid int) {
+	t.Helper()
+	if systemID(sid) {
+		// Its members are the machine's: the kernel's threads, init and
+		// whatever init started.
+		t.Fatalf("session %d: not a session a test started", sid)
+	}
+	waitNoneLive(t, guard, fmt.Sprintf("session %d", sid), func() []int {
+		live, _ := SessionLive(sid)
+		return live
+	}, func(live []int) {
+		for _, pid := range live {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// systemID reports whether id, of a process group or a session, is one
+// no test started: 0 (the kernel's, and that of processes started before
+// any session, such as the children of an init that made none) or 1
+// (init's), or a negative number. A number read from a command confined in
+// a PID namespace of its own may be any of them.
+func systemID(id int) bool { return id <= 1 }
+
+// waitNoneLive waits, at most guard, until live lists nothing, and
+// otherwise kills what it lists and fails t naming what.
+func waitNoneLive(t testing.TB, guard time.Duration, what string, live func() []int, kill func(live []int)) {
+	t.Helper()
 	deadline := time.Now().Add(guard)
 	for {
-		live := GroupLive(pgid)
-		if len(live) == 0 {
+		l := live()
+		if len(l) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Fatalf("process group %d still has live members %v, %v later", pgid, live, guard)
+			kill(l)
+			t.Fatalf("%s still has live members %v, %v later", what, l, guard)
 		}
 		time.Sleep(5 * time.Millisecond) // polling the kernel; not a timing assertion
 	}
 }
 
 type procStat struct {
-	state byte
-	pgrp  int
+	state         byte
+	pgrp, session int
 }
 
 func (s procStat) zombie() bool { return s.state == 'Z' || s.state == 'X' || s.state == 'x' }
 
-// stat reads the state and process group of /proc/PID/stat; the fields
-// follow the parenthesised command name, which may itself hold ')'.
+// stat reads the state, process group and session of /proc/PID/stat; the
+// fields follow the parenthesised command name, which may itself hold ')'.
 func stat(path string) (procStat, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -125,15 +184,19 @@ func stat(path string) (procStat, bool) {
 	if i < 0 {
 		return procStat{}, false
 	}
-	f := strings.Fields(string(b[i+1:])) // state ppid pgrp ...
-	if len(f) < 3 || len(f[0]) != 1 {
+	f := strings.Fields(string(b[i+1:])) // state ppid pgrp session ...
+	if len(f) < 4 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
 	pgrp, err := strconv.Atoi(f[2])
 	if err != nil {
 		return procStat{}, false
 	}
-	return procStat{state: f[0][0], pgrp: pgrp}, true
+	session, err := strconv.Atoi(f[3])
+	if err != nil {
+		return procStat{}, false
+	}
+	return procStat{state: f[0][0], pgrp: pgrp, session: session}, true
 }
 
 // tokens numbers Token's answers.
@@ -152,19 +215,10 @@ func Token() string {
 // WithArg lists the processes that still run (not zombies) and one of
 // whose command-line arguments contains s.
 func WithArg(s string) []int {
-	stats, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "stat"))
-	var live []int
-	for _, p := range stats {
-		dir := filepath.Dir(p)
+	live, _ := liveWhere(func(dir string, _ procStat) bool {
 		b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if err != nil || !strings.Contains(string(b), s) {
-			continue
-		}
-		if st, ok := stat(p); ok && !st.zombie() {
-			pid, _ := strconv.Atoi(filepath.Base(dir))
-			live = append(live, pid)
-		}
-	}
+		return err == nil && strings.Contains(string(b), s)
+	})
 	return live
 }
 

@@ -16,3 +16,9 @@ func WaitGroupGone(t testing.TB, _ int) {
 	t.Helper()
 	t.Skip("process groups exist only on Unix")
 }
+
+// WaitSessionGone skips t, as WaitGone does.
+func WaitSessionGone(t testing.TB, _ int) {
+	t.Helper()
+	t.Skip("sessions of processes exist only on Unix")
+}

@@ -46,15 +46,30 @@ func runFake(fn func(tb testing.TB)) string {
 
 func start(t *testing.T, group bool, name string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(name, args...)
+	var attr *syscall.SysProcAttr
 	if group {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		attr = &syscall.SysProcAttr{Setpgid: true}
 	}
+	return startAttr(t, attr, name, args...)
+}
+
+// startAttr starts name with attr (a new group or session: killed whole at
+// the cleanup).
+func startAttr(t *testing.T, attr *syscall.SysProcAttr, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if attr != nil && attr.Setsid { // a job in a group of its own too
+			live, _ := SessionLive(cmd.Process.Pid)
+			for _, pid := range live {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
@@ -157,6 +172,75 @@ func TestWaitGroupGoneKillsSurvivors(t *testing.T) {
 	}
 }
 
+// SessionLive lists the running members of a session, in whatever group,
+// not other processes and not zombies; once they are killed
+// WaitSessionGone returns although the leader is an unreaped zombie.
+func TestSessionLive(t *testing.T) {
+	bash := needBash(t)
+	cmd := startAttr(t, &syscall.SysProcAttr{Setsid: true}, bash, "-c", "sleep 1000 & set -m; sleep 1000 & wait")
+	sid := cmd.Process.Pid
+	members := func() []int {
+		live, ok := SessionLive(sid)
+		if !ok {
+			t.Fatal("SessionLive: no /proc")
+		}
+		return live
+	}
+	until(t, "three members", func() bool { return len(members()) == 3 })
+	groups := map[int]bool{}
+	for _, pid := range members() {
+		st, _ := stat(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+		groups[st.pgrp] = true
+	}
+	if live := members(); !slices.Contains(live, sid) || slices.Contains(live, os.Getpid()) || len(groups) != 2 {
+		t.Fatalf("SessionLive = %v in groups %v; want the leader %d and its two children, one in a group of its own, not this process", live, groups, sid)
+	}
+	if live, _ := SessionLive(noSuchPID); live != nil {
+		t.Fatalf("SessionLive(unknown session) = %v", live)
+	}
+	for _, pid := range members() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	WaitSessionGone(t, sid)
+	if s := state(sid); s != 'Z' {
+		t.Fatalf("leader state %q; want an unreaped zombie (Z)", s)
+	}
+}
+
+// needBash returns bash's path, whose set -m puts a job in a process group
+// of its own without a terminal (dash's does not); the test is skipped
+// without it.
+func needBash(t *testing.T) string {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for a job in a group of its own")
+	}
+	return bash
+}
+
+func TestWaitSessionGoneKillsSurvivors(t *testing.T) {
+	cmd := startAttr(t, &syscall.SysProcAttr{Setsid: true}, needBash(t), "-c", "set -m; sleep 1000 & wait")
+	sid := cmd.Process.Pid
+	until(t, "two members", func() bool { live, _ := SessionLive(sid); return len(live) == 2 })
+	failed := runFake(func(tb testing.TB) { waitSessionGone(tb, time.Millisecond, sid) })
+	if !strings.Contains(failed, fmt.Sprintf("session %d still has live members", sid)) {
+		t.Fatalf("failure %q; want the session named", failed)
+	}
+	WaitSessionGone(t, sid) // the helper killed every member, in both groups
+}
+
+// Sessions and groups 0 and 1, and negative numbers, are the machine's:
+// never waited for nor killed. (Pure: a broken guard must not make this
+// test signal them.)
+func TestSystemID(t *testing.T) {
+	for id, want := range map[int]bool{-1: true, 0: true, 1: true, 2: false, 4242: false} {
+		if got := systemID(id); got != want {
+			t.Errorf("systemID(%d) = %t; want %t", id, got, want)
+		}
+	}
+}
+
 // Without proc(5) a group counts as live while kill(-pgid, 0) succeeds
 // (zombies included), and a process that kill(2) finds is not known gone.
 func TestWithoutProc(t *testing.T) {
@@ -170,6 +254,9 @@ func TestWithoutProc(t *testing.T) {
 	}
 	if live := GroupLive(noSuchPID); live != nil {
 		t.Fatalf("GroupLive(unknown group) without /proc = %v", live)
+	}
+	if live, ok := SessionLive(pid); live != nil || ok {
+		t.Fatalf("SessionLive without /proc = %v, %t; want nil, false", live, ok)
 	}
 	if Gone(pid) {
 		t.Fatal("a running process is Gone without /proc")
@@ -192,25 +279,27 @@ func TestStat(t *testing.T) {
 	for _, c := range []struct {
 		name, content string
 		ok, zombie    bool
-		pgrp          int
+		pgrp, session int
 	}{
-		{"plain", "42 (sleep) S 1 42 42 0", true, false, 42},
-		{"paren in name", "42 (a) b (c)) R 1 7 7 0", true, false, 7},
-		{"zombie", "42 (sh) Z 1 9 9", true, true, 9},
-		{"dead", "42 (sh) X 1 9 9", true, true, 9},
-		{"dead, old kernels", "42 (sh) x 1 9 9", true, true, 9},
-		{"no name", "42 sleep S 1 42", false, false, 0},
-		{"too short", "42 (sleep) S 1", false, false, 0},
-		{"state not one letter", "42 (sleep) SS 1 42", false, false, 0},
-		{"pgrp not a number", "42 (sleep) S 1 x", false, false, 0},
+		{"plain", "42 (sleep) S 1 42 40 0", true, false, 42, 40},
+		{"paren in name", "42 (a) b (c)) R 1 7 5 0", true, false, 7, 5},
+		{"zombie", "42 (sh) Z 1 9 9", true, true, 9, 9},
+		{"dead", "42 (sh) X 1 9 9", true, true, 9, 9},
+		{"dead, old kernels", "42 (sh) x 1 9 9", true, true, 9, 9},
+		{"no name", "42 sleep S 1 42 42", false, false, 0, 0},
+		{"too short", "42 (sleep) S 1", false, false, 0, 0},
+		{"no session", "42 (sleep) S 1 42", false, false, 0, 0},
+		{"state not one letter", "42 (sleep) SS 1 42 42", false, false, 0, 0},
+		{"pgrp not a number", "42 (sleep) S 1 x 42", false, false, 0, 0},
+		{"session not a number", "42 (sleep) S 1 42 x", false, false, 0, 0},
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
 		if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		st, ok := stat(path)
-		if ok != c.ok || (ok && (st.zombie() != c.zombie || st.pgrp != c.pgrp)) {
-			t.Errorf("%s: stat = %+v, %v; want ok=%v zombie=%v pgrp=%d", c.name, st, ok, c.ok, c.zombie, c.pgrp)
+		if ok != c.ok || (ok && (st.zombie() != c.zombie || st.pgrp != c.pgrp || st.session != c.session)) {
+			t.Errorf("%s: stat = %+v, %v; want ok=%v zombie=%v pgrp=%d session=%d", c.name, st, ok, c.ok, c.zombie, c.pgrp, c.session)
 		}
 	}
 	if _, ok := stat(filepath.Join(dir, "missing")); ok {
