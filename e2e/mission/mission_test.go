@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/creack/pty"
 
 	"github.com/magi-code/magi-code/client/clienttest"
 )
@@ -45,7 +44,7 @@ func start(t *testing.T, ws *clienttest.Workspace, args ...string) *term {
 	cmd := exec.Command(clienttest.Binary(t), args...)
 	cmd.Dir = ws.Cwd
 	cmd.Env = append(ws.Env(), "TERM=xterm-256color")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := startPTY(cmd, 120, 40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +62,7 @@ func start(t *testing.T, ws *clienttest.Workspace, args ...string) *term {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		tty.Close()
-		<-tm.done
-	})
+	t.Cleanup(func() { endPTY(t, cmd, tty, tm.done) })
 	return tm
 }
 

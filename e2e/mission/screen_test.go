@@ -18,7 +18,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
-	"github.com/creack/pty"
 
 	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/protocol"
@@ -57,7 +56,7 @@ func startVTCmd(t *testing.T, ws *clienttest.Workspace, cmd *exec.Cmd, env []str
 	t.Helper()
 	cmd.Dir = ws.Cwd
 	cmd.Env = append(append(ws.Env(), "TERM=xterm-256color"), env...)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	tty, err := startPTY(cmd, cols, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +106,14 @@ func startVTCmd(t *testing.T, ws *clienttest.Workspace, cmd *exec.Cmd, env []str
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		tty.Close()
-		<-v.done
+	t.Cleanup(func() { // after endPTY (the last cleanup runs first): until the master's reader ends, the emulator it feeds may answer
 		// Ends the answering goroutine without Emulator.Close, whose flag
 		// Read checks unlocked.
 		stop.Store(true)
 		_, _ = v.em.InputPipe().Write([]byte{0})
 		<-answered
 	})
+	t.Cleanup(func() { endPTY(t, cmd, tty, v.done) })
 	return v
 }
 
@@ -236,7 +232,7 @@ func (v *vterm) resize(cols, rows int) {
 	v.mu.Lock()
 	v.em.Resize(cols, rows)
 	v.mu.Unlock()
-	if err := pty.Setsize(v.tty, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
+	if err := setSize(v.tty, cols, rows); err != nil {
 		v.t.Fatal(err)
 	}
 }
