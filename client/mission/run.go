@@ -9,10 +9,18 @@ import (
 )
 
 // Run runs Mission Control on the terminal (in and out) until the user
-// leaves or, with Options.Prompt, the turn ends, and returns the exit code.
-// The program draws inline (no alternate screen): finished turns stay in
-// the terminal's scrollback.
+// leaves or, with Options.Prompt, the turn ends, and returns the exit code:
+// ExitHangup when the terminal went away or SIGHUP came. The program draws
+// inline (no alternate screen): finished turns stay in the terminal's
+// scrollback.
 func Run(opts Options, in io.Reader, out io.Writer) int {
+	hup, stop := hangupSignal()
+	defer stop()
+	return runWith(opts, in, out, hup)
+}
+
+// runWith is Run with SIGHUP delivered on hup (nil: never).
+func runWith(opts Options, in io.Reader, out io.Writer, hup <-chan os.Signal) int {
 	if opts.Notify == nil {
 		opts.Notify = Notifier(os.Getenv)
 	}
@@ -28,8 +36,17 @@ func Run(opts Options, in io.Reader, out io.Writer) int {
 		out = colourless(out)
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	p := tea.NewProgram(m, append(popts, tea.WithInput(in), tea.WithOutput(out))...)
-	if _, err := p.Run(); err != nil {
+	h := newHangup()
+	defer h.cancel(nil)
+	ended := make(chan struct{})
+	defer close(ended)
+	go h.watchSignal(hup, ended)
+	p := tea.NewProgram(m, append(popts, tea.WithContext(h.ctx), tea.WithInput(h.input(in)), tea.WithOutput(h.output(out)))...)
+	_, err := p.Run()
+	switch {
+	case h.happened():
+		return ExitHangup
+	case err != nil:
 		return 1
 	}
 	return m.ExitCode
@@ -56,14 +73,14 @@ func noColor(getenv func(string) string) bool {
 // one (its Fd), so that the program still finds the terminal's size.
 func colourless(out io.Writer) io.Writer {
 	w := &colorprofile.Writer{Forward: out, Profile: colorprofile.ASCII}
-	if f, ok := out.(*os.File); ok {
-		return colourlessFile{File: f, w: w}
+	if f, ok := out.(ttyFile); ok {
+		return colourlessFile{ttyFile: f, w: w}
 	}
 	return w
 }
 
 type colourlessFile struct {
-	*os.File
+	ttyFile
 	w *colorprofile.Writer
 }
 
