@@ -37,8 +37,10 @@ func TestTerminalGoneEndsTheApp(t *testing.T) {
 		{"SIGHUP while the terminal lives", ":", sendHUP},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			tok := proctest.Token()
+			t.Cleanup(func() { proctest.KillWithArg(tok) })
 			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
-				clienttest.Response(clienttest.Shell("sleep 300 & echo $$ $! > pids; wait")),
+				clienttest.Response(clienttest.Shell("sleep " + tok + " & echo started > started; wait")),
 				clienttest.Response(clienttest.Text("never-reached")),
 			}})
 			cmd := exec.Command("sh", "-c", c.trap+`; exec "$0"`, clienttest.Binary(t))
@@ -46,22 +48,17 @@ func TestTerminalGoneEndsTheApp(t *testing.T) {
 			withSIGHUPCaught(func() { v = startVTCmd(t, ws, cmd, nil, 80, 24) })
 			v.waitIdle("fixture-model")
 			v.typeText("go\r")
-			var pids []int
-			clienttest.WaitFor(t, "the command's pids", func() bool {
-				b, err := os.ReadFile(filepath.Join(ws.Cwd, "pids"))
-				if err != nil || !strings.HasSuffix(string(b), "\n") {
-					return false
-				}
-				pids = pids[:0]
-				for _, f := range strings.Fields(string(b)) {
-					pid, err := strconv.Atoi(f)
-					if err != nil {
-						t.Fatalf("pids %q", b)
-					}
-					pids = append(pids, pid)
-				}
-				return len(pids) == 2
+			clienttest.WaitFor(t, "the command to start", func() bool {
+				b, err := os.ReadFile(filepath.Join(ws.Cwd, "started"))
+				return err == nil && string(b) == "started\n"
 			})
+			// The command's shell and its background sleep, found by the
+			// token in their command lines: a command confined in a PID
+			// namespace of its own would write other numbers than these.
+			pids := proctest.WithArg(tok)
+			if len(pids) < 2 {
+				t.Fatalf("the command's processes: %v; want its shell and its sleep", pids)
+			}
 			if ignored, known := sigHUPIgnored(t, cmd.Process.Pid); known && ignored != (c.trap != ":") {
 				t.Fatalf("the app runs with SIGHUP ignored %t; this case wants %t", ignored, !ignored)
 			}
