@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os/exec"
 	"runtime"
 )
@@ -17,6 +19,13 @@ func NetworkClosable() bool { return false }
 func restrict(Policy) error { return errors.New("no Landlock on " + runtime.GOOS) }
 
 func execve(string, []string, []string) error { return errors.New("unsupported") }
+
+func supervise(_ []string, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "magi-code sandbox: no supervisor on "+runtime.GOOS)
+	return LauncherFailed
+}
+
+func stopOnCancel(*exec.Cmd) {}
 
 func newSession(*exec.Cmd) {}
 

@@ -15,11 +15,14 @@ import (
 // would start more.
 func init() { Main() }
 
-// Main runs the launcher when os.Args[1] is LauncherArg and never returns
-// then; otherwise it returns at once. This package's init calls it.
+// Main runs the supervisor when os.Args[1] is SupervisorArg, the launcher
+// when it is LauncherArg (or the mount probe), and never returns then;
+// otherwise it returns at once. This package's init calls it.
 func Main() {
 	switch {
 	case len(os.Args) < 2:
+	case os.Args[1] == SupervisorArg:
+		os.Exit(supervise(os.Args[2:], os.Stderr))
 	case os.Args[1] == LauncherArg:
 		os.Exit(launch(os.Args[2:], os.Stderr))
 	case os.Args[1] == MountProbeArg:

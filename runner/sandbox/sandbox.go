@@ -23,6 +23,11 @@ const (
 // and execs argv[3:], with the Policy encoded as JSON in argv[2].
 const LauncherArg = "__sandbox-exec"
 
+// SupervisorArg is argv[1] of the supervisor, which Wrap starts: the
+// executable starts the launcher with the same arguments as its child and
+// supervises it (supervise_linux.go).
+const SupervisorArg = "__sandbox-supervise"
+
 // Mounts modes of Policy.Mounts and Status.Mounts: how the launcher gets a
 // mount namespace of its own, or "" (no mounts: per-entry grants).
 const (
@@ -269,14 +274,17 @@ func ownCache(name, cwd string, env []string) string {
 	return filepath.Join(filepath.Clean(base), "magi-code", name, hex.EncodeToString(sum[:8]))
 }
 
-// Wrap rewrites cmd, not yet started, to run through the launcher of the
-// executable self under p. cmd.Path must be absolute. With p.Mounts, the
-// launcher starts in a mount namespace of its own (nsAttr). The command starts in
-// a session of its own, without a controlling terminal: through the
-// terminal it shares with the person (/dev/tty), a confined command could
-// push input (TIOCSTI) that an unconfined shell or app then reads as typed.
-// A session leader leads its own process group too (pgid = pid), so group
-// kills (runner/subproc) still reach everything it starts.
+// Wrap rewrites cmd, not yet started, to run through the supervisor and
+// the launcher of the executable self under p (supervise_linux.go): cmd
+// starts the supervisor, unconfined, which starts the launcher, which
+// confines itself and execs the command. cmd.Path must be absolute. With
+// p.Mounts, the launcher starts in a mount namespace of its own (nsAttr).
+// The supervisor, and the command, each start in a session of their own,
+// without a controlling terminal: through the terminal it shares with the
+// person (/dev/tty), a confined command could push input (TIOCSTI) that
+// an unconfined shell or app then reads as typed. cmd.Cancel asks the
+// supervisor to end the command and everything it started, which a kill
+// of the supervisor's group (itself alone) would not.
 func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	if !filepath.IsAbs(cmd.Path) || !filepath.IsAbs(self) {
 		return errors.New("sandbox: command and launcher must be absolute paths")
@@ -291,10 +299,10 @@ func (p Policy) Wrap(cmd *exec.Cmd, self string) error {
 	if err != nil {
 		return err
 	}
-	args := append([]string{self, LauncherArg, string(spec), cmd.Path}, cmd.Args[1:]...)
+	args := append([]string{self, SupervisorArg, string(spec), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = self, args
 	newSession(cmd)
-	inNamespace(cmd, p.Mounts)
+	stopOnCancel(cmd)
 	return nil
 }
 

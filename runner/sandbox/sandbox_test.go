@@ -118,12 +118,21 @@ func TestWrap(t *testing.T) {
 	if err := p.Wrap(cmd, "/usr/bin/magi-code"); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/usr/bin/magi-code", LauncherArg, `{"writable":["/w"],"network":true}`, "/bin/sh", "-c", "echo hi"}
+	want := []string{"/usr/bin/magi-code", SupervisorArg, `{"writable":["/w"],"network":true}`, "/bin/sh", "-c", "echo hi"}
 	if cmd.Path != "/usr/bin/magi-code" || !slices.Equal(cmd.Args, want) {
 		t.Errorf("Wrap: %q %q; want %q", cmd.Path, cmd.Args, want)
 	}
 	if err := p.Wrap(&exec.Cmd{Path: "sh", Args: []string{"sh"}}, "/usr/bin/magi-code"); err == nil {
 		t.Error("Wrap of a relative command path succeeded")
+	}
+}
+
+func TestSuperviseRefusesBadInput(t *testing.T) {
+	for _, args := range [][]string{{"{}"}, {"not json", "/bin/true"}} {
+		var b strings.Builder
+		if got := supervise(args, &b); got != LauncherFailed || b.Len() == 0 {
+			t.Errorf("supervise(%q) = %d, %q; want %d and a reason", args, got, b.String(), LauncherFailed)
+		}
 	}
 }
 

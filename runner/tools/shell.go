@@ -74,8 +74,9 @@ func (t *shell) Request(args json.RawMessage) string {
 // Run runs the command in its own process group with a minimal environment.
 // On timeout or ctx end the whole group gets SIGKILL; after the shell
 // exits, the group is killed too, so background children in it do not
-// outlive the call (one that leaves the group, by setsid, does:
-// docs/configuration.md says so). Run returns only after the shell was
+// outlive the call (one that leaves the group, by setsid, does, unless the
+// command is confined: the sandbox's supervisor then ends it, and a
+// cancellation asks the supervisor). Run returns only after the shell was
 // reaped and output drained.
 func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	var a shellArgs
@@ -209,9 +210,9 @@ func missingProtected(dir string) []string {
 // hooks, a .claude/settings.json whose hooks Claude Code runs, or a
 // .magi-code with skills the next session loads: that is refused here,
 // after the fact, as the per-entry grants refuse it at once. A rename
-// moves a link itself, never its target. A process of the command that
-// left its group (setsid) and creates one later is not seen
-// (docs/configuration.md says so).
+// moves a link itself, never its target. No process of the command
+// outlives it to create one later: the sandbox's supervisor ends them all
+// before the command's wait returns.
 func setAside(dir string, missing []string) string {
 	var note strings.Builder
 	for _, name := range missing {
