@@ -96,3 +96,31 @@ func TestConfinedCannotReadCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedCannotReadAboveWorkspace: under approval = "auto", through
+// serve --stdio, a workspace that holds the home (the agent started in a
+// directory above it) does not make MC_HOME or the credential stores
+// readable to a confined command: the workspace's write grant once
+// covered them. No canary reaches a model request; the rest of the home
+// still reads.
+func TestConfinedCannotReadAboveWorkspace(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	s.ws = s.root
+	cmds := []string{
+		"cat home/.magi-code/notes.md", "cat mclink/notes.md", "cat ~/.cargo/credentials.toml",
+		"cat home/.azure/msal_token_cache.json", "cat ~/.magi-code/settings.toml",
+		"cat outside/notes.txt",
+	}
+	reqs := s.confinedShells(t, "read above", cmds)
+	for i, req := range reqs {
+		for _, secret := range append(s.secrets[1:], "OPENAI", "openai") {
+			if bytes.Contains(req.Body, []byte(secret)) && i > 0 && i < len(cmds) {
+				t.Errorf("model request %d (after %q) carries %q", i, cmds[i-1], secret)
+			}
+		}
+	}
+	if last := lastToolResult(t, reqs[len(cmds)].Body); !strings.Contains(last, s.outsideCanary) {
+		t.Errorf("the rest of the workspace: %q; want the plain file read", last)
+	}
+}

@@ -50,7 +50,11 @@ func restrict(p Policy) error {
 	if st := Probe(); !st.Available {
 		return fmt.Errorf("%s", st.Reason)
 	}
-	dirs, files := grants(p.Writable, p.Protected)
+	// A writable directory grants reading too: one that holds an
+	// unreadable path (a workspace that is the home, MC_HOME under /tmp)
+	// is carved around it like around a protected path, or everything
+	// below it could be read.
+	dirs, files := grants(p.Writable, append(slices.Clone(p.Protected), p.Unreadable...))
 	// Read and execute everywhere, or, with paths that must not be read
 	// (MC_HOME), everywhere around them: directories may still be listed
 	// everywhere (ReadDir on /), files read only through the grants.

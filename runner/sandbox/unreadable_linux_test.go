@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/magi-code/magi-code/internal/ostest"
@@ -133,5 +134,69 @@ func TestUnreadable(t *testing.T) {
 		if out, ok := run(script); !ok || out != want {
 			t.Errorf("%q: %q, %v; want %q", script, out, ok, want)
 		}
+	}
+}
+
+// TestUnreadableInsideWritable: a writable directory that holds an
+// unreadable path (the workspace is the home holding MC_HOME and a
+// credential store; MC_HOME under the temp directory) does not grant
+// reading it: a confined command cannot read them, by path or by a link,
+// with the launcher in a mount namespace of its own or without (per-entry
+// grants); the rest of the writable directory is read and written as
+// before.
+func TestUnreadableInsideWritable(t *testing.T) {
+	requireLandlock(t)
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := []string{""}
+	if st := ProbeWithMounts(); st.Mounts != "" {
+		modes = append(modes, st.Mounts)
+	}
+	for _, mode := range modes {
+		t.Run("mounts="+mode, func(t *testing.T) {
+			home := ostest.OutsideTemp(t)
+			mc, aws, sub := filepath.Join(home, ".magi-code"), filepath.Join(home, ".aws"), filepath.Join(home, "src")
+			for _, d := range []string{mc, aws, sub} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for f, c := range map[string]string{filepath.Join(mc, "auth.json"): "MC-SECRET\n", filepath.Join(aws, "credentials"): "AWS-SECRET\n",
+				filepath.Join(home, "notes.txt"): "PLAIN\n", filepath.Join(sub, "a.txt"): "A\n"} {
+				if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(mc, filepath.Join(sub, "mc")); err != nil {
+				t.Fatal(err)
+			}
+			run := func(script string) (string, bool) {
+				cmd := exec.Command("/bin/sh", "-c", script)
+				cmd.Dir = home
+				p := Policy{Writable: []string{home}, Protected: Protect(home, mc, false), Unreadable: []string{mc, aws}, Mounts: mode}
+				if err := p.Wrap(cmd, self); err != nil {
+					t.Fatal(err)
+				}
+				out, err := cmd.CombinedOutput()
+				return string(out), err == nil
+			}
+			for _, script := range []string{"cat .magi-code/auth.json", "cat src/mc/auth.json", "cat " + filepath.Join(aws, "credentials"), "cat .aws/credentials"} {
+				if out, ok := run(script); ok || strings.Contains(out, "SECRET") {
+					t.Errorf("%q: %q, %v; want it refused", script, out, ok)
+				}
+			}
+			for _, c := range []struct{ script, want string }{
+				{"cat notes.txt", "PLAIN\n"},
+				{"cat src/a.txt", "A\n"},
+				{"echo w > src/new.txt && cat src/new.txt", "w\n"},
+				{"echo e >> notes.txt && cat notes.txt", "PLAIN\ne\n"},
+			} {
+				if out, ok := run(c.script); !ok || out != c.want {
+					t.Errorf("%q: %q, %v; want %q", c.script, out, ok, c.want)
+				}
+			}
+		})
 	}
 }
