@@ -112,3 +112,63 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 		t.Error("the commit ran a line a confined command planted in the hooks")
 	}
 }
+
+// TestNewNestedMetadataSetAside: under approval = "auto", through serve
+// --stdio with the fixture provider, a confined command that makes a git
+// repository by hand in a subdirectory, with a core.fsmonitor command in
+// its config (which the person's next git status there, or a shell
+// prompt's, runs unconfined), finds it moved aside when it ends, and the
+// result the model reads says so; the person's git status in that
+// directory afterwards runs nothing of it (the canary, outside /tmp and
+// TMPDIR, is not created). Nothing asks.
+func TestNewNestedMetadataSetAside(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	s := newReadScene(t)
+	canary := filepath.Join(s.root, "PWNED")
+	if err := os.MkdirAll(filepath.Join(s.ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plant := "mkdir -p sub/.git/objects sub/.git/refs && echo 'ref: refs/heads/main' > sub/.git/HEAD && " +
+		"printf '[core]\\n\\tfsmonitor = touch " + canary + "\\n' > sub/.git/config"
+	b, err := json.Marshal(map[string]any{"responses": []any{
+		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": plant}}}}},
+		map[string]any{"steps": []any{map[string]any{"text": "done"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(s.root, "script.json")
+	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch := s.start(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
+		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
+		ch.Shutdown()
+		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
+	}
+	r := ch.Turn(ch.Create().SessionID, "plant a repository")
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
+	if _, err := os.Lstat(filepath.Join(s.ws, "sub", ".git")); err == nil {
+		t.Error("sub/.git, made by a confined command, is still in place")
+	}
+	if _, err := os.Lstat(filepath.Join(s.ws, "sub", ".git.refused-by-sandbox")); err != nil {
+		t.Errorf("sub/.git was not moved aside: %v", err)
+	}
+	cmd := exec.Command("git", "-C", filepath.Join(s.ws, "sub"), "status")
+	cmd.Env = []string{"HOME=" + s.home, "PATH=/usr/bin:/bin"}
+	_ = cmd.Run()
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("the person's git status ran the core.fsmonitor a confined command planted")
+	}
+}

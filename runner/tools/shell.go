@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/sourcegraph/conc"
 
-	"github.com/magi-code/magi-code/runner/protected"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
@@ -103,10 +101,10 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// Should the group kill not end the shell, exec kills it directly
 	// after this delay.
 	cmd.WaitDelay = pipeCloseWait
-	// missing are the protected names the workspace's top lacks when a
-	// confined command starts without writable metadata: one it creates
-	// there is moved aside when it ends (setAside).
-	var missing []string
+	// tree is the workspace's, brought up to date before a confined
+	// command that may not write metadata starts: what appears in it by
+	// the time the command ends is moved aside (newmeta.go, setAside).
+	var tree *metaTree
 	if t.o.Sandbox != nil {
 		// A version control command that writes its metadata (.git,
 		// .hg, .jj...) runs only after the person approved it
@@ -118,7 +116,8 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 			return errResult(t.Name(), "cannot start in the sandbox")
 		}
 		if !vcsWritable {
-			missing = missingProtected(t.o.Cwd)
+			tree = treeOf(t.o.Cwd)
+			tree.newMetadata(t.o.Cwd) // not this command's
 		}
 	}
 	if err := cmd.Start(); err != nil {
@@ -148,8 +147,10 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	drainTimer.Stop()
 
 	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
-	if note := setAside(t.o.Cwd, missing); note != "" {
-		text = bound(text+note, t.o.MaxOutput, note)
+	if tree != nil {
+		if note := setAside(t.o.Cwd, tree.newMetadata(t.o.Cwd)); note != "" {
+			text = bound(text+note, t.o.MaxOutput, note)
+		}
 	}
 	var outcome string
 	var exitErr *exec.ExitError
@@ -189,34 +190,28 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	return res
 }
 
-// missingProtected lists the protected names (version control metadata,
-// project configuration: runner/protected) that dir lacks.
-func missingProtected(dir string) []string {
-	var missing []string
-	for _, name := range slices.Concat(protected.VCS, protected.ProjectConfig) {
-		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, name)
-		}
-	}
-	return missing
-}
-
-// setAside moves each of the names missing from dir before a confined
-// command that now exists there to NAME.refused-by-sandbox (or that name
-// with a number), and says so in a line for the command's result; "" when
-// there was none. Where the sandbox protects metadata with read-only
-// mounts, the workspace's top is writable and a name missing at launch
-// cannot be mounted over, so a confined command could create a .git with
-// hooks, a .claude/settings.json whose hooks Claude Code runs, or a
-// .magi-code with skills the next session loads: that is refused here,
-// after the fact, as the per-entry grants refuse it at once. A rename
-// moves a link itself, never its target. No process of the command
+// setAside moves each path of created (version control metadata or
+// project configuration a confined command made where there was none:
+// newmeta.go) to NAME.refused-by-sandbox beside it (or that name with -2,
+// -3... when taken), and returns the note for the command's result, which
+// names each one relative to dir; "" when there was none. A name it cannot
+// move is named too. Where the sandbox protects metadata with read-only
+// mounts, what is missing at launch cannot be mounted over, and with
+// either kind of protection a directory below the top is writable, so a
+// confined command could create a .git with hooks or a core.fsmonitor (run
+// by the person's next git command there, or their prompt's git status), a
+// .claude/settings.json whose hooks Claude Code runs, or a .magi-code with
+// skills the next session loads: that is refused here, after the fact. A
+// rename moves a link itself, never its target. No process of the command
 // outlives it to create one later: the sandbox's supervisor ends them all
 // before the command's wait returns.
-func setAside(dir string, missing []string) string {
+func setAside(dir string, created []string) string {
 	var note strings.Builder
-	for _, name := range missing {
-		from := filepath.Join(dir, name)
+	for _, from := range created {
+		name, err := filepath.Rel(dir, from)
+		if err != nil {
+			name = from
+		}
 		if _, err := os.Lstat(from); err != nil {
 			continue
 		}

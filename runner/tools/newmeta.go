@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/magi-code/magi-code/runner/protected"
+)
+
+// A confined command may create version control metadata or project
+// configuration where there was none: a .git with a core.fsmonitor or hooks
+// in a subdirectory, which the person's next git command there (or their
+// shell prompt's git status) runs unconfined; a .claude with hooks; a bare
+// repository. The sandbox cannot mount over what does not exist yet, so
+// the shell tool compares the workspace before and after each confined
+// command and moves what appeared aside (setAside). It keeps, per
+// workspace, the directories below the top with their modification time
+// and link count, and the metadata it has seen with its identity: before
+// and after a command it examines every known directory and lists again
+// only those that changed, so a command costs one lstat per directory
+// twice, and a full walk happens once per workspace.
+
+// maxTreeEntries bounds the entries one look at a workspace lists (the
+// first walk, or what changed since the last look); maxTrees the
+// workspaces kept.
+const (
+	maxTreeEntries = 200000
+	maxTrees       = 64
+)
+
+// metaTree is one workspace's known directories and metadata.
+type metaTree struct {
+	mu      sync.Mutex
+	dirs    map[string]dirStamp    // directory -> as last listed
+	meta    map[string]os.FileInfo // metadata path -> as last seen (its identity)
+	entries int                    // entries listed in this look (maxTreeEntries)
+}
+
+// dirStamp is what tells a directory changed: a new or removed entry
+// changes its modification and change times, and a new subdirectory its
+// link count. The change time counts most: a command can put the
+// modification time back (touch -d), never the change time.
+type dirStamp struct {
+	mtime, ctime int64
+	nlink        uint64
+}
+
+var metaTrees struct {
+	sync.Mutex
+	m map[string]*metaTree
+}
+
+// treeOf is the tree of the workspace root, listed once when first asked.
+func treeOf(root string) *metaTree {
+	metaTrees.Lock()
+	defer metaTrees.Unlock()
+	if t, ok := metaTrees.m[root]; ok {
+		return t
+	}
+	if metaTrees.m == nil {
+		metaTrees.m = map[string]*metaTree{}
+	}
+	if len(metaTrees.m) >= maxTrees {
+		for k := range metaTrees.m { // any one: listed again when it comes back
+			delete(metaTrees.m, k)
+			break
+		}
+	}
+	t := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	t.mu.Lock()
+	t.list(root, nil)
+	t.mu.Unlock()
+	metaTrees.m[root] = t
+	return t
+}
+
+// newMetadata brings t up to date with the disk below root and returns the
+// metadata paths that appeared since it was last up to date: a name of
+// protected.VCS or protected.ProjectConfig (in any letter case), or a bare
+// repository, at any depth, that is neither a known one nor one moved
+// (the same file under a new name). Directories that vanished are
+// forgotten. The walk follows no symbolic link and skips node_modules and
+// the inside of metadata.
+func (t *metaTree) newMetadata(root string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var found []string
+	t.entries = 0
+	dirs := make([]string, 0, len(t.dirs))
+	for d := range t.dirs {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		if st, isDir := stampOf(d); !isDir || st != t.dirs[d] {
+			t.list(d, &found) // a directory no more is forgotten there
+		}
+	}
+	// The workspace gone at an earlier look and back.
+	if _, ok := t.dirs[root]; !ok {
+		t.list(root, &found)
+	}
+	// Metadata seen before and now gone (or replaced) is forgotten only
+	// now, so that one moved anywhere in the tree was recognised.
+	for p, was := range t.meta {
+		if fi, err := os.Lstat(p); err != nil || !os.SameFile(fi, was) {
+			delete(t.meta, p)
+		}
+	}
+	return found
+}
+
+// list lists directory d (stamped first, so a change while it is listed
+// shows next time), notes its metadata, appending what is new to found
+// (nil: the first listing, nothing is new), and lists each subdirectory
+// not yet known. A subdirectory gone is forgotten by newMetadata, which
+// examines every known one.
+func (t *metaTree) list(d string, found *[]string) {
+	st, isDir := stampOf(d)
+	if !isDir {
+		delete(t.dirs, d) // gone: what was below is visited and dropped too
+		return
+	}
+	t.dirs[d] = st
+	f, err := os.Open(d)
+	if err != nil {
+		return
+	}
+	var entries []os.DirEntry
+	for t.entries < maxTreeEntries {
+		chunk, err := f.ReadDir(256)
+		entries = append(entries, chunk...)
+		t.entries += len(chunk)
+		if err == io.EOF || err != nil || len(chunk) == 0 {
+			break
+		}
+	}
+	f.Close()
+	for _, e := range entries {
+		p := filepath.Join(d, e.Name())
+		isMeta := protected.IsVCS(e.Name()) || slices.ContainsFunc(protected.ProjectConfig, func(n string) bool { return strings.EqualFold(n, e.Name()) })
+		if !isMeta && e.IsDir() && protected.BareRepository(p) {
+			isMeta = true
+		}
+		if isMeta {
+			t.noteMeta(p, found)
+			continue
+		}
+		if e.IsDir() && e.Name() != "node_modules" {
+			if _, known := t.dirs[p]; !known {
+				t.list(p, found)
+			}
+		}
+	}
+}
+
+// noteMeta records metadata at p; with found (not the first listing) one
+// that is neither known there nor a known one moved (the same file) is
+// new.
+func (t *metaTree) noteMeta(p string, found *[]string) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	if _, known := t.meta[p]; known {
+		t.meta[p] = fi
+		return
+	}
+	moved := false
+	for q, was := range t.meta {
+		if os.SameFile(fi, was) {
+			delete(t.meta, q)
+			moved = true
+			break
+		}
+	}
+	t.meta[p] = fi
+	if found != nil && !moved {
+		*found = append(*found, p)
+	}
+}
+
+// stampOf is directory d's stamp; isDir is false when d is no longer a
+// directory (or cannot be examined). A link is not followed.
+func stampOf(d string) (dirStamp, bool) {
+	fi, err := os.Lstat(d)
+	if err != nil || !fi.IsDir() {
+		return dirStamp{}, false
+	}
+	return dirStamp{mtime: fi.ModTime().UnixNano(), ctime: changeTime(fi), nlink: linkCount(fi)}, true
+}

@@ -1,0 +1,135 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/magi-code/magi-code/internal/ostest"
+)
+
+// TestMetaTree: the workspace's tree knows its metadata after the first
+// listing (nothing is new then), finds what appears at any depth once,
+// recognises metadata moved elsewhere in it, skips node_modules, forgets
+// metadata and directories that are gone, and lists again only what
+// changed.
+func TestMetaTree(t *testing.T) {
+	ws := ostest.OutsideTemp(t)
+	mk := func(rel ...string) {
+		t.Helper()
+		for _, r := range rel {
+			if err := os.MkdirAll(filepath.Join(ws, r), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk(".git", "a/.hg", "a/b", "node_modules/x/.git", "fx/o.git/objects", "fx/o.git/refs", "keep")
+	if err := os.WriteFile(filepath.Join(ws, "fx/o.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	tr.list(ws, nil)
+	known := func() []string {
+		var out []string
+		for p := range tr.meta {
+			r, _ := filepath.Rel(ws, p)
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := known(), []string{".git", "a/.hg", "fx/o.git"}; !slices.Equal(got, want) {
+		t.Fatalf("known metadata %q; want %q", got, want)
+	}
+	if got := tr.newMetadata(ws); got != nil {
+		t.Errorf("nothing changed: newMetadata = %q", got)
+	}
+	step := func(what string, change func(), want ...string) {
+		t.Helper()
+		change()
+		got := tr.newMetadata(ws)
+		for i := range got {
+			got[i], _ = filepath.Rel(ws, got[i])
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: newMetadata = %q; want %q", what, got, want)
+		}
+	}
+	step("new below", func() { mk("a/b/.git") }, "a/b/.git")
+	step("again", func() {})
+	step("a new tree", func() { mk("n/m/.jj", "n/m/.Claude") }, "n/m/.Claude", "n/m/.jj")
+	step("moved", func() {
+		if err := os.Rename(filepath.Join(ws, "a/b"), filepath.Join(ws, "keep/b")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, ok := tr.dirs[filepath.Join(ws, "a/b")]; ok {
+		t.Error("a/b is still known after it moved")
+	}
+	step("removed", func() {
+		if err := os.RemoveAll(filepath.Join(ws, "a/.hg")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got, want := known(), []string{".git", "fx/o.git", "keep/b/.git", "n/m/.Claude", "n/m/.jj"}; !slices.Equal(got, want) {
+		t.Errorf("known metadata %q; want %q", got, want)
+	}
+	step("node_modules skipped", func() { mk("node_modules/y/.git") })
+	step("a directory become a file", func() {
+		if err := os.RemoveAll(filepath.Join(ws, "n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "n"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for d := range tr.dirs {
+		if r, _ := filepath.Rel(ws, d); r == "n" || r == "n/m" {
+			t.Errorf("%s is still known", r)
+		}
+	}
+	// The workspace itself made anew: what it holds is new.
+	step("the workspace gone", func() {
+		if err := os.Rename(ws, ws+".old"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(tr.dirs) != 0 {
+		t.Errorf("the workspace is gone, %d directories still known", len(tr.dirs))
+	}
+	step("the workspace made anew", func() { mk(".hg") }, ".hg")
+	// Only a changed directory is listed again: one whose entries changed
+	// behind a stamp made to look unchanged is not.
+	step("unchanged", func() {})
+	if tr.entries != 0 {
+		t.Errorf("listed %d entries with nothing changed", tr.entries)
+	}
+}
+
+// BenchmarkNewMetadata: one look at an unchanged workspace of 2,000
+// directories holding 10 files each (a confined command takes two).
+func BenchmarkNewMetadata(b *testing.B) {
+	ws := b.TempDir()
+	for i := range 2000 {
+		d := filepath.Join(ws, "d"+strconv.Itoa(i/50), "e"+strconv.Itoa(i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 10 {
+			if err := os.WriteFile(filepath.Join(d, "f"+strconv.Itoa(j)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	tr := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	tr.list(ws, nil)
+	b.ResetTimer()
+	for b.Loop() {
+		if got := tr.newMetadata(ws); got != nil {
+			b.Fatal(got)
+		}
+	}
+}
