@@ -6,8 +6,13 @@ import (
 
 	"github.com/magi-code/magi-code/acp/jsonrpc"
 	"github.com/magi-code/magi-code/protocol"
+	"github.com/magi-code/magi-code/redact"
 	"github.com/magi-code/magi-code/runner"
 )
+
+// ReasonPrefix starts the text a permission request carries as its call's
+// content when a protection forced it to ask: the reason follows.
+const ReasonPrefix = "magi-code asks because of a protection: "
 
 // Permission option IDs.
 const (
@@ -49,10 +54,17 @@ func (ap *approver) Approve(ctx context.Context, toolName, summary string) (runn
 		options = append(options, obj{"optionId": optAllowAlways, "name": "Always allow this exact " + alwaysWhat(ts) + " in this session", "kind": "allow_always"})
 	}
 	options = append(options, obj{"optionId": optRejectOnce, "name": "Reject", "kind": "reject_once"})
-	fields := ts.fields(1, true)
-	params := marshal(obj{"sessionId": ap.s.id, "toolCall": fields, "options": options})
+	// The request shows the call; why a protection asks goes beside it
+	// as the call's content ("no OS sandbox: ...", a force push...).
+	why := func(f obj) obj {
+		if r := runner.ApprovalReason(ctx); r != "" {
+			f["content"] = []obj{{"type": "content", "content": obj{"type": "text", "text": ReasonPrefix + redact.String(r)}}}
+		}
+		return f
+	}
+	params := marshal(obj{"sessionId": ap.s.id, "toolCall": why(ts.fields(1, true)), "options": options})
 	if len(params) > maxFrame-256 {
-		params = marshal(obj{"sessionId": ap.s.id, "toolCall": ts.fields(4, false), "options": options})
+		params = marshal(obj{"sessionId": ap.s.id, "toolCall": why(ts.fields(4, false)), "options": options})
 	}
 	id, ch, err := a.call(mRequestPerm, params)
 	if err != nil {

@@ -78,6 +78,11 @@ func Request(ctx context.Context) string { return approval.Request(ctx) }
 // AllowedForSession (approval.Grantable).
 func Grantable(ctx context.Context) bool { return approval.Grantable(ctx) }
 
+// ApprovalReason is the reason of the protection that forced the approval
+// being asked on ctx (no OS sandbox, a read outside the workspace, a force
+// push...), "" when the approval mode asked (approval.Reason).
+func ApprovalReason(ctx context.Context) string { return approval.Reason(ctx) }
+
 // Approval modes of a Turn (agent.ApprovalAsk, agent.ApprovalAuto).
 const (
 	ApprovalAsk  = agent.ApprovalAsk

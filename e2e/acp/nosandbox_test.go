@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/acp"
 	"github.com/magi-code/magi-code/internal/ostest"
+	"github.com/magi-code/magi-code/runner/tools"
 	"github.com/magi-code/magi-code/runner/sandbox"
 )
 
@@ -112,6 +114,10 @@ func TestAutoModeConfines(t *testing.T) {
 			resp, _ := a.until(a.prompt(sid, "go"), func(f frame) {
 				if f.Method == "session/request_permission" {
 					asked++
+					// The request says why it asks, beside the command.
+					if want := acp.ReasonPrefix + tools.ReasonUnconfined; !strings.Contains(f.raw, want) {
+						t.Errorf("the permission request does not say %q: %s", want, f.raw)
+					}
 					a.respond(f.ID, selected("reject_once"))
 				}
 			})

@@ -108,6 +108,16 @@ func (g *Grants) Len() int {
 
 type grantableKey struct{}
 
+type reasonKey struct{}
+
+// Reason is the reason of the protection that forced the approval being
+// asked on ctx ("" when the approval mode asked): a front door that shows
+// no summary, only the call (ACP's permission request), says it beside.
+func Reason(ctx context.Context) string {
+	v, _ := ctx.Value(reasonKey{}).(string)
+	return v
+}
+
 type requestKey struct{}
 
 // WithRequest returns ctx carrying the whole request of the call being
@@ -147,6 +157,7 @@ func Ask(ctx context.Context, ap Approver, g *Grants, tool string, args json.Raw
 	if grantable && g.covers(key) {
 		return Allowed, nil
 	}
+	ctx = context.WithValue(ctx, reasonKey{}, reason)
 	d, err := ap.Approve(context.WithValue(ctx, grantableKey{}, grantable), tool, summary)
 	if d == AllowedForSession {
 		if grantable && err == nil && ctx.Err() == nil {

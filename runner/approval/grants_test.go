@@ -12,11 +12,13 @@ type answerer struct {
 	d         Decision
 	asked     int
 	grantable []bool
+	reasons   []string
 }
 
 func (a *answerer) Approve(ctx context.Context, _, _ string) (Decision, error) {
 	a.asked++
 	a.grantable = append(a.grantable, Grantable(ctx))
+	a.reasons = append(a.reasons, Reason(ctx))
 	return a.d, nil
 }
 
@@ -88,8 +90,16 @@ func TestGrantNeverForProtected(t *testing.T) {
 	if yes.grantable[0] || g.Len() != 0 {
 		t.Fatalf("a protected call was grantable (%v) or granted (%d)", yes.grantable[0], g.Len())
 	}
+	// The approver sees why (a front door that shows only the call says
+	// it beside), and no reason where the approval mode asked.
+	if yes.reasons[0] != "recursive delete outside the workspace" {
+		t.Errorf("the approver was given the reason %q", yes.reasons[0])
+	}
 	// Even granted without the protection, the protected call asks.
 	ask(t, yes, g, "shell", args, "")
+	if yes.reasons[1] != "" {
+		t.Errorf("a call the mode asked about has the reason %q", yes.reasons[1])
+	}
 	no := &answerer{d: Denied}
 	if d := ask(t, no, g, "shell", args, "recursive delete outside the workspace"); d != Denied || no.asked != 1 {
 		t.Errorf("a protected call was covered by a grant: %v, asked %d", d, no.asked)
