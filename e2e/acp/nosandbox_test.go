@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/acp"
+	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/internal/ostest"
-	"github.com/magi-code/magi-code/runner/tools"
 	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/tools"
 )
 
 // autoDescriptions are the Auto mode's descriptions in a session answer:
