@@ -118,8 +118,9 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 // repository by hand in a subdirectory, with a core.fsmonitor command in
 // its config (which the person's next git status there, or a shell
 // prompt's, runs unconfined), finds it moved aside when it ends, and the
-// result the model reads says so; the person's git status in that
-// directory afterwards runs nothing of it (the canary, outside /tmp and
+// result the model reads says so, also when the command first made the
+// names it would be moved to (.git.refused-by-sandbox ... -100); the
+// person's git status in those directories afterwards runs nothing of it (the canary, outside /tmp and
 // TMPDIR, is not created). Nothing asks.
 func TestNewNestedMetadataSetAside(t *testing.T) {
 	t.Parallel()
@@ -131,10 +132,15 @@ func TestNewNestedMetadataSetAside(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(s.ws, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	plant := "mkdir -p sub/.git/objects sub/.git/refs && echo 'ref: refs/heads/main' > sub/.git/HEAD && " +
-		"printf '[core]\\n\\tfsmonitor = touch " + canary + "\\n' > sub/.git/config"
+	plant := func(dir string) string {
+		return "mkdir -p " + dir + "/.git/objects " + dir + "/.git/refs && echo 'ref: refs/heads/main' > " + dir + "/.git/HEAD && " +
+			"printf '[core]\\n\\tfsmonitor = touch " + canary + "\\n' > " + dir + "/.git/config"
+	}
+	// The second takes the names it would be moved to first.
+	taken := "mkdir sub2 && for i in '' $(seq -f -%g 2 100); do mkdir sub2/.git.refused-by-sandbox$i; done && " + plant("sub2")
 	b, err := json.Marshal(map[string]any{"responses": []any{
-		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": plant}}}}},
+		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": plant("sub")}}}}},
+		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": taken}}}}},
 		map[string]any{"steps": []any{map[string]any{"text": "done"}}},
 	}})
 	if err != nil {
@@ -165,9 +171,14 @@ func TestNewNestedMetadataSetAside(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(s.ws, "sub", ".git.refused-by-sandbox")); err != nil {
 		t.Errorf("sub/.git was not moved aside: %v", err)
 	}
-	cmd := exec.Command("git", "-C", filepath.Join(s.ws, "sub"), "status")
-	cmd.Env = []string{"HOME=" + s.home, "PATH=/usr/bin:/bin"}
-	_ = cmd.Run()
+	if _, err := os.Lstat(filepath.Join(s.ws, "sub2", ".git")); err == nil {
+		t.Error("sub2/.git, made by a confined command that took the names first, is still in place")
+	}
+	for _, dir := range []string{"sub", "sub2"} {
+		cmd := exec.Command("git", "-C", filepath.Join(s.ws, dir), "status")
+		cmd.Env = []string{"HOME=" + s.home, "PATH=/usr/bin:/bin"}
+		_ = cmd.Run()
+	}
 	if _, err := os.Stat(canary); err == nil {
 		t.Error("the person's git status ran the core.fsmonitor a confined command planted")
 	}

@@ -262,6 +262,17 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 			}
 		})
 	}
+	// Names taken beforehand by the command itself do not keep its
+	// metadata in place: past -9 the name is one it could not foresee.
+	ws0 := ostest.OutsideTemp(t)
+	sh0, _ := Builtin(Options{Cwd: ws0, Env: []string{"PATH=/usr/bin:/bin"}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
+	args0, _ := json.Marshal(map[string]string{"command": "mkdir sub && for i in '' $(seq -f -%g 2 100); do mkdir sub/.git.refused-by-sandbox$i; done; mkdir sub/.git"})
+	if res := sh0.Run(context.Background(), args0); !strings.Contains(res.Text, "moved to .git.refused-by-sandbox-") {
+		t.Errorf("with the names taken: result %q; want sub/.git moved aside", res.Text)
+	}
+	if _, err := os.Lstat(filepath.Join(ws0, "sub", ".git")); err == nil {
+		t.Error("with the names taken beforehand, sub/.git stayed in place")
+	}
 	// A second refusal of the same name takes the next free name.
 	ws := ostest.OutsideTemp(t)
 	sh, _ := Builtin(Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin"}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")

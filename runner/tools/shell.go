@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,12 +216,19 @@ func setAside(dir string, created []string) string {
 		if _, err := os.Lstat(from); err != nil {
 			continue
 		}
+		// The next free name; past -9, one the command could not have
+		// taken beforehand (it may make .refused-by-sandbox ... -100 first
+		// to keep its .git where it is).
 		to := from + ".refused-by-sandbox"
-		for n := 2; n <= 100; n++ {
+		for n := 2; n <= 17; n++ {
 			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
 				break
 			}
-			to = from + ".refused-by-sandbox-" + strconv.Itoa(n)
+			if n <= 9 {
+				to = from + ".refused-by-sandbox-" + strconv.Itoa(n)
+			} else {
+				to = from + ".refused-by-sandbox-" + strconv.FormatUint(rand.Uint64(), 36)
+			}
 		}
 		_, taken := os.Lstat(to)
 		if taken == nil || os.Rename(from, to) != nil {
