@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"time"
 
@@ -34,6 +35,7 @@ func newToolbox(snap *config.Snapshot, m, client *mcp.Manager, conf confinement,
 	opts := tools.Options{
 		Cwd:                  snap.Cwd,
 		MCHome:               snap.Home,
+		Home:                 personHome(),
 		AllowOutsideCwd:      prot.AllowOutsideCwd,
 		AllowGitInternals:    prot.AllowGitInternals,
 		AllowCredentialFiles: prot.AllowCredentialFiles,
@@ -137,4 +139,11 @@ func (a reporterActivity) Start(name, summary string) (string, error) {
 }
 func (a reporterActivity) Finish(id, name, summary string, failed bool) error {
 	return a.r.Finish(id, name, failed, summary)
+}
+
+// personHome is the person's home directory ("" when unknown), whose
+// credential stores the file tools protect where links lead them.
+func personHome() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

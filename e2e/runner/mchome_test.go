@@ -2,10 +2,14 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/magi-code/magi-code/runner/tools"
 )
 
 // TestConfinedCannotReadMCHome: under approval = "auto", through serve
@@ -122,5 +126,60 @@ func TestConfinedCannotReadAboveWorkspace(t *testing.T) {
 	}
 	if last := lastToolResult(t, reqs[len(cmds)].Body); !strings.Contains(last, s.outsideCanary) {
 		t.Errorf("the rest of the workspace: %q; want the plain file read", last)
+	}
+}
+
+// TestReadLinkedCredentialStores: under approval = "auto", through serve
+// --stdio, the person's ~/.ssh is a link into a dotfiles checkout, which
+// is the workspace: read_file, grep and list_dir of the store under its
+// own names there (ssh/server-key) are refused as credentials, and the
+// workspace's grep skips it; no fake key reaches a model request, while
+// the checkout's other files are read.
+func TestReadLinkedCredentialStores(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	key := "SSH-LINKED-FAKE-" + s.key
+	dot := filepath.Join(s.root, "dotfiles")
+	for p, c := range map[string]string{filepath.Join(dot, "ssh", "server-key"): key + "\n", filepath.Join(dot, "notes.txt"): "DOT-PLAIN\n"} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../dotfiles/ssh", filepath.Join(s.home, ".ssh")); err != nil {
+		t.Fatal(err)
+	}
+	s.ws = dot
+	calls := []readCall{
+		{"read_file", map[string]any{"path": "ssh/server-key"}, tools.RefusedCredentialRead},
+		{"grep", map[string]any{"pattern": "FAKE", "path": "ssh"}, tools.RefusedCredentialRead},
+		{"list_dir", map[string]any{"path": "./ssh"}, tools.RefusedCredentialRead},
+		{"read_file", map[string]any{"path": "missing/../ssh/server-key"}, tools.RefusedCredentialRead},
+		{"grep", map[string]any{"pattern": "FAKE|PLAIN", "path": "."}, "notes.txt:1:DOT-PLAIN"},
+	}
+	var answers []http.HandlerFunc
+	for i, c := range calls {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
+	}
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
+	r := ch.Turn(ch.Create().SessionID, "read the dotfiles")
+	r.WantOutcome(t, "completed", "")
+	ch.Shutdown()
+	reqs := llm.recorded()
+	if len(reqs) != len(calls)+1 {
+		t.Fatalf("%d model requests; want %d", len(reqs), len(calls)+1)
+	}
+	for i, c := range calls {
+		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
+			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
+		}
+	}
+	for i, req := range reqs {
+		if bytes.Contains(req.Body, []byte(key)) {
+			t.Errorf("model request %d carries the fake key", i)
+		}
 	}
 }

@@ -200,3 +200,59 @@ func TestClientChecksOwnOpen(t *testing.T) {
 		t.Errorf("clientRead(a.txt) = %q %+v", text, stop)
 	}
 }
+
+// TestLinkedCredentialStores: a credential store of the home that is a
+// symbolic link (~/.ssh -> Dropbox/ssh, ~/.config -> dotfiles/config) is
+// protected where it leads, whatever the names there: read_file, grep and
+// list_dir refuse it without asking, in the workspace (a dotfiles
+// checkout) and outside it, and grep's walk skips it. Without Home only
+// names decide (the control).
+func TestLinkedCredentialStores(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{
+		"Dropbox/ssh/server-key":          "CANARY ssh\n",
+		"dotfiles/config/gh/tokens.yml":   "CANARY gh\n",
+		"dotfiles/notes.txt":              "plain\n",
+		"home/.bashrc":                    "plain\n",
+		"dotfiles/config/other/plain.txt": "plain\n",
+	}, map[string]string{
+		"home/.ssh":    filepath.Join(root, "Dropbox", "ssh"),
+		"home/.config": "../dotfiles/config",
+	})
+	o := Options{Cwd: filepath.Join(root, "dotfiles"), Home: filepath.Join(root, "home"), AskOutsideReads: true}
+	set := Builtin(o)
+	for _, c := range []struct{ tool, path string }{
+		{"read_file", "config/gh/tokens.yml"}, {"grep", "config/gh"}, {"list_dir", "config/gh"},
+		{"read_file", "ROOT/Dropbox/ssh/server-key"}, {"grep", "ROOT/Dropbox/ssh"}, {"list_dir", "ROOT/Dropbox/ssh"},
+		{"read_file", "ROOT/Dropbox/./ssh/server-key"}, {"grep", "ROOT/Dropbox/ssh/../ssh"},
+	} {
+		tl, _ := set.Get(c.tool)
+		args := readArgs(c.tool, strings.ReplaceAll(c.path, "ROOT", root))
+		force, _ := tl.(ForceApprover).ForceApproval(args)
+		res := tl.Run(WithApproved(context.Background(), c.tool, args), args)
+		if force || res.Text != RefusedCredentialRead {
+			t.Errorf("%s(%s) = asks %v, %+v; want refused without asking", c.tool, c.path, force, res)
+		}
+	}
+	// The walk of the workspace skips the linked store, not the rest.
+	grep := json.RawMessage(`{"pattern":"CANARY|plain","path":"."}`)
+	tl, _ := set.Get("grep")
+	if res := tl.Run(context.Background(), grep); strings.Contains(res.Text, "CANARY") || !strings.Contains(res.Text, "plain.txt") {
+		t.Errorf("grep . = %q", res.Text)
+	}
+	// Without Home, names alone decide: the same files are read.
+	o.Home = ""
+	set = Builtin(o)
+	tl, _ = set.Get("grep")
+	if res := tl.Run(context.Background(), grep); !strings.Contains(res.Text, "CANARY gh") {
+		t.Errorf("without Home, grep . = %q", res.Text)
+	}
+	rf, _ := set.Get("read_file")
+	args := readArgs("read_file", filepath.Join(root, "Dropbox", "ssh", "server-key"))
+	if res := rf.Run(WithApproved(context.Background(), "read_file", args), args); !strings.Contains(res.Text, "CANARY ssh") {
+		t.Errorf("without Home, read_file server-key = %+v", res)
+	}
+}

@@ -519,6 +519,19 @@ func HomeCredentials(home string) []string {
 	return out
 }
 
+// linkedCredentials lists where the credential stores of home
+// (HomeCredentials) lead, resolved, when that is not where they are named:
+// a store that is a symbolic link or lies below one.
+func linkedCredentials(home string) []string {
+	var out []string
+	for _, p := range HomeCredentials(home) {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // maxHomeEntries bounds the entries HomeCredentials reads from one
 // directory.
 const maxHomeEntries = 4096
@@ -547,12 +560,16 @@ func children(dir string, hidden bool) []string {
 }
 
 // credentialPath reports whether the clean absolute path p is a credential
-// file: under MCHome (settings, MCP approvals, auth), under one of
+// file: under MCHome (settings, MCP approvals, auth), where one of Home's
+// credential stores leads (linkedCredentials), under one of
 // credentialDirs, or named like one (see the tables above). .env.example,
 // .env.sample, .env.template, .env.dist and .env.defaults are not; .env and
 // every other .env.* are.
 func (o Options) credentialPath(p string) bool {
 	if o.MCHome != "" && within(filepath.Clean(o.MCHome), p) || o.mcHomeReal != "" && within(o.mcHomeReal, p) {
+		return true
+	}
+	if o.credLinks != nil && slices.ContainsFunc(o.credLinks(), func(r string) bool { return within(r, p) }) {
 		return true
 	}
 	parts := strings.Split(strings.ToLower(p), "/")

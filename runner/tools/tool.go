@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/magi-code/magi-code/runner/subproc"
@@ -102,6 +103,12 @@ type Options struct {
 	// settings, MCP approvals, sessions) is protected like a credential
 	// file. Empty protects no storage root.
 	MCHome string
+	// Home is the person's home directory. Its credential stores
+	// (HomeCredentials) that are symbolic links, or lie below one
+	// (~/.ssh -> ~/Dropbox/ssh), are protected where they lead too, as the
+	// OS sandbox protects them: a name there (Dropbox/ssh/server-key) says
+	// nothing. Empty: names alone decide.
+	Home string
 	// AllowOutsideCwd lets write_file and edit_file write outside Cwd
 	// (settings: tools.protections.allow_outside_cwd, default false).
 	AllowOutsideCwd bool
@@ -153,6 +160,9 @@ type Options struct {
 	// absolute ReadRoots with their symlinks resolved, set by withDefaults.
 	cwdReal, mcHomeReal string
 	readRootsReal       []string
+	// credLinks lists, once at the first check, where Home's credential
+	// stores lead when that is another path (linkedCredentials).
+	credLinks func() []string
 }
 
 func (o Options) withDefaults() Options {
@@ -171,6 +181,10 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
+	}
+	if o.Home != "" && filepath.IsAbs(o.Home) {
+		home := filepath.Clean(o.Home)
+		o.credLinks = sync.OnceValue(func() []string { return linkedCredentials(home) })
 	}
 	o.cwdReal = realOrSelf(o.Cwd)
 	o.mcHomeReal = realOrSelf(o.MCHome)
