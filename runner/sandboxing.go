@@ -93,8 +93,21 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		protect := sandbox.Protect(cmd.Dir, mcHome, vcsWritable)
 		if !vcsWritable {
 			// git's hooks where core.hooksPath puts them (husky's .husky):
-			// metadata like .git/hooks, run by the person's next commit.
-			protect = append(protect, shell.GitHooksDirs(cmd.Dir, cmd.Env)...)
+			// metadata like .git/hooks, run by the person's next commit;
+			// the workspace's repository's and each nested one's.
+			repos := []string{cmd.Dir}
+			for _, p := range protect {
+				if strings.EqualFold(filepath.Base(p), ".git") && filepath.Dir(p) != cmd.Dir {
+					repos = append(repos, filepath.Dir(p))
+				}
+			}
+			for _, r := range repos {
+				for _, h := range shell.GitHooksDirs(r, cmd.Env) {
+					if !slices.Contains(protect, h) {
+						protect = append(protect, h)
+					}
+				}
+			}
 		}
 		p := sandbox.Policy{
 			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),

@@ -399,6 +399,9 @@ func TestConfinedGitHooks(t *testing.T) {
 		filepath.Join(ws, ".husky", "_", "pre-commit"): "#!/bin/sh\n",
 		filepath.Join(home, ".gitconfig"):              "",
 		filepath.Join(ws, "src", "a.txt"):              "",
+		// A nested repository with hooks of its own.
+		filepath.Join(ws, "vendor", "lib", ".git", "config"):          "[core]\n\thooksPath = .githooks\n",
+		filepath.Join(ws, "vendor", "lib", ".githooks", "pre-commit"): "x\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -421,8 +424,9 @@ func TestConfinedGitHooks(t *testing.T) {
 		_, _ = cmd.CombinedOutput()
 	}
 	run(`echo evil >> .husky/pre-commit; echo evil >> .husky/_/pre-commit; echo evil > .husky/pre-push; `+
-		`mv .husky src/moved; echo ok > src/new.txt`, false)
-	for name, want := range map[string]string{".husky/pre-commit": "npm test\n", ".husky/_/pre-commit": "#!/bin/sh\n", ".husky/pre-push": "", "src/new.txt": "ok\n"} {
+		`mv .husky src/moved; echo evil >> vendor/lib/.githooks/pre-commit; echo ok > src/new.txt`, false)
+	for name, want := range map[string]string{".husky/pre-commit": "npm test\n", ".husky/_/pre-commit": "#!/bin/sh\n", ".husky/pre-push": "", "src/new.txt": "ok\n",
+		"vendor/lib/.githooks/pre-commit": "x\n"} {
 		if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != want {
 			t.Errorf("after a confined command, %s = %q; want %q", name, b, want)
 		}

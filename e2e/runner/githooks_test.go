@@ -17,7 +17,9 @@ import (
 // .husky/pre-commit) are version control metadata: a confined shell
 // command cannot append to either or add a hook, write_file and edit_file
 // are refused there, and nothing asks; the rest of the workspace is
-// written. Afterwards the person's own, unconfined git commit runs the
+// written. A nested repository's own hooks directory is read-only too, and
+// one a repository's configuration names but that is missing, made by a
+// confined command, is moved aside. Afterwards the person's own, unconfined git commit runs the
 // hooks as they were: the canary (outside /tmp and TMPDIR) a planted line
 // would create is not there, and the commit's own hook ran.
 func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
@@ -43,8 +45,23 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 	if err := git("config", "core.hooksPath", ".husky/_"); err != nil {
 		t.Fatal(err)
 	}
+	// A nested repository with its own hooks directory, and one whose
+	// configured hooks directory is missing (git clean -fdx removed it).
+	for _, d := range []string{"vendor/lib", "gone"} {
+		cmd := exec.Command("git", "init", "-q", filepath.Join(s.ws, d))
+		cmd.Env = gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init %s: %v\n%s", d, err, out)
+		}
+		cmd = exec.Command("git", "-C", filepath.Join(s.ws, d), "config", "core.hooksPath", ".githooks")
+		cmd.Env = gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git config %s: %v\n%s", d, err, out)
+		}
+	}
 	hook := "touch " + clienttest.Quote(ran) + "\n"
-	for name, content := range map[string]string{".husky/pre-commit": hook, ".husky/_/pre-commit": "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n", "src/keep.txt": "keep\n"} {
+	for name, content := range map[string]string{".husky/pre-commit": hook, ".husky/_/pre-commit": "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n", "src/keep.txt": "keep\n",
+		"vendor/lib/.githooks/pre-commit": hook} {
 		p := filepath.Join(s.ws, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -60,6 +77,8 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 		{"name": "shell", "arguments": map[string]any{"command": "python3 -c \"open('.husky/_/commit-msg','w').write('#!/bin/sh\\n')\" || true"}},
 		{"name": "write_file", "arguments": map[string]any{"path": ".husky/pre-commit", "content": plant + "\n"}},
 		{"name": "edit_file", "arguments": map[string]any{"path": ".husky/pre-commit", "old": "touch", "new": plant + "; touch"}},
+		{"name": "shell", "arguments": map[string]any{"command": "echo " + clienttest.Quote(plant) + " >> vendor/lib/.githooks/pre-commit"}},
+		{"name": "shell", "arguments": map[string]any{"command": "mkdir gone/.githooks && echo " + clienttest.Quote(plant) + " > gone/.githooks/pre-commit"}},
 		{"name": "shell", "arguments": map[string]any{"command": "echo ok > src/new.txt"}},
 	}
 	var script struct {
@@ -94,6 +113,12 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 	ch.Shutdown()
 	if got := readFile(t, filepath.Join(s.ws, ".husky", "pre-commit")); got != hook {
 		t.Errorf(".husky/pre-commit became %q", got)
+	}
+	if got := readFile(t, filepath.Join(s.ws, "vendor", "lib", ".githooks", "pre-commit")); got != hook {
+		t.Errorf("the nested repository's vendor/lib/.githooks/pre-commit became %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(s.ws, "gone", ".githooks")); err == nil {
+		t.Error("gone/.githooks, made by a confined command where core.hooksPath points, is still in place")
 	}
 	if _, err := os.Lstat(filepath.Join(s.ws, ".husky", "_", "commit-msg")); err == nil {
 		t.Error(".husky/_/commit-msg was added")

@@ -183,6 +183,21 @@ func (t *metaTree) noteMeta(p string, found *[]string) {
 	}
 }
 
+// repositories are the work trees of the git repositories below the top
+// that t knows (each directory holding a .git), sorted.
+func (t *metaTree) repositories() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for p := range t.meta {
+		if strings.EqualFold(filepath.Base(p), ".git") {
+			out = append(out, filepath.Dir(p))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // stampOf is directory d's stamp; isDir is false when d is no longer a
 // directory (or cannot be examined). A link is not followed.
 func stampOf(d string) (dirStamp, bool) {

@@ -46,6 +46,9 @@ func TestMetaTree(t *testing.T) {
 	if got := tr.newMetadata(ws); got != nil {
 		t.Errorf("nothing changed: newMetadata = %q", got)
 	}
+	if got, want := tr.repositories(), []string{ws}; !slices.Equal(got, want) {
+		t.Errorf("repositories = %q; want %q", got, want)
+	}
 	step := func(what string, change func(), want ...string) {
 		t.Helper()
 		change()
@@ -59,6 +62,9 @@ func TestMetaTree(t *testing.T) {
 		}
 	}
 	step("new below", func() { mk("a/b/.git") }, "a/b/.git")
+	if got, want := tr.repositories(), []string{ws, filepath.Join(ws, "a/b")}; !slices.Equal(got, want) {
+		t.Errorf("repositories = %q; want %q", got, want)
+	}
 	step("again", func() {})
 	step("a new tree", func() { mk("n/m/.jj", "n/m/.Claude") }, "n/m/.Claude", "n/m/.jj")
 	step("moved", func() {

@@ -243,11 +243,14 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 
 // inGitHooks reports whether real (a resolved path) lies in a directory
 // of git hooks that core.hooksPath puts outside the git directory
-// (shellcheck.GitHooksDirs of the resolved working directory: husky's
-// .husky), which the person's next commit runs: version control metadata
-// like .git/hooks. Letter case is ignored, as for the names of metadata.
+// (shellcheck.GitHooksDirs: husky's .husky), which the person's next
+// commit runs: version control metadata like .git/hooks. Letter case is
+// ignored, as for the names of metadata.
 func (o Options) inGitHooks(real string) bool {
-	for _, d := range shellcheck.GitHooksDirs(o.cwdRealOrSelf(), o.Env) {
+	// The working directory's repository's, and that of the repository
+	// holding the path (a nested one, with its own core.hooksPath).
+	hooks := append(shellcheck.GitHooksDirs(o.cwdRealOrSelf(), o.Env), shellcheck.GitHooksDirs(filepath.Dir(real), o.Env)...)
+	for _, d := range hooks {
 		if within(strings.ToLower(realOrSelf(d)), strings.ToLower(real)) {
 			return true
 		}

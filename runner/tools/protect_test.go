@@ -531,6 +531,9 @@ func TestWriteGitHooks(t *testing.T) {
 		filepath.Join(plain, ".git", "config"):     "[core]\n\tbare = false\n",
 		filepath.Join(plain, ".husky", "pre-push"): "x\n",
 		filepath.Join(home, ".gitconfig"):          "",
+		// A nested repository with hooks of its own.
+		filepath.Join(ws, "vendor", "lib", ".git", "config"):          "[core]\n\thooksPath = .githooks\n",
+		filepath.Join(ws, "vendor", "lib", ".githooks", "pre-commit"): "x\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -578,6 +581,9 @@ func TestWriteGitHooks(t *testing.T) {
 		{ws, "src/a.go", false, ""},
 		{plain, ".husky/pre-push", false, ""},
 		{linked, "real-hooks/_/pre-commit", false, RefusedGitInternals},
+		{ws, "vendor/lib/.githooks/pre-commit", false, RefusedGitInternals},
+		{ws, "vendor/lib/.githooks/new", false, RefusedGitInternals},
+		{ws, "vendor/lib/src.go", false, ""},
 		{linked, "real-hooks/other", false, RefusedGitInternals},
 	} {
 		o := Options{Cwd: tc.cwd, Env: env, AllowGitInternals: tc.allow, AllowOutsideCwd: true}

@@ -262,6 +262,37 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 			}
 		})
 	}
+	// git's hooks directory (core.hooksPath), missing when the command
+	// starts, made by it: moved aside too; a directory beside it stays.
+	wsh := ostest.OutsideTemp(t)
+	if err := os.MkdirAll(filepath.Join(wsh, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wsh, ".git", "config"), []byte("[core]\n\thooksPath = .githooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shh, _ := Builtin(Options{Cwd: wsh, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + wsh}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
+	argsh, _ := json.Marshal(map[string]string{"command": "mkdir .githooks other && echo 'touch x' > .githooks/pre-commit"})
+	if res := shh.Run(context.Background(), argsh); !strings.Contains(res.Text, "[refused: the command created .githooks ") {
+		t.Errorf("a new hooks directory: result %q; want .githooks refused", res.Text)
+	}
+	if _, err := os.Lstat(filepath.Join(wsh, ".githooks")); err == nil {
+		t.Error(".githooks, git's hooks directory made by a confined command, stayed in place")
+	}
+	if _, err := os.Lstat(filepath.Join(wsh, "other")); err != nil {
+		t.Errorf("other was moved: %v", err)
+	}
+	// The person's own hooks directory, there before a command, stays.
+	if err := os.Mkdir(filepath.Join(wsh, ".githooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	argsh, _ = json.Marshal(map[string]string{"command": "echo ok > other/x"})
+	if res := shh.Run(context.Background(), argsh); strings.Contains(res.Text, "[refused") {
+		t.Errorf("with the hooks directory there before: result %q", res.Text)
+	}
+	if _, err := os.Lstat(filepath.Join(wsh, ".githooks")); err != nil {
+		t.Errorf("the person's .githooks was moved: %v", err)
+	}
 	// Names taken beforehand by the command itself do not keep its
 	// metadata in place: past -9 the name is one it could not foresee.
 	ws0 := ostest.OutsideTemp(t)

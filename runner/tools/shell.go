@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	shellcheck "github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
 
@@ -106,6 +108,11 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// command that may not write metadata starts: what appears in it by
 	// the time the command ends is moved aside (newmeta.go, setAside).
 	var tree *metaTree
+	// hooks are git's hooks directories (core.hooksPath of the
+	// workspace's repository and of each nested one) missing when the
+	// command starts: one it creates is moved aside too, since the
+	// sandbox cannot mount over what is not there.
+	var hooks []string
 	if t.o.Sandbox != nil {
 		// A version control command that writes its metadata (.git,
 		// .hg, .jj...) runs only after the person approved it
@@ -119,6 +126,13 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		if !vcsWritable {
 			tree = treeOf(t.o.Cwd)
 			tree.newMetadata(t.o.Cwd) // not this command's
+			for _, r := range append([]string{t.o.Cwd}, tree.repositories()...) {
+				for _, h := range shellcheck.GitHooksDirs(r, t.o.Env) {
+					if _, err := os.Lstat(h); errors.Is(err, fs.ErrNotExist) && !slices.Contains(hooks, h) {
+						hooks = append(hooks, h)
+					}
+				}
+			}
 		}
 	}
 	if err := cmd.Start(); err != nil {
@@ -149,7 +163,13 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 
 	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
 	if tree != nil {
-		if note := setAside(t.o.Cwd, tree.newMetadata(t.o.Cwd)); note != "" {
+		created := tree.newMetadata(t.o.Cwd)
+		for _, h := range hooks {
+			if _, err := os.Lstat(h); err == nil && !slices.Contains(created, h) {
+				created = append(created, h)
+			}
+		}
+		if note := setAside(t.o.Cwd, created); note != "" {
 			text = bound(text+note, t.o.MaxOutput, note)
 		}
 	}
