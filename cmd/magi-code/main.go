@@ -20,6 +20,7 @@ import (
 	// runner to confine a command, is handled by that package's init
 	// before main runs (runner/sandbox, launch.go).
 	"github.com/magi-code/magi-code/runner/sandbox"
+	"github.com/magi-code/magi-code/runner/subproc"
 )
 
 func main() {
@@ -31,6 +32,11 @@ func main() {
 	// confined command in particular) may read /proc/<pid>/environ or
 	// mem (runner/sandbox: NotDumpable).
 	_ = sandbox.NotDumpable()
+	// What the process that started us left open to us (a frontend's
+	// socket or pipe, a file) goes to none of our subprocesses: a
+	// confined command could otherwise read or write it (runner/subproc:
+	// KeepFromChildren).
+	subproc.KeepFromChildren()
 	os.Exit(run(os.Args[1:]))
 }
 
