@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,11 +23,15 @@ import (
 // only those that changed, so a command costs one lstat per directory
 // twice, and a full walk happens once per workspace.
 
-// maxTreeEntries bounds the entries one look at a workspace lists (the
-// first walk, or what changed since the last look); maxTrees the
-// workspaces kept.
-const (
+// maxTreeEntries bounds the entries the first walk of a workspace lists
+// (an existing tree may be huge); a later look lists what changed without
+// a bound, since what a command made cost it more to make than it costs
+// to list. maxTreeDirs bounds the directories kept: past it, a new one is
+// searched when it appears but not watched after. maxTrees bounds the
+// workspaces kept. Variables, so tests can lower them.
+var (
 	maxTreeEntries = 200000
+	maxTreeDirs    = 200000
 	maxTrees       = 64
 )
 
@@ -37,7 +40,7 @@ type metaTree struct {
 	mu      sync.Mutex
 	dirs    map[string]dirStamp    // directory -> as last listed
 	meta    map[string]os.FileInfo // metadata path -> as last seen (its identity)
-	entries int                    // entries listed in this look (maxTreeEntries)
+	entries int                    // entries listed in this look
 }
 
 // dirStamp is what tells a directory changed: a new or removed entry
@@ -115,44 +118,48 @@ func (t *metaTree) newMetadata(root string) []string {
 
 // list lists directory d (stamped first, so a change while it is listed
 // shows next time), notes its metadata, appending what is new to found
-// (nil: the first listing, nothing is new), and lists each subdirectory
-// not yet known. A subdirectory gone is forgotten by newMetadata, which
-// examines every known one.
+// (nil: the first walk, nothing is new), and lists each subdirectory not
+// yet known, as it reads them: memory stays bounded by the depth, not by
+// a directory's size. A subdirectory gone is forgotten by newMetadata,
+// which examines every known one.
 func (t *metaTree) list(d string, found *[]string) {
 	st, isDir := stampOf(d)
 	if !isDir {
 		delete(t.dirs, d) // gone: what was below is visited and dropped too
 		return
 	}
-	t.dirs[d] = st
+	if _, known := t.dirs[d]; known || len(t.dirs) < maxTreeDirs {
+		t.dirs[d] = st
+	}
 	f, err := os.Open(d)
 	if err != nil {
 		return
 	}
-	var entries []os.DirEntry
-	for t.entries < maxTreeEntries {
+	defer f.Close()
+	for {
+		if found == nil && t.entries >= maxTreeEntries {
+			return
+		}
 		chunk, err := f.ReadDir(256)
-		entries = append(entries, chunk...)
 		t.entries += len(chunk)
-		if err == io.EOF || err != nil || len(chunk) == 0 {
-			break
-		}
-	}
-	f.Close()
-	for _, e := range entries {
-		p := filepath.Join(d, e.Name())
-		isMeta := protected.IsVCS(e.Name()) || slices.ContainsFunc(protected.ProjectConfig, func(n string) bool { return strings.EqualFold(n, e.Name()) })
-		if !isMeta && e.IsDir() && protected.BareRepository(p) {
-			isMeta = true
-		}
-		if isMeta {
-			t.noteMeta(p, found)
-			continue
-		}
-		if e.IsDir() && e.Name() != "node_modules" {
-			if _, known := t.dirs[p]; !known {
-				t.list(p, found)
+		for _, e := range chunk {
+			p := filepath.Join(d, e.Name())
+			isMeta := protected.IsVCS(e.Name()) || slices.ContainsFunc(protected.ProjectConfig, func(n string) bool { return strings.EqualFold(n, e.Name()) })
+			if !isMeta && e.IsDir() && protected.BareRepository(p) {
+				isMeta = true
 			}
+			if isMeta {
+				t.noteMeta(p, found)
+				continue
+			}
+			if e.IsDir() && e.Name() != "node_modules" {
+				if _, known := t.dirs[p]; !known {
+					t.list(p, found)
+				}
+			}
+		}
+		if err != nil || len(chunk) == 0 {
+			return
 		}
 	}
 }

@@ -139,3 +139,52 @@ func BenchmarkNewMetadata(b *testing.B) {
 		}
 	}
 }
+
+// TestMetaTreeBounds: the first walk stops at maxTreeEntries, but a later
+// look lists all that changed: a command that makes more entries than the
+// bound before its metadata does not hide it. Past maxTreeDirs, a new
+// directory is searched but not kept.
+func TestMetaTreeBounds(t *testing.T) {
+	entries, dirs := maxTreeEntries, maxTreeDirs
+	maxTreeEntries, maxTreeDirs = 5, 4
+	defer func() { maxTreeEntries, maxTreeDirs = entries, dirs }()
+	ws := ostest.OutsideTemp(t)
+	write := func(rel string) {
+		t.Helper()
+		p := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3000 {
+		write("d" + strconv.Itoa(i%10) + "/f" + strconv.Itoa(i))
+	}
+	tr := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	tr.list(ws, nil)
+	if tr.entries >= 1000 {
+		t.Errorf("the first walk listed %d entries; want it stopped after the chunk that passed %d", tr.entries, maxTreeEntries)
+	}
+	for i := range 40 {
+		write("a/many/f" + strconv.Itoa(i))
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "a/many/z/.git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "b/c/d/.hg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := tr.newMetadata(ws)
+	for i := range got {
+		got[i], _ = filepath.Rel(ws, got[i])
+	}
+	slices.Sort(got)
+	if want := []string{"a/many/z/.git", "b/c/d/.hg"}; !slices.Equal(got, want) {
+		t.Errorf("after 40 entries more than the bound: newMetadata = %q; want %q", got, want)
+	}
+	if len(tr.dirs) > maxTreeDirs {
+		t.Errorf("%d directories kept; want at most %d", len(tr.dirs), maxTreeDirs)
+	}
+}
