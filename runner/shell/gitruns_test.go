@@ -69,6 +69,24 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git -C local lg", ReasonGitPush},
 		{"git -C included send", ReasonGitPush},
 		{"git over", ReasonGitPush}, // ~/.gitconfig is read after $XDG_CONFIG_HOME/git/config
+		// A force spelled through parameter expansions with operators,
+		// quotes, escapes and braces.
+		{"B=xmain; git push origin +${B#x}", ReasonGitPush},
+		{"B=+xmain; git push origin ${B/x/}", ReasonGitPush},
+		{"B=-xf; git push ${B/x/} origin main", ReasonGitPush},
+		{"B=--forcex; git push ${B%x} origin main", ReasonGitPush},
+		{`B=x--force; git push "${B#x}" origin main`, ReasonGitPush},
+		{"B=--force; git push ${B%%x*} origin main", ReasonGitPush},
+		{"git push origin ${B:-+main}", ReasonGitPush},
+		{"git push ${F:+-f} origin main", ReasonGitPush},
+		{"V=pxsh; git ${V/x/u} -f origin main", ReasonOpaque}, // the subcommand is not known
+		{"git pu\\sh -f origin main", ReasonGitPush},
+		{`git "pu""sh" -f origin main`, ReasonGitPush},
+		{`git $'\x70ush' -f origin main`, ReasonGitPush},
+		{`git push $'--\x66orce' origin main`, ReasonGitPush},
+		{`git push --fo"r"ce origin main`, ReasonGitPush},
+		{"git push -{f,} origin main", ReasonGitPush},
+		{"git push --fo$(echo rce) origin main", ReasonGitPush},
 		// Options whose value git runs as a command, in each spelling.
 		{"git grep -O'git push -f origin main #' x", ReasonGitPush},
 		{"git grep -iO'git push -f origin main #' x", ReasonGitPush},
@@ -321,6 +339,7 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"glab api -X POST projects/1/repository/commits -f branch=main -f force=true", ReasonRemoteHistory},
 		{"glab api projects/1/repository/commits -F force=1 -f branch=main", ReasonRemoteHistory},
 		{"glab api --method POST projects/1/repository/commits --input body.json", ReasonRemoteHistory},
+		{"gh api repos/o/r --input body.json -X DELETE", ReasonRemoteHistory},
 		{"gh api repos/o/r/git/refs/heads/main -X PATCH --field force=true --field sha=x", ReasonRemoteHistory},
 		// Not asked.
 		{"git() { :; }; git push -f", ""}, // the function runs, not git
