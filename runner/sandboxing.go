@@ -86,7 +86,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
-		unreadable := []string{mcHome}
+		unreadable := append([]string{mcHome}, tools.MCHomeLinks(mcHome)...)
 		if !network {
 			unreadable = append(unreadable, homeCredentials(cmd.Env)...)
 		}

@@ -183,3 +183,63 @@ func TestReadLinkedCredentialStores(t *testing.T) {
 		}
 	}
 }
+
+// TestMCHomeLinkedSettings: under approval = "auto", through serve
+// --stdio, MC_HOME's settings.toml is a link into a dotfiles checkout,
+// which is the workspace. read_file and grep of it there, and a confined
+// command's cat, are refused: the settings (which may hold MCP servers'
+// tokens) reach no model request; the checkout's other files are read.
+func TestMCHomeLinkedSettings(t *testing.T) {
+	t.Parallel()
+	s := newReadScene(t)
+	dot := filepath.Join(s.root, "dotfiles")
+	if err := os.MkdirAll(dot, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dot, "notes.txt"), []byte("DOT-PLAIN\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dot, "magi.toml"), filepath.Join(s.home, ".magi-code", "settings.toml")); err != nil {
+		t.Fatal(err)
+	}
+	s.ws = dot
+	calls := []readCall{
+		{"read_file", map[string]any{"path": "magi.toml"}, tools.RefusedCredentialRead},
+		{"grep", map[string]any{"pattern": "provider", "path": "magi.toml"}, tools.RefusedCredentialRead},
+		{"grep", map[string]any{"pattern": "provider|PLAIN", "path": "."}, "notes.txt:1:DOT-PLAIN"},
+	}
+	var answers []http.HandlerFunc
+	for i, c := range calls {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
+	}
+	answers = append(answers, oaCall("call_sh", "shell", map[string]any{"command": "cat magi.toml"}))
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	ch.Result("status", nil, &st)
+	r := ch.Turn(ch.Create().SessionID, "read the dotfiles")
+	r.WantOutcome(t, "completed", "")
+	ch.Shutdown()
+	if b, _ := os.ReadFile(filepath.Join(dot, "magi.toml")); !strings.Contains(string(b), "provider") {
+		t.Fatalf("the settings were not written through the link: %q", b)
+	}
+	reqs := llm.recorded()
+	if len(reqs) != len(calls)+2 {
+		t.Fatalf("%d model requests; want %d", len(reqs), len(calls)+2)
+	}
+	for i, c := range calls {
+		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
+			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
+		}
+	}
+	if got := lastToolResult(t, reqs[len(calls)+1].Body); st.Sandbox == "workspace-write" && !strings.Contains(got, "Permission denied") {
+		t.Errorf("confined cat magi.toml: %q", got)
+	}
+	for i, req := range reqs {
+		if bytes.Contains(req.Body, []byte(`provider = \"openai\"`)) {
+			t.Errorf("model request %d carries MC_HOME's settings", i)
+		}
+	}
+}

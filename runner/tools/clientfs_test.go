@@ -256,3 +256,55 @@ func TestLinkedCredentialStores(t *testing.T) {
 		t.Errorf("without Home, read_file server-key = %+v", res)
 	}
 }
+
+// TestMCHomeLinks: a file MC_HOME links to (settings.toml, auth.json kept
+// in a dotfiles checkout) is MC_HOME's: refused to read and to write by
+// its own path, in the workspace or out, and skipped by grep's walk;
+// MCHomeLinks lists it, resolved, and nothing that is not a link.
+func TestMCHomeLinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{
+		"dotfiles/magi/settings.toml": "CANARY settings\n",
+		"dotfiles/magi/auth.json":     "CANARY auth\n",
+		"dotfiles/skills/s/SKILL.md":  "CANARY skill\n",
+		"dotfiles/notes.txt":          "plain\n",
+		"mc/plain.md":                 "not a link\n",
+	}, map[string]string{
+		"mc/settings.toml": "../dotfiles/magi/settings.toml",
+		"mc/skills":        filepath.Join(root, "dotfiles", "skills"),
+		"mclink":           "mc",
+	})
+	got := MCHomeLinks(filepath.Join(root, "mclink"))
+	want := []string{filepath.Join(root, "dotfiles", "magi", "settings.toml"), filepath.Join(root, "dotfiles", "skills")}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("MCHomeLinks = %q; want %q", got, want)
+	}
+	o := Options{Cwd: filepath.Join(root, "dotfiles"), MCHome: filepath.Join(root, "mclink"), AskOutsideReads: true}
+	set := Builtin(o)
+	for _, c := range []struct{ tool, path string }{
+		{"read_file", "magi/settings.toml"}, {"grep", "magi/settings.toml"}, {"read_file", "ROOT/dotfiles/magi/settings.toml"},
+		{"grep", "skills"}, {"list_dir", "skills"}, {"read_file", "skills/s/SKILL.md"},
+	} {
+		tl, _ := set.Get(c.tool)
+		args := readArgs(c.tool, strings.ReplaceAll(c.path, "ROOT", root))
+		force, _ := tl.(ForceApprover).ForceApproval(args)
+		if res := tl.Run(context.Background(), args); force || res.Text != RefusedCredentialRead {
+			t.Errorf("%s(%s) = asks %v, %+v; want refused without asking", c.tool, c.path, force, res)
+		}
+	}
+	wf, _ := set.Get("write_file")
+	if res := wf.Run(context.Background(), json.RawMessage(`{"path":"magi/settings.toml","content":"x"}`)); res.Text != RefusedCredentialWrite {
+		t.Errorf("write_file magi/settings.toml = %+v", res)
+	}
+	grep := json.RawMessage(`{"pattern":"CANARY|plain","path":"."}`)
+	tl, _ := set.Get("grep")
+	// auth.json is refused by its name; settings.toml and the skill only
+	// because MC_HOME links to them.
+	if res := tl.Run(context.Background(), grep); strings.Contains(res.Text, "CANARY") || !strings.Contains(res.Text, "notes.txt") {
+		t.Errorf("grep . = %q", res.Text)
+	}
+}

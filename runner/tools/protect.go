@@ -535,6 +535,26 @@ func linkedCredentials(home string) []string {
 	return out
 }
 
+// MCHomeLinks lists where the entries of mcHome (MC_HOME) that are
+// symbolic links lead, resolved: a settings file (which may hold MCP
+// servers' tokens) or an auth.json kept in a dotfiles checkout and linked
+// into MC_HOME is MC_HOME's all the same, to the file tools and to the OS
+// sandbox (runner's confinement). Entries of its directories are not
+// looked into; a directory with more than maxHomeEntries entries is not
+// read.
+func MCHomeLinks(mcHome string) []string {
+	var out []string
+	for _, p := range children(mcHome, false) {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // maxHomeEntries bounds the entries HomeCredentials reads from one
 // directory.
 const maxHomeEntries = 4096
@@ -563,8 +583,9 @@ func children(dir string, hidden bool) []string {
 }
 
 // credentialPath reports whether the clean absolute path p is a credential
-// file: under MCHome (settings, MCP approvals, auth), where one of Home's
-// credential stores leads (linkedCredentials), under one of
+// file: under MCHome (settings, MCP approvals, auth) or where its links
+// lead (MCHomeLinks), where one of Home's credential stores leads
+// (linkedCredentials), under one of
 // credentialDirs, or named like one (see the tables above). .env.example,
 // .env.sample, .env.template, .env.dist and .env.defaults are not; .env and
 // every other .env.* are.

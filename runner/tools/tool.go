@@ -161,7 +161,8 @@ type Options struct {
 	cwdReal, mcHomeReal string
 	readRootsReal       []string
 	// credLinks lists, once at the first check, where Home's credential
-	// stores lead when that is another path (linkedCredentials).
+	// stores lead when that is another path (linkedCredentials), and where
+	// MCHome's links lead (MCHomeLinks).
 	credLinks func() []string
 }
 
@@ -182,9 +183,17 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
-	if o.Home != "" && filepath.IsAbs(o.Home) {
-		home := filepath.Clean(o.Home)
-		o.credLinks = sync.OnceValue(func() []string { return linkedCredentials(home) })
+	if home, mc := o.Home, o.MCHome; filepath.IsAbs(home) || filepath.IsAbs(mc) {
+		o.credLinks = sync.OnceValue(func() []string {
+			var out []string
+			if filepath.IsAbs(home) {
+				out = linkedCredentials(filepath.Clean(home))
+			}
+			if filepath.IsAbs(mc) {
+				out = append(out, MCHomeLinks(filepath.Clean(mc))...)
+			}
+			return out
+		})
 	}
 	o.cwdReal = realOrSelf(o.Cwd)
 	o.mcHomeReal = realOrSelf(o.MCHome)
