@@ -344,11 +344,15 @@ func (r *gitReader) file(p string, depth int) {
 // [section "subsection"] (and the old [section.subsection]), name = value
 // lines (a bare name is true), values with "quoted" parts, \-escapes and
 // \-newline continuations, and ; or # comments. Anything it cannot read
-// ends the file (git refuses such a file, and the command fails).
+// ends the file (git refuses such a file, and the command fails). A UTF-8
+// byte order mark at the start is skipped, as git does.
 func parseGitConfig(src string) []gitSetting {
 	var out []gitSetting
 	section := ""
 	i := 0
+	if strings.HasPrefix(src, "\uFEFF") {
+		i = len("\uFEFF") // git skips a UTF-8 byte order mark at the start
+	}
 	skipSpace := func() {
 		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r') {
 			i++

@@ -25,6 +25,7 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
 		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n\tover = log\n",
 		filepath.Join(l.ws, ".hg/hgrc"):             "[alias]\nst2 = status\n",
+		filepath.Join(l.ws, "bom/.git/config"):      "\uFEFF[alias]\n\tpf = push --force\n[remote \"o\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
 	}
 	global, err := os.ReadFile(filepath.Join(l.home, ".gitconfig"))
 	if err != nil {
@@ -68,6 +69,8 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git -c alias.safe='push --mirror' safe", ReasonGitPush},
 		{"git -C local lg", ReasonGitPush},
 		{"git -C included send", ReasonGitPush},
+		{"git -C bom pf", ReasonGitPush}, // a file that starts with a UTF-8 byte order mark
+		{"git -C bom push o", ReasonGitPush},
 		{"git over", ReasonGitPush}, // ~/.gitconfig is read after $XDG_CONFIG_HOME/git/config
 		// A force spelled through parameter expansions with operators,
 		// quotes, escapes and braces.
