@@ -3,7 +3,6 @@
 package acp
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,24 +39,7 @@ func TestEditorWritesKeepHardLinks(t *testing.T) {
 	a.initialize()
 	sid := a.newSession()
 	writes := 0
-	resp, _ := a.until(a.prompt(sid, "go"), func(f frame) {
-		var p struct{ Path, Content string }
-		_ = json.Unmarshal(f.Params, &p)
-		switch f.Method {
-		case "fs/read_text_file":
-			b, err := os.ReadFile(p.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.respond(f.ID, map[string]any{"content": string(b)})
-		case "fs/write_text_file":
-			writes++
-			if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			a.respond(f.ID, map[string]any{})
-		}
-	})
+	resp, _ := a.until(a.prompt(sid, "go"), diskEditor(t, a, &writes))
 	if stopReason(t, resp) != "end_turn" {
 		t.Fatal(resp.raw)
 	}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -282,5 +283,32 @@ func (a *agent) wantExit(code int) {
 	}
 	if a.stderr.Len() != 0 {
 		a.t.Errorf("stderr: %q", a.stderr.String())
+	}
+}
+
+// diskEditor answers the agent's fs/read_text_file and fs/write_text_file
+// from the disk, as an editor may: a write replaces the file in place
+// (os.WriteFile writes the inode the path names). writes, when not nil,
+// counts the writes.
+func diskEditor(t testing.TB, a *agent, writes *int) func(frame) {
+	return func(f frame) {
+		var p struct{ Path, Content string }
+		_ = json.Unmarshal(f.Params, &p)
+		switch f.Method {
+		case "fs/read_text_file":
+			b, err := os.ReadFile(p.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.respond(f.ID, map[string]any{"content": string(b)})
+		case "fs/write_text_file":
+			if writes != nil {
+				*writes++
+			}
+			if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a.respond(f.ID, map[string]any{})
+		}
 	}
 }

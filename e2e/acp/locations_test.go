@@ -64,23 +64,7 @@ func TestToolLocationLines(t *testing.T) {
 	a.initialize()
 	sid := a.newSession()
 	// The client's file system: the files on disk.
-	resp, live := a.until(a.prompt(sid, "go"), func(f frame) {
-		var p struct{ Path, Content string }
-		_ = json.Unmarshal(f.Params, &p)
-		switch f.Method {
-		case "fs/read_text_file":
-			b, err := os.ReadFile(p.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.respond(f.ID, map[string]any{"content": string(b)})
-		case "fs/write_text_file":
-			if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			a.respond(f.ID, map[string]any{})
-		}
-	})
+	resp, live := a.until(a.prompt(sid, "go"), diskEditor(t, a, nil))
 	if stopReason(t, resp) != "end_turn" {
 		t.Fatal(resp.raw)
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,24 +40,9 @@ func TestArithmeticAsksUnderAuto(t *testing.T) {
 		"bash -c 'read -r n < count.txt; [[ $n -gt 0 ]] && echo many'",
 	}
 	runs := []string{"n=3; echo $((n+3)) > out.txt"}
-	var script struct {
-		Responses []map[string]any `json:"responses"`
-	}
-	for _, c := range append(append([]string(nil), asks...), runs...) {
-		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": c}}}}})
-	}
-	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
-	b, err := json.Marshal(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptPath := filepath.Join(root, "script.json")
-	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := callScript(t, root, shellCalls(append(append([]string(nil), asks...), runs...)...))
 	ws := &clienttest.Workspace{Home: filepath.Join(root, "mchome"), Cwd: wsDir}
-	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\nunsandboxed_auto = true\n\n[tools.sandbox]\nmode = \"off\"\n")
+	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), fixtureAuto(script, "unsandboxed_auto = true\n\n[tools.sandbox]\nmode = \"off\"\n"))
 	ch := startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}})
 	sid := ch.Create().SessionID
 	runID, adm := ch.StartTurn(sid, "count")

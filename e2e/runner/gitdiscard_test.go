@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,32 +67,11 @@ func TestGitDiscardsAskUnderAuto(t *testing.T) {
 			ws.WriteFile(t, filepath.Join(wsDir, "f.txt"), "UNCOMMITTED\n")
 			ws.WriteFile(t, filepath.Join(wsDir, "st.txt"), "STAGED\n")
 			git("add", "st.txt")
-			var script struct {
-				Responses []map[string]any `json:"responses"`
-			}
-			for _, c := range append(append([]string(nil), tc.asks...), "git log --oneline > log.txt") {
-				script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": c}}}}})
-			}
-			script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
-			b, err := json.Marshal(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			scriptPath := filepath.Join(root, "script.json")
-			if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-				clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n"+tc.settings)
+			script := callScript(t, root, shellCalls(append(append([]string(nil), tc.asks...), "git log --oneline > log.txt")...))
+			ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), fixtureAuto(script, tc.settings))
 			ch := startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}})
 			if tc.settings == "" {
-				var st struct {
-					Sandbox string `json:"sandbox"`
-				}
-				if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-					ch.Shutdown()
-					t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-				}
+				skipUnconfined(t, ch)
 			}
 			sid := ch.Create().SessionID
 			runID, adm := ch.StartTurn(sid, "undo")

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/magi-code/magi-code/client/clienttest"
-	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestGitHooksReadOnlyUnderAuto: under approval = "auto", through serve
@@ -81,36 +79,7 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 		{"name": "shell", "arguments": map[string]any{"command": "mkdir gone/.githooks && echo " + clienttest.Quote(plant) + " > gone/.githooks/pre-commit"}},
 		{"name": "shell", "arguments": map[string]any{"command": "echo ok > src/new.txt"}},
 	}
-	var script struct {
-		Responses []map[string]any `json:"responses"`
-	}
-	for _, c := range calls {
-		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": c}}})
-	}
-	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
-	b, err := json.Marshal(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptPath := filepath.Join(s.root, "script.json")
-	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ch := s.start(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-		ch.Shutdown()
-		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-	}
-	r := ch.Turn(ch.Create().SessionID, "plant a hook")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
+	s.confinedTurn(t, calls)
 	if got := readFile(t, filepath.Join(s.ws, ".husky", "pre-commit")); got != hook {
 		t.Errorf(".husky/pre-commit became %q", got)
 	}
@@ -163,33 +132,7 @@ func TestNewNestedMetadataSetAside(t *testing.T) {
 	}
 	// The second takes the names it would be moved to first.
 	taken := "mkdir sub2 && for i in '' $(seq -f -%g 2 100); do mkdir sub2/.git.refused-by-sandbox$i; done && " + plant("sub2")
-	b, err := json.Marshal(map[string]any{"responses": []any{
-		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": plant("sub")}}}}},
-		map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": taken}}}}},
-		map[string]any{"steps": []any{map[string]any{"text": "done"}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptPath := filepath.Join(s.root, "script.json")
-	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ch := s.start(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-		ch.Shutdown()
-		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-	}
-	r := ch.Turn(ch.Create().SessionID, "plant a repository")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
+	s.confinedTurn(t, shellCalls(plant("sub"), taken))
 	if _, err := os.Lstat(filepath.Join(s.ws, "sub", ".git")); err == nil {
 		t.Error("sub/.git, made by a confined command, is still in place")
 	}

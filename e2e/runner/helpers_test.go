@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
+	"github.com/magi-code/magi-code/protocol"
 )
 
 type (
@@ -115,4 +117,70 @@ func readFile(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// shellCalls are tool calls of the shell tool, one per command.
+func shellCalls(commands ...string) []map[string]any {
+	calls := make([]map[string]any, len(commands))
+	for i, c := range commands {
+		calls[i] = map[string]any{"name": "shell", "arguments": map[string]any{"command": c}}
+	}
+	return calls
+}
+
+// callScript writes in dir a fixture provider script whose responses each
+// make one of calls, in order, then answer "done", and returns its path.
+func callScript(t testing.TB, dir string, calls []map[string]any) string {
+	t.Helper()
+	var script struct {
+		Responses []map[string]any `json:"responses"`
+	}
+	for _, c := range calls {
+		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": c}}})
+	}
+	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
+	b, err := json.Marshal(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fixtureAuto is global settings that select the fixture provider playing
+// script, under approval = "auto", then extra.
+func fixtureAuto(script, extra string) string {
+	return "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = " +
+		clienttest.Quote(script) + "\n\n[tools]\napproval = \"auto\"\n" + extra
+}
+
+// skipUnconfined shuts ch down and skips the test where the OS sandbox is
+// not in force (status sandbox).
+func skipUnconfined(t *testing.T, ch *child) {
+	t.Helper()
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
+		ch.Shutdown()
+		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
+	}
+}
+
+// confinedTurn runs one turn of calls in s's workspace under approval =
+// "auto" with the fixture provider (skipped where the OS sandbox is not in
+// force), wants it completed with nothing asked, and shuts the child down.
+func (s *readScene) confinedTurn(t *testing.T, calls []map[string]any) {
+	t.Helper()
+	ch := s.start(t, fixtureAuto(callScript(t, s.root, calls), ""))
+	skipUnconfined(t, ch)
+	r := ch.Turn(ch.Create().SessionID, "go")
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
 }

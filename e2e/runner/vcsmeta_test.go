@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,36 +45,7 @@ func TestVCSMetadataReadOnlyUnderAuto(t *testing.T) {
 		{"name": "edit_file", "arguments": map[string]any{"path": "sub/.jj/repo/config.toml", "old": "someone", "new": "x"}},
 		{"name": "shell", "arguments": map[string]any{"command": `echo ok > src/new.txt`}},
 	}
-	var script struct {
-		Responses []map[string]any `json:"responses"`
-	}
-	for _, c := range calls {
-		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": c}}})
-	}
-	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
-	b, err := json.Marshal(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptPath := filepath.Join(s.root, "script.json")
-	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ch := s.start(t, "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	if ch.Result("status", nil, &st); st.Sandbox != "workspace-write" {
-		ch.Shutdown()
-		t.Skipf("no OS sandbox here (status sandbox %q)", st.Sandbox)
-	}
-	r := ch.Turn(ch.Create().SessionID, "plant a hook")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
+	s.confinedTurn(t, calls)
 	if got := readFile(t, filepath.Join(s.ws, ".hg", "hgrc")); got != hgrc {
 		t.Errorf(".hg/hgrc, run later unconfined by hg, became %q", got)
 	}
@@ -118,21 +88,8 @@ func TestMercurialUnderAuto(t *testing.T) {
 	}
 	before := readFile(t, hgrc)
 	cmds := []string{"hg status", "hg commit -m two", `printf '[hooks]\npre-status = touch ` + filepath.Join(s.root, "pwned") + `\n' >> .hg/hgrc`}
-	var script struct {
-		Responses []map[string]any `json:"responses"`
-	}
-	for _, c := range cmds {
-		script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": c}}}}})
-	}
-	script.Responses = append(script.Responses, map[string]any{"steps": []any{map[string]any{"text": "done"}}})
-	b, _ := json.Marshal(script)
-	scriptPath := filepath.Join(s.root, "script.json")
-	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ws := &clienttest.Workspace{Home: filepath.Join(s.root, "mclink"), Cwd: s.ws}
-	ws.WriteFile(t, filepath.Join(s.home, ".magi-code", "settings.toml"), "provider = \"fixture\"\nmodel = \"fixture-model\"\n\n[providers.fixture]\nscript = "+
-		clienttest.Quote(scriptPath)+"\n\n[tools]\napproval = \"auto\"\n")
+	ws.WriteFile(t, filepath.Join(s.home, ".magi-code", "settings.toml"), fixtureAuto(callScript(t, s.root, shellCalls(cmds...)), ""))
 	ch := startChild(t, ws, client.Options{Env: append([]string{"MC_HOME=" + ws.Home}, hgEnv...)})
 	var st struct {
 		Sandbox string `json:"sandbox"`
