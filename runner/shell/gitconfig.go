@@ -373,19 +373,9 @@ func parseGitConfig(src string) []gitSetting {
 			}
 			continue
 		case ch == '[':
-			end := strings.IndexByte(src[i:], ']')
-			if end < 0 {
+			var ok bool
+			if section, i, ok = gitSection(src, i+1); !ok {
 				return out
-			}
-			hdr := src[i+1 : i+end]
-			i += end + 1
-			name, sub, quoted := strings.Cut(hdr, " ")
-			section = strings.ToLower(strings.TrimSpace(name))
-			if quoted {
-				sub = strings.TrimSpace(sub)
-				sub = strings.TrimSuffix(strings.TrimPrefix(sub, `"`), `"`)
-				sub = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
-				section += "." + strings.ToLower(sub)
 			}
 			continue
 		case isKeyChar(ch):
@@ -403,6 +393,7 @@ func parseGitConfig(src string) []gitSetting {
 				return out
 			}
 			if section != "" {
+				value, _, _ = strings.Cut(value, "\x00") // git's value ends at a NUL
 				out = append(out, gitSetting{key: section + "." + name, value: value})
 			}
 		default:
@@ -410,6 +401,47 @@ func parseGitConfig(src string) []gitSetting {
 		}
 	}
 	return out
+}
+
+// gitSection reads a section header from src[i:], past its "[", as git
+// does: a name (letters, digits, "-" and "."; the old [section.subsection]
+// keeps its dots), then "]", or white space and a quoted subsection whose
+// \" and \\ (and any \x) are escapes and which may hold any other
+// character, "]" too, then "]". It returns the section in lower case
+// (section.subsection) and the index after the "]"; false where git
+// refuses the header.
+func gitSection(src string, i int) (string, int, bool) {
+	start := i
+	for i < len(src) && (isKeyChar(src[i]) || src[i] == '.') {
+		i++
+	}
+	name := strings.ToLower(src[start:i])
+	if i < len(src) && src[i] == ']' {
+		return name, i + 1, name != ""
+	}
+	if name == "" || i >= len(src) || src[i] != ' ' && src[i] != '\t' {
+		return "", i, false
+	}
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	if i >= len(src) || src[i] != '"' {
+		return "", i, false
+	}
+	var sub strings.Builder
+	for i++; i < len(src) && src[i] != '"'; i++ {
+		switch {
+		case src[i] == '\n':
+			return "", i, false
+		case src[i] == '\\' && i+1 < len(src) && src[i+1] != '\n':
+			i++
+		}
+		sub.WriteByte(src[i])
+	}
+	if i+1 >= len(src) || src[i+1] != ']' {
+		return "", i, false
+	}
+	return name + "." + strings.ToLower(sub.String()), i + 2, true
 }
 
 func isKeyChar(ch byte) bool {
@@ -438,6 +470,8 @@ func gitValue(src string, i int) (string, int) {
 			quoted = !quoted
 			b.WriteString(pending)
 			pending = ""
+		case ch == '\\' && i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n':
+			i += 2 // a continuation ending in CR LF
 		case ch == '\\' && i+1 < len(src):
 			i++
 			b.WriteString(pending)

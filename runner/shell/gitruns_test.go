@@ -1,8 +1,12 @@
 package shell
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +29,9 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
 		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n\tover = log\n",
 		filepath.Join(l.ws, ".hg/hgrc"):             "[alias]\nst2 = status\n",
+		filepath.Join(l.ws, "bracket/.git/config"):  "[remote \"x]y\"]\n\turl = z\n[alias]\n\tpf = push --force\n",
+		filepath.Join(l.ws, "tabsec/.git/config"):   "[remote\t\"o\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
+		filepath.Join(l.ws, "crlf/.git/config"):     "[alias]\r\n\tpf = push \\\r\n --force\r\n",
 		filepath.Join(l.ws, "bom/.git/config"):      "\uFEFF[alias]\n\tpf = push --force\n[remote \"o\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
 	}
 	global, err := os.ReadFile(filepath.Join(l.home, ".gitconfig"))
@@ -71,7 +78,10 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git -C included send", ReasonGitPush},
 		{"git -C bom pf", ReasonGitPush}, // a file that starts with a UTF-8 byte order mark
 		{"git -C bom push o", ReasonGitPush},
-		{"git over", ReasonGitPush}, // ~/.gitconfig is read after $XDG_CONFIG_HOME/git/config
+		{"git -C bracket pf", ReasonGitPush},    // a "]" inside a subsection's quotes
+		{"git -C tabsec push o", ReasonGitPush}, // a tab before the subsection
+		{"git -C crlf pf", ReasonGitPush},       // a continuation ending in CR LF
+		{"git over", ReasonGitPush},             // ~/.gitconfig is read after $XDG_CONFIG_HOME/git/config
 		// A force spelled through parameter expansions with operators,
 		// quotes, escapes and braces.
 		{"B=xmain; git push origin +${B#x}", ReasonGitPush},
@@ -429,4 +439,52 @@ func TestGitAutocorrect(t *testing.T) {
 		{"git -C corrects tool x", ""},
 		{"git -C corrects status", ""},
 	})
+}
+
+// TestParseGitConfigAsGit: parseGitConfig reads what git itself reads
+// (git config --file F --list), for files whose syntax the two could read
+// apart: a "]" inside a subsection's quotes, a tab before the subsection,
+// a continuation ending in CR LF, a byte order mark, a NUL in a value,
+// escapes, comments, old-style sections. Files git refuses are not
+// compared (git then runs no command). Skipped without git.
+func TestParseGitConfigAsGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	for n, src := range []string{
+		"[remote \"x]y\"]\n\turl = z\n[alias]\n\tpf = push -f\n",
+		"[remote\t\"o\"]\n\tpush = +x\n", "[remote  \"o\"]\n\tpush = +x\n",
+		"[alias]\n\tpf = push \\\r\n -f\n", "[alias]\r\n\tpf = push -f\r\n", "\uFEFF[alias]\n\tpf = push -f\n",
+		"[alias]\n\tpf = push -f\x00x\n", "[alias]pf=push -f\n", "[alias]\n\tpf = push \\\n -f\n",
+		"[alias]\n\tpf = push -f ; c\n\tpg = \"a#b\"\n", "[alias] # c\n\tpf = push -f\n", "[alias]\n\tpf = \"push\" -f\n",
+		"[alias]\n\tpf = push\\t-f\n", "[remote \"o\\\"r\"]\n\tpush = +x\n", "[remote \"o\\\\\"]\n\tpush = +x\n",
+		"[remote \"a\\b\"]\n\tpush = +x\n", "[alias]\n\tpf=push -f\n\tpf\n", "[alias]\n\tpf = a\\\"b\n",
+		"[alias]\n\tp-f = push -f\n", "[alias \"x\"]\n\tpf = push -f\n", "[Remote \"Origin\"]\n\tPush = +x\n",
+		"[remote.origin]\n\tpush = +x\n", "\n\n  [alias]\n  pf = push -f\n", "[alias]\n\tpf = \"push \\\n-f\"\n",
+		"[alias]\n\tpf =\n", "[alias]\n\tpf = push -f\\n\n", "[alias]\n\tpf = push -f\r", "[alias]\n\tpf = push \"-f\" \"\"\n",
+	} {
+		f := filepath.Join(dir, fmt.Sprint(n))
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("git", "config", "--file", f, "--list", "-z").Output()
+		if err != nil {
+			continue // git refuses the file
+		}
+		var want, got []string
+		for _, e := range strings.Split(string(out), "\x00") {
+			if k, v, ok := strings.Cut(e, "\n"); ok {
+				want = append(want, strings.ToLower(k)+"="+strings.ReplaceAll(v, "\t", " "))
+			} else if e != "" {
+				want = append(want, strings.ToLower(e)+"=true")
+			}
+		}
+		for _, s := range parseGitConfig(src) {
+			got = append(got, s.key+"="+strings.ReplaceAll(s.value, "\t", " ")) // git turns a tab outside quotes into a space; words split alike
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("parseGitConfig(%q) = %q; git reads %q", src, got, want)
+		}
+	}
 }
