@@ -441,6 +441,11 @@ var (
 		"application_default_credentials.json": true, // gcloud
 		"access_tokens.db":                     true, // gcloud
 		"kaggle.json":                          true, // Kaggle API key
+		".claude.json":                         true, // Claude Code's state (an API key login keeps primaryApiKey there)
+		"oauth_creds.json":                     true, // Gemini CLI's OAuth tokens (~/.gemini)
+		".databrickscfg":                       true, // Databricks tokens
+		".sentryclirc":                         true, // Sentry auth token
+		"ngrok.yml":                            true, // ngrok authtoken (~/.config/ngrok, ~/.ngrok2)
 		"id_rsa":                               true,
 		"id_dsa":                               true,
 		"id_ecdsa":                             true,
@@ -480,7 +485,10 @@ var (
 		{".gradle", "gradle.properties"},            // Gradle publishing credentials
 		{".config", "github-copilot", "hosts.json"}, // Copilot tokens
 		{".config", "github-copilot", "apps.json"},
-		{"huggingface", "token"}, // Hugging Face token (~/.cache/huggingface)
+		{"huggingface", "token"},          // Hugging Face token (~/.cache/huggingface)
+		{"glab-cli", "config.yml"},        // GitLab CLI token (~/.config/glab-cli)
+		{"io.datasette.llm", "keys.json"}, // llm's provider API keys (~/.config/io.datasette.llm)
+		{".fly", "config.yml"},            // flyctl access token
 	}
 	// envTemplates are .env.* suffixes that hold examples, not secrets.
 	envTemplates = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true}

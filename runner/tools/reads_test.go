@@ -72,6 +72,14 @@ func readTree(t *testing.T) (root string, o Options) {
 		"home/.gem/credentials":                        "CANARY\n",
 		"home/.config/git/credentials":                 "CANARY\n",
 		"home/.config/gcloud/application_default.json": "CANARY\n",
+		"home/.claude.json":                            "CANARY\n",
+		"home/.gemini/oauth_creds.json":                "CANARY\n",
+		"home/.databrickscfg":                          "CANARY\n",
+		"home/.sentryclirc":                            "CANARY\n",
+		"home/.config/ngrok/ngrok.yml":                 "CANARY\n",
+		"home/.config/glab-cli/config.yml":             "CANARY\n",
+		"home/.config/io.datasette.llm/keys.json":      "CANARY\n",
+		"home/.fly/config.yml":                         "CANARY\n",
 	}
 	links := map[string]string{
 		"work/environ":   "/proc/self/environ",
@@ -144,6 +152,9 @@ func readRows() []readRow {
 		"ROOT/home/.config/rclone/rclone.conf", "ROOT/home/.gradle/gradle.properties", "ROOT/home/.my.cnf",
 		"ROOT/home/.s3cfg", "ROOT/home/.terraformrc", "ROOT/home/.yarnrc.yml", "ROOT/home/.config/containers/auth.json",
 		"ROOT/home/.gem/credentials", "ROOT/home/.config/git/credentials", "ROOT/home/.config/gcloud/application_default.json",
+		"ROOT/home/.claude.json", "ROOT/home/.gemini/oauth_creds.json", "ROOT/home/.databrickscfg", "ROOT/home/.sentryclirc",
+		"ROOT/home/.config/ngrok/ngrok.yml", "ROOT/home/.config/glab-cli/config.yml", "ROOT/home/.config/io.datasette.llm/keys.json",
+		"ROOT/home/.fly/config.yml",
 		"cargo", "hub", "azure/msal_token_cache.json", "../home/.cargo/credentials.toml",
 		// MC_HOME, as configured (a link), as the directory it names, and through workspace links.
 		"ROOT/mclinkhome/auth.json", "ROOT/mchome/auth.json", "ROOT/mchome/sessions/s.jsonl", "mc/auth.json", "mclnk",
