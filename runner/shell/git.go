@@ -85,6 +85,11 @@ func (c *checker) git1(args []field, aliases int) {
 	}
 	conf := func() gitConf { return c.gitConfig(dir, gitDir, cli) }
 	name := sub.text
+	defer func() { // after the command's own reasons
+		if !gitReadOnly[name] && c.hooksWritten(dir, gitDir, conf) {
+			c.flag(ReasonOpaque) // a hook the line wrote may run
+		}
+	}()
 	if !gitBuiltins[name] {
 		g := conf()
 		v, ok := g.alias(name)

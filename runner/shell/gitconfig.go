@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"os"
@@ -126,17 +127,65 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 func gitConfigFiles(home, xdg, repo string) []string {
 	files := []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
 	if repo != "" {
-		common := repo
-		if b, err := readSmall(filepath.Join(repo, "commondir")); err == nil {
-			if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) {
-				common = p
-			} else if p != "" {
-				common = filepath.Join(repo, p)
-			}
-		}
-		files = append(files, filepath.Join(common, "config"), filepath.Join(repo, "config.worktree"))
+		files = append(files, filepath.Join(gitCommonDir(repo), "config"), filepath.Join(repo, "config.worktree"))
 	}
 	return files
+}
+
+// gitCommonDir is the directory a worktree's git directory shares with
+// the main one (its commondir file; config and hooks live there), else
+// repo itself.
+func gitCommonDir(repo string) string {
+	if b, err := readSmall(filepath.Join(repo, "commondir")); err == nil {
+		if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) {
+			return p
+		} else if p != "" {
+			return filepath.Join(repo, p)
+		}
+	}
+	return repo
+}
+
+// hooksWritten reports whether the line may have written, before a git
+// command run in dir (gitDir when --git-dir names it), into the hooks git
+// runs for it: the git directory's hooks, or core.hooksPath's directory
+// (relative to the work tree's top, ~/ from HOME); or whether the
+// repository is not known while the line writes anything.
+func (c *checker) hooksWritten(dir, gitDir string, conf func() gitConf) bool {
+	if len(c.written) == 0 {
+		return false
+	}
+	if dir == "" && gitDir == "" {
+		return true
+	}
+	repo, top := findGitDir(dir, gitDir)
+	if repo == "" {
+		return false
+	}
+	dirs := []string{filepath.Join(gitCommonDir(repo), "hooks")}
+	hooks := ""
+	for _, s := range conf().settings {
+		if s.key == "core.hookspath" {
+			hooks = s.value // the last one wins
+		}
+	}
+	switch {
+	case hooks == "":
+	case strings.HasPrefix(hooks, "~/") && c.vars["HOME"] != "":
+		dirs = append(dirs, filepath.Join(c.vars["HOME"], hooks[2:]))
+	case filepath.IsAbs(hooks):
+		dirs = append(dirs, filepath.Clean(hooks))
+	default:
+		dirs = append(dirs, filepath.Join(cmp.Or(top, dir), hooks))
+	}
+	for w := range c.written {
+		for _, d := range dirs {
+			if within(d, w) || within(w, d) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // GitHooksDirs returns where git keeps the hooks it runs for the

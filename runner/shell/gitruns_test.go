@@ -29,6 +29,7 @@ func gitRunsLayout(t *testing.T) (layout, Place) {
 		filepath.Join(l.ws, "included/git.inc"):     "[alias]\n\tsend = push --mirror\n",
 		filepath.Join(l.home, ".config/git/config"): "[alias]\n\tlg = log --graph\n\tover = log\n",
 		filepath.Join(l.ws, ".hg/hgrc"):             "[alias]\nst2 = status\n",
+		filepath.Join(l.ws, "hookrepo/.git/config"): "[core]\n\thooksPath = hk\n",
 		filepath.Join(l.ws, "bracket/.git/config"):  "[remote \"x]y\"]\n\turl = z\n[alias]\n\tpf = push --force\n",
 		filepath.Join(l.ws, "tabsec/.git/config"):   "[remote\t\"o\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
 		filepath.Join(l.ws, "crlf/.git/config"):     "[alias]\r\n\tpf = push \\\r\n --force\r\n",
@@ -191,6 +192,15 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"mv evil .git && git push", ReasonGitPush},
 		{"echo '[alias] send = push -f' > included/git.inc; git -C included send", ReasonOpaque},
 		{`echo x > "$F"; git push`, ReasonGitPush},
+		// A hook the line writes, then a git command that may run it.
+		{"printf 'git push -f origin main\\n' > .git/hooks/pre-commit; git commit -m x", ReasonOpaque},
+		{"cp evil .git/hooks/pre-push && git push origin main", ReasonOpaque},
+		{"echo 'git push -f' | tee .git/hooks/post-checkout; git checkout main", ReasonOpaque},
+		{"mkdir hk; echo x > hk/pre-commit; git -c core.hooksPath=hk commit -m x", ReasonOpaque},
+		{"echo x > ~/real.git/hooks/reference-transaction; git -C wt branch x", ReasonOpaque}, // a worktree: the common directory's hooks
+		{`echo x > "$F"; git commit -m x`, ReasonOpaque},
+		{`echo x > notes.txt; cd "$D" && git commit -m x`, ReasonOpaque},               // the repository not known
+		{"echo x > hookrepo/hk/pre-commit; git -C hookrepo commit -m x", ReasonOpaque}, // core.hooksPath of the repository
 		// Variables that load git configuration, given by env or assigned
 		// from data or arithmetic.
 		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p origin main", ReasonOpaque},
@@ -296,6 +306,8 @@ func TestGitRunsAllowed(t *testing.T) {
 		"git config -l; git push origin main", "git remote -v && git push origin main",
 		"git add . && git commit -m x && git push origin main",
 		"echo x > notes.txt && git push origin main", "git log > log.txt; git push",
+		"echo x > notes.txt; git commit -am x", "echo x > .git/hooks/pre-commit; git status",
+		"echo x > hookrepo/notes.txt; git -C hookrepo commit -am x",
 		"env GIT_CONFIG_NOSYSTEM=1 git push", "unset GIT_DIR; git status", "export PAGER=less; git log",
 		"env -u PAGER git log", "read -r name; echo $name", "for f in *.go; do git add $f; done",
 		"(( n = 1 )); git status", "git --exec-path", "git --exec-path status", "printf 'x\\n' > notes.txt; git push origin main",
