@@ -92,9 +92,11 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 		}
 		protect := sandbox.Protect(cmd.Dir, mcHome, vcsWritable)
 		if !vcsWritable {
-			// git's hooks where core.hooksPath puts them (husky's .husky):
-			// metadata like .git/hooks, run by the person's next commit;
-			// the workspace's repository's and each nested one's.
+			// What git reads as configuration or runs from outside its
+			// directory (a configuration file a repository includes, the
+			// hooks where core.hooksPath puts them: husky's .husky): metadata
+			// like .git/config and .git/hooks, read by the person's next git
+			// command; the workspace's repository's and each nested one's.
 			repos := []string{cmd.Dir}
 			for _, p := range protect {
 				if strings.EqualFold(filepath.Base(p), ".git") && filepath.Dir(p) != cmd.Dir {
@@ -102,7 +104,7 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 				}
 			}
 			for _, r := range repos {
-				for _, h := range shell.GitHooksDirs(r, cmd.Env) {
+				for _, h := range shell.GitRunPaths(r, cmd.Env) {
 					if !slices.Contains(protect, h) {
 						protect = append(protect, h)
 					}

@@ -394,7 +394,8 @@ func TestConfinedGitHooks(t *testing.T) {
 	root := ostest.OutsideTemp(t)
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
 	for p, content := range map[string]string{
-		filepath.Join(ws, ".git", "config"):            "[core]\n\thooksPath = .husky/_\n",
+		filepath.Join(ws, ".git", "config"):            "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../tools/git.inc\n",
+		filepath.Join(ws, "tools", "git.inc"):          "[alias]\n\tst = status\n",
 		filepath.Join(ws, ".husky", "pre-commit"):      "npm test\n",
 		filepath.Join(ws, ".husky", "_", "pre-commit"): "#!/bin/sh\n",
 		filepath.Join(home, ".gitconfig"):              "",
@@ -424,9 +425,9 @@ func TestConfinedGitHooks(t *testing.T) {
 		_, _ = cmd.CombinedOutput()
 	}
 	run(`echo evil >> .husky/pre-commit; echo evil >> .husky/_/pre-commit; echo evil > .husky/pre-push; `+
-		`mv .husky src/moved; echo evil >> vendor/lib/.githooks/pre-commit; echo ok > src/new.txt`, false)
+		`mv .husky src/moved; echo evil >> vendor/lib/.githooks/pre-commit; printf '[core]\\n\\tfsmonitor = x\\n' >> tools/git.inc; echo ok > src/new.txt`, false)
 	for name, want := range map[string]string{".husky/pre-commit": "npm test\n", ".husky/_/pre-commit": "#!/bin/sh\n", ".husky/pre-push": "", "src/new.txt": "ok\n",
-		"vendor/lib/.githooks/pre-commit": "x\n"} {
+		"vendor/lib/.githooks/pre-commit": "x\n", "tools/git.inc": "[alias]\n\tst = status\n"} {
 		if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != want {
 			t.Errorf("after a confined command, %s = %q; want %q", name, b, want)
 		}

@@ -17,7 +17,9 @@ import (
 // are refused there, and nothing asks; the rest of the workspace is
 // written. A nested repository's own hooks directory is read-only too, and
 // one a repository's configuration names but that is missing, made by a
-// confined command, is moved aside. Afterwards the person's own, unconfined git commit runs the
+// confined command, is moved aside. So is a configuration file the
+// repository includes from the tree (a core.fsmonitor there runs at the
+// person's next git command). Afterwards the person's own, unconfined git commit runs the
 // hooks as they were: the canary (outside /tmp and TMPDIR) a planted line
 // would create is not there, and the commit's own hook ran.
 func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
@@ -43,6 +45,11 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 	if err := git("config", "core.hooksPath", ".husky/_"); err != nil {
 		t.Fatal(err)
 	}
+	// The repository includes a configuration file it keeps in the tree.
+	if err := git("config", "include.path", "../tools/git.inc"); err != nil {
+		t.Fatal(err)
+	}
+	inc := "[alias]\n\tst = status\n"
 	// A nested repository with its own hooks directory, and one whose
 	// configured hooks directory is missing (git clean -fdx removed it).
 	for _, d := range []string{"vendor/lib", "gone"} {
@@ -58,7 +65,7 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 		}
 	}
 	hook := "touch " + clienttest.Quote(ran) + "\n"
-	for name, content := range map[string]string{".husky/pre-commit": hook, ".husky/_/pre-commit": "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n", "src/keep.txt": "keep\n",
+	for name, content := range map[string]string{".husky/pre-commit": hook, ".husky/_/pre-commit": "#!/bin/sh\nsh \"$(dirname \"$0\")/../pre-commit\"\n", "src/keep.txt": "keep\n", "tools/git.inc": inc,
 		"vendor/lib/.githooks/pre-commit": hook} {
 		p := filepath.Join(s.ws, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -77,6 +84,8 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 		{"name": "edit_file", "arguments": map[string]any{"path": ".husky/pre-commit", "old": "touch", "new": plant + "; touch"}},
 		{"name": "shell", "arguments": map[string]any{"command": "echo " + clienttest.Quote(plant) + " >> vendor/lib/.githooks/pre-commit"}},
 		{"name": "shell", "arguments": map[string]any{"command": "mkdir gone/.githooks && echo " + clienttest.Quote(plant) + " > gone/.githooks/pre-commit"}},
+		{"name": "shell", "arguments": map[string]any{"command": "printf '[core]\\n\\tfsmonitor = " + plant + "\\n' >> tools/git.inc"}},
+		{"name": "write_file", "arguments": map[string]any{"path": "tools/git.inc", "content": "[core]\n\tfsmonitor = " + plant + "\n"}},
 		{"name": "shell", "arguments": map[string]any{"command": "echo ok > src/new.txt"}},
 	}
 	s.confinedTurn(t, calls)
@@ -88,6 +97,9 @@ func TestGitHooksReadOnlyUnderAuto(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(s.ws, "gone", ".githooks")); err == nil {
 		t.Error("gone/.githooks, made by a confined command where core.hooksPath points, is still in place")
+	}
+	if got := readFile(t, filepath.Join(s.ws, "tools", "git.inc")); got != inc {
+		t.Errorf("tools/git.inc, which the repository's configuration includes, became %q", got)
 	}
 	if _, err := os.Lstat(filepath.Join(s.ws, ".husky", "_", "commit-msg")); err == nil {
 		t.Error(".husky/_/commit-msg was added")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -163,20 +164,8 @@ func (c *checker) hooksWritten(dir, gitDir string, conf func() gitConf) bool {
 		return false
 	}
 	dirs := []string{filepath.Join(gitCommonDir(repo), "hooks")}
-	hooks := ""
-	for _, s := range conf().settings {
-		if s.key == "core.hookspath" {
-			hooks = s.value // the last one wins
-		}
-	}
-	switch {
-	case hooks == "":
-	case strings.HasPrefix(hooks, "~/") && c.vars["HOME"] != "":
-		dirs = append(dirs, filepath.Join(c.vars["HOME"], hooks[2:]))
-	case filepath.IsAbs(hooks):
-		dirs = append(dirs, filepath.Clean(hooks))
-	default:
-		dirs = append(dirs, filepath.Join(cmp.Or(top, dir), hooks))
+	if h := hooksPath(conf().settings, c.vars["HOME"], cmp.Or(top, dir)); h != "" {
+		dirs = append(dirs, h)
 	}
 	for w := range c.written {
 		for _, d := range dirs {
@@ -188,19 +177,49 @@ func (c *checker) hooksWritten(dir, gitDir string, conf func() gitConf) bool {
 	return false
 }
 
-// GitHooksDirs returns where git keeps the hooks it runs for the
-// repository whose work tree holds dir, when core.hooksPath puts them
-// outside the git directory (which is protected as metadata anyway): that
-// directory, and the one holding it unless that is the work tree's top,
-// since a hook there may run its neighbours by a fixed relative path
-// (husky sets core.hooksPath = .husky/_, whose scripts run .husky/NAME).
-// Each is absolute and clean; a relative core.hooksPath is taken from the
-// work tree's top, as git runs hooks there, and "~/" from HOME. env gives
-// HOME and XDG_CONFIG_HOME (the last entry wins). The configuration is read
-// as the guard rail reads it (includes followed whatever their condition,
-// within the same bounds); none when dir is in no repository, HOME is not
-// absolute, or core.hooksPath is unset or empty.
-func GitHooksDirs(dir string, env []string) []string {
+// hooksPath is the directory core.hooksPath names in settings (the last
+// value wins), absolute and clean: "~/" from home, a relative one from
+// top (the work tree's top, where git runs hooks); "" when unset or empty,
+// or "~/" without a home.
+func hooksPath(settings []gitSetting, home, top string) string {
+	hooks := ""
+	for _, s := range settings {
+		if s.key == "core.hookspath" {
+			hooks = s.value
+		}
+	}
+	switch {
+	case hooks == "":
+		return ""
+	case strings.HasPrefix(hooks, "~/"):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, hooks[2:])
+	case filepath.IsAbs(hooks):
+		return filepath.Clean(hooks)
+	}
+	return filepath.Join(top, hooks)
+}
+
+// GitRunPaths returns the paths outside the git directory of the
+// repository whose work tree holds dir that the person's next git command
+// there reads as configuration or runs, so that no confined command may
+// write them: every configuration file an include names (include.path,
+// includeIf.*.path: a repository may include a file it commits, whose
+// core.fsmonitor or aliases git then runs), present or not, and where
+// core.hooksPath puts the hooks outside the git directory, that directory
+// and the one holding it unless that is the work tree's top, since a hook
+// there may run its neighbours by a fixed relative path (husky sets
+// core.hooksPath = .husky/_, whose scripts run .husky/NAME). Each is
+// absolute and clean; a relative core.hooksPath is taken from the work
+// tree's top, as git runs hooks there, and "~/" from HOME; one at or
+// above the top (the whole work tree) is left out. env gives HOME and
+// XDG_CONFIG_HOME (the last entry wins). The configuration is read as the
+// guard rail reads it (includes followed whatever their condition, within
+// the same bounds); none when dir is in no repository or HOME is not
+// absolute.
+func GitRunPaths(dir string, env []string) []string {
 	get := func(k string) string {
 		for i := len(env) - 1; i >= 0; i-- {
 			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
@@ -225,25 +244,22 @@ func GitHooksDirs(dir string, env []string) []string {
 	for _, f := range gitConfigFiles(home, xdg, repo) {
 		r.file(f, 0)
 	}
-	hooks := ""
-	for _, s := range r.settings {
-		if s.key == "core.hookspath" {
-			hooks = s.value // the last one wins
+	var out []string
+	add := func(p string) {
+		if !within(filepath.Clean(repo), p) && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
-	switch { // an empty or unset one is the top: none, below
-	case strings.HasPrefix(hooks, "~/"):
-		hooks = filepath.Join(home, hooks[2:])
-	case !filepath.IsAbs(hooks):
-		hooks = filepath.Join(top, hooks)
+	for _, p := range r.included {
+		add(p)
 	}
-	hooks = filepath.Clean(hooks)
-	if within(hooks, filepath.Clean(top)) {
-		return nil // the whole work tree: not protected as hooks (see docs/configuration.md)
+	hooks := hooksPath(r.settings, home, top)
+	if hooks == "" || within(hooks, filepath.Clean(top)) {
+		return out // the whole work tree: not protected as hooks (see docs/configuration.md)
 	}
-	out := []string{hooks}
+	add(hooks)
 	if parent := filepath.Dir(hooks); parent != filepath.Clean(top) && parent != hooks {
-		out = append(out, parent)
+		add(parent)
 	}
 	return out
 }
@@ -322,6 +338,7 @@ type gitReader struct {
 	cache    map[string]gitFile
 	read     *int
 	written  func(string) bool // the script may write this path before git reads it
+	included []string          // the files includes named, present or not, in order
 }
 
 // gitFile is one configuration file as read: its settings and its size.
@@ -340,6 +357,9 @@ func (r *gitReader) file(p string, depth int) {
 		return
 	}
 	r.files++
+	if depth > 0 {
+		r.included = append(r.included, filepath.Clean(p))
+	}
 	if r.files > maxGitConfigFiles || r.written != nil && r.written(p) {
 		r.unsure = true
 		return

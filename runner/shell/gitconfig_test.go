@@ -199,14 +199,14 @@ func TestGitConfigReadBoundPerCheck(t *testing.T) {
 	}
 }
 
-// TestGitHooksDirs: the directories of git hooks that core.hooksPath puts
+// TestGitRunPaths: the directories of git hooks that core.hooksPath puts
 // outside the git directory, read as git reads its configuration: the
 // repository's file wins over the global ones, a relative path is taken
 // from the work tree's top (also from a subdirectory, and from a worktree
 // whose .git is a file), "~/" from HOME, and the directory holding the
 // hooks is returned too unless it is the top. None without the setting,
 // outside a repository, or for a hooks path holding the whole work tree.
-func TestGitHooksDirs(t *testing.T) {
+func TestGitRunPaths(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	write := func(p, content string) {
@@ -232,11 +232,16 @@ func TestGitHooksDirs(t *testing.T) {
 	tilde := ws("tilde", "[core]\n\thooksPath = ~/hooks\n")
 	override := ws("override", "[core]\n\thooksPath = mine\n")
 	plain := ws("plain", "[core]\n\tbare = false\n")
-	dot := ws("dot", "[core]\n\thooksPath = .\n")
+	dot := ws("dot", "[core]\n\thooksPath = .\n[include]\n\tpath = ../d.inc\n")
 	above := ws("above", "[core]\n\thooksPath = ..\n")
 	included := ws("included", "[include]\n\tpath = extra.inc\n")
 	write(filepath.Join(included, ".git", "extra.inc"), "[Core]\n\tHooksPath = inc\n")
 	empty := ws("empty", "[core]\n\thooksPath = h\n[core]\n\thooksPath =\n")
+	// A repository that includes a file it commits, and one whose
+	// conditional include names a file not there yet; both with hooks.
+	shared := ws("shared", "[include]\n\tpath = ../tools/git.inc\n[includeIf \"onbranch:main\"]\n\tpath = ../missing.inc\n")
+	write(filepath.Join(shared, "tools", "git.inc"), "[core]\n\thooksPath = .githooks\n[include]\n\tpath = nested.inc\n")
+	write(filepath.Join(shared, "tools", "nested.inc"), "")
 	// A worktree: its .git is a file naming a git directory elsewhere,
 	// whose common directory holds the configuration.
 	wt := filepath.Join(root, "wt")
@@ -264,19 +269,20 @@ func TestGitHooksDirs(t *testing.T) {
 		{plain, []string{"HOME=" + nohome, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}, nil},
 		{included, env, []string{filepath.Join(included, "inc")}},
 		{empty, env, nil},
-		{dot, env, nil},
+		{dot, env, []string{filepath.Join(dot, "d.inc")}},
 		{above, env, nil},
 		{wt, env, []string{filepath.Join(wt, ".husky/_"), filepath.Join(wt, ".husky")}},
 		{filepath.Join(wt, "sub"), env, []string{filepath.Join(wt, ".husky/_"), filepath.Join(wt, ".husky")}},
 		{root, env, nil},
 		{husky, []string{"HOME=relative"}, nil},
+		{shared, env, []string{filepath.Join(shared, "tools/git.inc"), filepath.Join(shared, "tools/nested.inc"), filepath.Join(shared, "missing.inc"), filepath.Join(shared, ".githooks")}},
 	} {
-		if got := GitHooksDirs(tc.dir, tc.env); !slices.Equal(got, tc.want) {
-			t.Errorf("GitHooksDirs(%s, %q) = %q; want %q", tc.dir, tc.env, got, tc.want)
+		if got := GitRunPaths(tc.dir, tc.env); !slices.Equal(got, tc.want) {
+			t.Errorf("GitRunPaths(%s, %q) = %q; want %q", tc.dir, tc.env, got, tc.want)
 		}
 	}
 	write(filepath.Join(home, "xdg", "git", "config"), "[core]\n\thooksPath = xdg-hooks\n")
-	if got, want := GitHooksDirs(plain, []string{"HOME=" + nohome, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}), []string{filepath.Join(plain, "xdg-hooks")}; !slices.Equal(got, want) {
-		t.Errorf("GitHooksDirs with XDG_CONFIG_HOME = %q; want %q", got, want)
+	if got, want := GitRunPaths(plain, []string{"HOME=" + nohome, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}), []string{filepath.Join(plain, "xdg-hooks")}; !slices.Equal(got, want) {
+		t.Errorf("GitRunPaths with XDG_CONFIG_HOME = %q; want %q", got, want)
 	}
 }

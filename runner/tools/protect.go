@@ -229,7 +229,7 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 			return componentPath(filepath.Clean(o.Cwd), lexical, dir) || componentPath(cwd, real, dir)
 		})
 	}
-	if !o.AllowGitInternals && (in(protected.VCS) || inBareRepository(cwd, real) || o.inGitHooks(real)) {
+	if !o.AllowGitInternals && (in(protected.VCS) || inBareRepository(cwd, real) || o.inGitRunPaths(real)) {
 		return "", RefusedGitInternals, ""
 	}
 	if !o.AllowProjectConfig && in(protected.ProjectConfig) {
@@ -241,15 +241,16 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	return real, "", ""
 }
 
-// inGitHooks reports whether real (a resolved path) lies in a directory
-// of git hooks that core.hooksPath puts outside the git directory
-// (shellcheck.GitHooksDirs: husky's .husky), which the person's next
-// commit runs: version control metadata like .git/hooks. Letter case is
-// ignored, as for the names of metadata.
-func (o Options) inGitHooks(real string) bool {
+// inGitRunPaths reports whether real (a resolved path) is or lies in a
+// path outside the git directory that the person's next git command reads
+// as configuration or runs (shellcheck.GitRunPaths: a configuration file a
+// repository includes, the hooks directory core.hooksPath names, husky's
+// .husky): version control metadata like .git/config and .git/hooks.
+// Letter case is ignored, as for the names of metadata.
+func (o Options) inGitRunPaths(real string) bool {
 	// The working directory's repository's, and that of the repository
 	// holding the path (a nested one, with its own core.hooksPath).
-	hooks := append(shellcheck.GitHooksDirs(o.cwdRealOrSelf(), o.Env), shellcheck.GitHooksDirs(filepath.Dir(real), o.Env)...)
+	hooks := append(shellcheck.GitRunPaths(o.cwdRealOrSelf(), o.Env), shellcheck.GitRunPaths(filepath.Dir(real), o.Env)...)
 	for _, d := range hooks {
 		if within(strings.ToLower(realOrSelf(d)), strings.ToLower(real)) {
 			return true

@@ -524,7 +524,8 @@ func TestWriteGitHooks(t *testing.T) {
 	root := ostest.OutsideTemp(t)
 	home, ws, plain := filepath.Join(root, "home"), filepath.Join(root, "ws"), filepath.Join(root, "plain")
 	for p, content := range map[string]string{
-		filepath.Join(ws, ".git", "config"):        "[core]\n\thooksPath = .husky/_\n",
+		filepath.Join(ws, ".git", "config"):        "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../tools/git.inc\n",
+		filepath.Join(ws, "tools", "git.inc"):      "[alias]\n\tst = status\n",
 		filepath.Join(ws, ".husky", "pre-commit"):  "npm test\n",
 		filepath.Join(ws, ".husky", "_", "h"):      "#!/bin/sh\n",
 		filepath.Join(ws, ".husky-old", "x"):       "x\n",
@@ -585,6 +586,8 @@ func TestWriteGitHooks(t *testing.T) {
 		{ws, "vendor/lib/.githooks/pre-commit", false, RefusedGitInternals},
 		{ws, "vendor/lib/.githooks/new", false, RefusedGitInternals},
 		{ws, "vendor/lib/src.go", false, ""},
+		{ws, "tools/git.inc", false, RefusedGitInternals},
+		{ws, "tools/other.txt", false, ""},
 		{linked, "real-hooks/other", false, RefusedGitInternals},
 	} {
 		o := Options{Cwd: tc.cwd, Env: env, AllowGitInternals: tc.allow, AllowOutsideCwd: true}

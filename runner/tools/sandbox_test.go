@@ -268,16 +268,19 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(wsh, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(wsh, ".git", "config"), []byte("[core]\n\thooksPath = .githooks\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(wsh, ".git", "config"), []byte("[core]\n\thooksPath = .githooks\n[include]\n\tpath = ../local.inc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shh, _ := Builtin(Options{Cwd: wsh, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + wsh}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
-	argsh, _ := json.Marshal(map[string]string{"command": "mkdir .githooks other && echo 'touch x' > .githooks/pre-commit"})
-	if res := shh.Run(context.Background(), argsh); !strings.Contains(res.Text, "[refused: the command created .githooks ") {
-		t.Errorf("a new hooks directory: result %q; want .githooks refused", res.Text)
-	}
-	if _, err := os.Lstat(filepath.Join(wsh, ".githooks")); err == nil {
-		t.Error(".githooks, git's hooks directory made by a confined command, stayed in place")
+	argsh, _ := json.Marshal(map[string]string{"command": "mkdir .githooks other && echo 'touch x' > .githooks/pre-commit && printf '[core]\\n\\tfsmonitor = x\\n' > local.inc"})
+	res := shh.Run(context.Background(), argsh)
+	for _, name := range []string{".githooks", "local.inc"} {
+		if !strings.Contains(res.Text, "[refused: the command created "+name+" ") {
+			t.Errorf("a new hooks directory and included file: result %q; want %s refused", res.Text, name)
+		}
+		if _, err := os.Lstat(filepath.Join(wsh, name)); err == nil {
+			t.Errorf("%s, which git reads or runs, made by a confined command, stayed in place", name)
+		}
 	}
 	if _, err := os.Lstat(filepath.Join(wsh, "other")); err != nil {
 		t.Errorf("other was moved: %v", err)

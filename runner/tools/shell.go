@@ -108,11 +108,13 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// command that may not write metadata starts: what appears in it by
 	// the time the command ends is moved aside (newmeta.go, setAside).
 	var tree *metaTree
-	// hooks are git's hooks directories (core.hooksPath of the
-	// workspace's repository and of each nested one) missing when the
-	// command starts: one it creates is moved aside too, since the
-	// sandbox cannot mount over what is not there.
-	var hooks []string
+	// gitRun are the paths git reads as configuration or runs from
+	// outside its directory (shellcheck.GitRunPaths of the workspace's
+	// repository and of each nested one: included files, hooks
+	// directories) missing when the command starts: one it creates is
+	// moved aside too, since the sandbox cannot mount over what is not
+	// there.
+	var gitRun []string
 	if t.o.Sandbox != nil {
 		// A version control command that writes its metadata (.git,
 		// .hg, .jj...) runs only after the person approved it
@@ -127,9 +129,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 			tree = treeOf(t.o.Cwd)
 			tree.newMetadata(t.o.Cwd) // not this command's
 			for _, r := range append([]string{t.o.Cwd}, tree.repositories()...) {
-				for _, h := range shellcheck.GitHooksDirs(r, t.o.Env) {
-					if _, err := os.Lstat(h); errors.Is(err, fs.ErrNotExist) && !slices.Contains(hooks, h) {
-						hooks = append(hooks, h)
+				for _, h := range shellcheck.GitRunPaths(r, t.o.Env) {
+					if _, err := os.Lstat(h); errors.Is(err, fs.ErrNotExist) && !slices.Contains(gitRun, h) {
+						gitRun = append(gitRun, h)
 					}
 				}
 			}
@@ -164,7 +166,7 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
 	if tree != nil {
 		created := tree.newMetadata(t.o.Cwd)
-		for _, h := range hooks {
+		for _, h := range gitRun {
 			if _, err := os.Lstat(h); err == nil && !slices.Contains(created, h) {
 				created = append(created, h)
 			}
