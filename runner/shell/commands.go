@@ -106,8 +106,47 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.wroteAll(rest)
 	case "tee", "cp", "install", "truncate":
 		c.wroteAll(rest)
-	case "parallel":
+	case "parallel", "sem": // sem is parallel --semaphore
 		c.parallel(rest)
+	case "sg": // sg GROUP [-c] COMMAND
+		if ops := operands(rest); len(ops) > 1 {
+			cmd := restAfter(rest, ops[0])
+			if len(cmd) > 1 && cmd[0].text == "-c" {
+				cmd = cmd[1:]
+			}
+			c.nested(joinText(cmd), nil, false)
+		}
+	case "ip": // ip [-n NS] netns exec NAME COMMAND..., ip vrf exec NAME COMMAND...
+		if ops := operands(rest); len(ops) > 3 && (ops[0].text == "netns" || ops[0].text == "vrf") && ops[1].text == "exec" {
+			c.runProgram(restAfter(rest, ops[2]), input{})
+		}
+	case "perf": // perf stat|record|trace [options] COMMAND...
+		if ops := operands(rest); len(ops) > 1 && (ops[0].text == "stat" || ops[0].text == "record" || ops[0].text == "trace") {
+			c.runProgram(skipOpts(restAfter(rest, ops[0]), "eoptpCGIrcFjmM", nil), input{})
+		}
+	case "hyperfine": // each operand, and -p/-s/-c/--prepare/--setup/--cleanup, a shell command
+		for i := 0; i < len(rest); i++ {
+			t := rest[i].text
+			switch {
+			case t == "-p" || t == "-s" || t == "-c" || longOpt(t, "--prepare", 4) || longOpt(t, "--setup", 4) || longOpt(t, "--cleanup", 4) || longOpt(t, "--conclude", 5):
+				if _, v, eq := strings.Cut(t, "="); eq {
+					c.nested(v, nil, false)
+				} else if i+1 < len(rest) {
+					i++
+					c.nested(rest[i].text, nil, false)
+				}
+			case isOption(rest[i]):
+			default:
+				c.nested(t, nil, false)
+			}
+		}
+	case "watchexec", "entr": // watchexec [options] -- COMMAND..., entr [-s] COMMAND ARGS...
+		cmd := skipOpts(rest, map[string]string{"watchexec": "ewfisoEd"}[name], nil) // entr's options take none
+		if len(cmd) == 1 {
+			c.nested(cmd[0].text, nil, false) // one word: a shell command
+		} else {
+			c.runProgram(cmd, input{})
+		}
 	case "rsync":
 		c.rsync(rest)
 	case "cmake":
@@ -341,6 +380,10 @@ var wrappers = map[string]string{
 	"ltrace": "eoOpsSuLnaAx", "fakeroot": "il", "systemd-run": "pEuMH", "caffeinate": "tw",
 	"unbuffer": "", "chronic": "", "catchsegv": "", "numactl": "mNCPlip", "firejail": "",
 	"npx": "pc", "bunx": "p", "pnpx": "p", "pkexec": "",
+	// programs that run their operands as a command, unchanged
+	"valgrind": "", "setpriv": "", "eatmydata": "", "xvfb-run": "efnpsw", "dbus-run-session": "",
+	"proxychains": "f", "proxychains4": "f", "torsocks": "uapP", "tsocks": "", "cpulimit": "lpe",
+	"trickle": "udwtlLn", "chpst": "ugUGenlmdofpcrt", "chroot": "", "faketime": "",
 }
 
 // optionalArg are the wrappers' short options whose argument is optional
@@ -370,6 +413,12 @@ var longWithArg = map[string]bool{
 	"--map-users": true, "--map-groups": true, "--monotonic": true, "--boottime": true,
 	"--interleave": true, "--preferred": true, "--membind": true, "--cpunodebind": true,
 	"--physcpubind": true, "--pid": true, "--pgid": true, "--lib": true, "--faked": true,
+	// setpriv, chroot, xvfb-run, cpulimit, dbus-run-session
+	"--reuid": true, "--regid": true, "--ruid": true, "--euid": true, "--rgid": true, "--egid": true,
+	"--groups": true, "--inh-caps": true, "--ambient-caps": true, "--bounding-set": true,
+	"--securebits": true, "--pdeathsig": true, "--selinux-label": true, "--apparmor-profile": true,
+	"--userspec": true, "--server-args": true, "--auth-file": true, "--error-file": true,
+	"--limit": true, "--config-file": true, "--dbus-daemon": true,
 }
 
 // longNoArg are long options that take no separate argument for one
@@ -458,7 +507,7 @@ func (c *checker) wrapper(name, withArg string, rest []field, in input) {
 		return // command -v only looks up
 	}
 	switch name {
-	case "timeout", "chrt", "taskset":
+	case "timeout", "chrt", "taskset", "chroot", "faketime": // NEWROOT, TIMESTAMP
 		if len(rest) > 0 {
 			rest = rest[1:] // the duration, priority or mask
 		}
