@@ -2,8 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,24 +157,7 @@ func TestReadLinkedCredentialStores(t *testing.T) {
 		{"read_file", map[string]any{"path": "missing/../ssh/server-key"}, tools.RefusedCredentialRead},
 		{"grep", map[string]any{"pattern": "FAKE|PLAIN", "path": "."}, "notes.txt:1:DOT-PLAIN"},
 	}
-	var answers []http.HandlerFunc
-	for i, c := range calls {
-		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
-	}
-	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
-	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
-	r := ch.Turn(ch.Create().SessionID, "read the dotfiles")
-	r.WantOutcome(t, "completed", "")
-	ch.Shutdown()
-	reqs := llm.recorded()
-	if len(reqs) != len(calls)+1 {
-		t.Fatalf("%d model requests; want %d", len(reqs), len(calls)+1)
-	}
-	for i, c := range calls {
-		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
-			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
-		}
-	}
+	reqs, _ := s.autoCalls(t, "read the dotfiles", calls)
 	for i, req := range reqs {
 		if bytes.Contains(req.Body, []byte(key)) {
 			t.Errorf("model request %d carries the fake key", i)
@@ -208,33 +189,11 @@ func TestMCHomeLinkedSettings(t *testing.T) {
 		{"grep", map[string]any{"pattern": "provider", "path": "magi.toml"}, tools.RefusedCredentialRead},
 		{"grep", map[string]any{"pattern": "provider|PLAIN", "path": "."}, "notes.txt:1:DOT-PLAIN"},
 	}
-	var answers []http.HandlerFunc
-	for i, c := range calls {
-		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
-	}
-	answers = append(answers, oaCall("call_sh", "shell", map[string]any{"command": "cat magi.toml"}))
-	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
-	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
-	var st struct {
-		Sandbox string `json:"sandbox"`
-	}
-	ch.Result("status", nil, &st)
-	r := ch.Turn(ch.Create().SessionID, "read the dotfiles")
-	r.WantOutcome(t, "completed", "")
-	ch.Shutdown()
+	reqs, sb := s.autoCalls(t, "read the dotfiles", calls, oaCall("call_sh", "shell", map[string]any{"command": "cat magi.toml"}))
 	if b, _ := os.ReadFile(filepath.Join(dot, "magi.toml")); !strings.Contains(string(b), "provider") {
 		t.Fatalf("the settings were not written through the link: %q", b)
 	}
-	reqs := llm.recorded()
-	if len(reqs) != len(calls)+2 {
-		t.Fatalf("%d model requests; want %d", len(reqs), len(calls)+2)
-	}
-	for i, c := range calls {
-		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
-			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
-		}
-	}
-	if got := lastToolResult(t, reqs[len(calls)+1].Body); st.Sandbox == "workspace-write" && !strings.Contains(got, "Permission denied") {
+	if got := lastToolResult(t, reqs[len(calls)+1].Body); sb == "workspace-write" && !strings.Contains(got, "Permission denied") {
 		t.Errorf("confined cat magi.toml: %q", got)
 	}
 	for i, req := range reqs {

@@ -188,34 +188,50 @@ func TestReadBoundaryAuto(t *testing.T) {
 		{"grep", map[string]any{"pattern": "CANARY", "path": "."}, strings.TrimSpace("inside.txt:1:" + readFileOr(t, filepath.Join(s.ws, "inside.txt")))},
 		{"write_file", map[string]any{"path": "linked.js", "content": "REWRITTEN\n"}, "write_file: 10 bytes written\n+ REWRITTEN"},
 	}
-	var answers []http.HandlerFunc
-	for i, c := range calls {
-		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
-	}
-	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
-	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
-	r := ch.Turn(ch.Create().SessionID, "read everything")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	reqs := llm.recorded()
-	if len(reqs) != len(calls)+1 {
-		t.Fatalf("%d model requests; want %d", len(reqs), len(calls)+1)
-	}
-	for i, c := range calls {
-		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
-			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
-		}
-	}
+	reqs, _ := s.autoCalls(t, "read everything", calls)
 	s.noSecrets(t, reqs, "")
-	ch.Shutdown()
 	if got := readFileOr(t, s.store); got != "STORE-ORIGINAL\n" {
 		t.Errorf("the file outside, hard-linked into the workspace, is %q", got)
 	}
 	if got := readFileOr(t, filepath.Join(s.ws, "linked.js")); got != "REWRITTEN\n" {
 		t.Errorf("linked.js = %q", got)
 	}
+}
+
+// autoCalls runs one turn under approval = "auto" whose model makes calls
+// and then each of extra (answers of the recording endpoint), in order,
+// and checks that nothing asked and that the model was sent each call's
+// exact result. It returns what the model was sent, and the status's
+// sandbox.
+func (s *readScene) autoCalls(t *testing.T, prompt string, calls []readCall, extra ...http.HandlerFunc) ([]llmRequest, string) {
+	t.Helper()
+	var answers []http.HandlerFunc
+	for i, c := range calls {
+		answers = append(answers, oaCall(fmt.Sprintf("call_%d", i), c.tool, c.args))
+	}
+	answers = append(answers, extra...)
+	llm := newLLMServer(t, append(answers, sseAnswer(false, oaTextResponse("done")...))...)
+	ch := s.start(t, openaiFormat.settings(llm.srv.URL)+"\n[tools]\napproval = \"auto\"\n")
+	var st struct {
+		Sandbox string `json:"sandbox"`
+	}
+	ch.Result("status", nil, &st)
+	r := ch.Turn(ch.Create().SessionID, prompt)
+	r.WantOutcome(t, "completed", "")
+	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
+		t.Errorf("%d approval requests under auto; want 0", n)
+	}
+	ch.Shutdown()
+	reqs := llm.recorded()
+	if len(reqs) != len(answers)+1 {
+		t.Fatalf("%d model requests; want %d", len(reqs), len(answers)+1)
+	}
+	for i, c := range calls {
+		if got := strings.TrimSpace(lastToolResult(t, reqs[i+1].Body)); got != c.want {
+			t.Errorf("%s(%v): the model was sent %.200q; want %q", c.tool, c.args, got, c.want)
+		}
+	}
+	return reqs, st.Sandbox
 }
 
 func readFileOr(t *testing.T, p string) string {
