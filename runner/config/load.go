@@ -182,6 +182,13 @@ func loadSettingsAt(env *Env, home, cwd string, writeBack bool) (*settingsState,
 	if st.project, err = loadLayer(SourceProject, filepath.Join(cwd, ".magi-code", "settings.toml"), env.Home, env.logf); err != nil {
 		return st, err
 	}
+	if st.project.present && st.global.present && sameFile(st.project.path, st.global.path) {
+		// Started where MC_HOME is the project's .magi-code (in ~, with
+		// MC_HOME = ~/.magi-code, or through a link): that file is the
+		// global one, read once as such; as a project's too it would be
+		// refused what only the global file may say.
+		st.project = &layer{source: SourceProject, raw: map[string]any{}}
+	}
 	if st.global.present {
 		// Read all the same: refusing would stop every start-up over a
 		// mode the user chose; the warning names the fix.
@@ -355,4 +362,14 @@ func finish(ctx context.Context, env *Env, snap *Snapshot, st *settingsState) pr
 		}
 	}
 	return ""
+}
+
+// sameFile reports whether the paths a and b name the same file.
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

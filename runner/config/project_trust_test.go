@@ -148,3 +148,40 @@ func TestFIFOInstructionsBlockStartup(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeAsWorkspace: started in the directory that holds MC_HOME
+// (~ with MC_HOME = ~/.magi-code), or in one whose .magi-code leads to
+// MC_HOME, the project's settings file is the global one: it is read once,
+// as global settings, so what only the global side may set (an auto
+// approval, an open network for confined commands) starts the agent
+// instead of failing it as a project's choice.
+func TestHomeAsWorkspace(t *testing.T) {
+	for _, linked := range []bool{false, true} {
+		w := newWorld(t)
+		if linked {
+			if err := os.Symlink(w.home, filepath.Join(w.cwd, ".magi-code")); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			w.home = filepath.Join(w.cwd, ".magi-code")
+		}
+		w.vars["MCP_TOKEN"] = "t0ken"
+		w.write(t, "home/settings.toml", fixtureGlobal+"[tools]\napproval = \"auto\"\n[tools.sandbox]\nnetwork = true\n"+
+			"[mcp_servers.local]\ncommand = \"/bin/true\"\n[mcp_servers.remote]\nurl = \"https://mcp.example/mcp\"\nbearer_token_env_var = \"MCP_TOKEN\"\n", 0o600)
+		snap, code := w.load(t)
+		if code != "" {
+			t.Fatalf("linked %v: %s", linked, code)
+		}
+		for _, m := range snap.MCPServers {
+			if m.Source != SourceGlobal || !m.Approved {
+				t.Errorf("linked %v: MCP server %s from %s, approved %v; want the global file's, approved", linked, m.Name, m.Source, m.Approved)
+			}
+		}
+		if len(snap.MCPServers) != 2 {
+			t.Errorf("linked %v: %d MCP servers to start; want both of the global file", linked, len(snap.MCPServers))
+		}
+		if snap.Settings.Tools.Approval != "auto" || !snap.Settings.Tools.Sandbox.Network {
+			t.Errorf("linked %v: approval %q, network %v; want the global auto and open", linked, snap.Settings.Tools.Approval, snap.Settings.Tools.Sandbox.Network)
+		}
+	}
+}
