@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/magi-code/magi-code/runner/config"
+	"github.com/magi-code/magi-code/runner/protected"
 	"github.com/magi-code/magi-code/runner/sandbox"
 	"github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/tools"
@@ -111,8 +112,10 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 				}
 			}
 		}
+		writable := sandbox.Defaults(cmd.Dir, cmd.Env, roots)
+		protect = append(protect, homeConfig(cmd, roots)...)
 		p := sandbox.Policy{
-			Writable:   sandbox.Defaults(cmd.Dir, cmd.Env, roots),
+			Writable:   writable,
 			Protected:  protect,
 			Unreadable: unreadable,
 			Network:    network,
@@ -123,6 +126,49 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 	return c
 }
 
+// homeConfig is protected.HomeConfig of each home (the command's
+// environment's HOME and this process's) that the workspace or a temp
+// directory holds (an agent started in ~, HOME below /tmp): the person's
+// dotfiles and caches, which their next shell, build or commit runs, stay
+// read-only although a writable directory holds them. The workspace, the
+// confined commands' own caches and writable_roots (roots) stay writable
+// where they lie below one.
+func homeConfig(cmd *exec.Cmd, roots []string) []string {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	holders := []string{real(cmd.Dir), real(os.TempDir()), real("/tmp")}
+	for _, kv := range slices.Backward(cmd.Env) {
+		if d, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			if filepath.IsAbs(d) {
+				holders = append(holders, real(d))
+			}
+			break
+		}
+	}
+	keep := append([]string{real(cmd.Dir)}, roots...)
+	for _, kv := range sandbox.OwnCaches(cmd.Dir, cmd.Env) {
+		_, dir, _ := strings.Cut(kv, "=")
+		keep = append(keep, real(dir))
+	}
+	var out []string
+	for _, home := range protected.Homes(cmd.Env) {
+		h := real(home)
+		if !slices.ContainsFunc(holders, func(w string) bool { return w == h || strings.HasPrefix(h, w+"/") || w == "/" }) {
+			continue
+		}
+		for _, p := range protected.HomeConfig(h, keep) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // homeCredentials lists the person's credential files and directories
 // (tools.HomeCredentials, from the file tools' tables) in the home of
 // the command's environment (env's last HOME) and in this process's home,
@@ -130,22 +176,9 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 // them; one given the network (asked for, or [tools.sandbox] network =
 // true) can, since git over ssh, gh and aws need them to reach it.
 func homeCredentials(env []string) []string {
-	var homes []string
-	for _, kv := range slices.Backward(env) {
-		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
-			homes = append(homes, h)
-			break
-		}
-	}
-	if h, err := os.UserHomeDir(); err == nil && !slices.Contains(homes, h) {
-		homes = append(homes, h)
-	}
 	var out []string
-	for _, h := range homes {
-		if !filepath.IsAbs(h) {
-			continue
-		}
-		for _, p := range tools.HomeCredentials(filepath.Clean(h)) {
+	for _, h := range protected.Homes(env) {
+		for _, p := range tools.HomeCredentials(h) {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}

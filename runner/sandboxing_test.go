@@ -438,6 +438,63 @@ func TestConfinedGitHooks(t *testing.T) {
 	}
 }
 
+// TestConfinedHomeConfig: a confined command run in the home directory
+// itself (an agent started in ~) cannot change the person's dotfiles and
+// caches there (~/.bashrc, ~/.config/git/config, ~/go, ~/bin), which their
+// next shell or build runs unconfined; it writes the rest of home, and its
+// own Go build cache below ~/.cache stays writable.
+func TestConfinedHomeConfig(t *testing.T) {
+	st := sandbox.Probe()
+	if !st.Available {
+		t.Skip("no sandbox here")
+	}
+	home := ostest.OutsideTemp(t)
+	files := []string{".bashrc", ".config/git/config", "go/pkg/mod/m@v1/x.go", "bin/tool", ".cache/pip/x", "proj/main.go"}
+	for _, f := range files {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("ORIG\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newConfinement(config.Sandbox{Mode: sandbox.ModeWorkspaceWrite}, false, filepath.Join(t.TempDir(), "mc"), st, func(string, ...any) {})
+	if !c.Confined() {
+		t.Skip("the launcher (this executable) cannot be found")
+	}
+	script := `for f in ` + strings.Join(files, " ") + `; do echo PWN >> "$f"; done; echo ok > "$GOCACHE/probe"`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir, cmd.Env = home, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	if err := c.wrap(cmd, false, false); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	for _, f := range files {
+		b, _ := os.ReadFile(filepath.Join(home, f))
+		if want := f == "proj/main.go"; (string(b) != "ORIG\n") != want {
+			t.Errorf("~/%s = %q; written %v, want %v (output %s)", f, b, !want, want, out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(sandbox.BuildCache(home, cmd.Env), "probe")); string(b) != "ok\n" {
+		t.Errorf("the command's own GOCACHE below ~/.cache is not writable: %q (output %s)", b, out)
+	}
+	// A temp directory that holds home (TMPDIR above it, as HOME below
+	// /tmp is): the same, from a project below home.
+	cmd = exec.Command("/bin/sh", "-c", `echo PWN >> "$HOME/.bashrc"; echo PWN >> "$HOME/proj/main.go"`)
+	cmd.Dir, cmd.Env = filepath.Join(home, "proj"), []string{"HOME=" + home, "PATH=/usr/bin:/bin", "TMPDIR=" + filepath.Dir(home)}
+	if err := c.wrap(cmd, false, false); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = cmd.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(b) != "ORIG\n" {
+		t.Errorf("with TMPDIR holding home, ~/.bashrc = %q (output %s)", b, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "proj/main.go")); string(b) != "ORIG\nPWN\nPWN\n" {
+		t.Errorf("with TMPDIR holding home, ~/proj/main.go = %q; want it written (output %s)", b, out)
+	}
+}
+
 // TestTurnApprovalConfines: a turn that runs under another approval mode
 // than the settings' (Turn.Approval: ACP's mode option) gets the tools of
 // that mode. Under "auto" on a runtime the settings built for "ask", the

@@ -1,10 +1,12 @@
 // Package protected names the workspace paths that no command or tool call
 // the person did not approve may change, because what they hold later runs
 // outside the OS sandbox or is the workspace's history: version control
-// metadata (VCS) and the settings of later sessions (ProjectConfig). The
+// metadata (VCS), the settings of later sessions (ProjectConfig), and,
+// where the workspace holds the home directory, the person's
+// configuration and caches there (HomeConfig). The
 // OS sandbox (runner/sandbox) keeps them read-only to confined commands;
 // the file tools (runner/tools) refuse to write into them; the shell guard
-// rail (runner/shell) counts a recursive delete of one as destructive.
+// rail (runner/shell) counts a recursive delete of metadata as destructive.
 // This is the one list all three read.
 package protected
 
@@ -85,4 +87,91 @@ func BareRepository(dir string) bool {
 	}
 	_, err = hex.DecodeString(head)
 	return err == nil && (len(head) == 40 || len(head) == 64)
+}
+
+// homeVisible are the entries of a home directory, not hidden, whose
+// contents later run outside the sandbox: Go's default GOPATH (its module
+// cache and installed binaries) and the bin directory a login shell's
+// profile puts on PATH.
+var homeVisible = []string{"go", "bin"}
+
+// maxHomeEntries bounds the entries HomeConfig reads of one directory.
+const maxHomeEntries = 4096
+
+// HomeConfig returns the paths of home that hold the person's
+// configuration and caches, which their next shell, editor, build or
+// commit runs or trusts unconfined: every hidden entry of home (~/.bashrc,
+// ~/.profile, ~/.gitconfig, ~/.config, ~/.local, ~/.cache, ~/.cargo,
+// ~/.npm, ~/.ssh...) and homeVisible (~/go, ~/bin). A writable directory
+// keeps them writable only where one of keep (the confined commands' own
+// caches, below ~/.cache) lies in one: that entry is replaced by its own
+// entries but the one on the way, recursively. For a workspace or temp
+// directory that holds home itself (an agent started in ~, HOME below
+// /tmp): otherwise none of them is writable anyway. Missing entries are
+// not listed; none when home is not absolute.
+func HomeConfig(home string, keep []string) []string {
+	if !filepath.IsAbs(home) {
+		return nil
+	}
+	home = filepath.Clean(home)
+	var out []string
+	var add func(p string)
+	add = func(p string) {
+		for _, k := range keep {
+			if k := filepath.Clean(k); k != p && (strings.HasPrefix(k, p+"/")) {
+				// A kept directory lies below p: protect p's other entries.
+				for _, e := range Entries(p) {
+					add(filepath.Join(p, e))
+				}
+				return
+			}
+		}
+		if !slices.ContainsFunc(keep, func(k string) bool { return filepath.Clean(k) == p }) {
+			out = append(out, p)
+		}
+	}
+	for _, e := range Entries(home) {
+		if HomeConfigName(e) {
+			add(filepath.Join(home, e))
+		}
+	}
+	return out
+}
+
+// HomeConfigName reports whether name, an entry of a home directory, is
+// its configuration or caches (HomeConfig): a hidden one, or homeVisible.
+func HomeConfigName(name string) bool {
+	return strings.HasPrefix(name, ".") || slices.Contains(homeVisible, name)
+}
+
+// readNames lists up to maxHomeEntries names of directory d, sorted; none
+// when d is not a directory that can be read.
+func Entries(d string) []string {
+	f, err := os.Open(d)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(maxHomeEntries)
+	slices.Sort(names)
+	return names
+}
+
+// Homes are the home directories whose configuration a command run with
+// env may reach: env's HOME (its last entry) and this process's, when they
+// differ; absolute and clean ones only.
+func Homes(env []string) []string {
+	var homes []string
+	for _, kv := range slices.Backward(env) {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			if filepath.IsAbs(h) {
+				homes = append(homes, filepath.Clean(h))
+			}
+			break
+		}
+	}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) && !slices.Contains(homes, filepath.Clean(h)) {
+		homes = append(homes, filepath.Clean(h))
+	}
+	return homes
 }

@@ -79,6 +79,7 @@ const (
 	RefusedCredentialWrite = "refused: writing credential files is not allowed"
 	RefusedCredentialRead  = "refused: reading credential files is not allowed"
 	RefusedProjectConfig   = "refused: writing project settings, skills or agent profiles (.magi-code, .claude) is not allowed"
+	RefusedHomeConfig      = "refused: writing the home directory's configuration and caches (its hidden files, ~/go, ~/bin) is not allowed"
 	RefusedProcess         = "refused: the process file system (/proc, /dev/fd) is not readable"
 	RefusedOutsideRead     = "refused: reading outside the working directory is not allowed without approval"
 )
@@ -238,6 +239,9 @@ func (o Options) writeTarget(p string) (real, reason, bad string) {
 	if !o.AllowOutsideCwd && !within(cwd, real) {
 		return "", RefusedOutsideCwd, ""
 	}
+	if !o.AllowOutsideCwd && o.inHomeConfig(cwd, real) {
+		return "", RefusedHomeConfig, ""
+	}
 	return real, "", ""
 }
 
@@ -254,6 +258,30 @@ func (o Options) inGitRunPaths(real string) bool {
 	for _, d := range hooks {
 		if within(strings.ToLower(realOrSelf(d)), strings.ToLower(real)) {
 			return true
+		}
+	}
+	return false
+}
+
+// inHomeConfig reports whether real lies in the configuration and caches
+// of a home directory that the working directory cwd holds (an agent
+// started in ~: protected.HomeConfigName, ~/.bashrc, ~/.config, ~/go...),
+// which would be outside the working directory were it a project's: the
+// home of the tools' environment and this process's. Letter case is
+// ignored.
+func (o Options) inHomeConfig(cwd, real string) bool {
+	for _, h := range protected.Homes(o.Env) {
+		h = realOrSelf(h)
+		if !within(cwd, h) {
+			continue
+		}
+		// By name, so that a new one (~/.bash_aliases, which ~/.bashrc
+		// sources when it exists) is refused too.
+		if rel, err := filepath.Rel(h, real); err == nil && rel != "." && within(h, real) {
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			if protected.HomeConfigName(strings.ToLower(first)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -607,3 +607,49 @@ func TestWriteGitHooks(t *testing.T) {
 		t.Errorf(".husky/pre-commit = %q; want it unchanged", b)
 	}
 }
+
+// TestWriteHomeConfig: where the working directory is the home directory
+// (an agent started in ~), write_file refuses its configuration and
+// caches (hidden entries, ~/go, ~/bin: protected.HomeConfig), which would
+// be outside the working directory were it a project's; the rest of home
+// is written. From a project below home they are outside, as always.
+// AllowOutsideCwd lifts both.
+func TestWriteHomeConfig(t *testing.T) {
+	home := ostest.OutsideTemp(t)
+	for _, d := range []string{".config/git", "go/bin", "bin", "proj"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".bashrc", ".config/git/config"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("ORIG\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	for _, tc := range []struct {
+		cwd, path string
+		allow     bool
+		want      string
+	}{
+		{home, ".bashrc", false, RefusedHomeConfig},
+		{home, ".BASHRC", false, RefusedHomeConfig},
+		{home, ".zshrc", false, RefusedHomeConfig},
+		{home, ".config/git/config", false, RefusedHomeConfig},
+		{home, "go/bin/tool", false, RefusedHomeConfig},
+		{home, "bin/tool", false, RefusedHomeConfig},
+		{home, "proj/main.go", false, ""},
+		{home, "notes.txt", false, ""},
+		{home, ".bashrc", true, ""},
+		{filepath.Join(home, "proj"), "../.bashrc", false, RefusedOutsideCwd},
+		{filepath.Join(home, "proj"), "x.go", false, ""},
+		// A working directory that holds home: beside home is not in it.
+		{filepath.Dir(home), filepath.Join(filepath.Base(home)+"-sibling", "x.go"), false, ""},
+		{filepath.Dir(home), filepath.Join(filepath.Base(home), ".profile"), false, RefusedHomeConfig},
+	} {
+		o := Options{Cwd: tc.cwd, Env: env, AllowOutsideCwd: tc.allow}
+		if _, reason, bad := o.writeTarget(tc.path); reason != tc.want || bad != "" {
+			t.Errorf("cwd %s: writeTarget(%q) = reason %q, bad %q; want %q", tc.cwd, tc.path, reason, bad, tc.want)
+		}
+	}
+}

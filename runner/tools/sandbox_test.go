@@ -296,6 +296,29 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(wsh, ".githooks")); err != nil {
 		t.Errorf("the person's .githooks was moved: %v", err)
 	}
+	// Started in the home directory: a new dotfile (~/.bash_aliases, which
+	// ~/.bashrc sources) or ~/bin made by the command is moved aside;
+	// other new entries, and the dotfiles there before, stay.
+	home := ostest.OutsideTemp(t)
+	if err := os.WriteFile(filepath.Join(home, ".profile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shm, _ := Builtin(Options{Cwd: home, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
+	argsm, _ := json.Marshal(map[string]string{"command": "echo x > .bash_aliases && mkdir bin newdir && echo y > notes.txt && echo z >> .profile"})
+	resm := shm.Run(context.Background(), argsm)
+	for _, name := range []string{".bash_aliases", "bin"} {
+		if !strings.Contains(resm.Text, "[refused: the command created "+name+" ") {
+			t.Errorf("in the home directory: result %q; want %s refused", resm.Text, name)
+		}
+		if _, err := os.Lstat(filepath.Join(home, name)); err == nil {
+			t.Errorf("~/%s, made by a confined command started in ~, stayed in place", name)
+		}
+	}
+	for _, name := range []string{"newdir", "notes.txt", ".profile"} {
+		if _, err := os.Lstat(filepath.Join(home, name)); err != nil {
+			t.Errorf("~/%s was moved: %v", name, err)
+		}
+	}
 	// Names taken beforehand by the command itself do not keep its
 	// metadata in place: past -9 the name is one it could not foresee.
 	ws0 := ostest.OutsideTemp(t)

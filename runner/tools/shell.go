@@ -18,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/magi-code/magi-code/runner/protected"
 	shellcheck "github.com/magi-code/magi-code/runner/shell"
 	"github.com/magi-code/magi-code/runner/subproc"
 )
@@ -115,6 +116,11 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	// moved aside too, since the sandbox cannot mount over what is not
 	// there.
 	var gitRun []string
+	// homeTop are, for each home the workspace holds (an agent started
+	// in ~), the entries of its top before the command: a new one that is
+	// configuration (~/.bash_aliases, which ~/.bashrc sources) is moved
+	// aside too.
+	homeTop := map[string][]string{}
 	if t.o.Sandbox != nil {
 		// A version control command that writes its metadata (.git,
 		// .hg, .jj...) runs only after the person approved it
@@ -128,6 +134,11 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 		if !vcsWritable {
 			tree = treeOf(t.o.Cwd)
 			tree.newMetadata(t.o.Cwd) // not this command's
+			for _, h := range protected.Homes(t.o.Env) {
+				if within(t.o.cwdRealOrSelf(), realOrSelf(h)) {
+					homeTop[h] = protected.Entries(h)
+				}
+			}
 			for _, r := range append([]string{t.o.Cwd}, tree.repositories()...) {
 				for _, h := range shellcheck.GitRunPaths(r, t.o.Env) {
 					if _, err := os.Lstat(h); errors.Is(err, fs.ErrNotExist) && !slices.Contains(gitRun, h) {
@@ -166,6 +177,13 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 	text, _ := clip(string(out.Bytes()), t.o.MaxOutput, out.Dropped())
 	if tree != nil {
 		created := tree.newMetadata(t.o.Cwd)
+		for h, before := range homeTop {
+			for _, e := range protected.Entries(h) {
+				if protected.HomeConfigName(e) && !slices.Contains(before, e) && !slices.Contains(created, filepath.Join(h, e)) {
+					created = append(created, filepath.Join(h, e))
+				}
+			}
+		}
 		for _, h := range gitRun {
 			if _, err := os.Lstat(h); err == nil && !slices.Contains(created, h) {
 				created = append(created, h)
