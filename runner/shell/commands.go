@@ -106,6 +106,31 @@ func (c *checker) named(name string, rest []field, in input) {
 		c.wroteAll(rest)
 	case "tee", "cp", "install", "truncate":
 		c.wroteAll(rest)
+	case "pwsh", "powershell", "powershell.exe", "pwsh.exe":
+		// -Command (any prefix, any case), -EncodedCommand: a PowerShell
+		// script, not read here; a script file is not read either.
+		for _, a := range rest {
+			if t := strings.ToLower(a.text); !a.known() || strings.HasPrefix(t, "-c") || strings.HasPrefix(t, "-e") || strings.HasPrefix(t, "/c") {
+				c.flag(ReasonOpaque)
+				return
+			}
+		}
+	case "man": // man -P PAGER, --pager=PAGER runs it with the shell
+		skipOpts(rest, "PMLmSsCEKp", func(opt string, arg field) {
+			if opt == "P" || longOpt(opt, "--pager", 4) {
+				c.nested(arg.text, nil, false)
+			}
+		})
+	case "make", "gmake": // a makefile from stdin or --eval: its recipes are shell commands
+		for i, a := range rest {
+			t := a.text
+			if longOpt(t, "--eval", 4) || t == "-E" || strings.HasPrefix(t, "-E") && len(t) > 2 ||
+				(t == "-f" || longOpt(t, "--file", 4) || longOpt(t, "--makefile", 4)) && !strings.Contains(t, "=") && i+1 < len(rest) && rest[i+1].text == "-" ||
+				strings.HasSuffix(t, "=-") && (longOpt(t, "--file", 4) || longOpt(t, "--makefile", 4)) || t == "-f-" {
+				c.flag(ReasonOpaque)
+				return
+			}
+		}
 	case "parallel", "sem": // sem is parallel --semaphore
 		c.parallel(rest)
 	case "sg": // sg GROUP [-c] COMMAND
@@ -828,8 +853,25 @@ func interpreter(name string) string {
 		return "ruby"
 	case strings.HasPrefix(name, "php"):
 		return "php"
+	case name == "lua" || name == "luajit" || strings.HasPrefix(name, "lua5"):
+		return "lua"
+	case name == "Rscript":
+		return "r"
+	case name == "julia":
+		return "julia"
+	case name == "tclsh" || strings.HasPrefix(name, "tclsh8") || name == "wish" || name == "expect":
+		return "tcl"
 	}
 	return ""
+}
+
+// langRuns matches, per language, the ways its programs run commands or
+// delete files that deletes does not name.
+var langRuns = map[string]*regexp.Regexp{
+	"lua":   regexp.MustCompile(`os\.execute|io\.popen|os\.remove|\brequire\b|loadstring|\bload\s*\(`),
+	"r":     regexp.MustCompile(`system2?\s*\(|shell\s*\(|pipe\s*\(|file\.remove|unlink`),
+	"julia": regexp.MustCompile(`\brun\s*\(|pipeline|\brm\s*\(|ccall`),
+	"node":  regexp.MustCompile(`Deno\.(Command|run|remove)|Bun\.\$|\$\x60`),
 }
 
 // programOpts are, per language, the options that take an inline program
@@ -840,6 +882,10 @@ var programOpts = map[string][2]string{
 	"node":   {"ep", "r"},
 	"ruby":   {"e", "rICEFx"},
 	"php":    {"rBRE", "cdzf"},
+	"lua":    {"e", "l"},
+	"r":      {"e", ""},
+	"julia":  {"eE", "LJCpt"},
+	"tcl":    {"c", "fDb"}, // expect -c; tclsh reads a program from stdin
 }
 
 // deletes matches what an inline program may delete files with: delete
@@ -944,7 +990,8 @@ func (c *checker) program(in input, programs []field, lang string) {
 		switch {
 		case !p.known():
 			c.flag(ReasonOpaque)
-		case deletes().MatchString(p.text), lang != "node" && strings.Contains(p.text, "`"):
+		case deletes().MatchString(p.text), lang != "node" && strings.Contains(p.text, "`"),
+			langRuns[lang] != nil && langRuns[lang].MatchString(p.text):
 			c.flag(ReasonInterpreter) // perl and ruby run `commands`
 		}
 	}

@@ -383,6 +383,26 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"watchexec 'git push -f'", ReasonGitPush},
 		{"entr -s 'git push -f'", ReasonGitPush},
 		{"entr -r git push -f", ReasonGitPush},
+		// Inline programs of other interpreters, and programs whose
+		// option or input is a shell command or a makefile.
+		{`lua -e 'os.execute("git push -f")'`, ReasonInterpreter},
+		{`luajit -e 'io.popen("git push -f")'`, ReasonInterpreter},
+		{`Rscript -e 'system("git push -f")'`, ReasonInterpreter},
+		{"julia -e 'run(`git push -f`)'", ReasonInterpreter},
+		{`julia --eval 'run(pipeline("x"))'`, ReasonInterpreter},
+		{`julia -e 'run(Cmd(["git", "push", "-f"]))'`, ReasonInterpreter},
+		{`deno eval 'new Deno.Command("git",{args:["push","-f"]}).outputSync()'`, ReasonInterpreter},
+		{"bun -e 'await Bun.$`git push -f`'", ReasonInterpreter},
+		{"expect -c 'spawn git push -f'", ReasonInterpreter},
+		{"tclsh <<< 'exec git push -f'", ReasonInterpreter},
+		{"pwsh -c 'git push -f'", ReasonOpaque},
+		{"pwsh -Comm 'git push -f'", ReasonOpaque},
+		{"powershell -EncodedCommand ZwBpAHQA", ReasonOpaque},
+		{"man -P 'git push -f' ls", ReasonGitPush},
+		{"man --pager='git push -f' ls", ReasonGitPush},
+		{"make -f - <<< $'all:\n\tgit push -f'", ReasonOpaque},
+		{"make --eval=$'x:\n\tgit push -f' x", ReasonOpaque},
+		{"make -E 'x: ; git push -f' x", ReasonOpaque},
 		// jj and Mercurial read their configuration as the line leaves it.
 		{"jj config set --repo aliases.p '[\"git\", \"push\"]' && jj p", ReasonOpaque},
 		{"hg config --edit; hg pf", ReasonOpaque},
@@ -414,6 +434,13 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"ip addr", ""},
 		{"perf list", ""},
 		{"sg wheel ls", ""},
+		{`lua -e 'print(1)'`, ""},
+		{`Rscript -e 'print(1)'`, ""},
+		{`julia -e 'println(1)'`, ""},
+		{"pwsh ./build.ps1", ""},
+		{"man ls", ""},
+		{"make -j4 test", ""},
+		{"make -f build.mk all", ""},
 	})
 }
 
