@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,6 +134,14 @@ func (t *metaTree) list(d string, found *[]string) {
 		t.dirs[d] = st
 	}
 	f, err := os.Open(d)
+	if errors.Is(err, fs.ErrPermission) {
+		// A command may take its own directory's read bit away (chmod
+		// 311) to hide a .git in it from this listing, which git still
+		// finds by name: the owner's read and search bits come back.
+		if fi, lerr := os.Lstat(d); lerr == nil && os.Chmod(d, fi.Mode().Perm()|0o500) == nil {
+			f, err = os.Open(d)
+		}
+	}
 	if err != nil {
 		return
 	}

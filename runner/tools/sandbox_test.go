@@ -223,6 +223,8 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		{"written into existing metadata", `echo x > sub/.git/config`, true, []string{"sub/.git"}, nil, []string{"sub/.git/config"}},
 		{"in node_modules", `mkdir -p node_modules/x/.git`, true, []string{"node_modules"}, nil, []string{"node_modules/x/.git"}},
 		{"upper case project configuration", `mkdir -p sub/.CLAUDE`, true, []string{"sub"}, []string{"sub/.CLAUDE"}, nil},
+		// Bites only as a user other than root: DAC does not bind root.
+		{"a directory made unreadable", `mkdir -p hid/.git && chmod 311 hid`, true, nil, []string{"hid/.git"}, nil},
 		{"the directory's time put back", `t=$(stat -c %.9Y sub); echo 'gitdir: /x' > sub/.git; touch -d "@$t" sub`, true, []string{"sub"}, []string{"sub/.git"}, nil},
 		{"under ask", `mkdir .claude`, false, nil, nil, []string{".claude"}},
 		{"approved metadata write", `mkdir .git && echo x > .git/config; git commit -m x || true`, true, nil, nil, []string{".git/config"}},
