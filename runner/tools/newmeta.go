@@ -158,6 +158,9 @@ func (t *metaTree) list(d string, found *[]string) {
 			if !isMeta && e.IsDir() && protected.BareRepository(p) {
 				isMeta = true
 			}
+			if !isMeta && e.Type()&fs.ModeSymlink != 0 {
+				isMeta = linksToRepository(p)
+			}
 			if isMeta {
 				t.noteMeta(p, found)
 				continue
@@ -172,6 +175,25 @@ func (t *metaTree) list(d string, found *[]string) {
 			return
 		}
 	}
+}
+
+// linksToRepository reports whether p, a symbolic link, leads to a
+// directory holding version control metadata at its top, or a bare
+// repository: the person who enters the link (cd p) and runs git there
+// runs that repository's configuration, wherever the link leads (a
+// confined command may make one in the temp directory). The walk does not
+// follow links; this looks one level through them.
+func linksToRepository(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	for _, name := range protected.VCS {
+		if _, err := os.Lstat(filepath.Join(p, name)); err == nil {
+			return true
+		}
+	}
+	return protected.BareRepository(p)
 }
 
 // noteMeta records metadata at p; with found (not the first listing) one

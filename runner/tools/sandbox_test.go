@@ -223,6 +223,9 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		{"written into existing metadata", `echo x > sub/.git/config`, true, []string{"sub/.git"}, nil, []string{"sub/.git/config"}},
 		{"in node_modules", `mkdir -p node_modules/x/.git`, true, []string{"node_modules"}, nil, []string{"node_modules/x/.git"}},
 		{"upper case project configuration", `mkdir -p sub/.CLAUDE`, true, []string{"sub"}, []string{"sub/.CLAUDE"}, nil},
+		{"a link to a repository made elsewhere", `mkdir -p "$TMPDIR/r$$/.git" && ln -s "$TMPDIR/r$$" linked`, true, nil, []string{"linked"}, nil},
+		{"a link to a bare repository", `mkdir -p "$TMPDIR/b$$/objects" "$TMPDIR/b$$/refs" && echo 'ref: refs/heads/main' > "$TMPDIR/b$$/HEAD" && ln -s "$TMPDIR/b$$" bare`, true, nil, []string{"bare"}, nil},
+		{"a link to a plain directory", `mkdir -p "$TMPDIR/p$$/src" && ln -s "$TMPDIR/p$$" plain && ln -s /nonexistent dangling`, true, nil, nil, []string{"plain", "dangling"}},
 		// Bites only as a user other than root: DAC does not bind root.
 		{"a directory made unreadable", `mkdir -p hid/.git && chmod 311 hid`, true, nil, []string{"hid/.git"}, nil},
 		{"the directory's time put back", `t=$(stat -c %.9Y sub); echo 'gitdir: /x' > sub/.git; touch -d "@$t" sub`, true, []string{"sub"}, []string{"sub/.git"}, nil},
@@ -236,7 +239,7 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			o := Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws}, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}
+			o := Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws, "TMPDIR=" + t.TempDir()}, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}
 			if tc.sandbox {
 				o.Sandbox = nop
 			}
