@@ -95,6 +95,7 @@ type checker struct {
 	gitSet        bool                // a git command of the script may have changed git's configuration (gitSetsConfig)
 	vcsSet        bool                // hg, sl or jj config may have changed their configuration
 	written       map[string]bool     // paths the script may write (redirections, tee, cp...): configuration read from them is unsure
+	gitRunsSeen   map[string]bool     // the configuration files' commands checked (gitConfRuns), KEY=VALUE
 	gitFiles      map[string]gitFile  // git configuration files read, by path
 	vcsFiles      map[string][]byte   // other clients' configuration files read, by path (nil: missing)
 	gitBytes      int                 // bytes of configuration read from disk (maxGitConfigBytes)
@@ -117,10 +118,10 @@ func newChecker(at Place) *checker {
 	// PWD and CDPATH stand for themselves until the script assigns them.
 	c := &checker{vars: map[string]string{"PWD": "", "CDPATH": ""}, funcs: map[string]*function{},
 		aliases: map[string]string{}, expanding: map[string]bool{}, appended: map[string]bool{}, integers: map[string]bool{},
-		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, written: map[string]bool{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
+		gitReadOnly: at.GitReadOnly, gitFiles: map[string]gitFile{}, written: map[string]bool{}, gitRunsSeen: map[string]bool{}, vcsFiles: map[string][]byte{}, placeEnv: map[string]string{}}
 	for _, kv := range at.Env {
 		k, v, _ := strings.Cut(kv, "=")
-		if slices.Contains(vcsEnv, k) {
+		if slices.Contains(vcsEnv, k) || strings.HasPrefix(k, "GIT_CONFIG") || k == "GIT_DIR" {
 			c.placeEnv[k] = v
 		}
 		switch {

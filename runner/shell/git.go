@@ -381,7 +381,13 @@ func (c *checker) gitConfRuns(g gitConf) {
 		if c.why != "" {
 			return
 		}
-		c.gitSettingRuns(s.key, s.value)
+		// Once a check: a command a setting names may itself be git
+		// (core.pager = git ..., credential.helper = !git ...), which
+		// reads the same setting again.
+		if seen := s.key + "=" + s.value; !c.gitRunsSeen[seen] {
+			c.gitRunsSeen[seen] = true
+			c.gitSettingRuns(s.key, s.value)
+		}
 	}
 }
 

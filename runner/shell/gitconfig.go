@@ -3,10 +3,12 @@ package shell
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -110,14 +112,43 @@ func (c *checker) gitConfig(dir, gitDir string, cli []gitSetting) gitConf {
 	if v, ok := c.vars["XDG_CONFIG_HOME"]; ok {
 		xdg = v
 	}
+	if gitDir == "" && c.env("GIT_DIR") != "" || c.env("GIT_CONFIG_PARAMETERS") != "" {
+		g.unsure = true // the tool's environment names another repository, or settings in git's quoting
+	}
 	repo, _ := findGitDir(dir, gitDir)
+	files := gitConfigFiles(home, xdg, repo)
+	// The tool's environment may name other files: GIT_CONFIG_SYSTEM
+	// replaces /etc/gitconfig, GIT_CONFIG_GLOBAL both global files.
+	if v := c.env("GIT_CONFIG_SYSTEM"); v != "" {
+		files[0] = v
+	}
+	if v := c.env("GIT_CONFIG_GLOBAL"); v != "" {
+		files = append([]string{files[0], v}, files[3:]...)
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return f == os.DevNull }) // none
 	r := &gitReader{home: home, cache: c.gitFiles, read: &c.gitBytes, written: c.mayWrite}
-	for _, f := range gitConfigFiles(home, xdg, repo) {
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			r.unsure = true // relative to a directory the check does not follow
+			continue
+		}
 		r.file(f, 0)
+	}
+	// GIT_CONFIG_COUNT settings of the tool's environment come after the
+	// files, before -c.
+	if n := c.env("GIT_CONFIG_COUNT"); n != "" {
+		count, err := strconv.Atoi(n)
+		if err != nil || count < 0 || count > maxGitConfigFiles {
+			r.unsure = true
+		}
+		for i := range min(max(count, 0), maxGitConfigFiles) {
+			k := strings.ToLower(c.env(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)))
+			r.settings = append(r.settings, gitSetting{key: k, value: c.env(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))})
+		}
 	}
 	g.settings = append(r.settings, g.settings...)
 	g.files = len(r.settings)
-	g.unsure = r.unsure || c.gitSet
+	g.unsure = g.unsure || r.unsure || c.gitSet
 	return g
 }
 

@@ -561,3 +561,46 @@ func TestParseGitConfigAsGit(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigFromTheToolsEnvironment: the tool's environment (the
+// person's) may name git's global and system files (GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_SYSTEM) or give settings (GIT_CONFIG_COUNT, KEY_n, VALUE_n):
+// they are read in git's order; GIT_CONFIG_PARAMETERS, a GIT_DIR, a count
+// that is not a number, leave the configuration unsure.
+func TestGitConfigFromTheToolsEnvironment(t *testing.T) {
+	l, at := gitRunsLayout(t)
+	global, system := filepath.Join(l.home, "dotfiles", "gitconfig"), filepath.Join(l.home, "sys.gitconfig")
+	writeFiles(t, map[string]string{
+		global: "[alias]\n\tship = push --force\n",
+		system: "[remote \"origin\"]\n\tpush = +refs/heads/*:refs/heads/*\n",
+	}, 0o644)
+	with := func(env ...string) Place {
+		p := at
+		p.Env = append(append([]string(nil), at.Env...), env...)
+		return p
+	}
+	for _, tc := range []struct {
+		env  []string
+		cmd  string
+		want Reason
+	}{
+		{[]string{"GIT_CONFIG_GLOBAL=" + global}, "git ship origin main", ReasonGitPush},
+		{[]string{"GIT_CONFIG_GLOBAL=" + global}, "git yolo", ""}, // ~/.gitconfig is not read then (its include had yolo = push -f)
+		{[]string{"GIT_CONFIG_SYSTEM=" + system}, "git push origin", ReasonGitPush},
+		{[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=alias.Q", "GIT_CONFIG_VALUE_0=push --mirror"}, "git q", ReasonGitPush},
+		{[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=git push -f"}, "git log", ReasonGitPush},
+		{[]string{"GIT_CONFIG_COUNT=x"}, "git push origin main", ReasonGitPush},
+		// A setting whose command is git itself is checked once.
+		{[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=!git credential-store"}, "git fetch", ""},
+		{[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=git -c color.ui=always log"}, "git log", ""},
+		{[]string{"GIT_CONFIG_PARAMETERS='alias.p'='push -f'"}, "git p", ReasonOpaque},
+		{[]string{"GIT_DIR=/elsewhere/.git"}, "git push origin main", ReasonGitPush},
+		{[]string{"GIT_CONFIG_GLOBAL=relative/gitconfig"}, "git push origin main", ReasonGitPush},
+		{[]string{"GIT_CONFIG_GLOBAL=" + os.DevNull}, "git push origin main", ""},
+		{[]string{"GIT_CONFIG_COUNT=0"}, "git push origin main", ""},
+	} {
+		if got, why := Destructive(tc.cmd, with(tc.env...)); got != (tc.want != "") || why != tc.want {
+			t.Errorf("%q: Destructive(%q) = %v, %q; want %q", tc.env, tc.cmd, got, why, tc.want)
+		}
+	}
+}
