@@ -131,8 +131,9 @@ func newConfinement(s config.Sandbox, unsandboxedAuto bool, mcHome string, st sa
 // directory holds (an agent started in ~, HOME below /tmp): the person's
 // dotfiles and caches, which their next shell, build or commit runs, stay
 // read-only although a writable directory holds them. The workspace, the
-// confined commands' own caches and writable_roots (roots) stay writable
-// where they lie below one.
+// temp directories (TMPDIR may be ~/.cache/tmp), the confined commands'
+// own caches and writable_roots (roots) stay writable where they lie below
+// one.
 func homeConfig(cmd *exec.Cmd, roots []string) []string {
 	real := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -149,7 +150,7 @@ func homeConfig(cmd *exec.Cmd, roots []string) []string {
 			break
 		}
 	}
-	keep := append([]string{real(cmd.Dir)}, roots...)
+	keep := append(slices.Clone(holders), roots...) // the workspace and the temp directories too
 	for _, kv := range sandbox.OwnCaches(cmd.Dir, cmd.Env) {
 		_, dir, _ := strings.Cut(kv, "=")
 		keep = append(keep, real(dir))

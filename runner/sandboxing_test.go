@@ -479,6 +479,20 @@ func TestConfinedHomeConfig(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(sandbox.BuildCache(home, cmd.Env), "probe")); string(b) != "ok\n" {
 		t.Errorf("the command's own GOCACHE below ~/.cache is not writable: %q (output %s)", b, out)
 	}
+	// A temp directory below a dotfile directory stays writable.
+	tmp := filepath.Join(home, ".cache", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("/bin/sh", "-c", `echo ok > "$TMPDIR/probe"`)
+	cmd.Dir, cmd.Env = home, []string{"HOME=" + home, "PATH=/usr/bin:/bin", "TMPDIR=" + tmp}
+	if err := c.wrap(cmd, false, false); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = cmd.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(tmp, "probe")); string(b) != "ok\n" {
+		t.Errorf("TMPDIR below ~/.cache is not writable: %q (output %s)", b, out)
+	}
 	// A temp directory that holds home (TMPDIR above it, as HOME below
 	// /tmp is): the same, from a project below home.
 	cmd = exec.Command("/bin/sh", "-c", `echo PWN >> "$HOME/.bashrc"; echo PWN >> "$HOME/proj/main.go"`)
