@@ -181,6 +181,13 @@ func (c *checker) forgeCLI(rest []field, withArg string) {
 		c.flag(ReasonRemoteHistory)
 		return
 	}
+	// These run git, which writes a repository's metadata: a new clone's
+	// (whose .git the sandbox would otherwise move aside as made by a
+	// confined command) or the workspace's.
+	if len(ops) >= 2 && (ops[0].text == "repo" && (ops[1].text == "clone" || ops[1].text == "fork") ||
+		ops[0].text == "pr" && (ops[1].text == "checkout" || ops[1].text == "co")) {
+		c.gitWrite("clone", nil)
+	}
 	if len(ops) == 0 || ops[0].text != "api" {
 		if len(ops) > 0 && !ops[0].known() {
 			c.flag(ReasonOpaque)

@@ -171,3 +171,29 @@ func TestGitDashedCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestForgeCloneWritesMetadata: gh and glab commands that run git to make
+// or change a repository (repo clone, repo fork, pr checkout) write
+// version control metadata: under the OS sandbox they ask with the
+// git-write reason and, approved, run with metadata writable (so a clone
+// keeps its .git); without the sandbox they do not ask for that. Their
+// reading commands do not.
+func TestForgeCloneWritesMetadata(t *testing.T) {
+	at := Place{Cwd: t.TempDir(), Env: []string{"HOME=/home/u"}}
+	ro := at
+	ro.GitReadOnly = true
+	for _, cmd := range []string{"gh repo clone o/r", "glab repo clone o/r dir", "gh repo fork o/r --clone", "gh pr checkout 12", "gh pr co 12"} {
+		v := Check(cmd, ro)
+		if v.Why != ReasonGitWrite || !v.WritesMetadata {
+			t.Errorf("GitReadOnly: Check(%q) = %+v; want %q and WritesMetadata", cmd, v, ReasonGitWrite)
+		}
+		if v := Check(cmd, at); v.Why != "" || v.WritesMetadata {
+			t.Errorf("without the sandbox: Check(%q) = %+v; want nothing", cmd, v)
+		}
+	}
+	for _, cmd := range []string{"gh repo view o/r", "gh pr list", "glab repo list", "gh pr view 12"} {
+		if v := Check(cmd, ro); v.Why != "" || v.WritesMetadata {
+			t.Errorf("GitReadOnly: Check(%q) = %+v; want nothing", cmd, v)
+		}
+	}
+}
