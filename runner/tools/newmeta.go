@@ -172,7 +172,18 @@ func (t *metaTree) list(d string, found *[]string) {
 			}
 		}
 		if err != nil || len(chunk) == 0 {
-			return
+			break
+		}
+	}
+	// A directory the command made a bare repository of (HEAD, objects and
+	// refs put in an existing src/): git run there takes it for one and
+	// runs its config (aliases, core.pager). Its HEAD is what makes it one.
+	// A workspace that is itself one when first walked stays as it is.
+	if protected.BareRepository(d) {
+		if _, known := t.meta[d]; !known && found != nil {
+			*found = append(*found, filepath.Join(d, "HEAD"))
+		} else if found == nil {
+			t.noteMeta(d, nil)
 		}
 	}
 }

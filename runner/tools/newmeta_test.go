@@ -140,6 +140,29 @@ func BenchmarkNewMetadata(b *testing.B) {
 	}
 }
 
+// TestMetaTreeBareWorkspace: a workspace that is a bare repository when
+// first walked is known: a later change in it is not taken for a command
+// making it one.
+func TestMetaTreeBareWorkspace(t *testing.T) {
+	ws := ostest.OutsideTemp(t)
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	tr.list(ws, nil)
+	if err := os.WriteFile(filepath.Join(ws, "description"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.newMetadata(ws); got != nil {
+		t.Errorf("a change in a workspace that was a bare repository: newMetadata = %q; want none", got)
+	}
+}
+
 // TestMetaTreeBounds: the first walk stops at maxTreeEntries, but a later
 // look lists all that changed: a command that makes more entries than the
 // bound before its metadata does not hide it. Past maxTreeDirs, a new

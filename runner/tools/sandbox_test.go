@@ -223,6 +223,7 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		{"written into existing metadata", `echo x > sub/.git/config`, true, []string{"sub/.git"}, nil, []string{"sub/.git/config"}},
 		{"in node_modules", `mkdir -p node_modules/x/.git`, true, []string{"node_modules"}, nil, []string{"node_modules/x/.git"}},
 		{"upper case project configuration", `mkdir -p sub/.CLAUDE`, true, []string{"sub"}, []string{"sub/.CLAUDE"}, nil},
+		{"an existing directory made a bare repository", `mkdir src/objects src/refs && echo 'ref: refs/heads/main' > src/HEAD && printf '[alias]\n\tst = !x\n' > src/config`, true, []string{"src"}, []string{"src/HEAD"}, []string{"src/config"}},
 		{"a link to a repository made elsewhere", `mkdir -p "$TMPDIR/r$$/.git" && ln -s "$TMPDIR/r$$" linked`, true, nil, []string{"linked"}, nil},
 		{"a link to a bare repository", `mkdir -p "$TMPDIR/b$$/objects" "$TMPDIR/b$$/refs" && echo 'ref: refs/heads/main' > "$TMPDIR/b$$/HEAD" && ln -s "$TMPDIR/b$$" bare`, true, nil, []string{"bare"}, nil},
 		{"a link to a plain directory", `mkdir -p "$TMPDIR/p$$/src" && ln -s "$TMPDIR/p$$" plain && ln -s /nonexistent dangling`, true, nil, nil, []string{"plain", "dangling"}},
