@@ -206,8 +206,17 @@ func endAs(ws unix.WaitStatus) {
 // own cancellation (a kill of the supervisor's group, which holds only the
 // supervisor). Should the supervisor not end, cmd.WaitDelay still kills
 // it, and the command with it (Pdeathsig).
+//
+// Likewise the parent-death signal the caller asked for (runner/subproc:
+// the kernel sends it when the agent dies without its cleanup) becomes
+// stopSignal: the supervisor then ends the command and all it started,
+// where SIGKILL would have ended the supervisor alone, leaving the
+// command's group and orphans running.
 func stopOnCancel(cmd *exec.Cmd) {
 	if cmd.Cancel != nil {
 		cmd.Cancel = func() error { return cmd.Process.Signal(stopSignal) }
+	}
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+		cmd.SysProcAttr.Pdeathsig = stopSignal
 	}
 }

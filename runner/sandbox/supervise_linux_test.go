@@ -161,3 +161,25 @@ func TestSupervisorEndsAsTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapAsksTheSupervisor: Wrap makes a command's cancellation and the
+// parent-death signal its caller asked for reach the supervisor as
+// stopSignal, and adds neither where the caller had none.
+func TestWrapAsksTheSupervisor(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	with := exec.CommandContext(ctx, "/bin/sh", "-c", "true")
+	with.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	without := exec.Command("/bin/sh", "-c", "true")
+	for _, cmd := range []*exec.Cmd{with, without} {
+		if err := (Policy{Writable: []string{"/w"}}).Wrap(cmd, "/usr/bin/magi-code"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if with.SysProcAttr.Pdeathsig != stopSignal || with.Cancel == nil {
+		t.Errorf("with a context and a parent-death signal: %v, cancel %v; want %v and a cancel", with.SysProcAttr.Pdeathsig, with.Cancel != nil, stopSignal)
+	}
+	if without.SysProcAttr.Pdeathsig != 0 || without.Cancel != nil {
+		t.Errorf("without: %v, cancel %v; want neither", without.SysProcAttr.Pdeathsig, without.Cancel != nil)
+	}
+}
