@@ -3,6 +3,7 @@
 package proctest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -208,18 +209,47 @@ var tokens atomic.Int64
 // by their command lines. A command confined in a PID namespace of its
 // own sees other process numbers than the test does, so what it reports
 // of itself (`echo $$`) does not name its processes here.
-func Token() string {
-	return "9" + strconv.Itoa(os.Getpid()) + "0" + strconv.FormatInt(tokens.Add(1), 10)
+func Token() string { return token(os.Getpid(), tokens.Add(1)) }
+
+// token is the n-th Token of process pid: 9, the number of pid's digits,
+// pid, n. The length makes the split unambiguous (pid 12's 304th is not
+// pid 1203's 4th), so that two tokens are equal only for the same pid
+// and n.
+func token(pid int, n int64) string {
+	p := strconv.Itoa(pid)
+	return "9" + strconv.Itoa(len(p)) + p + strconv.FormatInt(n, 10)
 }
 
 // WithArg lists the processes that still run (not zombies) and one of
-// whose command-line arguments contains s.
+// whose command-line arguments holds s as a whole number: not next to
+// another digit, so that a Token does not find the processes of a longer
+// one (the 1st's 91201 is in the 10th's 912010).
 func WithArg(s string) []int {
 	live, _ := liveWhere(func(dir string, _ procStat) bool {
 		b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		return err == nil && strings.Contains(string(b), s)
+		return err == nil && holdsNumber(b, s)
 	})
 	return live
+}
+
+// holdsNumber reports whether b holds s with no digit just before or
+// just after it.
+func holdsNumber(b []byte, s string) bool {
+	if s == "" {
+		return false
+	}
+	digit := func(i int) bool { return i >= 0 && i < len(b) && b[i] >= '0' && b[i] <= '9' }
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(s))
+		if i < 0 {
+			return false
+		}
+		i += off
+		if !digit(i-1) && !digit(i+len(s)) {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // KillWithArg sends SIGKILL to every process WithArg(s) lists: a test's

@@ -329,3 +329,45 @@ func TestWithArg(t *testing.T) {
 		t.Fatalf("WithArg(other) = %v; want the one sleep", got)
 	}
 }
+
+// A token is found as a whole number in a command line, in an argument of
+// its own or inside a shell's script, and never inside a longer number:
+// not another token's of this binary, not another binary's. (Pure: what
+// WithArg matches, KillWithArg kills.)
+func TestHoldsNumber(t *testing.T) {
+	tok := token(1203, 4)
+	for _, c := range []struct {
+		cmdline string
+		want    bool
+	}{
+		{"sleep\x00" + tok + "\x00", true},
+		{"sh\x00-c\x00sleep " + tok + " & wait\x00", true},
+		{"sleep\x00" + tok, true},
+		{tok + "\x00", true},
+		{"sleep\x00" + tok + "0\x00", false},
+		{"sleep\x001" + tok + "\x00", false},
+		{"sleep\x00" + token(1203, 40) + "\x00", false},
+		{"sleep\x00" + tok + "5 " + tok + "\x00", true},
+		{"sleep\x00" + tok[:len(tok)-1] + "\x00", false},
+		{"", false},
+	} {
+		if got := holdsNumber([]byte(c.cmdline), tok); got != c.want {
+			t.Errorf("holdsNumber(%q, %s) = %t; want %t", c.cmdline, tok, got, c.want)
+		}
+	}
+	if holdsNumber([]byte("sleep\x00"+tok), "") {
+		t.Error("the empty string is found in a command line")
+	}
+	// Tokens of different processes and counts differ, even where the
+	// digits of a pid and a count run into one another.
+	seen := map[string][2]int64{}
+	for _, pid := range []int{1, 2, 12, 120, 1203, 12030, 4194304} {
+		for _, n := range []int64{1, 4, 10, 30, 304, 3040} {
+			k := token(pid, n)
+			if prev, ok := seen[k]; ok {
+				t.Errorf("token(%d, %d) = token(%d, %d) = %s", pid, n, prev[0], prev[1], k)
+			}
+			seen[k] = [2]int64{int64(pid), n}
+		}
+	}
+}
