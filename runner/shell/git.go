@@ -502,7 +502,7 @@ func (c *checker) gitSetsConfig(name string, rest []field) {
 			c.gitSetting(field{text: v, glob: a.glob})
 		case name == "clone" && strings.HasPrefix(t, "-c"):
 			c.gitSetting(field{text: t[2:], glob: a.glob})
-		case name == "config" && slices.Contains([]string{"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}, t):
+		case name == "config" && gitConfigArgOpt(t):
 			i++ // an option's argument
 		case !isOption(a):
 			ops = append(ops, a)
@@ -517,6 +517,21 @@ func (c *checker) gitSetsConfig(name string, rest []field) {
 	if len(ops) >= 2 {
 		c.gitSetting(field{text: ops[0].text + "=" + ops[1].text, glob: ops[1].glob})
 	}
+}
+
+// gitConfigArgOpts are git config's long options that take the next word
+// as their value.
+var gitConfigArgOpts = []string{"--file", "--blob", "--type", "--default", "--comment", "--value"}
+
+// gitConfigArgOpt reports whether t is a git config option whose value is
+// the next word: one of gitConfigArgOpts in any abbreviation (git accepts
+// unambiguous prefixes: --fil, --ty), or a short cluster ending in -f
+// (-zf FILE).
+func gitConfigArgOpt(t string) bool {
+	if strings.HasPrefix(t, "--") {
+		return !strings.Contains(t, "=") && slices.ContainsFunc(gitConfigArgOpts, func(o string) bool { return longOpt(t, o, 3) })
+	}
+	return len(t) > 1 && t[0] == '-' && strings.IndexByte(t[1:], 'f') == len(t)-2
 }
 
 // gitSetting checks a setting NAME=VALUE a command writes (git config,

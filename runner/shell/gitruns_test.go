@@ -183,6 +183,12 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"git clone --config=core.pager='git push -f' ../r d", ReasonGitPush},
 		{"git config core.pager 'git push -f origin main'", ReasonGitPush},
 		{"git config --file x.cfg core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config --fil x.cfg core.sshCommand 'git push -f'", ReasonGitPush}, // options in any abbreviation
+		{"git config --ty bool core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config --valu x core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config set --comm x core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config -zf x.cfg core.sshCommand 'git push -f'", ReasonGitPush},
+		{"git config --fil .git/config core.fsmonitor 'git push -f'; git status", ReasonGitPush},
 		{"git config alias.x '!git push --mirror'", ReasonGitPush},
 		{"git config alias.x \"$V\"", ReasonOpaque},
 		{"printf '[alias]\\n\\tp = push -f\\n' >> .git/config; git p origin main", ReasonOpaque},
