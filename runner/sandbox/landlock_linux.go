@@ -135,15 +135,6 @@ func newSession(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = false
 }
 
-// inNamespace makes cmd start in a mount namespace of its own by mode
-// (nsAttr); nothing for "".
-func inNamespace(cmd *exec.Cmd, mode string) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	nsAttr(cmd.SysProcAttr, mode)
-}
-
 // dropPrivileges makes this thread, and the program it execs, hold no
 // capability and gain none: it sets no_new_privs (no setuid or file
 // capability takes effect at exec), empties the bounding and ambient sets

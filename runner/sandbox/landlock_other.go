@@ -36,8 +36,6 @@ func lockThread() {}
 // NotDumpable does nothing here: no PR_SET_DUMPABLE outside Linux.
 func NotDumpable() error { return nil }
 
-func inNamespace(*exec.Cmd, string) {}
-
 func mountNS() uint64 { return 0 }
 
 func enterNamespace(string, int, int) error { return errors.New("unsupported") }

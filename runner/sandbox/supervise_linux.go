@@ -90,7 +90,7 @@ func supervise(args []string, stderr io.Writer) int {
 		_ = unix.Kill(-pid, unix.SIGKILL)
 	}()
 	status := waitFor(pid)
-	endAll(pid, children, time.Now)
+	endAll(pid)
 	endAs(status)
 	return LauncherFailed
 }
@@ -114,31 +114,26 @@ func waitFor(pid int) unix.WaitStatus {
 
 // endAll kills the command's process group, then every child of the
 // supervisor (the orphans it was given), again and again, reaping them,
-// until it has none (or endGrace has passed since the start, by now): a
-// killed process's own children come to the launcher in turn.
-func endAll(pgid int, children func() []int, now func() time.Time) {
+// until it has none (or endGrace has passed): a killed process's own
+// children come to the supervisor in turn.
+func endAll(pgid int) {
 	_ = unix.Kill(-pgid, unix.SIGKILL)
-	deadline := now().Add(endGrace)
+	deadline := time.Now().Add(endGrace)
 	for {
-		// Mostly there is none: no list to read then.
-		if _, err := unix.Wait4(-1, nil, unix.WNOHANG, nil); err == unix.ECHILD {
+		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		switch {
+		case err == unix.ECHILD:
+			return // mostly at once: no list to read then
+		case err == unix.EINTR || got > 0:
+			continue // one reaped: look again
+		case time.Now().After(deadline):
 			return
 		}
 		for _, pid := range children() {
 			_ = unix.Kill(pid, unix.SIGKILL)
 		}
-		var ws unix.WaitStatus
-		got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		switch {
-		case err == unix.ECHILD:
-			return
-		case err == unix.EINTR || got > 0:
-		case now().After(deadline):
-			return
-		default:
-			// Killed, not dead yet: polling the kernel, not a timing choice.
-			time.Sleep(time.Millisecond)
-		}
+		// Killed, not dead yet: polling the kernel, not a timing choice.
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -162,16 +157,16 @@ func children() []int {
 	if len(lists) > 0 {
 		return pids
 	}
-	self := os.Getpid()
+	self := strconv.Itoa(os.Getpid())
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, s := range stats {
 		b, err := os.ReadFile(s)
-		if err != nil {
+		i := strings.LastIndexByte(string(b), ')')
+		if err != nil || i < 0 {
 			continue
 		}
 		// The fields after the parenthesised name: state, then the parent.
-		i := strings.LastIndexByte(string(b), ')')
-		if f := strings.Fields(string(b[i+1:])); i >= 0 && len(f) > 1 && f[1] == strconv.Itoa(self) {
+		if f := strings.Fields(string(b[i+1:])); len(f) > 1 && f[1] == self {
 			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(s))); err == nil && pid > 1 {
 				pids = append(pids, pid)
 			}
