@@ -122,14 +122,9 @@ func (c *checker) named(name string, rest []field, in input) {
 			}
 		})
 	case "make", "gmake": // a makefile from stdin or --eval: its recipes are shell commands
-		for i, a := range rest {
-			t := a.text
-			if longOpt(t, "--eval", 4) || t == "-E" || strings.HasPrefix(t, "-E") && len(t) > 2 ||
-				(t == "-f" || longOpt(t, "--file", 4) || longOpt(t, "--makefile", 4)) && !strings.Contains(t, "=") && i+1 < len(rest) && rest[i+1].text == "-" ||
-				strings.HasSuffix(t, "=-") && (longOpt(t, "--file", 4) || longOpt(t, "--makefile", 4)) || t == "-f-" {
-				c.flag(ReasonOpaque)
-				return
-			}
+		if makeReadsScript(rest) {
+			c.flag(ReasonOpaque)
+			return
 		}
 	case "parallel", "sem": // sem is parallel --semaphore
 		c.parallel(rest)
@@ -238,6 +233,40 @@ func (c *checker) named(name string, rest []field, in input) {
 	case "su", "runuser", "script":
 		c.su(name, rest)
 	}
+}
+
+// makeShortArg are GNU make's short options whose value is the rest of
+// the cluster or the next word (-j, -l and -O take only an attached one).
+const makeShortArg = "CfIoWEjlO"
+
+// makeReadsScript reports whether make's options give it a makefile from
+// stdin or text to evaluate as one: --eval, -E, -f - and --file=- (long
+// options in any abbreviation, short ones in any cluster: -sf -, -sE).
+func makeReadsScript(rest []field) bool {
+	for i, a := range rest {
+		t := a.text
+		switch {
+		case t == "--":
+			return false
+		case !isOption(a):
+		case strings.HasPrefix(t, "--"):
+			file := longOpt(t, "--file", 4) || longOpt(t, "--makefile", 4)
+			_, v, eq := strings.Cut(t, "=")
+			if longOpt(t, "--eval", 4) || file && (eq && v == "-" || !eq && i+1 < len(rest) && rest[i+1].text == "-") {
+				return true
+			}
+		default:
+			k := strings.IndexAny(t[1:], makeShortArg)
+			if k < 0 {
+				continue
+			}
+			opt, v := t[k+1], t[k+2:]
+			if opt == 'E' || opt == 'f' && (v == "-" || v == "" && i+1 < len(rest) && rest[i+1].text == "-") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parallelLong are GNU parallel's long options that take the next word.

@@ -409,6 +409,12 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"make -f - <<< $'all:\n\tgit push -f'", ReasonOpaque},
 		{"make --eval=$'x:\n\tgit push -f' x", ReasonOpaque},
 		{"make -E 'x: ; git push -f' x", ReasonOpaque},
+		{"make -sE 'x: ; git push -f' x", ReasonOpaque}, // in a cluster
+		{"make -sf - <<< $'all:\n\tgit push -f'", ReasonOpaque},
+		{"make -sf- <<< $'all:\n\tgit push -f'", ReasonOpaque},
+		{"make --fi - <<< $'all:\n\tgit push -f'", ReasonOpaque},
+		{"make --makefile=- <<< $'all:\n\tgit push -f'", ReasonOpaque},
+		{"make --ev=$'x:\n\tgit push -f' x", ReasonOpaque},
 		// jj and Mercurial read their configuration as the line leaves it.
 		{"jj config set --repo aliases.p '[\"git\", \"push\"]' && jj p", ReasonOpaque},
 		{"hg config --edit; hg pf", ReasonOpaque},
