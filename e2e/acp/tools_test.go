@@ -163,8 +163,7 @@ func TestCancelMidPermission(t *testing.T) {
 // TestCancelMidTool: session/cancel while a command runs kills its whole
 // process group and answers cancelled.
 func TestCancelMidTool(t *testing.T) {
-	pidFile, tok := "pids", proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	pidFile, tok := "pids", proctest.NewToken(t)
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
 		response(shell("sleep " + tok + " & echo $$ $! > " + pidFile + "; wait")),
 	}})
@@ -178,7 +177,7 @@ func TestCancelMidTool(t *testing.T) {
 				b, err := os.ReadFile(filepath.Join(ws.Cwd, pidFile))
 				return err == nil && strings.Count(string(b), " ") == 1
 			})
-			pids = commandPids(t, tok)
+			pids = proctest.Marked(t, tok, 2) // the shell and its sleep
 			a.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
 		}
 	})
@@ -189,24 +188,10 @@ func TestCancelMidTool(t *testing.T) {
 	a.wantExit(0)
 }
 
-// commandPids are the processes of the command marked with tok: its shell
-// and its background sleep at least. A command confined in a PID
-// namespace of its own counts its processes there, so the numbers it
-// writes do not name them here.
-func commandPids(t *testing.T, tok string) []int {
-	t.Helper()
-	pids := proctest.WithArg(tok)
-	if len(pids) < 2 {
-		t.Fatalf("the command's processes: %v; want its shell and its sleep", pids)
-	}
-	return pids
-}
-
 // TestEOFMidTurn: stdin's end while a command runs kills it, releases the
 // session and exits 0; no process survives.
 func TestEOFMidTurn(t *testing.T) {
-	tok := proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	tok := proctest.NewToken(t)
 	ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
 		response(shell("sleep " + tok + " & echo $$ $! > pids; wait")),
 	}})
@@ -218,7 +203,7 @@ func TestEOFMidTurn(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(ws.Cwd, "pids"))
 		return err == nil && strings.Count(string(b), " ") == 1
 	})
-	pids := commandPids(t, tok)
+	pids := proctest.Marked(t, tok, 2) // the shell and its sleep
 	a.wantExit(0)
 	proctest.WaitGone(t, pids...)
 }

@@ -37,8 +37,7 @@ func TestTerminalGoneEndsTheApp(t *testing.T) {
 		{"SIGHUP while the terminal lives", ":", sendHUP},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tok := proctest.Token()
-			t.Cleanup(func() { proctest.KillWithArg(tok) })
+			tok := proctest.NewToken(t)
 			ws := clienttest.NewFixtureWorkspace(t, clienttest.Fixture{Approval: "auto", Extra: "unsandboxed_auto = true\n", Responses: [][]clienttest.Step{
 				clienttest.Response(clienttest.Shell("sleep " + tok + " & echo started > started; wait")),
 				clienttest.Response(clienttest.Text("never-reached")),
@@ -55,10 +54,7 @@ func TestTerminalGoneEndsTheApp(t *testing.T) {
 			// The command's shell and its background sleep, found by the
 			// token in their command lines: a command confined in a PID
 			// namespace of its own would write other numbers than these.
-			pids := proctest.WithArg(tok)
-			if len(pids) < 2 {
-				t.Fatalf("the command's processes: %v; want its shell and its sleep", pids)
-			}
+			pids := proctest.Marked(t, tok, 2)
 			if ignored, known := sigHUPIgnored(t, cmd.Process.Pid); known && ignored != (c.trap != ":") {
 				t.Fatalf("the app runs with SIGHUP ignored %t; this case wants %t", ignored, !ignored)
 			}

@@ -101,7 +101,7 @@ func TestCancelDuringShell(t *testing.T) {
 	// The sleeps are marked: a confined command counts its processes in
 	// a PID namespace of its own, so the numbers it writes are its own;
 	// the files only say it has started its background sleep.
-	tok := proctest.Token()
+	tok := proctest.NewToken(t)
 	cmd := "echo $$ > " + shellPid + "; sleep " + tok + " & echo $! > " + bgPid + "; sleep " + tok + "; echo done"
 	ws := newWorkspace(t, "auto", response(shell(cmd)), response(text("after the tool")))
 	ch := start(t, ws, client.Options{})
@@ -111,10 +111,7 @@ func TestCancelDuringShell(t *testing.T) {
 	ch.UntilNamed(&evs, runID, protocol.EventActivity)
 	readPid(t, shellPid)
 	readPid(t, bgPid)
-	pids := proctest.WithArg(tok)
-	if len(pids) < 2 {
-		t.Fatalf("the command's processes: %v; want its shell and background sleep at least", pids)
-	}
+	pids := proctest.Marked(t, tok, 2) // the shell and its background sleep at least
 	if r := ch.Cancel(s.SessionID, runID); r.Error != nil {
 		t.Fatalf("turn.cancel: %s", r.Error.Code)
 	}

@@ -18,8 +18,7 @@ func TestCrashEndsConfinedCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
-	tok := proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	tok := proctest.NewToken(t)
 	cmd := "setsid sleep " + tok + " </dev/null >/dev/null 2>&1 & sleep " + tok + " & echo > " + clienttest.Quote(started) + "; wait"
 	ws := newWorkspace(t, "auto", response(shell(cmd)), response(text("after the tool")))
 	ch := start(t, ws, client.Options{})

@@ -252,6 +252,26 @@ func holdsNumber(b []byte, s string) bool {
 	}
 }
 
+// NewToken returns a Token whose processes are killed (KillWithArg) when
+// t and its subtests end: a test that fails halfway leaves none running.
+func NewToken(t testing.TB) string {
+	tok := Token()
+	t.Cleanup(func() { KillWithArg(tok) })
+	return tok
+}
+
+// Marked lists the running processes marked with tok (WithArg), and fails
+// t when they are fewer than least: the processes of a command (its shell
+// and its background child) that a test is about to end.
+func Marked(t testing.TB, tok string, least int) []int {
+	t.Helper()
+	pids := WithArg(tok)
+	if len(pids) < least {
+		t.Fatalf("the processes marked %s: %v; want %d at least", tok, pids, least)
+	}
+	return pids
+}
+
 // KillWithArg sends SIGKILL to every process WithArg(s) lists: a test's
 // cleanup for the processes it marked with a Token.
 func KillWithArg(s string) {

@@ -371,3 +371,35 @@ func TestHoldsNumber(t *testing.T) {
 		}
 	}
 }
+
+// NewToken's processes are gone once its test ends; Marked fails a test
+// that finds fewer marked processes than it wants.
+func TestNewTokenAndMarked(t *testing.T) {
+	var tok string
+	outer := t
+	t.Run("marks", func(t *testing.T) {
+		tok = NewToken(t)
+		// The outer test reaps the shell after the check below: the
+		// subtest's own cleanup is NewToken's alone.
+		cmd := exec.Command("sh", "-c", "sleep "+tok+" & sleep "+tok+" & wait")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		outer.Cleanup(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		})
+		until(t, "three processes", func() bool { return len(WithArg(tok)) == 3 })
+		if got := Marked(t, tok, 3); len(got) != 3 {
+			t.Fatalf("Marked = %v; want the shell and its two sleeps", got)
+		}
+		failed := runFake(func(tb testing.TB) { Marked(tb, tok, 4) })
+		if !strings.Contains(failed, "the processes marked "+tok) {
+			t.Fatalf("failure %q; want the token named", failed)
+		}
+	})
+	if live := WithArg(tok); len(live) != 0 {
+		t.Fatalf("processes marked %s run after their test: %v", tok, live)
+	}
+}
