@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/magi-code/magi-code/internal/ostest"
 	"github.com/magi-code/magi-code/runner/sandbox"
@@ -346,5 +347,30 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(ws, p)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// TestShellSetAsideNoteBounded: the note naming what a confined command
+// made and what was moved aside keeps the result within MaxOutput however
+// many it made, and valid UTF-8 whatever their names.
+func TestShellSetAsideNoteBounded(t *testing.T) {
+	ws := ostest.OutsideTemp(t)
+	nop := func(*exec.Cmd, bool, bool) error { return nil }
+	const limit = 1 << 10
+	o := Options{Cwd: ws, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + ws, "TMPDIR=" + t.TempDir()}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: limit}
+	sh, _ := Builtin(o).Get("shell")
+	args, _ := json.Marshal(map[string]string{"command": `for i in $(seq 1 60); do mkdir -p "d$i/.git"; done; mkdir -p "$(printf 'bad\377name')/.claude"`})
+	res := sh.Run(context.Background(), args)
+	if len(res.Text) > limit {
+		t.Errorf("result of %d bytes, over MaxOutput %d", len(res.Text), limit)
+	}
+	if !utf8.ValidString(res.Text) {
+		t.Errorf("result %q is not valid UTF-8", res.Text)
+	}
+	if !strings.Contains(res.Text, "[refused: the command created ") {
+		t.Errorf("result %q does not say what was refused", res.Text)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "d60", ".git")); err == nil {
+		t.Error("d60/.git stayed in place")
 	}
 }

@@ -190,6 +190,9 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 			}
 		}
 		if note := setAside(t.o.Cwd, created); note != "" {
+			// The note names what the command made: valid UTF-8 and
+			// within the output's bound however many it made.
+			note, _ = clip(note, t.o.MaxOutput, false)
 			text = bound(text+note, t.o.MaxOutput, note)
 		}
 	}
