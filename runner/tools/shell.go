@@ -139,7 +139,15 @@ func (t *shell) Run(ctx context.Context, args json.RawMessage) Result {
 					homeTop[h] = protected.Entries(h)
 				}
 			}
-			for _, r := range append([]string{t.o.Cwd}, tree.repositories()...) {
+			// The workspace (a repository's top, or in one) once, and
+			// each nested repository.
+			repos := []string{filepath.Clean(t.o.Cwd)}
+			for _, r := range tree.repositories() {
+				if r != repos[0] {
+					repos = append(repos, r)
+				}
+			}
+			for _, r := range repos {
 				for _, h := range shellcheck.GitRunPaths(r, t.o.Env) {
 					if _, err := os.Lstat(h); errors.Is(err, fs.ErrNotExist) && !slices.Contains(gitRun, h) {
 						gitRun = append(gitRun, h)
