@@ -139,12 +139,14 @@ func HomeConfig(home string, keep []string) []string {
 }
 
 // HomeConfigName reports whether name, an entry of a home directory, is
-// its configuration or caches (HomeConfig): a hidden one, or homeVisible.
+// its configuration or caches (HomeConfig): a hidden one, or homeVisible
+// in any letter case (a case-insensitive file system, macOS's, finds ~/Go
+// as ~/go).
 func HomeConfigName(name string) bool {
-	return strings.HasPrefix(name, ".") || slices.Contains(homeVisible, name)
+	return strings.HasPrefix(name, ".") || slices.ContainsFunc(homeVisible, func(v string) bool { return strings.EqualFold(v, name) })
 }
 
-// readNames lists up to maxHomeEntries names of directory d, sorted; none
+// Entries lists up to maxHomeEntries names of directory d, sorted; none
 // when d is not a directory that can be read.
 func Entries(d string) []string {
 	f, err := os.Open(d)

@@ -70,3 +70,19 @@ func TestHomeConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeConfigName: hidden entries and ~/go, ~/bin in any letter case
+// (which a case-insensitive file system finds by the lower-case name) are
+// a home's configuration; other visible entries are not.
+func TestHomeConfigName(t *testing.T) {
+	for _, name := range []string{".bashrc", ".config", ".X", "go", "Go", "GO", "bin", "Bin", "BIN"} {
+		if !HomeConfigName(name) {
+			t.Errorf("HomeConfigName(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"proj", "Documents", "gopher", "bins", "g", "x.go", ""} {
+		if HomeConfigName(name) {
+			t.Errorf("HomeConfigName(%q) = true", name)
+		}
+	}
+}

@@ -279,7 +279,7 @@ func (o Options) inHomeConfig(cwd, real string) bool {
 		// sources when it exists) is refused too.
 		if rel, err := filepath.Rel(h, real); err == nil && rel != "." && within(h, real) {
 			first, _, _ := strings.Cut(rel, string(filepath.Separator))
-			if protected.HomeConfigName(strings.ToLower(first)) {
+			if protected.HomeConfigName(first) {
 				return true
 			}
 		}

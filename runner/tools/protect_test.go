@@ -624,6 +624,7 @@ func TestWriteHomeConfig(t *testing.T) {
 		{home, ".zshrc", false, RefusedHomeConfig},
 		{home, ".config/git/config", false, RefusedHomeConfig},
 		{home, "go/bin/tool", false, RefusedHomeConfig},
+		{home, "GO/bin/tool", false, RefusedHomeConfig},
 		{home, "bin/tool", false, RefusedHomeConfig},
 		{home, "proj/main.go", false, ""},
 		{home, "notes.txt", false, ""},

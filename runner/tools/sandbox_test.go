@@ -304,16 +304,17 @@ func TestShellSetsAsideNewProtectedNames(t *testing.T) {
 		t.Errorf("the person's .githooks was moved: %v", err)
 	}
 	// Started in the home directory: a new dotfile (~/.bash_aliases, which
-	// ~/.bashrc sources) or ~/bin made by the command is moved aside;
+	// ~/.bashrc sources), ~/bin or ~/Go (~/go on a case-insensitive file
+	// system) made by the command is moved aside;
 	// other new entries, and the dotfiles there before, stay.
 	home := ostest.OutsideTemp(t)
 	if err := os.WriteFile(filepath.Join(home, ".profile"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shm, _ := Builtin(Options{Cwd: home, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, Sandbox: nop, ShellTimeout: 10 * time.Second, MaxOutput: 1 << 12}).Get("shell")
-	argsm, _ := json.Marshal(map[string]string{"command": "echo x > .bash_aliases && mkdir bin newdir && echo y > notes.txt && echo z >> .profile"})
+	argsm, _ := json.Marshal(map[string]string{"command": "echo x > .bash_aliases && mkdir bin Go newdir && echo y > notes.txt && echo z >> .profile"})
 	resm := shm.Run(context.Background(), argsm)
-	for _, name := range []string{".bash_aliases", "bin"} {
+	for _, name := range []string{".bash_aliases", "bin", "Go"} {
 		if !strings.Contains(resm.Text, "[refused: the command created "+name+" ") {
 			t.Errorf("in the home directory: result %q; want %s refused", resm.Text, name)
 		}
