@@ -31,17 +31,7 @@ func hookStarted(t *testing.T, path, tok string) []int {
 		b, err := os.ReadFile(path)
 		return err == nil && strings.HasSuffix(string(b), "\n")
 	})
-	pids := proctest.WithArg(tok)
-	if len(pids) < 2 {
-		t.Fatalf("the hook's processes: %v; want its shell and background sleep at least", pids)
-	}
-	return pids
-}
-
-// killHook is the test's own cleanup, for a failing run: the hook's
-// processes must never outlive the test.
-func killHook(t *testing.T, tok string) {
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	return proctest.Marked(t, tok, 2) // its shell and background sleep at least
 }
 
 // TestHookCleanup: a hook still running at turn.cancel, shutdown or EOF is
@@ -75,8 +65,7 @@ func TestHookCleanup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.Token()
-			killHook(t, tok)
+			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.NewToken(t)
 			responses := [][]step{{text("the turn is done")}}
 			if tc.event != "stop" {
 				responses = [][]step{{shell("true")}, {text("after the tool")}}
@@ -125,8 +114,7 @@ func TestShutdownWhileStreamingWithStopHook(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.Token()
-			killHook(t, tok)
+			pidFile, tok := filepath.Join(dir, "hook.pid"), proctest.NewToken(t)
 			settings := script(t, dir, []step{text(strings.Repeat("streaming ", 100)), clienttest.SleepMs(600_000)}) +
 				hook("stop", "", hangingHook(pidFile, tok))
 			ch := newChild(t, settings, client.Options{})

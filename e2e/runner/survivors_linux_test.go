@@ -17,8 +17,7 @@ import (
 func TestNoProcessOutlivesTheCommandUnderAuto(t *testing.T) {
 	t.Parallel()
 	s := newReadScene(t)
-	tok := proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	tok := proctest.NewToken(t)
 	reqs := s.confinedShells(t, "leave a daemon", []string{
 		"setsid sh -c 'sleep " + tok + "' </dev/null >/dev/null 2>&1 & (setsid sleep " + tok + " </dev/null >/dev/null 2>&1 &); echo started",
 		"setsid sleep " + tok + " </dev/null >/dev/null 2>&1 & kill -KILL $PPID 2>/dev/null; echo pid=$$",

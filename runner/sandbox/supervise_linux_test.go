@@ -53,12 +53,11 @@ func TestNoProcessOutlivesTheCommand(t *testing.T) {
 	for _, mode := range modes(t) {
 		t.Run("mounts="+mode, func(t *testing.T) {
 			ws := t.TempDir()
-			tok := proctest.Token()
-			t.Cleanup(func() { proctest.KillWithArg(tok) })
+			tok := proctest.NewToken(t)
 			script := "setsid sleep " + tok + " </dev/null >/dev/null 2>&1 & " +
 				"(setsid sh -c 'sleep " + tok + " & exit' </dev/null >/dev/null 2>&1 &) ; " +
 				"sh -c 'sleep " + tok + " </dev/null >/dev/null 2>&1 & exit'; " +
-				"until [ \"$(pgrep -c -f '^sleep " + tok + "')\" = 3 ]; do :; done; " +
+				"until [ \"$(pgrep -c -f '^sleep " + tok + "$')\" = 3 ]; do :; done; " +
 				"read -r pid comm state ppid pgrp rest < /proc/$$/stat; [ \"$pgrp\" = $$ ] && echo own-group; " +
 				"cat /proc/$PPID/environ >/dev/null 2>&1 || echo parent-unreadable"
 			cmd := exec.Command("/bin/sh", "-c", script)
@@ -82,8 +81,7 @@ func TestSupervisorOutOfReach(t *testing.T) {
 	if st := Probe(); st.ABI < 6 {
 		t.Skipf("Landlock ABI %d does not scope signals", st.ABI)
 	}
-	tok := proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	tok := proctest.NewToken(t)
 	cmd := exec.Command("/bin/sh", "-c", "setsid sleep "+tok+" </dev/null >/dev/null 2>&1 & kill -KILL $PPID 2>/dev/null || kill -STOP $PPID 2>/dev/null || echo refused")
 	supervised(t, cmd, t.TempDir(), "")
 	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "refused\n" {
@@ -100,8 +98,7 @@ func TestSupervisorOutOfReach(t *testing.T) {
 // command killed.
 func TestCancelEndsEverything(t *testing.T) {
 	requireLandlock(t)
-	tok := proctest.Token()
-	t.Cleanup(func() { proctest.KillWithArg(tok) })
+	tok := proctest.NewToken(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "setsid sleep "+tok+" </dev/null >/dev/null 2>&1 & sleep "+tok+" & echo started; wait")
