@@ -144,22 +144,8 @@ func (c *checker) named(name string, rest []field, in input) {
 		if ops := operands(rest); len(ops) > 1 && (ops[0].text == "stat" || ops[0].text == "record" || ops[0].text == "trace") {
 			c.runProgram(skipOpts(restAfter(rest, ops[0]), "eoptpCGIrcFjmM", nil), input{})
 		}
-	case "hyperfine": // each operand, and -p/-s/-c/--prepare/--setup/--cleanup, a shell command
-		for i := 0; i < len(rest); i++ {
-			t := rest[i].text
-			switch {
-			case t == "-p" || t == "-s" || t == "-c" || longOpt(t, "--prepare", 4) || longOpt(t, "--setup", 4) || longOpt(t, "--cleanup", 4) || longOpt(t, "--conclude", 5):
-				if _, v, eq := strings.Cut(t, "="); eq {
-					c.nested(v, nil, false)
-				} else if i+1 < len(rest) {
-					i++
-					c.nested(rest[i].text, nil, false)
-				}
-			case isOption(rest[i]):
-			default:
-				c.nested(t, nil, false)
-			}
-		}
+	case "hyperfine":
+		c.hyperfine(rest)
 	case "watchexec", "entr": // watchexec [options] -- COMMAND..., entr [-s] COMMAND ARGS...
 		cmd := skipOpts(rest, map[string]string{"watchexec": "ewfisoEd"}[name], nil) // entr's options take none
 		if len(cmd) == 1 {
@@ -232,6 +218,110 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "su", "runuser", "script":
 		c.su(name, rest)
+	}
+}
+
+// hyperfineShortArg are hyperfine's short options that take a value (the
+// rest of the cluster, past an optional "=", or the next word); -L takes
+// two words (NAME VALUES), -P three (NAME MIN MAX).
+const hyperfineShortArg = "wmMrspcPDLSun"
+
+// maxParamRuns bounds the commands a hyperfine parameter list makes;
+// past it the check asks.
+const maxParamRuns = 64
+
+// hyperfine checks the shell commands hyperfine runs: each operand, the
+// values of -p/-s/-c (--prepare, --setup, --cleanup, --conclude) and of
+// -S/--shell (a program run with -c COMMAND), short options in any
+// cluster; a command's {NAME} of a -L/--parameter-list takes each of its
+// values in turn, one of -P/--parameter-scan a number.
+func (c *checker) hyperfine(rest []field) {
+	var cmds []string
+	params := map[string][]string{}
+	for i := 0; i < len(rest); i++ {
+		next := func() string {
+			if i+1 < len(rest) {
+				i++
+				return rest[i].text
+			}
+			return ""
+		}
+		t := rest[i].text
+		switch {
+		case t == "--":
+			for _, a := range rest[i+1:] {
+				cmds = append(cmds, a.text)
+			}
+			i = len(rest)
+		case strings.HasPrefix(t, "--") && isOption(rest[i]):
+			_, v, eq := strings.Cut(t, "=")
+			value := func() string {
+				if eq {
+					return v
+				}
+				return next()
+			}
+			switch {
+			case longOpt(t, "--prepare", 4), longOpt(t, "--setup", 4), longOpt(t, "--cleanup", 4), longOpt(t, "--conclude", 5), longOpt(t, "--shell", 4):
+				cmds = append(cmds, value())
+			case longOpt(t, "--parameter-list", 12):
+				name := value()
+				params[name] = append(params[name], strings.Split(next(), ",")...)
+			case longOpt(t, "--parameter-scan", 12):
+				name := value()
+				params[name] = append(params[name], "0")
+				next()
+				next()
+			}
+		case isOption(rest[i]):
+			k := strings.IndexAny(t[1:], hyperfineShortArg) + 1
+			if k == 0 {
+				continue
+			}
+			v := strings.TrimPrefix(t[k+1:], "=")
+			if v == "" {
+				v = next()
+			}
+			switch t[k] {
+			case 'p', 's', 'c', 'S':
+				cmds = append(cmds, v)
+			case 'L':
+				params[v] = append(params[v], strings.Split(next(), ",")...)
+			case 'P':
+				params[v] = append(params[v], "0")
+				next()
+				next()
+			}
+		default:
+			cmds = append(cmds, t)
+		}
+	}
+	for name := range params {
+		if strings.Contains(name, unk) {
+			c.flag(ReasonOpaque) // a name not known: any {NAME} may take the values
+			return
+		}
+	}
+	for _, cmd := range cmds {
+		runs := []string{cmd}
+		for name, vals := range params {
+			if !strings.Contains(cmd, "{"+name+"}") {
+				continue
+			}
+			var out []string
+			for _, r := range runs {
+				for _, v := range vals {
+					out = append(out, strings.ReplaceAll(r, "{"+name+"}", v))
+				}
+			}
+			if runs = out; len(runs) > maxParamRuns {
+				c.flag(ReasonOpaque)
+				return
+			}
+		}
+		for _, r := range runs {
+			c.nested(r, nil, false)
+		}
 	}
 }
 

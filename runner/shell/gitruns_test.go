@@ -385,6 +385,14 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"hyperfine 'git push -f'", ReasonGitPush},
 		{"hyperfine -p 'git push -f' ls", ReasonGitPush},
 		{"hyperfine --prepare='git push -f' ls", ReasonGitPush},
+		{"hyperfine -p'git push -f' ls", ReasonGitPush}, // attached, in a cluster
+		{"hyperfine -ip='git push -f' ls", ReasonGitPush},
+		{"hyperfine -S 'git push -f' ls", ReasonGitPush}, // the shell, run with -c ls
+		{"hyperfine -L c 'push -f' 'git {c}'", ReasonGitPush},
+		{"hyperfine --parameter-list=c status,push -N 'git {c} -f'", ReasonGitPush},
+		{"hyperfine -L a push -L b x,-f 'git {a} {b}'", ReasonGitPush},
+		{"hyperfine -P n 1 3 -- 'rm -rf ~/canary/{n}'", ReasonDeleteOutside},
+		{`hyperfine -L "$N" 'push -f' 'git {c}'`, ReasonOpaque},
 		{"watchexec -e go -- git push -f", ReasonGitPush},
 		{"watchexec 'git push -f'", ReasonGitPush},
 		{"entr -s 'git push -f'", ReasonGitPush},
@@ -443,6 +451,8 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"chroot / ls", ""},
 		{"valgrind ls", ""},
 		{"hyperfine 'sleep 0.1'", ""},
+		{"hyperfine -L n 1,2 'sleep 0.{n}'", ""},
+		{"hyperfine -P n 1 3 -w 2 'sleep {n}'", ""},
 		{"ip addr", ""},
 		{"perf list", ""},
 		{"sg wheel ls", ""},
