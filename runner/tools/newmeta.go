@@ -111,7 +111,7 @@ func (t *metaTree) newMetadata(root string) []string {
 	// Metadata seen before and now gone (or replaced) is forgotten only
 	// now, so that one moved anywhere in the tree was recognised.
 	for p, was := range t.meta {
-		if fi, err := os.Lstat(p); err != nil || !os.SameFile(fi, was) {
+		if !sameFileAt(p, was) {
 			delete(t.meta, p)
 		}
 	}
@@ -208,7 +208,8 @@ func linksToRepository(p string) bool {
 }
 
 // noteMeta records metadata at p; with found (not the first listing) one
-// that is neither known there nor a known one moved (the same file) is
+// that is neither known there nor a known one moved (the same file, no
+// longer where it was known: a hard link to a gitfile is a new one) is
 // new.
 func (t *metaTree) noteMeta(p string, found *[]string) {
 	fi, err := os.Lstat(p)
@@ -221,7 +222,7 @@ func (t *metaTree) noteMeta(p string, found *[]string) {
 	}
 	moved := false
 	for q, was := range t.meta {
-		if os.SameFile(fi, was) {
+		if os.SameFile(fi, was) && !sameFileAt(q, was) {
 			delete(t.meta, q)
 			moved = true
 			break
@@ -231,6 +232,12 @@ func (t *metaTree) noteMeta(p string, found *[]string) {
 	if found != nil && !moved {
 		*found = append(*found, p)
 	}
+}
+
+// sameFileAt reports whether path p still names the file was.
+func sameFileAt(p string, was os.FileInfo) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && os.SameFile(fi, was)
 }
 
 // repositories are the work trees of the git repositories below the top

@@ -211,3 +211,33 @@ func TestMetaTreeBounds(t *testing.T) {
 		t.Errorf("%d directories kept; want at most %d", len(tr.dirs), maxTreeDirs)
 	}
 }
+
+// TestMetaTreeHardLink: a hard link to known metadata (a worktree's or
+// submodule's gitfile) made elsewhere is new metadata, not the known one
+// moved: the known name still holds it.
+func TestMetaTreeHardLink(t *testing.T) {
+	ws := ostest.OutsideTemp(t)
+	for _, d := range []string{"wt", "other/deep"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "wt", ".git"), []byte("gitdir: ../.git/worktrees/wt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &metaTree{dirs: map[string]dirStamp{}, meta: map[string]os.FileInfo{}}
+	tr.list(ws, nil)
+	if err := os.Link(filepath.Join(ws, "wt", ".git"), filepath.Join(ws, "other", "deep", ".git")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	if got, want := tr.newMetadata(ws), []string{filepath.Join(ws, "other", "deep", ".git")}; !slices.Equal(got, want) {
+		t.Errorf("a hard link to a known gitfile: newMetadata = %q; want %q", got, want)
+	}
+	// Both names stay known: the link moved away is a move, not new.
+	if err := os.Rename(filepath.Join(ws, "other", "deep", ".git"), filepath.Join(ws, "other", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.newMetadata(ws); got != nil {
+		t.Errorf("a known link moved: newMetadata = %q; want none", got)
+	}
+}
