@@ -359,54 +359,115 @@ func makeReadsScript(rest []field) bool {
 	return false
 }
 
-// parallelLong are GNU parallel's long options that take the next word.
-var parallelLong = []string{"--jobs", "--arg-file", "--colsep", "--delimiter", "--env", "--joblog",
-	"--results", "--sshlogin", "--sshloginfile", "--tmpdir", "--workdir", "--basefile", "--return",
-	"--transferfile", "--timeout", "--retries", "--halt", "--delay", "--load", "--memfree", "--nice",
-	"--tagstring", "--max-args", "--max-replace-args", "--max-lines", "--max-chars", "--eof", "--block",
-	"--recstart", "--recend", "--termseq", "--limit", "--ssh", "--cat", "--fifo"}
+// parallelPlain are GNU parallel's long options that change neither the
+// command nor which arguments each run gets; parallelPlainArg those of
+// them that take the next word (or "=VALUE").
+var (
+	parallelPlain = []string{"--keep-order", "--gnu", "--verbose", "--bar", "--progress", "--eta",
+		"--ungroup", "--line-buffer", "--tag", "--dry-run", "--will-cite", "--no-notice", "--group"}
+	parallelPlainArg = []string{"--jobs", "--max-procs", "--joblog", "--halt", "--timeout", "--retries",
+		"--delay", "--nice", "--load", "--memfree", "--tmpdir"}
+)
 
 // parallel checks GNU parallel: the words after its options and before
-// ::: (or ::::) are a command line it runs with the shell, its
-// replacement strings ({}, {.}, {1}...) and, without them, its arguments
-// appended: the literal ones after :::, else unknown ones (:::: FILE,
-// stdin).
+// ::: (or ::::) are a command line it runs with the shell once per
+// combination of one argument from each ::: group, the arguments put in
+// for its replacement strings ({} all of them, {N} the Nth; the others,
+// {.} {/} {//} {#}..., unknown values) or, without any, appended. The
+// arguments are unknown when read from stdin or a file (::::), or when the
+// combinations pass maxParamRuns. Another option (-n, -X, --colsep, -I,
+// --rpl, -a...) may change what a run gets, or run Perl ({= =}): it
+// asks, as does {= in the command.
 func (c *checker) parallel(rest []field) {
 	i := 0
 	for ; i < len(rest) && isOption(rest[i]); i++ {
 		t := rest[i].text
-		long := strings.HasPrefix(t, "--") && !strings.Contains(t, "=") && slices.ContainsFunc(parallelLong, func(o string) bool { return longOpt(t, o, 4) })
-		if long || !strings.HasPrefix(t, "--") && strings.ContainsAny(t[len(t)-1:], "aCdEIjLnNPSs") {
-			i++ // its argument
+		name, _, eq := strings.Cut(t, "=")
+		switch {
+		case slices.Contains(parallelPlain, t):
+		case slices.Contains(parallelPlainArg, name):
+			if !eq {
+				i++
+			}
+		case !strings.HasPrefix(t, "--") && strings.Trim(t[1:], "kuvqtg") == "":
+		case !strings.HasPrefix(t, "--") && strings.IndexAny(strings.TrimLeft(t[1:], "kuvqtg"), "jP") == 0:
+			if len(strings.TrimLeft(t[1:], "kuvqtg")) == 1 {
+				i++ // -j N
+			}
+		default:
+			c.flag(ReasonOpaque)
+			return
 		}
 	}
 	if i < len(rest) && rest[i].text == "--" {
 		i++
 	}
-	var cmd, args []field
+	var cmd []field
+	var groups [][]field
 	known := true
-	for j := i; j < len(rest); j++ {
-		if t := rest[j].text; strings.HasPrefix(t, ":::") {
-			for _, a := range rest[j+1:] {
-				if strings.HasPrefix(a.text, ":::") {
-					continue
-				}
-				known = known && a.known() && !strings.HasPrefix(t, "::::")
-				args = append(args, a)
-			}
-			break
+	for _, a := range rest[i:] {
+		switch {
+		case strings.HasPrefix(a.text, ":::") && a.known():
+			groups = append(groups, nil)
+			known = known && !strings.HasPrefix(a.text, "::::")
+		case groups == nil:
+			cmd = append(cmd, a)
+		default:
+			known = known && a.known()
+			groups[len(groups)-1] = append(groups[len(groups)-1], a)
 		}
-		cmd = append(cmd, rest[j])
 	}
-	if len(args) == 0 || !known {
-		args = []field{{text: unk, split: true}} // from stdin or a file
-	}
-	if len(cmd) == 0 {
-		c.flag(ReasonOpaque) // the commands are read from stdin
+	src := joinText(cmd)
+	if len(cmd) == 0 || strings.Contains(src, "{=") {
+		c.flag(ReasonOpaque) // the commands are read from stdin, or Perl code
 		return
 	}
-	src := parallelRepl.ReplaceAllString(joinText(cmd), "x")
-	c.nest(func() { c.subshell(func() { c.scriptWithArgs(src, args) }) })
+	all := `"$@"` // {}: the run's arguments, one word each
+	if len(groups) <= 1 {
+		all = `"$1"`
+	}
+	if !parallelRepl.MatchString(src) {
+		src += " " + all
+	}
+	src = parallelRepl.ReplaceAllStringFunc(src, func(r string) string {
+		switch n := r[1 : len(r)-1]; {
+		case n == "":
+			return all
+		case strings.Trim(n, "0123456789") == "":
+			return `"${` + n + `}"`
+		}
+		return `"$(:)"` // a value the check does not compute
+	})
+	for _, job := range parallelJobs(groups, known) {
+		c.nested(src, job, false)
+	}
+}
+
+// parallelJobs are the arguments of each run of GNU parallel: one from
+// each group, every combination; one unknown word per group (at least
+// one) when an argument is not known, or past maxParamRuns runs.
+func parallelJobs(groups [][]field, known bool) [][]field {
+	jobs := [][]field{nil}
+	for _, g := range groups {
+		var next [][]field
+		for _, j := range jobs {
+			for _, a := range g {
+				next = append(next, append(slices.Clone(j), a))
+			}
+		}
+		if jobs = next; len(jobs) == 0 || len(jobs) > maxParamRuns {
+			known = false
+			break
+		}
+	}
+	if known && len(groups) > 0 {
+		return jobs
+	}
+	unknownJob := []field{{text: unk, split: true}}
+	for range max(len(groups), 1) - 1 {
+		unknownJob = append(unknownJob, field{text: unk, split: true})
+	}
+	return [][]field{unknownJob}
 }
 
 // parallelRepl matches GNU parallel's replacement strings.

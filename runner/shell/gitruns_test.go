@@ -361,6 +361,14 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"parallel -j4 'rm -rf {}' ::: ~/canary", ReasonDeleteOutside},
 		{"parallel rm -rf :::: list.txt", ReasonDeleteOutside},
 		{"ls | parallel", ReasonOpaque},
+		{"parallel 'git {} -f' ::: status push", ReasonGitPush}, // each run its own argument
+		{"parallel git {1} {2} ::: push ::: -f", ReasonGitPush}, // each combination of the groups
+		{"parallel git ::: status push ::: -f", ReasonOpaque},
+		{"parallel rm -rf {//} ::: ./x", ReasonDeleteOutside}, // a value not computed
+		{"parallel rm -rf ::: a :::: list.txt", ReasonDeleteOutside},
+		{"parallel -n2 git {1} {2} ::: push -f", ReasonOpaque}, // options that change what a run gets
+		{"parallel -I ,, git ,, -f ::: push", ReasonOpaque},
+		{`parallel 'echo {=system"x"=}' ::: x`, ReasonOpaque}, // Perl
 		// Other programs that run their operands as a command.
 		{"valgrind --tool=memcheck -q git push -f", ReasonGitPush},
 		{"setpriv --reuid 0 --clear-groups git push -f", ReasonGitPush},
@@ -446,6 +454,7 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"parallel --jobs 2 echo ::: a b", ""},
 		{"parallel gzip ::: a.txt b.txt", ""},
 		{"ls | parallel gzip", ""},
+		{"parallel -kj4 gzip ::: a b", ""}, {"parallel --jobs=4 gzip {} ::: a b", ""}, {"parallel 'rm {}' ::: build/a.o", ""},
 		{"jj config set --user ui.color never && jj --ignore-working-copy log", ""},
 		{"hg st2", ""},
 		{"chroot / ls", ""},
