@@ -136,10 +136,8 @@ func (c *checker) named(name string, rest []field, in input) {
 			}
 			c.nested(joinText(cmd), nil, false)
 		}
-	case "ip": // ip [-n NS] netns exec NAME COMMAND..., ip vrf exec NAME COMMAND...
-		if ops := operands(rest); len(ops) > 3 && (ops[0].text == "netns" || ops[0].text == "vrf") && ops[1].text == "exec" {
-			c.runProgram(restAfter(rest, ops[2]), input{})
-		}
+	case "ip":
+		c.ip(rest)
 	case "perf": // perf stat|record|trace [options] COMMAND...
 		if ops := operands(rest); len(ops) > 1 && (ops[0].text == "stat" || ops[0].text == "record" || ops[0].text == "trace") {
 			c.runProgram(skipOpts(restAfter(rest, ops[0]), "eoptpCGIrcFjmM", nil), input{})
@@ -323,6 +321,36 @@ func (c *checker) hyperfine(rest []field) {
 			c.nested(r, nil, false)
 		}
 	}
+}
+
+// ip checks ip netns exec NAME COMMAND..., ip -all netns exec
+// COMMAND... and ip vrf exec NAME COMMAND..., in the abbreviations ip
+// accepts for its options, objects and commands (ip -a net e CMD); a
+// batch of commands (-b, -batch FILE) asks.
+func (c *checker) ip(rest []field) {
+	all := false
+	i := 0
+	for ; i < len(rest) && (isOption(rest[i]) || !rest[i].known()); i++ {
+		t := strings.TrimLeft(rest[i].text, "-") // ip takes --opt too
+		switch {
+		case !rest[i].known(), longOpt("-"+t, "-batch", 2):
+			c.flag(ReasonOpaque)
+			return
+		case longOpt("-"+t, "-all", 2):
+			all = true
+		case longOpt("-"+t, "-netns", 2), longOpt("-"+t, "-family", 2), longOpt("-"+t, "-rcvbuf", 3), longOpt("-"+t, "-loops", 2):
+			i++ // its value
+		}
+	}
+	ops := rest[min(i, len(rest)):]
+	if len(ops) < 2 || !(longOpt(ops[0].text, "netns", 3) || longOpt(ops[0].text, "vrf", 1)) || !longOpt(ops[1].text, "exec", 1) {
+		return
+	}
+	cmd := ops[2:]
+	if !all && len(cmd) > 0 {
+		cmd = cmd[1:] // NAME
+	}
+	c.runProgram(cmd, input{})
 }
 
 // makeShortArg are GNU make's short options whose value is the rest of
