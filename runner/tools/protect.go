@@ -55,7 +55,7 @@ import (
 //     is version control metadata (protected.VCS: .git, the .git file of a
 //     worktree or submodule, Mercurial's and Sapling's .hg and .sl, jj's
 //     .jj, Fossil's checkout database...), in the path as given or as
-//     resolved, or that lies in a bare repository below cwd, unless
+//     resolved, or that lies in a bare repository below cwd or would make one, unless
 //     Options.AllowGitInternals. Reading it is allowed.
 //   - write_file and edit_file refuse a target with a ".magi-code" or
 //     ".claude" path component (protected.ProjectConfig: project settings,
@@ -289,14 +289,43 @@ func (o Options) inHomeConfig(cwd, real string) bool {
 
 // inBareRepository reports whether real lies in a bare repository below
 // cwd (protected.BareRepository: a test fixture's origin.git, whose hooks
-// run when the person pushes to it).
+// run when the person pushes to it), or would make one (makesBare).
 func inBareRepository(cwd, real string) bool {
 	for d := filepath.Dir(real); d != cwd && within(cwd, d); d = filepath.Dir(d) {
-		if protected.BareRepository(d) {
+		if protected.BareRepository(d) || makesBare(d, real) {
 			return true
 		}
 	}
 	return false
+}
+
+// makesBare reports whether writing real, below d, may complete a bare
+// repository at d: real is d's HEAD or lies in its objects or refs (in
+// any letter case), and d holds the other two (src/HEAD written beside
+// src/objects and src/refs: git run in src takes it for a repository and
+// runs its config).
+func makesBare(d, real string) bool {
+	rel, err := filepath.Rel(d, real)
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	part := func(name string) bool { return strings.EqualFold(name, first) }
+	if !part("HEAD") && !part("objects") && !part("refs") {
+		return false
+	}
+	for _, p := range []struct {
+		name string
+		dir  bool
+	}{{"HEAD", false}, {"objects", true}, {"refs", true}} {
+		if part(p.name) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(d, p.name)); err != nil || fi.IsDir() != p.dir {
+			return false
+		}
+	}
+	return true
 }
 
 // readCheck is what the read tools decided about a path before opening it.
