@@ -144,12 +144,27 @@ func (c *checker) named(name string, rest []field, in input) {
 		}
 	case "hyperfine":
 		c.hyperfine(rest)
-	case "watchexec", "entr": // watchexec [options] -- COMMAND..., entr [-s] COMMAND ARGS...
-		cmd := skipOpts(rest, map[string]string{"watchexec": "ewfisoEd"}[name], nil) // entr's options take none
-		if len(cmd) == 1 {
-			c.nested(cmd[0].text, nil, false) // one word: a shell command
-		} else {
-			c.runProgram(cmd, input{})
+	case "entr": // entr [-s] COMMAND ARGS...: its options take no value
+		c.watched(skipOpts(rest, "", nil))
+	case "watchexec": // watchexec [options] [--] COMMAND...
+		for i := 0; i < len(rest) && c.why == ""; i++ {
+			t := rest[i].text
+			switch {
+			case t == "--":
+				c.watched(rest[i+1:])
+				return
+			case !isOption(rest[i]):
+				c.watched(rest[i:])
+				return
+			case strings.HasPrefix(t, "--") && !strings.Contains(t, "=") && i+1 < len(rest):
+				// A long option that may take the next word (--exts rs,
+				// --watch DIR) or not (--restart): the command may start
+				// at that word or after it.
+				c.watched(rest[i+1:])
+				i++
+			case !strings.HasPrefix(t, "--") && strings.IndexAny(t[1:], "ewfisoEd") == len(t)-2:
+				i++ // a short option's value: -e rs
+			}
 		}
 	case "rsync":
 		c.rsync(rest)
@@ -320,6 +335,16 @@ func (c *checker) hyperfine(rest []field) {
 		for _, r := range runs {
 			c.nested(r, nil, false)
 		}
+	}
+}
+
+// watched checks the command entr or watchexec runs: one word is a
+// shell command, more a program and its arguments.
+func (c *checker) watched(cmd []field) {
+	if len(cmd) == 1 {
+		c.nested(cmd[0].text, nil, false)
+	} else {
+		c.runProgram(cmd, input{})
 	}
 }
 

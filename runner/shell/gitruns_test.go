@@ -411,6 +411,10 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{`hyperfine -L "$N" 'push -f' 'git {c}'`, ReasonOpaque},
 		{"watchexec -e go -- git push -f", ReasonGitPush},
 		{"watchexec 'git push -f'", ReasonGitPush},
+		{"watchexec --exts rs -- git push -f", ReasonGitPush}, // a long option's value
+		{"watchexec --watch . git push -f", ReasonGitPush},
+		{"watchexec --restart git push -f", ReasonGitPush},
+		{"watchexec -r -e rs git push -f", ReasonGitPush},
 		{"entr -s 'git push -f'", ReasonGitPush},
 		{"entr -r git push -f", ReasonGitPush},
 		// Inline programs of other interpreters, and programs whose
@@ -471,6 +475,7 @@ func TestWrappersRunPrograms(t *testing.T) {
 		{"hyperfine -L n 1,2 'sleep 0.{n}'", ""},
 		{"hyperfine -P n 1 3 -w 2 'sleep {n}'", ""},
 		{"ip addr", ""},
+		{"watchexec -e rs cargo test", ""}, {"watchexec --exts rs -- cargo test", ""}, {"watchexec --watch src 'make test'", ""},
 		{"ip -br -c addr", ""}, {"ip -n ns1 link show", ""}, {"ip netns exec ns1 ip addr", ""}, {"ip neigh", ""},
 		{"perf list", ""},
 		{"sg wheel ls", ""},
