@@ -369,29 +369,19 @@ func (c *checker) arithExpr(x syntax.ArithmExpr) {
 // and -p; the others any word, and a word the check cannot read may be
 // any name.
 func (c *checker) arithAssigners(name string, args []*syntax.Word) {
-	for i, a := range args {
-		if name == "printf" || name == "wait" {
-			opt := "-v"
-			if name == "wait" {
-				opt = "-p"
-			}
-			w := plainWord(a)
-			switch {
-			case w == opt && i+1 < len(args):
-				a = args[i+1]
-			case strings.HasPrefix(w, opt) && len(w) > len(opt):
-				c.assign(strings.TrimPrefix(w, opt), unk)
-				c.envData(strings.TrimPrefix(w, opt))
-				continue
-			case w == "--":
-				return
-			default:
-				if v, ok := constText(a.Parts); i == 0 && (!ok || w == "" && strings.HasPrefix(v, "-")) { // may be the option, unseen or spelled -\v
-					c.arithAll = true
-				}
-				continue
-			}
+	if name == "printf" || name == "wait" {
+		v, found, unseen := optName(name, args)
+		switch {
+		case found && v != "":
+			v, _, _ = strings.Cut(v, "[")
+			c.assign(v, unk)
+			c.envData(v)
+		case found || unseen:
+			c.arithAll = true
 		}
+		return
+	}
+	for _, a := range args {
 		w := plainWord(a)
 		if w == "" {
 			c.arithAll = true
@@ -404,6 +394,43 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 			c.envData(n)
 		}
 	}
+}
+
+// optName finds the variable printf -v NAME or wait -p NAME assigns among
+// a call's arguments, as bash reads their options: printf's -v only
+// before its format (-vNAME too), wait's -p in a cluster (-np NAME) among
+// -f and -n, up to an operand or "--". found says an option names one;
+// name is its word, "" when the word is not plain text. unseen says a
+// word the check cannot read (quoted, escaped: -\v, or an expansion) may
+// be the option.
+func optName(cmd string, args []*syntax.Word) (name string, found, unseen bool) {
+	opt, flags := byte('v'), ""
+	if cmd == "wait" {
+		opt, flags = 'p', "fn"
+	}
+	for i, a := range args {
+		w := plainWord(a)
+		if w == "" {
+			v, ok := constText(a.Parts)
+			return "", false, !ok || strings.HasPrefix(v, "-")
+		}
+		if w == "--" || len(w) < 2 || w[0] != '-' {
+			return "", false, false
+		}
+		for k := 1; k < len(w); k++ {
+			switch {
+			case w[k] == opt && k+1 < len(w):
+				return w[k+1:], true, false
+			case w[k] == opt && i+1 < len(args):
+				return plainWord(args[i+1]), true, false
+			case w[k] == opt:
+				return "", false, false // no name: bash refuses it
+			case strings.IndexByte(flags, w[k]) < 0:
+				return "", false, false // not an option: bash refuses it
+			}
+		}
+	}
+	return "", false, false
 }
 
 // A variable's name is evaluated too where a command takes one: read,

@@ -73,6 +73,8 @@ func TestArithmetic(t *testing.T) {
 		{`[[ $(cat f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))`, ReasonArithmetic},
 		{`declare -i y; read y < f`, ReasonArithmetic},
 		{`wait -p X; echo $((X))`, ReasonArithmetic},
+		{`wait -np X; echo $((X))`, ReasonArithmetic}, // -p in a cluster
+		{`wait -f -n -p X; echo $((X))`, ReasonArithmetic},
 		{`wait -n -p X; echo $((X))`, ReasonArithmetic},
 		{`wait -n -pX; echo $((X))`, ReasonArithmetic},
 		{`f() { echo $(($1)); }; f "$(cat f)"`, ReasonArithmetic},

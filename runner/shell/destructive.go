@@ -288,21 +288,13 @@ func (c *checker) forget(node syntax.Node) {
 			}
 			if base := filepath.Base(name); base == "printf" || base == "wait" {
 				// Only the word after -v (wait's -p) is a name; a format
-				// or a job is not, unless the first word may be the option.
-				opt := map[string]string{"printf": "-v", "wait": "-p"}[base]
-				if len(n.Args) > 1 {
-					w := plainWord(n.Args[1])
-					v, ok := constText(n.Args[1].Parts)
-					switch {
-					case w == opt && len(n.Args) > 2:
-						w = plainWord(n.Args[2])
-						drop(w)
-						all = all || w == ""
-					case strings.HasPrefix(w, opt):
-						drop(w[len(opt):])
-					case w == "" && (!ok || strings.HasPrefix(v, "-")):
-						all = true // may be the option, unseen or spelled -\v
-					}
+				// or a job is not.
+				v, found, unseen := optName(base, n.Args[1:])
+				switch {
+				case found && v != "":
+					drop(v)
+				case found || unseen:
+					all = true
 				}
 				c.arithAssigners(base, n.Args[1:])
 			} else if assigners[filepath.Base(name)] {

@@ -223,6 +223,8 @@ func TestGitRunsAndConfigures(t *testing.T) {
 		{"readarray GIT_CONFIG_PARAMETERS < f; git p", ReasonOpaque},
 		{"getopts x GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
 		{"wait -p GIT_CONFIG_COUNT; git p", ReasonOpaque},
+		{"wait -fnp GIT_CONFIG_COUNT; git p", ReasonOpaque},
+		{"wait -n -p GIT_CONFIG_COUNT; git p", ReasonOpaque},
 		{": ${GIT_CONFIG_GLOBAL:=x.cfg}; export GIT_CONFIG_GLOBAL; git p", ReasonOpaque},
 		{": ${GIT_CONFIG_GLOBAL=x.cfg}; git p", ReasonOpaque},
 		{"for GIT_CONFIG_GLOBAL in x.cfg; do export GIT_CONFIG_GLOBAL; git p; done", ReasonOpaque},
