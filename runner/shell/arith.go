@@ -96,8 +96,7 @@ func isName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+		if !isWordByte(s[i]) {
 			return false
 		}
 	}

@@ -669,20 +669,14 @@ func (c *checker) gitRunOpts(name string, rest []field) {
 // gitAfter is what follows word w in rest, its own options skipped (those
 // of submodule foreach: --quiet, --recursive) and one "--".
 func gitAfter(rest []field, w field) []field {
-	for i := range rest {
-		if rest[i] != w {
-			continue
-		}
-		after := rest[i+1:]
-		for len(after) > 0 && isOption(after[0]) {
-			after = after[1:]
-		}
-		if len(after) > 0 && after[0].text == "--" {
-			after = after[1:]
-		}
-		return after
+	after := restAfter(rest, w)
+	for len(after) > 0 && isOption(after[0]) {
+		after = after[1:]
 	}
-	return nil
+	if len(after) > 0 && after[0].text == "--" {
+		after = after[1:]
+	}
+	return after
 }
 
 // gitForEachRepoArgs are the git arguments git for-each-repo runs in each
