@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -18,13 +17,7 @@ func TestCaseClauses(t *testing.T) {
 		"loop": "[alias]\n\ta = b\n\tb = a\n",
 		"esc":  "[alias]\n\tnl = push\\n--force\n\ttab = push\\t-f\n",
 	} {
-		p := filepath.Join(l.ws, dir, ".git", "config")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, map[string]string{filepath.Join(l.ws, dir, ".git", "config"): config}, 0o644)
 	}
 	for _, tc := range []struct {
 		cmd  string

@@ -143,13 +143,7 @@ func TestGitConfigSpellings(t *testing.T) {
 			files[k] = v
 		}
 		for name, c := range files {
-			p := filepath.Join(dir, ".git", name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFiles(t, map[string]string{filepath.Join(dir, ".git", name): c}, 0o644)
 		}
 		cmd := fmt.Sprintf("git -C r%d push", i)
 		if got, _ := Destructive(cmd, at); got != tc.want {
@@ -211,12 +205,7 @@ func TestGitRunPaths(t *testing.T) {
 	home := filepath.Join(root, "home")
 	write := func(p, content string) {
 		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, map[string]string{p: content}, 0o644)
 	}
 	ws := func(name, config string) string {
 		d := filepath.Join(root, name)

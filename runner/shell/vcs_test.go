@@ -27,13 +27,7 @@ func vcsLayoutAt(t *testing.T, root string, files map[string]string, env ...stri
 		}
 	}
 	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, map[string]string{filepath.Join(root, name): content}, 0o644)
 	}
 	env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(root, "home"), "TMPDIR=/tmp"}, env...)
 	return root, Place{Cwd: filepath.Join(root, "ws"), Env: env}
