@@ -380,8 +380,23 @@ func (c *checker) arithAssigners(name string, args []*syntax.Word) {
 		}
 		return
 	}
+	declares := name == "declare" || name == "typeset" || name == "local" || name == "export" || name == "readonly"
 	for _, a := range args {
 		w := plainWord(a)
+		if declares { // NAME=VALUE gives VALUE; NAME alone gives nothing
+			if lit, ok := a.Parts[0].(*syntax.Lit); ok && w == "" && isName(strings.SplitN(lit.Value, "=", 2)[0]) && strings.Contains(lit.Value, "=") {
+				c.assign(strings.SplitN(lit.Value, "=", 2)[0], unk) // a value not plain text
+				continue
+			}
+			if n, v, ok := strings.Cut(w, "="); ok && isName(n) {
+				c.assign(n, v)
+				c.envData(n)
+				continue
+			}
+			if isName(w) || isOption(lit(w)) && !strings.Contains(w, "n") {
+				continue
+			}
+		}
 		if w == "" {
 			c.arithAll = true
 			continue
@@ -509,7 +524,11 @@ func (c *checker) nameArgs(name string, args []field) {
 		}
 		for _, a := range operands(args) {
 			c.nameField(a, true)
-			if _, v, ok := strings.Cut(a.text, "="); ok && integer && !c.arithText(v, map[string]bool{}) {
+			// An integer's value here, and each value the script gives
+			// it elsewhere (bash evaluates them all), as the parsed
+			// declare -i is checked (arithNode).
+			n, v, ok := strings.Cut(a.text, "=")
+			if integer && (ok && !c.arithText(v, map[string]bool{}) || isName(n) && !c.arithName(n, map[string]bool{})) {
 				c.arithAsks = true
 			}
 		}

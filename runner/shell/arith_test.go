@@ -73,6 +73,12 @@ func TestArithmetic(t *testing.T) {
 		{`[[ $(cat f) =~ (.*) ]]; echo $((BASH_REMATCH[1]))`, ReasonArithmetic},
 		{`declare -i y; read y < f`, ReasonArithmetic},
 		{`wait -p X; echo $((X))`, ReasonArithmetic},
+		{`command declare -i X; X='a[$(rm -f ~/canary/f)]'`, ReasonArithmetic}, // the integer attribute through a wrapper
+		{`builtin typeset -i X; read X < f`, ReasonArithmetic},
+		{`\declare -i X; X='a[$(rm -f ~/canary/f)]'`, ReasonArithmetic},
+		{`command local -i X; read -r X < f`, ReasonArithmetic},
+		{`builtin declare -i X; command read X < f`, ReasonArithmetic},
+		{`command declare -i X=1; command declare X="$(cat f)"`, ReasonArithmetic},
 		{`wait -np X; echo $((X))`, ReasonArithmetic}, // -p in a cluster
 		{`wait -f -n -p X; echo $((X))`, ReasonArithmetic},
 		{`wait -n -p X; echo $((X))`, ReasonArithmetic},
@@ -144,6 +150,7 @@ func TestArithmetic(t *testing.T) {
 		{`env X="$(cat f)" bash -c '[[ $X -eq 0 ]]'`, ReasonArithmetic},
 		{`env N=3 bash -c 'echo $((N+1))'`, ""},
 		{`command let 1+2; builtin declare -i k=3; command declare x=$(cat f); declare y="$(cat f)"`, ""},
+		{`command declare -i k; k=3; k=k+1; read -r line < f`, ""},
 		// Another reason, when there is one, is named first.
 		{`read "$X" < f; rm -rf ~/canary`, ReasonDeleteOutside},
 		// What stays unasked.

@@ -282,28 +282,35 @@ func (c *checker) forget(node syntax.Node) {
 				break
 			}
 			name := plainWord(n.Args[0])
+			args := n.Args[1:]
 			if name == "" || rewriters[filepath.Base(name)] {
 				all = true
-				c.arithAll = c.arithAll || (name != "set" && name != "shift") // those assign no named variable
+				// command and builtin run the builtin they name: its
+				// assignments are read as that builtin's.
+				if w, wargs := unwrapBuiltin(name, args); w != "" && !rewriters[w] {
+					name, args = w, wargs
+				} else {
+					c.arithAll = c.arithAll || (name != "set" && name != "shift") // those assign no named variable
+				}
 			}
 			if base := filepath.Base(name); base == "printf" || base == "wait" {
 				// Only the word after -v (wait's -p) is a name; a format
 				// or a job is not.
-				v, found, unseen := optName(base, n.Args[1:])
+				v, found, unseen := optName(base, args)
 				switch {
 				case found && v != "":
 					drop(v)
 				case found || unseen:
 					all = true
 				}
-				c.arithAssigners(base, n.Args[1:])
+				c.arithAssigners(base, args)
 			} else if assigners[filepath.Base(name)] {
-				for _, a := range n.Args[1:] {
+				for _, a := range args {
 					w := plainWord(a)
 					drop(w)
 					all = all || w == ""
 				}
-				c.arithAssigners(filepath.Base(name), n.Args[1:])
+				c.arithAssigners(filepath.Base(name), args)
 			}
 		case *syntax.DeclClause:
 			c.recordIntegers(n)
@@ -442,6 +449,32 @@ func (c *checker) stmt(st *syntax.Stmt) {
 	default: // [[ ]], (( )), let: only their substitutions run
 		c.substs(cmd)
 	}
+}
+
+// unwrapBuiltin is the builtin that command or builtin (name) runs, and
+// its arguments: the word after command's -p (command -v and -V only look
+// up); "" when name is neither, or the word is not plain text.
+func unwrapBuiltin(name string, args []*syntax.Word) (string, []*syntax.Word) {
+	if name != "command" && name != "builtin" {
+		return "", nil
+	}
+	for len(args) > 0 {
+		switch w := plainWord(args[0]); {
+		case name == "command" && w == "-p":
+			args = args[1:]
+		case w == "--":
+			args = args[1:]
+			if len(args) == 0 {
+				return "", nil
+			}
+			return plainWord(args[0]), args[1:]
+		case w == "" || strings.HasPrefix(w, "-"):
+			return "", nil
+		default:
+			return w, args[1:]
+		}
+	}
+	return "", nil
 }
 
 // wrote notes a path the script may write; an unknown one (or an unknown
