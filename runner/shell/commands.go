@@ -107,14 +107,7 @@ func (c *checker) named(name string, rest []field, in input) {
 	case "tee", "cp", "install", "truncate":
 		c.wroteAll(rest)
 	case "pwsh", "powershell", "powershell.exe", "pwsh.exe":
-		// -Command (any prefix, any case), -EncodedCommand: a PowerShell
-		// script, not read here; a script file is not read either.
-		for _, a := range rest {
-			if t := strings.ToLower(a.text); !a.known() || strings.HasPrefix(t, "-c") || strings.HasPrefix(t, "-e") || strings.HasPrefix(t, "/c") {
-				c.flag(ReasonOpaque)
-				return
-			}
-		}
+		c.pwsh(rest, in)
 	case "man": // man -P PAGER, --pager=PAGER runs it with the shell
 		skipOpts(rest, "PMLmSsCEKp", func(opt string, arg field) {
 			if opt == "P" || longOpt(opt, "--pager", 4) {
@@ -345,6 +338,35 @@ func (c *checker) watched(cmd []field) {
 		c.nested(cmd[0].text, nil, false)
 	} else {
 		c.runProgram(cmd, input{})
+	}
+}
+
+// pwsh checks PowerShell: a command it is given (-Command,
+// -EncodedCommand, -CommandWithArgs: any prefix and case, after -, -- or
+// /) or reads from stdin (a pipe or here-document, without a script file)
+// is a PowerShell script, not read here: it asks. A script file is
+// not read, as for the shells. The value of -WorkingDirectory,
+// -OutputFormat, -InputFormat, -WindowStyle and -SettingsFile (options
+// starting w, o, i, s) is not a script file.
+func (c *checker) pwsh(rest []field, in input) {
+	file := false
+	for i := 0; i < len(rest); i++ {
+		t := strings.ToLower(rest[i].text)
+		opt := strings.TrimLeft(t, "-/")
+		switch {
+		case !rest[i].known(), opt != t && (strings.HasPrefix(opt, "c") || strings.HasPrefix(opt, "e")):
+			c.flag(ReasonOpaque)
+			return
+		case opt != t && strings.HasPrefix(opt, "f"): // -File
+			file = true
+		case opt != t && strings.ContainsAny(opt[:min(1, len(opt))], "wois") && !strings.ContainsAny(opt, ":="):
+			i++ // its value
+		case opt == t:
+			file = true
+		}
+	}
+	if (in.given || in.pipe) && !file {
+		c.flag(ReasonOpaque)
 	}
 }
 
